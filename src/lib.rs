@@ -1,0 +1,9 @@
+//! nixcut: explain what makes a Nix closure big, prove with file-level evidence which
+//! references are needed at run time, and gate closure size in CI.
+//!
+//! Layers, with dependencies pointing one way:
+//! `store` (vocabulary) ← `load` (inputs → [`store::Closure`]) ← `graph` (reachability,
+//! dominators, added size) ← `analysis` (one report per command) → `report` (the JSON
+//! contract) ← `render` (table, JSON, Markdown).
+
+pub mod store;

@@ -1,0 +1,289 @@
+//! [`Closure`]: the one type every loader produces, whatever the input format.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::path::{PathInfo, StoreDir, StorePath};
+
+/// Which kind of input a closure came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SourceKind {
+    /// `nix path-info --json` output, any Nix version.
+    PathInfoJson,
+    /// A registration file (`nix-store --dump-db`, closureInfo's `registration`).
+    Registration,
+    /// A closureInfo output directory.
+    ClosureInfo,
+    /// A non-structured `exportReferencesGraph` file (no sizes).
+    ExportReferencesGraph,
+    /// A structured-attrs `.attrs.json`.
+    StructuredAttrs,
+    /// A binary cache directory.
+    BinaryCache,
+    /// The local store, queried through the installed `nix`.
+    LiveStore,
+    /// A nixcut snapshot file.
+    Snapshot,
+}
+
+/// A path the source listed but reported as invalid (`valid: false`, or `null`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InvalidPath {
+    /// The path as the source spelled it.
+    pub path: String,
+    /// What the source said.
+    pub why: String,
+}
+
+/// A set of store paths with their metadata and references, as loaded from one input.
+///
+/// The set need not be closed under references: references to paths the input does not
+/// describe are kept and reported by [`Closure::missing_references`].
+#[derive(Debug, Clone)]
+pub struct Closure {
+    /// The logical store directory the paths live in.
+    pub store_dir: StoreDir,
+    /// Every valid path, by store path.
+    pub paths: BTreeMap<StorePath, PathInfo>,
+    /// Roots the input names explicitly (a snapshot's root, the path queried in the
+    /// live store). Empty when the input does not say.
+    pub declared_roots: Vec<StorePath>,
+    /// Paths the input listed as invalid.
+    pub invalid: Vec<InvalidPath>,
+    /// The input format.
+    pub source: SourceKind,
+    /// Where the input came from (file, directory or store path), for messages.
+    pub origin: String,
+    /// Problems found while loading that did not stop it.
+    pub warnings: Vec<String>,
+}
+
+/// Why `--root` did not pick exactly one path.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RootSelectionError {
+    #[error("no path in {origin} matches root `{query}`; candidates: {}", list(.candidates))]
+    NotFound {
+        query: String,
+        origin: String,
+        candidates: Vec<String>,
+    },
+    #[error("root `{query}` is ambiguous in {origin}; it matches: {}", list(.candidates))]
+    Ambiguous {
+        query: String,
+        origin: String,
+        candidates: Vec<String>,
+    },
+    #[error("{origin} holds no store paths")]
+    Empty { origin: String },
+}
+
+fn list(v: &[String]) -> String {
+    const MAX: usize = 12;
+    let mut s = v.iter().take(MAX).cloned().collect::<Vec<_>>().join(", ");
+    if v.len() > MAX {
+        s.push_str(&format!(" … and {} more", v.len() - MAX));
+    }
+    s
+}
+
+impl Closure {
+    /// An empty closure for `store_dir`.
+    pub fn new(store_dir: StoreDir, source: SourceKind, origin: impl Into<String>) -> Closure {
+        Closure {
+            store_dir,
+            paths: BTreeMap::new(),
+            declared_roots: Vec::new(),
+            invalid: Vec::new(),
+            source,
+            origin: origin.into(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Add (or replace) a path, normalising its references.
+    pub fn insert(&mut self, mut info: PathInfo) {
+        info.normalise();
+        self.paths.insert(info.path.clone(), info);
+    }
+
+    /// The declared roots, or else every path no other path references.
+    pub fn roots(&self) -> Vec<StorePath> {
+        if !self.declared_roots.is_empty() {
+            return self.declared_roots.clone();
+        }
+        let referenced: BTreeSet<&StorePath> = self
+            .paths
+            .values()
+            .flat_map(|i| i.references.iter().filter(move |r| **r != i.path))
+            .collect();
+        self.paths
+            .keys()
+            .filter(|p| !referenced.contains(p))
+            .cloned()
+            .collect()
+    }
+
+    /// References to paths this closure does not describe, as (referrer, reference).
+    pub fn missing_references(&self) -> Vec<(StorePath, StorePath)> {
+        let mut out = Vec::new();
+        for info in self.paths.values() {
+            for r in &info.references {
+                if !self.paths.contains_key(r) {
+                    out.push((info.path.clone(), r.clone()));
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether every path has a NAR size.
+    pub fn has_sizes(&self) -> bool {
+        self.paths.values().all(|i| i.nar_size.is_some())
+    }
+
+    /// Pick one root by full store path, base name, hash part, name (`rocblas-5.7.1`)
+    /// or package name without version (`rocblas`), in that order of preference.
+    pub fn select_root(&self, query: &str) -> Result<StorePath, RootSelectionError> {
+        if self.paths.is_empty() {
+            return Err(RootSelectionError::Empty {
+                origin: self.origin.clone(),
+            });
+        }
+        let q = query.trim_end_matches('/');
+        if let Ok(p) = self.store_dir.parse_path_or_base(q) {
+            if self.paths.contains_key(&p) {
+                return Ok(p);
+            }
+        }
+        let by = |pred: &dyn Fn(&StorePath) -> bool| -> Vec<StorePath> {
+            self.paths.keys().filter(|p| pred(p)).cloned().collect()
+        };
+        for matches in [
+            by(&|p| p.hash_part() == q),
+            by(&|p| p.name() == q),
+            by(&|p| package_name(p.name()) == q),
+        ] {
+            match matches.len() {
+                0 => continue,
+                1 => return Ok(matches.into_iter().next().expect("one match")),
+                _ => {
+                    return Err(RootSelectionError::Ambiguous {
+                        query: query.to_string(),
+                        origin: self.origin.clone(),
+                        candidates: matches.iter().map(|p| self.store_dir.display(p)).collect(),
+                    })
+                }
+            }
+        }
+        let mut candidates: Vec<String> = self
+            .roots()
+            .iter()
+            .map(|p| self.store_dir.display(p))
+            .collect();
+        // Paths whose name contains the query are likely what the user meant.
+        for p in self.paths.keys() {
+            if p.name().contains(q) && candidates.len() < 30 {
+                let s = self.store_dir.display(p);
+                if !candidates.contains(&s) {
+                    candidates.push(s);
+                }
+            }
+        }
+        Err(RootSelectionError::NotFound {
+            query: query.to_string(),
+            origin: self.origin.clone(),
+            candidates,
+        })
+    }
+
+    /// The sub-closure reachable from `roots` (references to missing paths are kept).
+    pub fn restrict_to(&self, roots: &[StorePath]) -> Closure {
+        let mut keep = BTreeSet::new();
+        let mut stack: Vec<&StorePath> = roots.iter().collect();
+        while let Some(p) = stack.pop() {
+            if !keep.insert(p.clone()) {
+                continue;
+            }
+            if let Some(info) = self.paths.get(p) {
+                stack.extend(info.references.iter());
+            }
+        }
+        let mut out = Closure {
+            store_dir: self.store_dir.clone(),
+            paths: BTreeMap::new(),
+            declared_roots: roots.to_vec(),
+            invalid: self.invalid.clone(),
+            source: self.source,
+            origin: self.origin.clone(),
+            warnings: self.warnings.clone(),
+        };
+        for p in keep {
+            if let Some(info) = self.paths.get(&p) {
+                out.paths.insert(p, info.clone());
+            }
+        }
+        out
+    }
+}
+
+/// The package name of a store-path name: everything before the first `-` that is
+/// followed by a digit (`rocblas-5.7.1` → `rocblas`, `rocm-llvm-clang-5.7.1` →
+/// `rocm-llvm-clang`), as nixpkgs' `parseDrvName` splits it.
+pub fn package_name(name: &str) -> &str {
+    let b = name.as_bytes();
+    for i in 0..b.len() {
+        if b[i] == b'-' && b.get(i + 1).is_some_and(|c| c.is_ascii_digit()) {
+            return &name[..i];
+        }
+    }
+    name
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sp(name: &str, h: char) -> StorePath {
+        StorePath::from_base_name(&format!("{}-{name}", h.to_string().repeat(32))).unwrap()
+    }
+
+    fn sample() -> Closure {
+        let mut c = Closure::new(StoreDir::default(), SourceKind::PathInfoJson, "test.json");
+        let (a, b, d) = (sp("app-1.0", 'a'), sp("lib-2.0", 'b'), sp("lib-3.0", 'd'));
+        let mut ia = PathInfo::new(a.clone());
+        ia.references = vec![b.clone(), a.clone(), d.clone()];
+        c.insert(ia);
+        c.insert(PathInfo::new(b));
+        c.insert(PathInfo::new(d));
+        c
+    }
+
+    #[test]
+    fn roots_ignore_self_references() {
+        let c = sample();
+        assert_eq!(c.roots(), vec![sp("app-1.0", 'a')]);
+    }
+
+    #[test]
+    fn root_selection() {
+        let c = sample();
+        assert_eq!(c.select_root("app").unwrap(), sp("app-1.0", 'a'));
+        assert_eq!(c.select_root("lib-2.0").unwrap(), sp("lib-2.0", 'b'));
+        assert_eq!(c.select_root(&"b".repeat(32)).unwrap(), sp("lib-2.0", 'b'));
+        let e = c.select_root("lib").unwrap_err();
+        assert!(matches!(e, RootSelectionError::Ambiguous { .. }), "{e}");
+        let e = c.select_root("nope").unwrap_err().to_string();
+        assert!(e.contains("candidates") && e.contains("app-1.0"), "{e}");
+    }
+
+    #[test]
+    fn package_names() {
+        assert_eq!(package_name("rocblas-5.7.1"), "rocblas");
+        assert_eq!(package_name("rocm-llvm-clang-5.7.1"), "rocm-llvm-clang");
+        assert_eq!(package_name("source"), "source");
+        assert_eq!(
+            package_name("rocblas-tensile-gfx90-5.7.1"),
+            "rocblas-tensile-gfx90"
+        );
+    }
+}

@@ -1,0 +1,118 @@
+//! NAR hashes in every spelling Nix has printed: SRI `sha256-<base64>`,
+//! `sha256:<nix32>`, `sha256:<base16>` and bare base16 (`nix-store --dump-db`).
+
+use base64::Engine as _;
+use std::fmt;
+
+use super::nix32::{decode_nix32, encode_nix32};
+
+/// A NAR hash. SHA-256 digests are normalised so that the same hash read from any
+/// format compares equal; anything else keeps its original text.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum NarHash {
+    /// A SHA-256 digest.
+    Sha256([u8; 32]),
+    /// A hash this tool does not decode (other algorithm or unknown spelling).
+    Other(String),
+}
+
+impl NarHash {
+    /// Parse any spelling seen in Nix output; unrecognised text is kept as `Other`.
+    pub fn parse(s: &str) -> NarHash {
+        let s = s.trim();
+        let digest = if let Some(rest) = s.strip_prefix("sha256-") {
+            base64::engine::general_purpose::STANDARD
+                .decode(rest)
+                .ok()
+                .filter(|d| d.len() == 32)
+        } else {
+            let rest = s.strip_prefix("sha256:").unwrap_or(s);
+            match rest.len() {
+                52 => decode_nix32(rest, 32).ok(),
+                64 => decode_hex(rest),
+                _ => None,
+            }
+        };
+        match digest {
+            Some(d) => {
+                let mut a = [0u8; 32];
+                a.copy_from_slice(&d);
+                NarHash::Sha256(a)
+            }
+            None => NarHash::Other(s.to_string()),
+        }
+    }
+
+    /// SRI form (`sha256-<base64>`), the spelling of current Nix.
+    pub fn to_sri(&self) -> String {
+        match self {
+            NarHash::Sha256(d) => format!(
+                "sha256-{}",
+                base64::engine::general_purpose::STANDARD.encode(d)
+            ),
+            NarHash::Other(s) => s.clone(),
+        }
+    }
+
+    /// `sha256:<nix32>` form, as closureInfo and narinfo files write it.
+    pub fn to_nix32(&self) -> String {
+        match self {
+            NarHash::Sha256(d) => format!("sha256:{}", encode_nix32(d)),
+            NarHash::Other(s) => s.clone(),
+        }
+    }
+
+    /// Bare base16, as `nix-store --dump-db` writes it.
+    pub fn to_base16(&self) -> String {
+        match self {
+            NarHash::Sha256(d) => d.iter().map(|b| format!("{b:02x}")).collect(),
+            NarHash::Other(s) => s.clone(),
+        }
+    }
+}
+
+fn decode_hex(s: &str) -> Option<Vec<u8>> {
+    if s.len() % 2 != 0 {
+        return None;
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+impl fmt::Display for NarHash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_sri())
+    }
+}
+
+impl fmt::Debug for NarHash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "NarHash({})", self.to_sri())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn all_spellings_agree() {
+        let sri = "sha256-GOhJmAjL8yFgJXWKEpkPj5V67NYxCO1Ycaq6DNTeyk8=";
+        let h = NarHash::parse(sri);
+        assert!(matches!(h, NarHash::Sha256(_)));
+        assert_eq!(h.to_sri(), sri);
+        assert_eq!(NarHash::parse(&h.to_nix32()), h);
+        assert_eq!(NarHash::parse(&h.to_base16()), h);
+        assert_eq!(NarHash::parse(&format!("sha256:{}", h.to_base16())), h);
+    }
+
+    #[test]
+    fn unknown_is_kept() {
+        let h = NarHash::parse("md5:abc");
+        assert_eq!(h, NarHash::Other("md5:abc".into()));
+        assert_eq!(h.to_sri(), "md5:abc");
+        assert!(matches!(NarHash::parse("sha256-!!"), NarHash::Other(_)));
+    }
+}

@@ -1,0 +1,17 @@
+//! Store vocabulary: store directories, store paths, NAR hashes, path metadata and the
+//! [`Closure`] that every loader produces.
+//!
+//! This module does no I/O. Loaders (`crate::load`) fill a [`Closure`]; the graph layer
+//! (`crate::graph`) turns it into a petgraph; analysis and reports read both.
+
+mod closure;
+mod hash;
+mod nix32;
+mod path;
+mod size;
+
+pub use closure::{package_name, Closure, InvalidPath, RootSelectionError, SourceKind};
+pub use hash::NarHash;
+pub use nix32::{decode_nix32, encode_nix32, is_nix32_byte, NIX32_ALPHABET};
+pub use path::{PathInfo, StoreDir, StorePath, StorePathError, HASH_LEN};
+pub use size::{format_size, parse_size, SizeParseError};

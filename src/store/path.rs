@@ -1,0 +1,305 @@
+//! Store directories, store paths and the metadata Nix records for each path.
+
+use std::fmt;
+
+use super::hash::NarHash;
+use super::nix32::is_nix32_byte;
+
+/// Length of the hash part of a store path.
+pub const HASH_LEN: usize = 32;
+const MAX_NAME_LEN: usize = 211;
+
+/// Why a string is not a store path.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StorePathError {
+    #[error("`{0}` is not inside the store directory `{1}`")]
+    NotInStore(String, String),
+    #[error("`{0}` is too short to be a store path (need `<32-char hash>-<name>`)")]
+    TooShort(String),
+    #[error(
+        "`{path}` has a character outside Nix's base-32 alphabet at position {pos} of its hash"
+    )]
+    BadHash { path: String, pos: usize },
+    #[error("`{0}` has no `-` between hash and name")]
+    NoDash(String),
+    #[error("`{path}` has an invalid name: {why}")]
+    BadName { path: String, why: &'static str },
+}
+
+/// The logical store directory (`/nix/store` unless configured otherwise), without a
+/// trailing slash.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct StoreDir(String);
+
+impl Default for StoreDir {
+    fn default() -> Self {
+        StoreDir("/nix/store".to_string())
+    }
+}
+
+impl StoreDir {
+    /// A store directory from its path; a trailing `/` is dropped.
+    pub fn new(dir: impl Into<String>) -> StoreDir {
+        let mut d: String = dir.into();
+        while d.len() > 1 && d.ends_with('/') {
+            d.pop();
+        }
+        StoreDir(d)
+    }
+
+    /// The directory as a string, e.g. `/nix/store`.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Parse a full store path (`/nix/store/<hash>-<name>`). A sub-path below a store
+    /// path is rejected; use [`StoreDir::split_path`] for those.
+    pub fn parse_path(&self, s: &str) -> Result<StorePath, StorePathError> {
+        let (p, rest) = self.split_path(s)?;
+        if !rest.is_empty() {
+            return Err(StorePathError::BadName {
+                path: s.to_string(),
+                why: "it names a file inside a store path",
+            });
+        }
+        Ok(p)
+    }
+
+    /// Split `/nix/store/<hash>-<name>/sub/path` into the store path and the sub-path
+    /// (`/sub/path`, empty when there is none).
+    pub fn split_path<'a>(&self, s: &'a str) -> Result<(StorePath, &'a str), StorePathError> {
+        let rest = s
+            .strip_prefix(self.0.as_str())
+            .and_then(|r| r.strip_prefix('/'))
+            .ok_or_else(|| StorePathError::NotInStore(s.to_string(), self.0.clone()))?;
+        let (base, sub) = match rest.find('/') {
+            Some(i) => (&rest[..i], &rest[i..]),
+            None => (rest, ""),
+        };
+        let p = StorePath::from_base_name(base).map_err(|e| e.with_path(s))?;
+        Ok((p, sub))
+    }
+
+    /// Parse either a full path in this store or a bare base name `<hash>-<name>`.
+    pub fn parse_path_or_base(&self, s: &str) -> Result<StorePath, StorePathError> {
+        if s.starts_with('/') {
+            self.parse_path(s)
+        } else {
+            StorePath::from_base_name(s)
+        }
+    }
+
+    /// The full path of `p` in this store.
+    pub fn display(&self, p: &StorePath) -> String {
+        format!("{}/{}", self.0, p)
+    }
+}
+
+impl fmt::Display for StoreDir {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A store path, independent of the store directory: `<hash>-<name>`.
+///
+/// Ordering is by hash, then name, which is the order Nix sorts full paths in.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct StorePath {
+    hash: [u8; HASH_LEN],
+    name: Box<str>,
+}
+
+impl StorePath {
+    /// Parse `<32 nix32 chars>-<name>`.
+    pub fn from_base_name(base: &str) -> Result<StorePath, StorePathError> {
+        let b = base.as_bytes();
+        if b.len() < HASH_LEN + 2 {
+            return Err(StorePathError::TooShort(base.to_string()));
+        }
+        if let Some(pos) = b[..HASH_LEN].iter().position(|&c| !is_nix32_byte(c)) {
+            return Err(StorePathError::BadHash {
+                path: base.to_string(),
+                pos,
+            });
+        }
+        if b[HASH_LEN] != b'-' {
+            return Err(StorePathError::NoDash(base.to_string()));
+        }
+        let name = &base[HASH_LEN + 1..];
+        if let Some(why) = name_problem(name) {
+            return Err(StorePathError::BadName {
+                path: base.to_string(),
+                why,
+            });
+        }
+        let mut hash = [0u8; HASH_LEN];
+        hash.copy_from_slice(&b[..HASH_LEN]);
+        Ok(StorePath {
+            hash,
+            name: name.into(),
+        })
+    }
+
+    /// The 32-character hash part.
+    pub fn hash_part(&self) -> &str {
+        // The bytes were checked to be nix32, hence ASCII.
+        std::str::from_utf8(&self.hash).unwrap_or_default()
+    }
+
+    /// The hash part as bytes (what the reference scanner looks for).
+    pub fn hash_bytes(&self) -> &[u8; HASH_LEN] {
+        &self.hash
+    }
+
+    /// The name after the hash, e.g. `rocblas-5.7.1`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+fn name_problem(name: &str) -> Option<&'static str> {
+    if name.is_empty() {
+        return Some("the name is empty");
+    }
+    if name.len() > MAX_NAME_LEN {
+        return Some("the name is longer than 211 characters");
+    }
+    if !name
+        .bytes()
+        .all(|c| c.is_ascii_alphanumeric() || b"+-._?=".contains(&c))
+    {
+        return Some("the name has a character outside [0-9a-zA-Z+._?=-]");
+    }
+    if name == "." || name == ".." || name.starts_with(".-") || name.starts_with("..-") {
+        return Some("the name must not be `.` or `..` or start with `.-` or `..-`");
+    }
+    None
+}
+
+impl StorePathError {
+    fn with_path(self, full: &str) -> StorePathError {
+        let full = full.to_string();
+        match self {
+            StorePathError::TooShort(_) => StorePathError::TooShort(full),
+            StorePathError::NoDash(_) => StorePathError::NoDash(full),
+            StorePathError::BadHash { pos, .. } => StorePathError::BadHash { path: full, pos },
+            StorePathError::BadName { why, .. } => StorePathError::BadName { path: full, why },
+            e @ StorePathError::NotInStore(..) => e,
+        }
+    }
+}
+
+impl fmt::Display for StorePath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}-{}", self.hash_part(), self.name)
+    }
+}
+
+impl fmt::Debug for StorePath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "StorePath({self})")
+    }
+}
+
+/// What Nix records about one valid store path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PathInfo {
+    /// The path itself.
+    pub path: StorePath,
+    /// NAR hash, when the source has one.
+    pub nar_hash: Option<NarHash>,
+    /// NAR size in bytes; `None` when the source has no sizes (exportReferencesGraph).
+    pub nar_size: Option<u64>,
+    /// References, sorted and deduplicated; may contain the path itself.
+    pub references: Vec<StorePath>,
+    /// The deriver, when known (a `.drv` store path).
+    pub deriver: Option<StorePath>,
+    /// Registration time (seconds since the epoch), when known.
+    pub registration_time: Option<u64>,
+    /// Whether the path was built locally (`ultimate`), when known.
+    pub ultimate: Option<bool>,
+    /// Signatures as `key:sig` strings.
+    pub signatures: Vec<String>,
+    /// Content address, as the source printed it.
+    pub ca: Option<String>,
+    /// The closure size the source reported (`-S`), used only for cross-checks.
+    pub reported_closure_size: Option<u64>,
+}
+
+impl PathInfo {
+    /// A path with no metadata but its name.
+    pub fn new(path: StorePath) -> PathInfo {
+        PathInfo {
+            path,
+            nar_hash: None,
+            nar_size: None,
+            references: Vec::new(),
+            deriver: None,
+            registration_time: None,
+            ultimate: None,
+            signatures: Vec::new(),
+            ca: None,
+            reported_closure_size: None,
+        }
+    }
+
+    /// Sort and deduplicate the references.
+    pub fn normalise(&mut self) {
+        self.references.sort();
+        self.references.dedup();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const P: &str = "/nix/store/9fm8cfjwd9nhpc06bz4fdgmc4gwdi2dq-rocblas-5.7.1";
+
+    #[test]
+    fn parses_full_and_sub_paths() {
+        let sd = StoreDir::default();
+        let p = sd.parse_path(P).unwrap();
+        assert_eq!(p.name(), "rocblas-5.7.1");
+        assert_eq!(p.hash_part(), "9fm8cfjwd9nhpc06bz4fdgmc4gwdi2dq");
+        assert_eq!(sd.display(&p), P);
+        let full = format!("{P}/lib/librocblas.so");
+        let (q, sub) = sd.split_path(&full).unwrap();
+        assert_eq!(q, p);
+        assert_eq!(sub, "/lib/librocblas.so");
+        assert!(sd.parse_path(&format!("{P}/lib")).is_err());
+    }
+
+    #[test]
+    fn custom_store_dir() {
+        let sd = StoreDir::new("/gnu/store/");
+        assert_eq!(sd.as_str(), "/gnu/store");
+        assert!(matches!(
+            sd.parse_path(P),
+            Err(StorePathError::NotInStore(..))
+        ));
+        assert!(sd
+            .parse_path("/gnu/store/9fm8cfjwd9nhpc06bz4fdgmc4gwdi2dq-x")
+            .is_ok());
+    }
+
+    #[test]
+    fn rejects_bad_paths() {
+        let sd = StoreDir::default();
+        for bad in [
+            "/nix/store/short",
+            "/nix/store/9fm8cfjwd9nhpc06bz4fdgmc4gwdi2de-x",
+            "/nix/store/9fm8cfjwd9nhpc06bz4fdgmc4gwdi2dq_x",
+            "/nix/store/9fm8cfjwd9nhpc06bz4fdgmc4gwdi2dq-a b",
+            "/nix/store/9fm8cfjwd9nhpc06bz4fdgmc4gwdi2dq-..",
+            "/etc/passwd",
+        ] {
+            assert!(sd.parse_path(bad).is_err(), "{bad}");
+        }
+        let e = sd
+            .parse_path("/nix/store/9fm8cfjwd9nhpc06bz4fdgmc4gwdi2de-x")
+            .unwrap_err();
+        assert!(e.to_string().contains("position 31"), "{e}");
+    }
+}

@@ -1,0 +1,3 @@
+/* clr: libamdhip64.so. NEEDED libhsa-runtime64.so.1 (rocm-runtime). */
+int hsa_init(void);
+int hipInit(unsigned flags) { return hsa_init() + (int)flags; }

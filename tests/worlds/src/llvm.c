@@ -1,0 +1,3 @@
+/* rocm-llvm-clang: lib/libLLVM.so. No library of the world NEEDs it; rocm-runtime has
+ * a RUNPATH entry into its lib/ anyway (elf-runpath-unused). */
+int llvm_version(void) { return 17; }

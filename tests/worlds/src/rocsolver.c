@@ -1,0 +1,6 @@
+/* rocsolver: librocsolver.so. NEEDED librocblas.so, librocsparse.so, libamdhip64.so.
+ * The build adds a .note.nixcut section holding a store path (elf-other). */
+int rocblas_initialize(void);
+int rocsparse_create_handle(void);
+int hipInit(unsigned flags);
+int rocsolver_create(void) { return rocblas_initialize() + rocsparse_create_handle() + hipInit(3); }
