@@ -6,4 +6,8 @@
 //! dominators, added size) ← `analysis` (one report per command) → `report` (the JSON
 //! contract) ← `render` (table, JSON, Markdown).
 
+pub mod analysis;
+pub mod graph;
+pub mod render;
+pub mod report;
 pub mod store;

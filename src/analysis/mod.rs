@@ -1,0 +1,17 @@
+//! One analysis per command. Each takes loaded data and options and returns a report
+//! (`crate::report`); none prints or exits.
+
+mod why;
+
+pub use why::{why, why_chains, SortKey, WhyOptions};
+
+/// Why an analysis could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum AnalysisError {
+    #[error(transparent)]
+    Root(#[from] crate::store::RootSelectionError),
+    #[error("{origin} has no root: every path is referenced by another (a cycle?); name one with --root")]
+    NoRoot { origin: String },
+    #[error("{path} is not in the closure of {root}")]
+    NotInClosure { path: String, root: String },
+}

@@ -1,0 +1,306 @@
+//! `nixcut why`: size ranking by added size with shortest chains, and all chains from
+//! a root to a target.
+
+use crate::graph::{
+    added_sizes, all_chains, closure_sizes, dominator_tree, ChainTreeNode, ClosureGraph,
+};
+use crate::report::{
+    ChainNode, EvidenceLevel, RestRow, SourceRef, WhyChainsReport, WhyPath, WhyReport,
+    SCHEMA_VERSION,
+};
+use crate::store::{Closure, StorePath};
+
+use super::AnalysisError;
+
+/// What `why` ranks by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SortKey {
+    /// Added size (what dropping the path frees).
+    #[default]
+    Added,
+    /// Closure size.
+    Closure,
+    /// NAR size.
+    Nar,
+}
+
+impl SortKey {
+    fn as_str(self) -> &'static str {
+        match self {
+            SortKey::Added => "added",
+            SortKey::Closure => "closure",
+            SortKey::Nar => "nar",
+        }
+    }
+}
+
+/// Options of `nixcut why ROOT`.
+#[derive(Debug, Clone, Default)]
+pub struct WhyOptions {
+    /// `--root`: which root of a multi-root input (all roots when `None`).
+    pub root: Option<String>,
+    /// `--top N`: show the first N paths, summarise the rest.
+    pub top: Option<usize>,
+    pub sort: SortKey,
+}
+
+pub(crate) fn source_ref(c: &Closure) -> SourceRef {
+    let kind = serde_json::to_value(c.source)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    SourceRef {
+        kind,
+        origin: c.origin.clone(),
+    }
+}
+
+/// Pick the roots: `--root` if given, else the closure's roots.
+pub(crate) fn pick_roots(c: &Closure, root: Option<&str>) -> Result<Vec<StorePath>, AnalysisError> {
+    match root {
+        Some(q) => Ok(vec![c.select_root(q)?]),
+        None => {
+            let roots = c.roots();
+            if roots.is_empty() {
+                if c.paths.is_empty() {
+                    return Err(crate::store::RootSelectionError::Empty {
+                        origin: c.origin.clone(),
+                    }
+                    .into());
+                }
+                return Err(AnalysisError::NoRoot {
+                    origin: c.origin.clone(),
+                });
+            }
+            Ok(roots)
+        }
+    }
+}
+
+pub(crate) fn load_warnings(c: &Closure) -> Vec<String> {
+    let mut w = c.warnings.clone();
+    for inv in &c.invalid {
+        w.push(format!(
+            "{} is listed as invalid ({}); it is not counted",
+            inv.path, inv.why
+        ));
+    }
+    let missing = c.missing_references();
+    if !missing.is_empty() {
+        let (from, to) = &missing[0];
+        w.push(format!(
+            "{} reference(s) point at paths the input does not describe (e.g. {} -> {}); the closure is incomplete and sizes are lower bounds",
+            missing.len(),
+            c.store_dir.display(from),
+            c.store_dir.display(to)
+        ));
+    }
+    if !c.has_sizes() {
+        w.push("NAR sizes are unknown for some paths (size unknown counts as 0)".to_string());
+    }
+    w
+}
+
+/// `nixcut why ROOT`: every path with NAR, closure and added size, ranked.
+pub fn why(c: &Closure, opts: &WhyOptions) -> Result<WhyReport, AnalysisError> {
+    let roots = pick_roots(c, opts.root.as_deref())?;
+    let g = ClosureGraph::new(c, &roots);
+    let tree = dominator_tree(&g);
+    let added = added_sizes(&g, &tree);
+    let closure = closure_sizes(&g);
+    let parents = g.bfs_parents(g.virtual_root());
+    let sd = &c.store_dir;
+    let n = g.len();
+    let mut order: Vec<usize> = (0..n).collect();
+    let key = |i: usize| match opts.sort {
+        SortKey::Added => (added[i], closure[i], g.nar_sizes[i]),
+        SortKey::Closure => (closure[i], added[i], g.nar_sizes[i]),
+        SortKey::Nar => (g.nar_sizes[i], added[i], closure[i]),
+    };
+    // Largest first; ties in store-path order (node order) for stable output.
+    order.sort_by(|&a, &b| key(b).cmp(&key(a)).then(a.cmp(&b)));
+    let shown = opts.top.unwrap_or(n).min(n);
+    let paths = order[..shown]
+        .iter()
+        .map(|&i| {
+            let node = petgraph::graph::NodeIndex::new(i);
+            WhyPath {
+                path: sd.display(&g.paths[i]),
+                nar_size: g.nar_sizes[i],
+                closure_size: closure[i],
+                added_size: added[i],
+                chain: g
+                    .chain_to(&parents, node)
+                    .iter()
+                    .filter_map(|&v| g.path(v).map(|p| sd.display(p)))
+                    .collect(),
+            }
+        })
+        .collect();
+    let rest = (shown < n).then(|| RestRow {
+        count: n - shown,
+        nar_size: order[shown..].iter().map(|&i| g.nar_sizes[i]).sum(),
+    });
+    let root_strings: Vec<String> = g
+        .roots
+        .iter()
+        .filter_map(|&r| g.path(r).map(|p| sd.display(p)))
+        .collect();
+    Ok(WhyReport {
+        schema_version: SCHEMA_VERSION,
+        root: root_strings.first().cloned().unwrap_or_default(),
+        roots: root_strings,
+        source: source_ref(c),
+        closure_size: g.total_size(),
+        path_count: n,
+        sizes_known: g.sizes_known,
+        sort: opts.sort.as_str().to_string(),
+        paths,
+        rest,
+        evidence: EvidenceLevel::Graph,
+        warnings: load_warnings(c),
+    })
+}
+
+/// `nixcut why ROOT TARGET`: every chain from the root to the target.
+pub fn why_chains(
+    c: &Closure,
+    root: Option<&str>,
+    target: &str,
+) -> Result<WhyChainsReport, AnalysisError> {
+    let roots = pick_roots(c, root)?;
+    let target_path = c.select_root(target)?;
+    let g = ClosureGraph::new(c, &roots);
+    let sd = &c.store_dir;
+    let root_display = roots
+        .iter()
+        .map(|r| sd.display(r))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let Some(t) = g.node(&target_path) else {
+        return Err(AnalysisError::NotInClosure {
+            path: sd.display(&target_path),
+            root: root_display,
+        });
+    };
+    let start = if roots.len() == 1 {
+        g.node(&roots[0]).unwrap_or_else(|| g.virtual_root())
+    } else {
+        g.virtual_root()
+    };
+    let chains = all_chains(&g, start, t);
+    let tree = dominator_tree(&g);
+    let added = added_sizes(&g, &tree);
+    let to_node = |n: &ChainTreeNode| convert(&g, sd, n);
+    let tree_out = chains.tree.as_ref().map(|n| {
+        if start == g.virtual_root() {
+            // Hide the virtual root: one synthetic node listing the roots.
+            ChainNode {
+                path: format!("<{} roots>", roots.len()),
+                nar_size: 0,
+                repeat: false,
+                children: n.children.iter().map(to_node).collect(),
+            }
+        } else {
+            to_node(n)
+        }
+    });
+    Ok(WhyChainsReport {
+        schema_version: SCHEMA_VERSION,
+        root: root_display,
+        target: sd.display(&target_path),
+        source: source_ref(c),
+        chain_count: u64::try_from(chains.chain_count).unwrap_or(u64::MAX),
+        chain_count_saturated: chains.chain_count >= u64::MAX as u128,
+        paths_on_chains: chains
+            .paths_on_chains
+            .saturating_sub(usize::from(start == g.virtual_root())),
+        target_added_size: added[t.index()],
+        tree: tree_out,
+        evidence: EvidenceLevel::Graph,
+        warnings: load_warnings(c),
+    })
+}
+
+fn convert(g: &ClosureGraph, sd: &crate::store::StoreDir, n: &ChainTreeNode) -> ChainNode {
+    // Iterative conversion: chain trees can be deep.
+    fn shallow(g: &ClosureGraph, sd: &crate::store::StoreDir, n: &ChainTreeNode) -> ChainNode {
+        let i = n.node as usize;
+        ChainNode {
+            path: g.paths.get(i).map(|p| sd.display(p)).unwrap_or_default(),
+            nar_size: g.nar_sizes.get(i).copied().unwrap_or(0),
+            repeat: n.repeat,
+            children: Vec::new(),
+        }
+    }
+    struct Frame<'a> {
+        src: &'a ChainTreeNode,
+        out: ChainNode,
+        next: usize,
+    }
+    let mut stack = vec![Frame {
+        src: n,
+        out: shallow(g, sd, n),
+        next: 0,
+    }];
+    loop {
+        let top = stack.last_mut().expect("non-empty");
+        if top.next < top.src.children.len() {
+            let child = &top.src.children[top.next];
+            top.next += 1;
+            stack.push(Frame {
+                src: child,
+                out: shallow(g, sd, child),
+                next: 0,
+            });
+        } else {
+            let done = stack.pop().expect("non-empty").out;
+            match stack.last_mut() {
+                Some(parent) => parent.out.children.push(done),
+                None => return done,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::testutil::{closure, path};
+
+    #[test]
+    fn ranks_and_summarises_rest() {
+        // root 0 -> 1 (big, exclusive) and 0 -> 2 -> 3; 1 -> 3
+        let c = closure(&[10, 1000, 50, 7], &[vec![1, 2], vec![3], vec![3], vec![]]);
+        let r = why(
+            &c,
+            &WhyOptions {
+                top: Some(2),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(r.closure_size, 1067);
+        assert_eq!(r.path_count, 4);
+        assert_eq!(r.paths[0].path, format!("/nix/store/{}", path(0)));
+        assert_eq!(r.paths[0].added_size, 1067);
+        assert_eq!(r.paths[1].added_size, 1000);
+        assert_eq!(r.paths[1].chain.len(), 2);
+        let rest = r.rest.unwrap();
+        assert_eq!(rest.count, 2);
+        assert_eq!(rest.nar_size, 57);
+        let shown: u64 = r.paths.iter().map(|p| p.nar_size).sum();
+        assert_eq!(shown + rest.nar_size, r.closure_size);
+    }
+
+    #[test]
+    fn chains_report() {
+        let c = closure(&[1, 1, 1, 1], &[vec![1, 2], vec![3], vec![3], vec![]]);
+        let r = why_chains(&c, None, &path(3).to_string()).unwrap();
+        assert_eq!(r.chain_count, 2);
+        assert_eq!(r.paths_on_chains, 4);
+        assert!(r.tree.is_some());
+        let e = why_chains(&c, Some(&path(1).to_string()), &path(2).to_string()).unwrap_err();
+        assert!(e.to_string().contains("not in the closure"), "{e}");
+    }
+}

@@ -1,0 +1,249 @@
+//! The reference graph of a [`Closure`](crate::store::Closure) on petgraph, and the
+//! pure graph computations every report is built from: reachability, shortest chains,
+//! per-path closure sizes, dominators and added size, and all chains to a target.
+//!
+//! Node `i` is the `i`-th path of the closure in store-path order; one extra virtual
+//! root node sits above every root, so a closure with several roots has one dominator
+//! tree. Self-references are dropped (they never change what is reachable); references
+//! to paths the input does not describe are not nodes and are reported by the loader.
+
+mod chains;
+mod closure_size;
+mod dominators;
+
+pub use chains::{all_chains, ChainTree, ChainTreeNode};
+pub use closure_size::closure_sizes;
+pub use dominators::{added_sizes, dominator_tree, DominatorTree};
+
+use petgraph::graph::{DiGraph, NodeIndex};
+use rustc_hash::FxHashMap;
+use std::collections::VecDeque;
+
+use crate::store::{Closure, StorePath};
+
+/// A closure's reference graph with a virtual root above its roots.
+#[derive(Debug, Clone)]
+pub struct ClosureGraph {
+    /// Node `i < paths.len()` is `paths[i]`; the last node is the virtual root.
+    pub graph: DiGraph<(), (), u32>,
+    /// The store paths, in node order.
+    pub paths: Vec<StorePath>,
+    /// NAR size of each path (0 when unknown; see `sizes_known`).
+    pub nar_sizes: Vec<u64>,
+    /// Whether every NAR size was known.
+    pub sizes_known: bool,
+    /// The roots, as node indices.
+    pub roots: Vec<NodeIndex<u32>>,
+    index: FxHashMap<StorePath, u32>,
+}
+
+impl ClosureGraph {
+    /// Build the graph of `closure`, restricted to what `roots` reach (all of the
+    /// closure's own roots when `roots` is empty). O(n + m).
+    pub fn new(closure: &Closure, roots: &[StorePath]) -> ClosureGraph {
+        let roots: Vec<StorePath> = if roots.is_empty() {
+            closure.roots()
+        } else {
+            roots.to_vec()
+        };
+        let sub;
+        let closure = if roots.is_empty() || roots == closure.roots() {
+            closure
+        } else {
+            sub = closure.restrict_to(&roots);
+            &sub
+        };
+        let paths: Vec<StorePath> = closure.paths.keys().cloned().collect();
+        let index: FxHashMap<StorePath, u32> = paths
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.clone(), i as u32))
+            .collect();
+        let n = paths.len();
+        let edge_count: usize = closure.paths.values().map(|i| i.references.len()).sum();
+        let mut graph = DiGraph::with_capacity(n + 1, edge_count + roots.len());
+        for _ in 0..=n {
+            graph.add_node(());
+        }
+        let mut nar_sizes = Vec::with_capacity(n);
+        let mut sizes_known = true;
+        for (i, info) in closure.paths.values().enumerate() {
+            nar_sizes.push(info.nar_size.unwrap_or_else(|| {
+                sizes_known = false;
+                0
+            }));
+            for r in &info.references {
+                if let Some(&j) = index.get(r) {
+                    if j as usize != i {
+                        graph.add_edge(NodeIndex::new(i), NodeIndex::new(j as usize), ());
+                    }
+                }
+            }
+        }
+        let root_nodes: Vec<NodeIndex<u32>> = roots
+            .iter()
+            .filter_map(|r| index.get(r).map(|&i| NodeIndex::new(i as usize)))
+            .collect();
+        let virtual_root = NodeIndex::new(n);
+        for &r in &root_nodes {
+            graph.add_edge(virtual_root, r, ());
+        }
+        ClosureGraph {
+            graph,
+            paths,
+            nar_sizes,
+            sizes_known,
+            roots: root_nodes,
+            index,
+        }
+    }
+
+    /// Number of store paths (the virtual root not counted).
+    pub fn len(&self) -> usize {
+        self.paths.len()
+    }
+
+    /// Whether the graph has no store paths.
+    pub fn is_empty(&self) -> bool {
+        self.paths.is_empty()
+    }
+
+    /// The virtual root above every root.
+    pub fn virtual_root(&self) -> NodeIndex<u32> {
+        NodeIndex::new(self.paths.len())
+    }
+
+    /// The node of a store path.
+    pub fn node(&self, p: &StorePath) -> Option<NodeIndex<u32>> {
+        self.index.get(p).map(|&i| NodeIndex::new(i as usize))
+    }
+
+    /// The store path of a node (None for the virtual root).
+    pub fn path(&self, n: NodeIndex<u32>) -> Option<&StorePath> {
+        self.paths.get(n.index())
+    }
+
+    /// Sum of the NAR sizes of every path reachable from the roots: the closure size.
+    /// (After construction every path is reachable, so this is the sum of all.)
+    pub fn total_size(&self) -> u64 {
+        self.nar_sizes.iter().sum()
+    }
+
+    /// Breadth-first parents from `start`: `parent[v]` is the node before `v` on one
+    /// shortest chain from `start`. O(n + m).
+    pub fn bfs_parents(&self, start: NodeIndex<u32>) -> Vec<Option<NodeIndex<u32>>> {
+        let mut parent = vec![None; self.graph.node_count()];
+        let mut seen = vec![false; self.graph.node_count()];
+        let mut queue = VecDeque::new();
+        seen[start.index()] = true;
+        queue.push_back(start);
+        while let Some(v) = queue.pop_front() {
+            // Visit neighbours in store-path order so chains are deterministic.
+            let mut next: Vec<NodeIndex<u32>> = self.graph.neighbors(v).collect();
+            next.sort_unstable();
+            for w in next {
+                if !seen[w.index()] {
+                    seen[w.index()] = true;
+                    parent[w.index()] = Some(v);
+                    queue.push_back(w);
+                }
+            }
+        }
+        parent
+    }
+
+    /// The shortest chain from a root to `target`, root first, target last (empty if
+    /// unreachable), read off `parents` from [`ClosureGraph::bfs_parents`] of the
+    /// virtual root.
+    pub fn chain_to(
+        &self,
+        parents: &[Option<NodeIndex<u32>>],
+        target: NodeIndex<u32>,
+    ) -> Vec<NodeIndex<u32>> {
+        let vr = self.virtual_root();
+        let mut chain = vec![target];
+        let mut v = target;
+        while let Some(p) = parents[v.index()] {
+            if p == vr {
+                break;
+            }
+            chain.push(p);
+            v = p;
+        }
+        if parents[v.index()].is_none() && v != vr && !self.roots.contains(&v) {
+            return Vec::new();
+        }
+        chain.reverse();
+        chain
+    }
+
+    /// Successor lists as plain vectors (compressed sparse rows), excluding the
+    /// virtual root's edges. Used by the hot loops.
+    pub(crate) fn csr(&self) -> (Vec<u32>, Vec<u32>) {
+        let n = self.paths.len();
+        let mut offsets = Vec::with_capacity(n + 1);
+        let mut targets = Vec::with_capacity(self.graph.edge_count());
+        offsets.push(0u32);
+        for i in 0..n {
+            targets.extend(
+                self.graph
+                    .neighbors(NodeIndex::new(i))
+                    .map(|w| w.index() as u32),
+            );
+            offsets.push(targets.len() as u32);
+        }
+        (offsets, targets)
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod testutil {
+    //! Random closures for the invariant tests of the graph algorithms.
+    use crate::store::{Closure, PathInfo, SourceKind, StoreDir, StorePath, NIX32_ALPHABET};
+
+    /// A store path whose hash encodes `i`.
+    pub fn path(i: usize) -> StorePath {
+        let mut h = [b'0'; 32];
+        let mut x = i;
+        for c in h.iter_mut().rev() {
+            *c = NIX32_ALPHABET[x % 32];
+            x /= 32;
+        }
+        let s = format!("{}-p{i}", std::str::from_utf8(&h).unwrap());
+        StorePath::from_base_name(&s).unwrap()
+    }
+
+    /// A closure from edge lists: `refs[i]` are the references of path `i`.
+    pub fn closure(sizes: &[u64], refs: &[Vec<usize>]) -> Closure {
+        let mut c = Closure::new(StoreDir::default(), SourceKind::PathInfoJson, "random");
+        for (i, s) in sizes.iter().enumerate() {
+            let mut info = PathInfo::new(path(i));
+            info.nar_size = Some(*s);
+            info.references = refs[i].iter().map(|&j| path(j)).collect();
+            c.insert(info);
+        }
+        c
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testutil::*;
+    use super::*;
+
+    #[test]
+    fn builds_with_virtual_root_and_chains() {
+        // 0 -> 1 -> 2, 0 -> 2, 2 -> 2 (self), 3 -> 2 (second root)
+        let c = closure(&[1, 2, 4, 8], &[vec![1, 2], vec![2], vec![2], vec![2]]);
+        let g = ClosureGraph::new(&c, &[]);
+        assert_eq!(g.len(), 4);
+        assert_eq!(g.roots.len(), 2);
+        assert_eq!(g.total_size(), 15);
+        let parents = g.bfs_parents(g.virtual_root());
+        let chain = g.chain_to(&parents, NodeIndex::new(2));
+        assert_eq!(chain.len(), 2, "{chain:?}");
+        let only0 = ClosureGraph::new(&c, &[path(0)]);
+        assert_eq!(only0.len(), 3);
+        assert_eq!(only0.total_size(), 7);
+    }
+}

@@ -1,0 +1,84 @@
+//! Small text helpers shared by the renderers.
+
+use comfy_table::{presets, ContentArrangement, Table};
+
+use super::Style;
+
+/// `/nix/store/<hash>-<name>` → `<first 7 hash chars>…-<name>`; other strings as is.
+pub fn short_path(p: &str) -> String {
+    let base = p.rsplit_once('/').map_or(p, |(_, b)| b);
+    match base.split_once('-') {
+        Some((hash, name)) if hash.len() == 32 => format!("{}…-{name}", &hash[..7]),
+        _ => base.to_string(),
+    }
+}
+
+/// The package part of a store path, `<name>` without the hash.
+pub fn name_of(p: &str) -> &str {
+    let base = p.rsplit_once('/').map_or(p, |(_, b)| b);
+    match base.split_once('-') {
+        Some((hash, name)) if hash.len() == 32 => name,
+        _ => base,
+    }
+}
+
+/// Tree drawing prefix in the style of `nix why-depends`.
+pub fn tree_prefix(ancestors_last: &[bool], last: bool) -> String {
+    let mut s = String::new();
+    for &l in ancestors_last {
+        s.push_str(if l { "    " } else { "│   " });
+    }
+    s.push_str(if last { "└───" } else { "├───" });
+    s
+}
+
+/// A table with the house style.
+pub(crate) fn new_table(style: &Style) -> Table {
+    let mut t = Table::new();
+    t.load_preset(presets::UTF8_FULL_CONDENSED);
+    match style.width {
+        Some(w) => {
+            t.set_width(w);
+            t.set_content_arrangement(ContentArrangement::Dynamic);
+        }
+        None => {
+            t.set_content_arrangement(ContentArrangement::Disabled);
+        }
+    }
+    if !style.color {
+        t.force_no_tty();
+    }
+    t
+}
+
+/// Escape `|` for Markdown table cells.
+pub(crate) fn md_cell(s: &str) -> String {
+    s.replace('|', "\\|")
+}
+
+/// Bold with ANSI when colour is allowed.
+pub(crate) fn bold(s: &str, style: &Style) -> String {
+    if style.color {
+        format!("\x1b[1m{s}\x1b[0m")
+    } else {
+        s.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shortens() {
+        assert_eq!(
+            short_path("/nix/store/9fm8cfjwd9nhpc06bz4fdgmc4gwdi2dq-rocblas-5.7.1"),
+            "9fm8cfj…-rocblas-5.7.1"
+        );
+        assert_eq!(
+            name_of("/nix/store/9fm8cfjwd9nhpc06bz4fdgmc4gwdi2dq-rocblas-5.7.1"),
+            "rocblas-5.7.1"
+        );
+        assert_eq!(short_path("<2 roots>"), "<2 roots>");
+    }
+}

@@ -1,0 +1,85 @@
+//! `nixcut why` documents: the ranked size report and the chains to one target.
+
+use serde::{Deserialize, Serialize};
+
+use super::{EvidenceLevel, SourceRef};
+
+/// `nixcut why ROOT`: what makes the closure big.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WhyReport {
+    pub schema_version: u32,
+    /// The root (full store path); with several roots, the first, and `roots` has all.
+    pub root: String,
+    pub roots: Vec<String>,
+    pub source: SourceRef,
+    /// Sum of the NAR sizes of every path in the closure.
+    pub closure_size: u64,
+    pub path_count: usize,
+    /// False when some NAR sizes were unknown (counted as 0).
+    pub sizes_known: bool,
+    /// The key `paths` is ranked by: `added`, `closure` or `nar`.
+    pub sort: String,
+    /// The ranked paths (all, or the first `--top`).
+    pub paths: Vec<WhyPath>,
+    /// What `--top` hid, if anything.
+    pub rest: Option<RestRow>,
+    pub evidence: EvidenceLevel,
+    pub warnings: Vec<String>,
+}
+
+/// One path of a [`WhyReport`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WhyPath {
+    pub path: String,
+    pub nar_size: u64,
+    /// NAR sizes of everything this path reaches, itself included.
+    pub closure_size: u64,
+    /// What leaving this path out would free: its dominator-tree subtree.
+    pub added_size: u64,
+    /// The shortest chain from the root: full store paths, root first, this path last.
+    pub chain: Vec<String>,
+}
+
+/// The paths `--top` hid.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RestRow {
+    /// How many paths are not shown.
+    pub count: usize,
+    /// Their NAR sizes together (shown + rest = closure size).
+    pub nar_size: u64,
+}
+
+/// `nixcut why ROOT TARGET`: every chain from ROOT to TARGET.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WhyChainsReport {
+    pub schema_version: u32,
+    pub root: String,
+    pub target: String,
+    pub source: SourceRef,
+    /// Number of distinct chains (saturates at u64::MAX; see `chain_count_saturated`).
+    pub chain_count: u64,
+    pub chain_count_saturated: bool,
+    /// Distinct paths on some chain, root and target included.
+    pub paths_on_chains: usize,
+    /// What TARGET alone adds to ROOT's closure (its dominator subtree).
+    pub target_added_size: u64,
+    /// The tree of chains; `None` when ROOT does not depend on TARGET.
+    pub tree: Option<ChainNode>,
+    pub evidence: EvidenceLevel,
+    pub warnings: Vec<String>,
+}
+
+/// A node of the chain tree.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChainNode {
+    pub path: String,
+    pub nar_size: u64,
+    /// Already expanded earlier in the tree; its children are not repeated.
+    pub repeat: bool,
+    pub children: Vec<ChainNode>,
+}
