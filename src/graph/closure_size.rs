@@ -92,7 +92,7 @@ fn block_sums(start: usize, nc: usize, succ: &[Vec<u32>], size: &[u64]) -> Vec<u
         }
     }
     let mut sums = vec![0u64; rows];
-    for c in start..nc {
+    for (c, c_succ) in succ.iter().enumerate().skip(start) {
         let row = c - start;
         let (done, rest) = reach.split_at_mut(row * W);
         let mine = &mut rest[..W];
@@ -100,7 +100,7 @@ fn block_sums(start: usize, nc: usize, succ: &[Vec<u32>], size: &[u64]) -> Vec<u
             let bit = c - start;
             mine[bit / 64] |= 1u64 << (bit % 64);
         }
-        for &s in &succ[c] {
+        for &s in c_succ {
             let s = s as usize;
             if s < start {
                 continue;

@@ -1,3 +1,4 @@
 /* cuda_cudart: libcudart.so.12. NEEDED libhelper.so (gcc-lib). */
 int helper_add(int a, int b);
-int cudaGetDeviceCount(int *n) { *n = helper_add(0, 1); return 0; }
+char *getenv(const char *);
+int cudaGetDeviceCount(int *n) { *n = helper_add(0, getenv("CUDA_VISIBLE_DEVICES") != 0); return 0; }

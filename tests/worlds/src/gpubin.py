@@ -4,8 +4,9 @@
   gpubin.py tensile LIST OUTDIR UNIT ABI   write a Tensile library directory
   gpubin.py hip-fatbin-c TARGET...         C header: a clang offload bundle (.hip_fatbin)
   gpubin.py nv-fatbin-c SM...              C header: a CUDA fatbin container (.nv_fatbin)
-  gpubin.py blob FILE SIZE OFFSET TEXT     binary file with TEXT at OFFSET, NULs elsewhere mixed
-                                           with pseudo-random bytes (no nix32 runs)
+  gpubin.py blob FILE SIZE OFFSET PATH     binary file holding store PATH so that its 32-char
+                                           hash starts at byte OFFSET; elsewhere NUL-rich
+                                           pseudo-random bytes (no nix32 runs)
 
 LIST lines are `<file name>\t<target>` (see ../tensile-lists). File kinds:
   *.co, Kernels.so-000-*.hsaco   AMDGPU ELF (e_machine 224, EI_OSABI 64, e_flags = mach|xnack)
@@ -141,11 +142,19 @@ def c_array(name, section, data):
     return "\n".join(lines) + "\n"
 
 
+def wrapper(section, magic, array):
+    """The {magic, version, data pointer, unused} struct that the runtime registers."""
+    return (f"struct fatbin_wrapper {{ unsigned magic, version; const void *data, *unused; }};\n"
+            f'__attribute__((used, section("{section}"), aligned(8)))\n'
+            f"const struct fatbin_wrapper {array}_wrapper = {{ 0x{magic:08x}u, 1, {array}, 0 }};\n")
+
+
 def hip_fatbin_c(targets):
     entries = [("host-x86_64-unknown-linux-gnu-", b"")]
     for t in targets:
         entries.append(("hipv4-amdgcn-amd-amdhsa--" + t, amdgpu_elf(t, 512, "fatbin:" + t)))
-    return c_array("__hip_fatbin", ".hip_fatbin", offload_bundle(entries))
+    return (c_array("__hip_fatbin", ".hip_fatbin", offload_bundle(entries))
+            + wrapper(".hipFatBinSegment", 0x48495046, "__hip_fatbin"))  # "HIPF"
 
 
 def nv_fatbin_c(sms):
@@ -165,15 +174,17 @@ def nv_fatbin_c(sms):
             body += struct.pack("<HHIQIIHHIIIQQQ", kind, 0x0101, 64, len(payload), 0, 0,
                                 2, 12, sm, 0, 0, 0x11, 0, 0) + payload
     data = struct.pack("<IHHQ", 0xBA55ED50, 1, 16, len(body)) + body
-    return c_array("__nv_fatbin", ".nv_fatbin", data)
+    return (c_array("__nv_fatbin", ".nv_fatbin", data)
+            + wrapper(".nvFatBinSegment", 0x466243b1, "__nv_fatbin"))
 
 
-def blob(path, size, offset, text):
-    """Binary (NUL-rich) file of SIZE bytes with TEXT at OFFSET and nowhere else."""
+def blob(path, size, hash_offset, store_path):
+    """Binary (NUL-rich) file of SIZE bytes holding STORE_PATH once, its hash at HASH_OFFSET."""
     rnd = prng("blob:" + path.rsplit("/", 1)[-1], size)
     data = bytearray(b if i % 3 else 0 for i, b in enumerate(rnd))
-    t = text.encode()
-    data[offset:offset + len(t)] = t
+    t = store_path.encode()
+    start = hash_offset - (t.rindex(b"/") + 1)
+    data[start:start + len(t)] = t
     with open(path, "wb") as f:
         f.write(data)
 

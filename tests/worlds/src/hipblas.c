@@ -2,4 +2,7 @@
 int rocblas_initialize(void);
 int rocsolver_create(void);
 int hipInit(unsigned flags);
-int hipblasCreate(void) { return rocblas_initialize() + rocsolver_create() + hipInit(4); }
+char *getenv(const char *);
+int hipblasCreate(void) {
+  return rocblas_initialize() + rocsolver_create() + hipInit(4) + (getenv("HIPBLAS_LAYER") != 0);
+}

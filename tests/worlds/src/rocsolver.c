@@ -3,4 +3,7 @@
 int rocblas_initialize(void);
 int rocsparse_create_handle(void);
 int hipInit(unsigned flags);
-int rocsolver_create(void) { return rocblas_initialize() + rocsparse_create_handle() + hipInit(3); }
+char *getenv(const char *);
+int rocsolver_create(void) {
+  return rocblas_initialize() + rocsparse_create_handle() + hipInit(3) + (getenv("ROCSOLVER_LAYER") != 0);
+}
