@@ -1,0 +1,179 @@
+//! Shared helpers of the integration tests: running the `nixcut` binary, and building
+//! the test worlds (`tests/worlds/`) with the real Nix.
+//!
+//! Tests that need Nix call [`nix_or_skip`]: without Nix they print why they skip and
+//! return early, unless `NIXCUT_REQUIRE_NIX=1` (set by `.ci/run`), where a missing
+//! Nix fails the test.
+
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::{Mutex, OnceLock};
+
+/// The settings single-user root Nix needs on these machines.
+pub const NIX_CONFIG: &str =
+    "sandbox = false\nbuild-users-group =\nexperimental-features = nix-command\nsubstituters =";
+
+/// The repository root.
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A command running the `nixcut` binary under test, with colour off.
+pub fn nixcut() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_nixcut"));
+    c.env("NO_COLOR", "1").env_remove("NIXCUT_STORE_DIR");
+    c.env("NIX_CONFIG", NIX_CONFIG);
+    c
+}
+
+/// Run nixcut with `args`; returns (exit code, stdout, stderr).
+pub fn run(args: &[&str]) -> (i32, String, String) {
+    let out = nixcut().args(args).output().expect("run nixcut");
+    decode(out)
+}
+
+pub fn decode(out: Output) -> (i32, String, String) {
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Parse stdout as JSON, with the stderr in the panic message.
+pub fn json(args: &[&str]) -> serde_json::Value {
+    let (code, out, err) = run(args);
+    assert_eq!(code, 0, "nixcut {args:?} failed: {err}");
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("bad JSON from {args:?}: {e}\n{out}"))
+}
+
+/// Whether a usable Nix is installed.
+pub fn nix_available() -> bool {
+    Command::new("nix-build")
+        .arg("--version")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
+}
+
+/// True when the test may use Nix; false (after saying so) when it must skip.
+pub fn nix_or_skip(test: &str) -> bool {
+    if nix_available() {
+        return true;
+    }
+    if std::env::var("NIXCUT_REQUIRE_NIX").as_deref() == Ok("1") {
+        panic!("{test}: Nix is required (NIXCUT_REQUIRE_NIX=1) but `nix-build` is not installed");
+    }
+    eprintln!("SKIP {test}: Nix is not installed (apt-get install -y nix-bin); set NIXCUT_REQUIRE_NIX=1 to make this a failure");
+    false
+}
+
+/// A command for the Nix CLI with the settings these machines need.
+pub fn nix_cmd(program: &str) -> Command {
+    let mut c = Command::new(program);
+    c.env("NIX_CONFIG", NIX_CONFIG);
+    c
+}
+
+/// Run a Nix command and return its stdout; panics with stderr on failure.
+pub fn nix_stdout(program: &str, args: &[&str]) -> String {
+    let out = nix_cmd(program).args(args).output().expect("run nix");
+    assert!(
+        out.status.success(),
+        "{program} {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A built test world: attribute name → store path, and its root.
+#[derive(Debug, Clone)]
+pub struct World {
+    pub root: String,
+    pub attrs: BTreeMap<String, String>,
+}
+
+impl World {
+    /// The store path of an attribute.
+    pub fn path(&self, attr: &str) -> &str {
+        self.attrs
+            .get(attr)
+            .unwrap_or_else(|| panic!("world has no attribute {attr}: {:?}", self.attrs.keys()))
+    }
+}
+
+/// Build a world (`rocm` or `cuda`) with extra nix-build arguments; every attribute is
+/// built. Builds are serialised within one test binary.
+pub fn build_world(world: &str, args: &[&str]) -> World {
+    static LOCK: Mutex<()> = Mutex::new(());
+    let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let script = repo().join("tests/worlds/build.sh");
+    let out = nix_cmd("bash")
+        .arg(&script)
+        .arg(world)
+        .arg("--all")
+        .args(args)
+        .output()
+        .expect("run tests/worlds/build.sh");
+    assert!(
+        out.status.success(),
+        "building world {world} {args:?} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut attrs = BTreeMap::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        if let Some((a, p)) = line.split_once('\t') {
+            attrs.insert(a.to_string(), p.to_string());
+        }
+    }
+    let root_attr = if world == "cuda" { "llama-cpp-cuda" } else { "llama-cpp-rocm" };
+    let root = attrs
+        .get(root_attr)
+        .cloned()
+        .unwrap_or_else(|| panic!("world {world} has no {root_attr}: {attrs:?}"));
+    World { root, attrs }
+}
+
+/// The default ROCm world, built once per test binary.
+pub fn rocm_world() -> &'static World {
+    static W: OnceLock<World> = OnceLock::new();
+    W.get_or_init(|| build_world("rocm", &[]))
+}
+
+/// The default CUDA world, built once per test binary.
+pub fn cuda_world() -> &'static World {
+    static W: OnceLock<World> = OnceLock::new();
+    W.get_or_init(|| build_world("cuda", &[]))
+}
+
+/// `nix path-info --json -rS` of a store path, written into `dir`; returns the file.
+pub fn path_info_file(dir: &Path, root: &str, name: &str) -> PathBuf {
+    let json = nix_stdout("nix", &["path-info", "--json", "-r", "-S", root]);
+    let f = dir.join(name);
+    std::fs::write(&f, json).expect("write path-info json");
+    f
+}
+
+/// Per-path closure sizes as Nix computes them (`nix path-info -rS --json`).
+pub fn nix_closure_sizes(root: &str) -> BTreeMap<String, u64> {
+    let json = nix_stdout("nix", &["path-info", "--json", "-r", "-S", root]);
+    let v: serde_json::Value = serde_json::from_str(&json).expect("nix path-info json");
+    let mut out = BTreeMap::new();
+    if let Some(arr) = v.as_array() {
+        for e in arr {
+            if let (Some(p), Some(s)) = (e["path"].as_str(), e["closureSize"].as_u64()) {
+                out.insert(p.to_string(), s);
+            }
+        }
+    } else if let Some(obj) = v.as_object() {
+        for (p, e) in obj {
+            if let Some(s) = e["closureSize"].as_u64() {
+                out.insert(p.clone(), s);
+            }
+        }
+    }
+    out
+}
