@@ -1,0 +1,109 @@
+//! clap definitions. `--help` is the user's manual: every option says what it is for.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Explain what makes a Nix closure big, show which references are needed at run
+/// time, and gate closure size in CI.
+///
+/// Inputs (ROOT, PATH, OLD, NEW, OTHER) may be: a store path or a symlink to one
+/// (`./result`, read through the local `nix`); a `nix path-info --json -r` file of any
+/// Nix version; a closureInfo directory or its `registration` file; a `nix-store
+/// --dump-db` dump; an `exportReferencesGraph` file or structured-attrs `.attrs.json`;
+/// a binary cache directory. The format is detected from the content.
+#[derive(Debug, Parser)]
+#[command(name = "nixcut", version, max_term_width = 100)]
+#[command(after_help = "Examples:
+  nixcut why ./result                         what makes this closure big
+  nixcut why closure.json --top 10            the ten paths that free the most if dropped
+  nixcut why ./result /nix/store/…-rocblas    every chain from the root to rocblas
+  nixcut why closure.json --format json       the whole report as JSON
+
+Exit status: 0 success, 1 a check failed, 2 an error (bad input, bad usage).")]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options every command takes.
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// Output format.
+    #[arg(long, global = true, value_enum, default_value_t = FormatArg::Table)]
+    pub format: FormatArg,
+
+    /// In an input holding several roots, use this one: a store path, base name, hash
+    /// or unique package name (`rocblas`). Without it, every path nothing else
+    /// references is a root.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub root: Option<String>,
+
+    /// The logical store directory of the input (its paths start with it).
+    #[arg(long, global = true, value_name = "DIR", env = "NIXCUT_STORE_DIR")]
+    pub store_dir: Option<String>,
+
+    /// Where the store's files physically are (a chroot store or a mounted image):
+    /// `<store-root>/<store-dir>/<hash>-<name>`.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub store_root: Option<PathBuf>,
+
+    /// Colour: auto (only on a terminal, and not when NO_COLOR is set), always, never.
+    #[arg(long, global = true, default_value = "auto", value_parser = ["auto", "always", "never"])]
+    pub color: String,
+
+    /// Do not print warnings on stderr.
+    #[arg(long, short, global = true)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    /// Aligned table for a terminal.
+    Table,
+    /// The JSON contract (every document has `schema_version`).
+    Json,
+    /// GitHub-flavoured Markdown, for CI summaries and pull requests.
+    Markdown,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// How big is the closure and what makes it so; or every chain from ROOT to TARGET.
+    ///
+    /// For each path: its NAR size, its closure size, and its added size — the bytes
+    /// that would leave the closure if that path went (its subtree in the dominator
+    /// tree of the reference graph) — ranked, with the shortest chain from the root.
+    /// With TARGET: every reference chain from ROOT to TARGET, as a tree.
+    Why(WhyArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct WhyArgs {
+    /// The closure: a store path, `./result`, or a file or directory (see `nixcut --help`).
+    pub root: String,
+    /// Show every chain to this path (store path, base name, hash or package name).
+    pub target: Option<String>,
+    /// Show the first N paths and summarise the rest in one row (default 25 in tables,
+    /// all in JSON).
+    #[arg(long, value_name = "N", conflicts_with = "all")]
+    pub top: Option<usize>,
+    /// Show every path.
+    #[arg(long)]
+    pub all: bool,
+    /// What to rank by.
+    #[arg(long, value_enum, default_value_t = SortArg::Added)]
+    pub sort: SortArg,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SortArg {
+    /// Added size: what leaving the path out would free.
+    Added,
+    /// Closure size: the path and everything it references.
+    Closure,
+    /// NAR size of the path alone.
+    Nar,
+}

@@ -1,0 +1,123 @@
+//! Command-line interface: clap types, their conversion into the library's plain
+//! options, and the dispatch to analyses and renderers. Only this module and `main.rs`
+//! know about clap and anyhow.
+
+mod args;
+
+pub use args::Cli;
+
+use std::io::{self, IsTerminal, Write};
+
+use anyhow::{Context, Result};
+
+use args::{Command, FormatArg, GlobalArgs, SortArg, WhyArgs};
+use nixcut::analysis;
+use nixcut::load::{load, LoadOptions};
+use nixcut::render::{render, Format, Render, Style};
+use nixcut::store::{Closure, StoreDir};
+
+/// How the process should end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Everything worked (exit 0).
+    Success,
+    /// A check ran and failed (exit 1).
+    CheckFailed,
+}
+
+/// Run a parsed command line.
+pub fn run(cli: Cli) -> Result<Outcome> {
+    let g = &cli.global;
+    let style = style_for(g);
+    let format = match g.format {
+        FormatArg::Table => Format::Table,
+        FormatArg::Json => Format::Json,
+        FormatArg::Markdown => Format::Markdown,
+    };
+    match &cli.command {
+        Command::Why(args) => cmd_why(g, args, format, &style),
+    }
+}
+
+fn style_for(g: &GlobalArgs) -> Style {
+    let tty = io::stdout().is_terminal();
+    let color = match g.color.as_str() {
+        "always" => true,
+        "never" => false,
+        _ => tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+    };
+    let width = if tty {
+        comfy_table::Table::new().width()
+    } else {
+        None
+    };
+    Style { width, color }
+}
+
+fn load_options(g: &GlobalArgs) -> LoadOptions {
+    LoadOptions {
+        store_dir: g.store_dir.as_deref().map(StoreDir::new),
+        store_root: g.store_root.clone(),
+        ..LoadOptions::default()
+    }
+}
+
+fn load_input(g: &GlobalArgs, input: &str) -> Result<Closure> {
+    let closure =
+        load(input, &load_options(g)).with_context(|| format!("cannot load `{input}`"))?;
+    Ok(closure)
+}
+
+fn print_warnings(warnings: &[String], quiet: bool) {
+    if quiet {
+        return;
+    }
+    let mut err = io::stderr().lock();
+    for w in warnings {
+        let _ = writeln!(err, "warning: {w}");
+    }
+}
+
+fn emit<R: Render>(report: &R, format: Format, style: &Style) -> Result<()> {
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    render(report, format, style, &mut out)
+        .and_then(|()| out.flush())
+        .context("cannot write the report to standard output")
+}
+
+fn cmd_why(g: &GlobalArgs, a: &WhyArgs, format: Format, style: &Style) -> Result<Outcome> {
+    let closure = load_input(g, &a.root)?;
+    match &a.target {
+        None => {
+            let opts = analysis::WhyOptions {
+                root: g.root.clone(),
+                top: match (a.top, a.all, format) {
+                    (_, true, _) => None,
+                    (Some(n), _, _) => Some(n),
+                    // Tables default to one screen; JSON has everything.
+                    (None, _, Format::Json) => None,
+                    (None, _, _) => Some(25),
+                },
+                sort: match a.sort {
+                    SortArg::Added => analysis::SortKey::Added,
+                    SortArg::Closure => analysis::SortKey::Closure,
+                    SortArg::Nar => analysis::SortKey::Nar,
+                },
+            };
+            let report = analysis::why(&closure, &opts)?;
+            if format != Format::Markdown {
+                print_warnings(&report.warnings, g.quiet);
+            }
+            emit(&report, format, style)?;
+        }
+        Some(target) => {
+            let report = analysis::why_chains(&closure, g.root.as_deref(), target)?;
+            if format != Format::Markdown {
+                print_warnings(&report.warnings, g.quiet);
+            }
+            emit(&report, format, style)?;
+        }
+    }
+    Ok(Outcome::Success)
+}
