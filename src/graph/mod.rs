@@ -10,10 +10,12 @@
 mod chains;
 mod closure_size;
 mod dominators;
+mod exclusive;
 
 pub use chains::{all_chains, ChainTree, ChainTreeNode};
 pub use closure_size::closure_sizes;
 pub use dominators::{added_sizes, dominator_tree, DominatorTree};
+pub use exclusive::{exclusive_added_sizes, group_added_sizes};
 
 use petgraph::graph::{DiGraph, NodeIndex};
 use rustc_hash::FxHashMap;

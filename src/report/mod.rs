@@ -4,8 +4,14 @@
 //! Field names follow `SPEC.md` ("Core JSON fields"). Adding a field is compatible;
 //! renaming or removing one needs a new `SCHEMA_VERSION` and a deprecation path.
 
+mod check;
+mod diff;
+pub mod snapshot;
 mod why;
 
+pub use check::{AgainstCheck, BaselineCheck, CheckReport, Contributor, ExtraPaths, MaxSizeCheck};
+pub use diff::{DiffReport, DiffRest, DiffSide, PackageChange, PackageDiff, PathChange, PathDiff};
+pub use snapshot::{Snapshot, SnapshotPath, SNAPSHOT_KIND, SNAPSHOT_SCHEMA_VERSION};
 pub use why::{ChainNode, RestRow, WhyChainsReport, WhyPath, WhyReport};
 
 use serde::{Deserialize, Serialize};

@@ -1,0 +1,152 @@
+//! `nixcut check ROOT` documents: a CI gate on closure size.
+//!
+//! ```json
+//! {
+//!   "schema_version": 1,
+//!   "root": "/nix/store/…-llama-cpp-rocm-0.0.0",
+//!   "roots": ["/nix/store/…-llama-cpp-rocm-0.0.0"],
+//!   "source": { "kind": "live-store", "origin": "./result" },
+//!   "pass": false,
+//!   "closure_size": 7215736,
+//!   "path_count": 25,
+//!   "limit": 5373034,
+//!   "baseline": {
+//!     "pass": false, "limit": 5373034, "measured": 7215736,
+//!     "source": { "kind": "snapshot", "origin": "ci/closure-baseline.json" },
+//!     "baseline_root": "/nix/store/…-llama-cpp-rocm-0.0.0",
+//!     "baseline_size": 5117176,
+//!     "max_growth_percent": 5.0, "max_growth_bytes": null,
+//!     "growth": 2098560, "growth_percent": 41.01,
+//!     "new_paths": { "count": 2, "size": 2098656, "top": [
+//!       { "path": "/nix/store/…-big-blob-1.0", "nar_size": 2097296,
+//!         "added_size": 2097296, "chain": [ "…-llama-cpp-rocm-0.0.0", "…-big-blob-1.0" ] }
+//!     ], "rest": null }
+//!   },
+//!   "against": null,
+//!   "max_size": null,
+//!   "failures": [ "closure grew by 2.0 MiB (+41.0%) …" ],
+//!   "warnings": []
+//! }
+//! ```
+//!
+//! Every criterion (`baseline`, `against`, `max_size`; `null` when not asked for) has
+//! its own `pass`, `limit` and `measured` in bytes, so a criterion can be judged on its
+//! own; the top-level `limit` is the tightest of them and `pass` is true when all pass.
+//! `against` adds the `ratio` and its `max_ratio`. Lists of paths are ranked by added
+//! size over the part shared with the baseline or OTHER (see
+//! `crate::graph::exclusive_added_sizes`), so the first entries are what to cut.
+
+use serde::{Deserialize, Serialize};
+
+use super::{RestRow, SourceRef};
+
+/// `nixcut check ROOT`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckReport {
+    pub schema_version: u32,
+    /// The root (full store path); with several roots the first.
+    pub root: String,
+    pub roots: Vec<String>,
+    pub source: SourceRef,
+    /// True when every criterion passes.
+    pub pass: bool,
+    /// Sum of the NAR sizes of every path in ROOT's closure.
+    pub closure_size: u64,
+    pub path_count: usize,
+    /// The tightest limit in bytes among the criteria.
+    pub limit: u64,
+    /// `--baseline FILE [--max-growth G]`.
+    pub baseline: Option<BaselineCheck>,
+    /// `--against OTHER --max-ratio R`.
+    pub against: Option<AgainstCheck>,
+    /// `--max-size SIZE`.
+    pub max_size: Option<MaxSizeCheck>,
+    /// One sentence per failed criterion, naming the top contributors.
+    pub failures: Vec<String>,
+    pub warnings: Vec<String>,
+}
+
+/// Growth against a baseline (a snapshot, or any other input).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BaselineCheck {
+    pub pass: bool,
+    /// Largest allowed closure size: the baseline plus the allowed growth.
+    pub limit: u64,
+    /// ROOT's closure size.
+    pub measured: u64,
+    /// Where the baseline came from.
+    pub source: SourceRef,
+    pub baseline_root: String,
+    pub baseline_size: u64,
+    /// Allowed growth in percent of the baseline (`--max-growth 5%`), if given so.
+    pub max_growth_percent: Option<f64>,
+    /// Allowed growth in bytes (`--max-growth 10MiB`), if given so.
+    pub max_growth_bytes: Option<u64>,
+    /// `measured - baseline_size` (negative when the closure shrank).
+    pub growth: i64,
+    /// Growth in percent of the baseline (`null` when the baseline is empty).
+    pub growth_percent: Option<f64>,
+    /// Paths in ROOT's closure that the baseline does not have.
+    pub new_paths: ExtraPaths,
+}
+
+/// ROOT compared with another closure.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgainstCheck {
+    pub pass: bool,
+    /// Largest allowed closure size: `max_ratio` times OTHER's closure size.
+    pub limit: u64,
+    /// ROOT's closure size.
+    pub measured: u64,
+    /// Where OTHER came from.
+    pub source: SourceRef,
+    pub other_root: String,
+    pub other_size: u64,
+    pub max_ratio: f64,
+    /// ROOT's closure size divided by OTHER's.
+    pub ratio: f64,
+    /// Paths in ROOT's closure that OTHER's does not have.
+    pub only_in_root: ExtraPaths,
+}
+
+/// An absolute budget.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MaxSizeCheck {
+    pub pass: bool,
+    pub limit: u64,
+    pub measured: u64,
+    /// The paths with the largest added size in ROOT's closure.
+    pub largest: Vec<Contributor>,
+}
+
+/// Paths of ROOT's closure that a reference closure lacks, ranked by added size over
+/// the shared part.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExtraPaths {
+    /// How many such paths there are.
+    pub count: usize,
+    /// Their NAR sizes together.
+    pub size: u64,
+    /// The first `--top` of them.
+    pub top: Vec<Contributor>,
+    /// The others, if any.
+    pub rest: Option<RestRow>,
+}
+
+/// One path that contributes to the size.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Contributor {
+    pub path: String,
+    pub nar_size: u64,
+    /// What leaving the path out would free (for paths the reference lacks: only what
+    /// the reference lacks too).
+    pub added_size: u64,
+    /// The shortest chain from the root: full store paths, root first, this path last.
+    pub chain: Vec<String>,
+}

@@ -1,0 +1,83 @@
+//! `nixcut snapshot` files: a closure frozen as a versioned JSON baseline for CI.
+//!
+//! ```json
+//! {
+//!   "kind": "nixcut-snapshot",
+//!   "schema_version": 1,
+//!   "nixcut_version": "0.1.0",
+//!   "store_dir": "/nix/store",
+//!   "root": "/nix/store/…-llama-cpp-rocm-0.0.0",
+//!   "roots": ["/nix/store/…-llama-cpp-rocm-0.0.0"],
+//!   "created_from": { "kind": "live-store", "origin": "./result" },
+//!   "closure_size": 5117176,
+//!   "path_count": 24,
+//!   "paths": [
+//!     { "path": "/nix/store/…-glibc-2.36", "nar_size": 2201192,
+//!       "nar_hash": "sha256-…", "closure_size": 2201192, "references": [],
+//!       "deriver": "/nix/store/…-glibc-2.36.drv" }
+//!   ]
+//! }
+//! ```
+//!
+//! `kind` is always the first key, so a file cut short is still recognised as a
+//! snapshot (and refused as truncated) rather than as some unknown JSON. `paths` is in
+//! store-path order and holds exactly the closure of `roots`; `path_count` and
+//! `closure_size` let a reader check that nothing is missing. There is no creation
+//! time: a snapshot of the same closure is byte-for-byte the same file, so committed
+//! baselines only change when the closure does.
+//!
+//! Readers (`crate::load::snapshot`) refuse a `schema_version` above
+//! [`SNAPSHOT_SCHEMA_VERSION`] and ignore keys they do not know, so adding a field is
+//! compatible; renaming or removing one needs a new schema version.
+
+use serde::{Deserialize, Serialize};
+
+use super::SourceRef;
+
+/// The value of `kind` in every snapshot file.
+pub const SNAPSHOT_KIND: &str = "nixcut-snapshot";
+
+/// The snapshot schema this nixcut writes, and the newest it can read.
+pub const SNAPSHOT_SCHEMA_VERSION: u32 = 1;
+
+/// A snapshot file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Snapshot {
+    /// Always [`SNAPSHOT_KIND`].
+    pub kind: String,
+    /// [`SNAPSHOT_SCHEMA_VERSION`] when written by this nixcut.
+    pub schema_version: u32,
+    /// The version of nixcut that wrote the file.
+    pub nixcut_version: String,
+    /// The logical store directory every path is in.
+    pub store_dir: String,
+    /// The root (full store path); with several roots the first, `roots` has all.
+    pub root: String,
+    pub roots: Vec<String>,
+    /// The input the snapshot was taken from.
+    pub created_from: SourceRef,
+    /// Sum of the NAR sizes of `paths`.
+    pub closure_size: u64,
+    /// Number of entries in `paths`.
+    pub path_count: usize,
+    /// Every path of the closure, in store-path order.
+    pub paths: Vec<SnapshotPath>,
+}
+
+/// One path of a [`Snapshot`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SnapshotPath {
+    /// Full store path.
+    pub path: String,
+    pub nar_size: u64,
+    /// SRI (`sha256-<base64>`) when the source had a NAR hash.
+    pub nar_hash: Option<String>,
+    /// NAR sizes of everything this path reaches, itself included.
+    pub closure_size: u64,
+    /// Full store paths, sorted; may include the path itself.
+    pub references: Vec<String>,
+    /// The `.drv` that built the path, when the source said.
+    pub deriver: Option<String>,
+}
