@@ -5,7 +5,8 @@
 //! (the stable, base-name keyed format) and, should that flag be refused anyway, the
 //! query is retried without it. `--extra-experimental-features nix-command` is always
 //! passed, so Nix builds that do not enable the `nix` command by default work too.
-//! Nothing here writes to the store: only `path-info` is run. A store under
+//! Nothing here writes to the store: only `path-info` is run, with substitution off so
+//! that a path missing locally is reported rather than downloaded. A store under
 //! `--store-root` is not queried, because opening it would make Nix create its
 //! database there.
 
@@ -169,6 +170,9 @@ pub fn path_info_args(store_path: &str, json_format_2: bool) -> Vec<OsString> {
     let mut args: Vec<OsString> = [
         "--extra-experimental-features",
         "nix-command",
+        "--option",
+        "substitute",
+        "false",
         "path-info",
         "--json",
         "-r",
@@ -201,6 +205,10 @@ pub fn load(
                    file"
                 .into(),
         });
+    }
+    let physical = opts.physical_store_dir().join(store_path.to_string());
+    if let Err(e) = std::fs::symlink_metadata(&physical) {
+        return Err(LoadError::io(&physical, e));
     }
     let version = opts.nix.version()?;
     let text = opts.nix.path_info_json(&full, &version)?;
@@ -249,7 +257,8 @@ mod tests {
         let s: Vec<_> = a.iter().map(|x| x.to_string_lossy().into_owned()).collect();
         assert_eq!(
             s.join(" "),
-            "--extra-experimental-features nix-command path-info --json -r -S --json-format 2 /nix/store/x"
+            "--extra-experimental-features nix-command --option substitute false \
+             path-info --json -r -S --json-format 2 /nix/store/x"
         );
         assert!(!path_info_args("/nix/store/x", false)
             .iter()
@@ -262,6 +271,30 @@ mod tests {
         let e = nix.version().unwrap_err();
         assert!(matches!(e, LoadError::NixMissing { .. }));
         assert!(e.to_string().contains("install Nix"), "{e}");
+    }
+
+    fn fake_nix(dir: &Path, script: &str) -> NixCommand {
+        use std::os::unix::fs::PermissionsExt;
+        let fake = dir.join("nix");
+        std::fs::write(&fake, format!("#!/bin/sh\n{script}")).unwrap();
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+        NixCommand::new(fake)
+    }
+
+    #[test]
+    fn falls_back_when_json_format_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let nix = fake_nix(
+            dir.path(),
+            "case \"$*\" in\n\
+             --version) echo 'nix (Nix) 2.33.0';;\n\
+             *--json-format*) echo \"error: unrecognised flag '--json-format'\" >&2; exit 1;;\n\
+             *) echo '[]';;\n\
+             esac\n",
+        );
+        let v = nix.version().unwrap();
+        assert!(v.has_json_format());
+        assert_eq!(nix.path_info_json("/nix/store/x", &v).unwrap().trim(), "[]");
     }
 
     #[test]

@@ -5,7 +5,9 @@
 //! sniffed as JSON (`nix path-info --json` of any Nix version, a structured-attrs
 //! `.attrs.json`, a nixcut snapshot) or text (registration records, or the sizeless
 //! `exportReferencesGraph` records); a store path, or a symlink to one such as
-//! `./result`, is queried through the installed `nix`. Each format lives in its own
+//! `./result`, is queried through the installed `nix` (even when that store path is
+//! itself, say, a closureInfo output: name a file inside it, `result/registration`, to
+//! read the file instead). Each format lives in its own
 //! file; all of them fill the vocabulary of `crate::store` and nothing else. The graph
 //! layer reads the resulting [`Closure`].
 //!
@@ -264,7 +266,11 @@ fn detect_content(path: &Path) -> Result<Content, LoadError> {
     }
     let bytes = std::fs::read(path).map_err(|e| LoadError::io(path, e))?;
     let text = match String::from_utf8(bytes) {
-        Ok(t) => t,
+        // A byte-order mark (some Windows editors add one) is not part of any format.
+        Ok(t) => match t.strip_prefix('\u{feff}') {
+            Some(rest) => rest.to_string(),
+            None => t,
+        },
         Err(e) => {
             return Ok(Content::Unknown(format!(
                 "binary data (not UTF-8 at byte {})",
@@ -307,7 +313,7 @@ fn detect_dir(path: &Path) -> Content {
 /// Sniff a file's text. `Ok(Err(seen))` when the format is unknown; `Err` when the
 /// file is JSON that does not parse.
 fn sniff_text(text: &str, path: &Path) -> Result<Result<Detected, String>, LoadError> {
-    let t = text.trim_start_matches('\u{feff}').trim_start();
+    let t = text.trim_start();
     if t.starts_with('{') || t.starts_with('[') {
         let value: serde_json::Value = path_info_json::parse_value(text, path)?;
         return Ok(match path_info_json::classify(&value) {
@@ -524,6 +530,16 @@ mod tests {
     }
 
     #[test]
+    fn byte_order_marks_are_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("bom.json");
+        let text = std::fs::read_to_string(fixture("path-info-2.8.json")).unwrap();
+        std::fs::write(&p, format!("\u{feff}{text}")).unwrap();
+        let c = load(p.to_str().unwrap(), &LoadOptions::default()).unwrap();
+        assert_eq!(c.paths.len(), 5);
+    }
+
+    #[test]
     fn missing_input_names_it() {
         let e = load("/nonexistent/nixcut-input", &LoadOptions::default()).unwrap_err();
         assert!(matches!(e, LoadError::Io { .. }));
@@ -559,6 +575,10 @@ mod tests {
             .unwrap();
         assert_eq!(sub, "lib");
         assert!(store_path_of(root.path(), &opts).unwrap().is_none());
+        let rel = root.path().join("rel");
+        std::os::unix::fs::symlink(format!("nix/store/{sp}/lib"), &rel).unwrap();
+        let (p, sub) = store_path_of(&rel, &opts).unwrap().unwrap();
+        assert_eq!((p.to_string().as_str(), sub.as_str()), (sp, "lib"));
         // The live store under a store root is not queried (Nix would open its database).
         let e = load(link.to_str().unwrap(), &opts).unwrap_err();
         assert!(matches!(e, LoadError::Unsupported { .. }), "{e}");
