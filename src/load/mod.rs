@@ -530,6 +530,21 @@ mod tests {
     }
 
     #[test]
+    fn a_damaged_first_record_is_located_not_unknown() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("db");
+        let text = std::fs::read_to_string(fixture("dump-db.txt")).unwrap();
+        std::fs::write(&p, text.replacen("\n456\n", "\n4x6\n", 1)).unwrap();
+        let e = load(p.to_str().unwrap(), &LoadOptions::default()).unwrap_err();
+        match e {
+            LoadError::Text {
+                line, ref expected, ..
+            } => assert_eq!((line, expected.as_str()), (3, "the NAR size (a number)")),
+            other => panic!("{other}"),
+        }
+    }
+
+    #[test]
     fn byte_order_marks_are_skipped() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("bom.json");

@@ -414,7 +414,7 @@ impl<'a> Builder<'a> {
 
 /// Add a hint about `--store-dir` to a store-path error about the store directory.
 pub(crate) fn with_store_dir_hint(msg: String, sd: &StoreDir) -> String {
-    if msg.contains("not inside the store directory") {
+    if msg.starts_with("`/") && msg.contains("not inside the store directory") {
         format!("{msg} (the input's store directory is taken to be {sd}; pass --store-dir if it is another)")
     } else {
         msg

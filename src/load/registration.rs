@@ -24,12 +24,16 @@ pub enum RecordKind {
 }
 
 /// Tell the layouts apart by the first record; `None` when the text is neither.
+///
+/// Line 1 must look like a store path. A hash on line 2 makes a registration file, an
+/// empty line or a path (the deriver) an `exportReferencesGraph` file. Line 3 (a
+/// number in both) is left to the parser, so that a damaged first record gets an error
+/// at its line rather than "unknown format".
 pub fn sniff(text: &str) -> Option<RecordKind> {
     let mut lines = text.lines().skip_while(|l| l.trim().is_empty());
     let first = lines.next()?.trim();
     let second = lines.next()?.trim();
-    let third = lines.next()?.trim();
-    if !first.starts_with('/') || third.parse::<u64>().is_err() {
+    if !looks_like_store_path(first) {
         return None;
     }
     if second.is_empty() || second.starts_with('/') {
@@ -39,6 +43,13 @@ pub fn sniff(text: &str) -> Option<RecordKind> {
     } else {
         None
     }
+}
+
+/// Whether a line is `<dir>/<hash>-<name>` in some store directory.
+fn looks_like_store_path(s: &str) -> bool {
+    s.starts_with('/')
+        && s.rsplit_once('/')
+            .is_some_and(|(_, base)| StorePath::from_base_name(base).is_ok())
 }
 
 /// Whether a line can be a NAR hash in one of the spellings Nix writes.
@@ -247,16 +258,18 @@ mod tests {
 
     #[test]
     fn sniffing() {
+        let p = "/nix/store/x71ahacbysflg2pf8638mdh69871353b-libfoo-3.2";
+        let erg = Some(RecordKind::ExportReferencesGraph);
+        let reg = Some(RecordKind::Registration);
         assert_eq!(sniff("hello\n"), None);
-        assert_eq!(sniff("/nix/store/x\n\nfoo\n"), None);
+        assert_eq!(sniff("/nix/store/x\n\n0\n"), None);
+        assert_eq!(sniff(&format!("{p}\n/nix/store/y.drv\n0\n")), erg);
+        assert_eq!(sniff(&format!("{p}\n\nfoo\n")), erg);
+        assert_eq!(sniff(&format!("\n{p}\nabcd\n12\n")), reg);
         assert_eq!(
-            sniff("/nix/store/x\n/nix/store/y.drv\n0\n"),
-            Some(RecordKind::ExportReferencesGraph)
+            sniff(&format!("/gnu/store/{}\nabcd\nlots\n", &p[11..])),
+            reg
         );
-        assert_eq!(
-            sniff("\n/nix/store/x\nabcd\n12\n"),
-            Some(RecordKind::Registration)
-        );
-        assert_eq!(sniff("/nix/store/x\nab cd\n12\n"), None);
+        assert_eq!(sniff(&format!("{p}\nab cd\n12\n")), None);
     }
 }
