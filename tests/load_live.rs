@@ -125,7 +125,7 @@ fn live_store_matches_dump_db_and_binary_cache() {
     // A binary cache made by `nix copy`.
     let cache = tmp.path().join("cache");
     let mut cp = nix_cmd("nix");
-    cp.arg("copy")
+    cp.args(["--extra-experimental-features", "nix-command", "copy"])
         .arg("--to")
         .arg(format!("file://{}", cache.display()))
         .arg(&result);

@@ -23,7 +23,6 @@ pub mod path_info_json;
 pub mod registration;
 pub mod structured_attrs;
 
-use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -177,22 +176,6 @@ enum Detected {
     StructuredAttrs,
     Registration(registration::RecordKind),
     Snapshot,
-}
-
-impl fmt::Display for Detected {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Detected::ClosureInfoDir => "a closureInfo directory",
-            Detected::BinaryCacheDir => "a binary cache",
-            Detected::PathInfoJson => "`nix path-info --json` output",
-            Detected::StructuredAttrs => "a structured-attrs .attrs.json",
-            Detected::Registration(registration::RecordKind::Registration) => "a registration file",
-            Detected::Registration(registration::RecordKind::ExportReferencesGraph) => {
-                "an exportReferencesGraph file"
-            }
-            Detected::Snapshot => "a nixcut snapshot",
-        })
-    }
 }
 
 /// Load `input` (a path, see the module docs) into a [`Closure`], detecting its format
