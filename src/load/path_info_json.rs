@@ -154,6 +154,8 @@ pub fn parse(text: &str, path: &Path, opts: &LoadOptions) -> Result<Closure, Loa
             for (i, raw) in entries.into_iter().enumerate() {
                 let Some(key) = raw.path.clone() else {
                     if raw.valid == Some(false) {
+                        // Nothing to name it by but its position; still report it.
+                        b.entry(&format!("[{i}]"), None)?;
                         continue;
                     }
                     return Err(LoadError::JsonEntry {
@@ -646,6 +648,13 @@ mod tests {
         assert_eq!(get(&c, FOO).nar_size, None);
         assert!(c.warnings.iter().any(|w| w.contains("no narSize")));
         assert!(c.warnings.iter().any(|w| w.contains("deriver")));
+    }
+
+    #[test]
+    fn invalid_entries_without_a_path_are_still_reported() {
+        let c = load_str(r#"[{"valid": false}]"#).unwrap();
+        assert_eq!(c.invalid.len(), 1);
+        assert_eq!(c.invalid[0].path, "[0]");
     }
 
     #[test]
