@@ -8,6 +8,7 @@
 
 pub mod analysis;
 pub mod graph;
+pub mod load;
 pub mod render;
 pub mod report;
 pub mod store;

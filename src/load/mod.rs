@@ -1,0 +1,584 @@
+//! Loaders: every input nixcut accepts, turned into one [`Closure`].
+//!
+//! [`load`] looks at what an input *is*, never at its name: a directory is a closureInfo
+//! output (it has `registration`) or a binary cache (it has `nix-cache-info`); a file is
+//! sniffed as JSON (`nix path-info --json` of any Nix version, a structured-attrs
+//! `.attrs.json`, a nixcut snapshot) or text (registration records, or the sizeless
+//! `exportReferencesGraph` records); a store path, or a symlink to one such as
+//! `./result`, is queried through the installed `nix` (even when that store path is
+//! itself, say, a closureInfo output: name a file inside it, `result/registration`, to
+//! read the file instead). Each format lives in its own
+//! file; all of them fill the vocabulary of `crate::store` and nothing else. The graph
+//! layer reads the resulting [`Closure`].
+//!
+//! Errors are [`LoadError`]s naming the file and the position (line and column for
+//! JSON, line and what was expected for text). Problems that do not stop loading
+//! (invalid paths, missing sizes, cross-check mismatches) become
+//! [`Closure::warnings`].
+
+pub mod binary_cache;
+pub mod closure_info;
+pub mod live;
+pub mod path_info_json;
+pub mod registration;
+pub mod structured_attrs;
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::store::{Closure, StoreDir, StorePath};
+
+pub use live::NixCommand;
+
+/// How to read inputs: which store directory the paths are in, where its files
+/// physically are, and which `nix` to ask about the live store.
+#[derive(Debug, Clone, Default)]
+pub struct LoadOptions {
+    /// The logical store directory (`--store-dir`). `None`: take it from the input when
+    /// the input says, else `/nix/store`.
+    pub store_dir: Option<StoreDir>,
+    /// Where the store directory's files physically are (`--store-root`): the store
+    /// directory `D` is found at `<store_root>/D`. `None`: at `D` itself.
+    pub store_root: Option<PathBuf>,
+    /// The `nix` binary used to query the live store.
+    pub nix: NixCommand,
+}
+
+impl LoadOptions {
+    /// The store directory to use when the input does not name one.
+    pub fn store_dir_or_default(&self) -> StoreDir {
+        self.store_dir.clone().unwrap_or_default()
+    }
+
+    /// Where the store directory's files are on this machine.
+    pub fn physical_store_dir(&self) -> PathBuf {
+        let sd = self.store_dir_or_default();
+        match &self.store_root {
+            Some(root) => root.join(sd.as_str().trim_start_matches('/')),
+            None => PathBuf::from(sd.as_str()),
+        }
+    }
+}
+
+/// Why an input could not be loaded. Every variant names the input; JSON errors carry
+/// a line and column, text errors a line and what was expected there.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The input does not exist or cannot be read.
+    #[error("cannot read {}: {source}", .path.display())]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The operating-system error.
+        source: io::Error,
+    },
+    /// JSON that does not parse, or a value of the wrong type, at a known position.
+    #[error("{}:{line}:{column}: {message}", .path.display())]
+    Json {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// A JSON value that parses but makes no sense, found by entry rather than by
+    /// position (the position could not be recovered).
+    #[error("{}: entry {entry}: {message}", .path.display())]
+    JsonEntry {
+        /// The file.
+        path: PathBuf,
+        /// The entry: its key, or `[index]` in an array.
+        entry: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A text record (registration, `exportReferencesGraph`, `.narinfo`, closureInfo
+    /// file) that does not have the expected line.
+    #[error("{}:{line}: expected {expected}, found {found}", .path.display())]
+    Text {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// What the format has at this line.
+        expected: String,
+        /// What the file has, quoted, or `end of file`.
+        found: String,
+    },
+    /// The input is none of the formats nixcut reads.
+    #[error("{}: unknown input format: {seen}; expected {}", .path.display(), EXPECTED_FORMATS)]
+    UnknownFormat {
+        /// The file or directory.
+        path: PathBuf,
+        /// A description of what was there.
+        seen: String,
+    },
+    /// A format nixcut recognises but cannot read (yet, or in this configuration).
+    #[error("{}: {what} is not supported: {hint}", .path.display())]
+    Unsupported {
+        /// The file, directory or store path.
+        path: PathBuf,
+        /// What was recognised.
+        what: String,
+        /// What to do instead.
+        hint: String,
+    },
+    /// An input whose parts contradict each other or lack something required.
+    #[error("{}: {message}", .path.display())]
+    Invalid {
+        /// The file or directory.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// The `nix` binary could not be started.
+    #[error("cannot run `{program}` to query the store: {source}; install Nix, or pass the output of `nix path-info --json -r -S PATH` instead")]
+    NixMissing {
+        /// The program that was run.
+        program: String,
+        /// The operating-system error.
+        source: io::Error,
+    },
+    /// `nix` ran and failed.
+    #[error("`{command}` failed ({status}):\n{stderr}")]
+    NixFailed {
+        /// The command line.
+        command: String,
+        /// The exit status.
+        status: String,
+        /// What `nix` printed on stderr.
+        stderr: String,
+    },
+}
+
+const EXPECTED_FORMATS: &str = "a store path or a symlink to one, `nix path-info --json` \
+output, a registration or exportReferencesGraph file, a structured-attrs .attrs.json, a \
+closureInfo directory or a binary cache directory";
+
+impl LoadError {
+    pub(crate) fn io(path: &Path, source: io::Error) -> LoadError {
+        LoadError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
+/// What an input turned out to be.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Detected {
+    ClosureInfoDir,
+    BinaryCacheDir,
+    PathInfoJson,
+    StructuredAttrs,
+    Registration(registration::RecordKind),
+    Snapshot,
+}
+
+/// Load `input` (a path, see the module docs) into a [`Closure`], detecting its format
+/// from its content.
+pub fn load(input: &str, opts: &LoadOptions) -> Result<Closure, LoadError> {
+    let path = Path::new(input);
+    let mut closure = match store_path_of(path, opts)? {
+        // The store path itself (or a symlink to it): ask Nix.
+        Some((sp, sub)) if sub.is_empty() => live::load(path, &sp, opts)?,
+        // A file or directory inside a store path: read it if it is a format we know,
+        // else ask Nix about the store path that contains it.
+        Some((sp, _)) => match detect_content(path)? {
+            Content::Known(kind, text) => load_detected(path, kind, text, opts)?,
+            Content::Unknown(_) => {
+                let mut c = live::load(path, &sp, opts)?;
+                c.warnings.push(format!(
+                    "{} is inside store path {}; loaded that store path's closure",
+                    path.display(),
+                    opts.store_dir_or_default().display(&sp)
+                ));
+                c
+            }
+        },
+        None => match detect_content(path)? {
+            Content::Known(kind, text) => load_detected(path, kind, text, opts)?,
+            Content::Unknown(seen) => {
+                return Err(LoadError::UnknownFormat {
+                    path: path.to_path_buf(),
+                    seen,
+                })
+            }
+        },
+    };
+    warn_if_not_closed(&mut closure);
+    Ok(closure)
+}
+
+fn load_detected(
+    path: &Path,
+    kind: Detected,
+    text: Option<String>,
+    opts: &LoadOptions,
+) -> Result<Closure, LoadError> {
+    let text = text.unwrap_or_default();
+    match kind {
+        Detected::ClosureInfoDir => closure_info::load_dir(path, opts),
+        Detected::BinaryCacheDir => binary_cache::load_dir(path, opts),
+        Detected::PathInfoJson => path_info_json::parse(&text, path, opts),
+        Detected::StructuredAttrs => structured_attrs::parse(&text, path, opts),
+        Detected::Registration(k) => {
+            registration::parse(&text, k, path, &opts.store_dir_or_default())
+        }
+        Detected::Snapshot => Err(LoadError::Unsupported {
+            path: path.to_path_buf(),
+            what: "a nixcut snapshot".into(),
+            hint: "snapshot files cannot be loaded by this version yet".into(),
+        }),
+    }
+}
+
+/// The result of sniffing a file or directory: its format and, for files, its text.
+enum Content {
+    Known(Detected, Option<String>),
+    Unknown(String),
+}
+
+fn detect_content(path: &Path) -> Result<Content, LoadError> {
+    let meta = std::fs::metadata(path).map_err(|e| LoadError::io(path, e))?;
+    if meta.is_dir() {
+        return Ok(detect_dir(path));
+    }
+    let bytes = std::fs::read(path).map_err(|e| LoadError::io(path, e))?;
+    let text = match String::from_utf8(bytes) {
+        // A byte-order mark (some Windows editors add one) is not part of any format.
+        Ok(t) => match t.strip_prefix('\u{feff}') {
+            Some(rest) => rest.to_string(),
+            None => t,
+        },
+        Err(e) => {
+            return Ok(Content::Unknown(format!(
+                "binary data (not UTF-8 at byte {})",
+                e.utf8_error().valid_up_to()
+            )))
+        }
+    };
+    let kind = match sniff_text(&text, path)? {
+        Ok(kind) => kind,
+        Err(seen) => return Ok(Content::Unknown(seen)),
+    };
+    Ok(Content::Known(kind, Some(text)))
+}
+
+fn detect_dir(path: &Path) -> Content {
+    if path.join("registration").is_file() {
+        return Content::Known(Detected::ClosureInfoDir, None);
+    }
+    if path.join("nix-cache-info").is_file() {
+        return Content::Known(Detected::BinaryCacheDir, None);
+    }
+    let mut names: Vec<String> = std::fs::read_dir(path)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    let total = names.len();
+    names.truncate(8);
+    let more = if total > names.len() { ", …" } else { "" };
+    Content::Unknown(format!(
+        "a directory without `registration` (closureInfo) or `nix-cache-info` (binary \
+         cache); it holds [{}{more}]",
+        names.join(", ")
+    ))
+}
+
+/// Sniff a file's text. `Ok(Err(seen))` when the format is unknown; `Err` when the
+/// file is JSON that does not parse.
+fn sniff_text(text: &str, path: &Path) -> Result<Result<Detected, String>, LoadError> {
+    let t = text.trim_start();
+    if t.starts_with('{') || t.starts_with('[') {
+        let value: serde_json::Value = path_info_json::parse_value(text, path)?;
+        return Ok(match path_info_json::classify(&value) {
+            path_info_json::JsonShape::PathInfo(_) => Ok(Detected::PathInfoJson),
+            path_info_json::JsonShape::StructuredAttrs => Ok(Detected::StructuredAttrs),
+            path_info_json::JsonShape::Snapshot => Ok(Detected::Snapshot),
+            path_info_json::JsonShape::Unknown(seen) => Err(seen),
+        });
+    }
+    if t.is_empty() {
+        return Ok(Err("an empty file".into()));
+    }
+    Ok(match registration::sniff(text) {
+        Some(k) => Ok(Detected::Registration(k)),
+        None => Err(format!(
+            "text starting with `{}`",
+            sanitize(text.lines().next().unwrap_or_default(), 60)
+        )),
+    })
+}
+
+/// If `path` (or what its symlinks lead to) lies in the store directory, the store path
+/// it is in and the sub-path below that store path.
+fn store_path_of(
+    path: &Path,
+    opts: &LoadOptions,
+) -> Result<Option<(StorePath, String)>, LoadError> {
+    let store = opts.physical_store_dir();
+    let mut cur = absolute(path);
+    for _ in 0..40 {
+        if let Some(found) = in_store(&cur, &store, opts)? {
+            return Ok(Some(found));
+        }
+        match std::fs::symlink_metadata(&cur) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let target = std::fs::read_link(&cur).map_err(|e| LoadError::io(&cur, e))?;
+                let parent = cur.parent().map(Path::to_path_buf).unwrap_or_default();
+                cur = normalize(&parent.join(target));
+            }
+            Ok(_) => break,
+            Err(e) => return Err(LoadError::io(path, e)),
+        }
+    }
+    // Directories on the way may be symlinks too (`/tmp` → `/private/tmp`, a store
+    // mounted elsewhere); look at the fully resolved path once more.
+    match std::fs::canonicalize(&cur) {
+        Ok(c) => in_store(&c, &store, opts),
+        Err(e) => Err(LoadError::io(path, e)),
+    }
+}
+
+fn in_store(
+    p: &Path,
+    store: &Path,
+    opts: &LoadOptions,
+) -> Result<Option<(StorePath, String)>, LoadError> {
+    let Ok(rest) = p.strip_prefix(store) else {
+        return Ok(None);
+    };
+    let mut comps = rest.components();
+    let Some(first) = comps.next() else {
+        return Ok(None); // the store directory itself
+    };
+    let base = first.as_os_str().to_string_lossy();
+    match StorePath::from_base_name(&base) {
+        Ok(sp) => Ok(Some((sp, comps.as_path().to_string_lossy().into_owned()))),
+        Err(e) => Err(LoadError::Invalid {
+            path: p.to_path_buf(),
+            message: format!(
+                "it is inside the store directory {} but not a store path: {e}",
+                opts.store_dir_or_default()
+            ),
+        }),
+    }
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    if p.is_absolute() {
+        normalize(p)
+    } else {
+        match std::env::current_dir() {
+            Ok(cwd) => normalize(&cwd.join(p)),
+            Err(_) => p.to_path_buf(),
+        }
+    }
+}
+
+/// Remove `.` and `..` lexically (symlinks are followed separately, one at a time).
+fn normalize(p: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// Warn when references point outside the loaded set (e.g. `nix path-info --json`
+/// without `-r`).
+fn warn_if_not_closed(c: &mut Closure) {
+    let missing = c.missing_references();
+    if let Some((from, to)) = missing.first() {
+        c.warnings.push(format!(
+            "the input is not a closed closure: {} reference(s) point to paths it does not \
+             describe (first: {} -> {}); was `-r` forgotten?",
+            missing.len(),
+            c.store_dir.display(from),
+            c.store_dir.display(to)
+        ));
+    }
+}
+
+/// Shorten and make printable a piece of untrusted input for a message.
+pub(crate) fn sanitize(s: &str, max: usize) -> String {
+    let mut out: String = s
+        .chars()
+        .take(max)
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect();
+    if s.chars().count() > max {
+        out.push('…');
+    }
+    out
+}
+
+/// `found` text for a text-format error: the line quoted, or `end of file`.
+pub(crate) fn found(line: Option<&str>) -> String {
+    match line {
+        Some(l) => format!("`{}`", sanitize(l, 80)),
+        None => "end of file".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture(name: &str) -> String {
+        format!("{}/tests/fixtures/load/{name}", env!("CARGO_MANIFEST_DIR"))
+    }
+
+    #[test]
+    fn detects_every_fixture_by_content() {
+        for (name, want) in [
+            ("path-info-2.8.json", Detected::PathInfoJson),
+            ("path-info-format3.json", Detected::PathInfoJson),
+            ("attrs.json", Detected::StructuredAttrs),
+            (
+                "dump-db.txt",
+                Detected::Registration(registration::RecordKind::Registration),
+            ),
+            (
+                "export-references-graph",
+                Detected::Registration(registration::RecordKind::ExportReferencesGraph),
+            ),
+            ("closure-info", Detected::ClosureInfoDir),
+            ("binary-cache", Detected::BinaryCacheDir),
+        ] {
+            match detect_content(Path::new(&fixture(name))).unwrap() {
+                Content::Known(k, _) => assert_eq!(k, want, "{name}"),
+                Content::Unknown(seen) => panic!("{name}: {seen}"),
+            }
+        }
+    }
+
+    #[test]
+    fn detection_ignores_file_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("closure.json");
+        std::fs::copy(fixture("dump-db.txt"), &p).unwrap();
+        let c = load(p.to_str().unwrap(), &LoadOptions::default()).unwrap();
+        assert_eq!(c.source, crate::store::SourceKind::Registration);
+    }
+
+    #[test]
+    fn unknown_inputs_say_what_was_seen() {
+        let dir = tempfile::tempdir().unwrap();
+        let cases: [(&str, &[u8], &str); 5] = [
+            ("a", b"hello world\n", "text starting with `hello world`"),
+            ("b", b"", "an empty file"),
+            ("c", b"\xff\xfe\x00", "binary data"),
+            ("d", b"{\"foo\": 1}", "JSON object"),
+            ("e", b"42", "text starting with `42`"),
+        ];
+        for (name, bytes, want) in cases {
+            let p = dir.path().join(name);
+            std::fs::write(&p, bytes).unwrap();
+            let e = load(p.to_str().unwrap(), &LoadOptions::default()).unwrap_err();
+            assert!(matches!(e, LoadError::UnknownFormat { .. }), "{e}");
+            let msg = e.to_string();
+            assert!(msg.contains(want), "{msg}");
+            assert!(msg.contains(p.to_str().unwrap()), "{msg}");
+        }
+        let e = load(dir.path().to_str().unwrap(), &LoadOptions::default()).unwrap_err();
+        assert!(e.to_string().contains("without `registration`"), "{e}");
+    }
+
+    #[test]
+    fn json_syntax_errors_have_line_and_column() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x.json");
+        std::fs::write(&p, "[\n  {\"path\": \"/nix/store/x\",\n   oops}\n]").unwrap();
+        let e = load(p.to_str().unwrap(), &LoadOptions::default()).unwrap_err();
+        match e {
+            LoadError::Json { line, column, .. } => assert_eq!((line, column), (3, 4)),
+            other => panic!("{other}"),
+        }
+    }
+
+    #[test]
+    fn a_damaged_first_record_is_located_not_unknown() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("db");
+        let text = std::fs::read_to_string(fixture("dump-db.txt")).unwrap();
+        std::fs::write(&p, text.replacen("\n456\n", "\n4x6\n", 1)).unwrap();
+        let e = load(p.to_str().unwrap(), &LoadOptions::default()).unwrap_err();
+        match e {
+            LoadError::Text {
+                line, ref expected, ..
+            } => assert_eq!((line, expected.as_str()), (3, "the NAR size (a number)")),
+            other => panic!("{other}"),
+        }
+    }
+
+    #[test]
+    fn byte_order_marks_are_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("bom.json");
+        let text = std::fs::read_to_string(fixture("path-info-2.8.json")).unwrap();
+        std::fs::write(&p, format!("\u{feff}{text}")).unwrap();
+        let c = load(p.to_str().unwrap(), &LoadOptions::default()).unwrap();
+        assert_eq!(c.paths.len(), 5);
+    }
+
+    #[test]
+    fn missing_input_names_it() {
+        let e = load("/nonexistent/nixcut-input", &LoadOptions::default()).unwrap_err();
+        assert!(matches!(e, LoadError::Io { .. }));
+        assert!(e.to_string().contains("/nonexistent/nixcut-input"), "{e}");
+    }
+
+    #[test]
+    fn snapshot_is_recognised_but_unsupported() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("snap");
+        std::fs::write(&p, r#"{"kind": "nixcut-snapshot", "schema_version": 1}"#).unwrap();
+        let e = load(p.to_str().unwrap(), &LoadOptions::default()).unwrap_err();
+        assert!(matches!(e, LoadError::Unsupported { .. }), "{e}");
+    }
+
+    #[test]
+    fn store_root_maps_store_paths() {
+        let root = tempfile::tempdir().unwrap();
+        let store = root.path().join("nix/store");
+        let sp = "9fm8cfjwd9nhpc06bz4fdgmc4gwdi2dq-rocblas-5.7.1";
+        std::fs::create_dir_all(store.join(sp).join("lib")).unwrap();
+        let opts = LoadOptions {
+            store_root: Some(root.path().to_path_buf()),
+            ..LoadOptions::default()
+        };
+        let link = root.path().join("result");
+        std::os::unix::fs::symlink(store.join(sp), &link).unwrap();
+        let (p, sub) = store_path_of(&link, &opts).unwrap().unwrap();
+        assert_eq!(p.to_string(), sp);
+        assert_eq!(sub, "");
+        let (_, sub) = store_path_of(&store.join(sp).join("lib"), &opts)
+            .unwrap()
+            .unwrap();
+        assert_eq!(sub, "lib");
+        assert!(store_path_of(root.path(), &opts).unwrap().is_none());
+        let rel = root.path().join("rel");
+        std::os::unix::fs::symlink(format!("nix/store/{sp}/lib"), &rel).unwrap();
+        let (p, sub) = store_path_of(&rel, &opts).unwrap().unwrap();
+        assert_eq!((p.to_string().as_str(), sub.as_str()), (sp, "lib"));
+        // The live store under a store root is not queried (Nix would open its database).
+        let e = load(link.to_str().unwrap(), &opts).unwrap_err();
+        assert!(matches!(e, LoadError::Unsupported { .. }), "{e}");
+    }
+}

@@ -1,0 +1,677 @@
+//! `nix path-info --json` output of every Nix version, read into a [`Closure`].
+//!
+//! The shapes (see `docs/nix-formats.md`): an array of objects with `path` (≤ 2.18 and
+//! Lix; `sha256:<nix32>` hashes up to 2.3, SRI after; `valid` from 2.15); an object
+//! keyed by full store path (2.19+, explicit `null`s from 2.23, per-entry `version` and
+//! `storeDir` in 2.33's format 1); and the `{version, storeDir, info}` wrapper of
+//! formats 2 and 3 (2.33+), keyed by base names, with base-name references and
+//! deriver, `ca` as an object and, in format 3, signatures as `{keyName, sig}`.
+//! Invalid paths (`valid: false`, `null`) go to [`Closure::invalid`] with a warning.
+//! Unknown fields are ignored.
+//!
+//! Parsing happens twice: once into a `serde_json::Value` to tell the shapes apart
+//! (shared with `super::load`'s sniffing), once into typed structs so that a value of
+//! the wrong type is reported with serde_json's line and column. Errors found after
+//! parsing (a malformed store path) are located by searching the text for the
+//! offending string.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::{structured_attrs, LoadError, LoadOptions};
+use crate::store::{Closure, InvalidPath, NarHash, PathInfo, SourceKind, StoreDir};
+
+/// The shape of a JSON input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JsonShape {
+    /// `nix path-info --json` output.
+    PathInfo(PathInfoShape),
+    /// A structured-attrs `.attrs.json` with `exportReferencesGraph` results.
+    StructuredAttrs,
+    /// A nixcut snapshot.
+    Snapshot,
+    /// Something else, described for the error message.
+    Unknown(String),
+}
+
+/// Which `nix path-info --json` layout a document has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathInfoShape {
+    /// An array of objects with `path` (Nix ≤ 2.18, Lix).
+    Array,
+    /// An object keyed by full store path (Nix 2.19 – 2.32, 2.33+ format 1).
+    Keyed,
+    /// `{version, storeDir, info}` keyed by base name (Nix 2.33+ formats 2 and 3).
+    Wrapper,
+}
+
+/// Parse JSON text, reporting a syntax error with its line and column.
+pub fn parse_value(text: &str, path: &Path) -> Result<Value, LoadError> {
+    serde_json::from_str(text).map_err(|e| json_error(path, &e))
+}
+
+/// Turn a serde_json error into a [`LoadError::Json`] with its position.
+pub(crate) fn json_error(path: &Path, e: &serde_json::Error) -> LoadError {
+    let full = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    let message = full.strip_suffix(&suffix).unwrap_or(&full).to_string();
+    LoadError::Json {
+        path: path.to_path_buf(),
+        line: e.line(),
+        column: e.column(),
+        message,
+    }
+}
+
+/// Tell the JSON inputs apart by their structure.
+pub fn classify(v: &Value) -> JsonShape {
+    match v {
+        Value::Array(items) => {
+            if items.iter().all(Value::is_object) {
+                JsonShape::PathInfo(PathInfoShape::Array)
+            } else {
+                JsonShape::Unknown("a JSON array whose items are not all objects".into())
+            }
+        }
+        Value::Object(map) => {
+            if map.get("kind").and_then(Value::as_str) == Some("nixcut-snapshot")
+                || map.contains_key("nixcut_snapshot")
+            {
+                return JsonShape::Snapshot;
+            }
+            if map.get("info").is_some_and(Value::is_object) && map.contains_key("version") {
+                return JsonShape::PathInfo(PathInfoShape::Wrapper);
+            }
+            if map
+                .iter()
+                .all(|(k, v)| k.starts_with('/') && (v.is_object() || v.is_null()))
+            {
+                return JsonShape::PathInfo(PathInfoShape::Keyed);
+            }
+            if !structured_attrs::graph_keys(map).is_empty() {
+                return JsonShape::StructuredAttrs;
+            }
+            let mut keys: Vec<String> =
+                map.keys().take(8).map(|k| super::sanitize(k, 40)).collect();
+            if map.len() > keys.len() {
+                keys.push("…".into());
+            }
+            JsonShape::Unknown(format!("a JSON object with keys [{}]", keys.join(", ")))
+        }
+        other => JsonShape::Unknown(format!("a JSON {}", json_type(other))),
+    }
+}
+
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Read `nix path-info --json` output of any Nix version. `path` names the input in
+/// messages and in [`Closure::origin`].
+pub fn parse(text: &str, path: &Path, opts: &LoadOptions) -> Result<Closure, LoadError> {
+    let value = parse_value(text, path)?;
+    let shape = match classify(&value) {
+        JsonShape::PathInfo(s) => s,
+        JsonShape::StructuredAttrs => {
+            return Err(LoadError::Invalid {
+                path: path.to_path_buf(),
+                message: "this is a structured-attrs .attrs.json, not `nix path-info --json` \
+                          output"
+                    .into(),
+            })
+        }
+        JsonShape::Snapshot => {
+            return Err(LoadError::UnknownFormat {
+                path: path.to_path_buf(),
+                seen: "a nixcut snapshot, not `nix path-info --json` output".into(),
+            })
+        }
+        JsonShape::Unknown(seen) => {
+            return Err(LoadError::UnknownFormat {
+                path: path.to_path_buf(),
+                seen,
+            })
+        }
+    };
+    drop(value);
+    let typed = |e: serde_json::Error| json_error(path, &e);
+    let mut b = Builder::new(text, path);
+    match shape {
+        PathInfoShape::Array => {
+            let entries: Vec<RawEntry> = serde_json::from_str(text).map_err(typed)?;
+            let doc_sd = entries.iter().find_map(|e| e.store_dir.clone());
+            b.store_dir = b.choose_store_dir(doc_sd, opts);
+            for (i, raw) in entries.into_iter().enumerate() {
+                let Some(key) = raw.path.clone() else {
+                    if raw.valid == Some(false) {
+                        // Nothing to name it by but its position; still report it.
+                        b.entry(&format!("[{i}]"), None)?;
+                        continue;
+                    }
+                    return Err(LoadError::JsonEntry {
+                        path: path.to_path_buf(),
+                        entry: format!("[{i}]"),
+                        message: "it has no `path`".into(),
+                    });
+                };
+                b.entry(&key, Some(raw))?;
+            }
+        }
+        PathInfoShape::Keyed => {
+            let entries: BTreeMap<String, Option<RawEntry>> =
+                serde_json::from_str(text).map_err(typed)?;
+            let doc_sd = entries
+                .values()
+                .find_map(|e| e.as_ref().and_then(|e| e.store_dir.clone()));
+            b.store_dir = b.choose_store_dir(doc_sd, opts);
+            for (key, raw) in entries {
+                b.entry(&key, raw)?;
+            }
+        }
+        PathInfoShape::Wrapper => {
+            let doc: Wrapper = serde_json::from_str(text).map_err(typed)?;
+            if !(2..=3).contains(&doc.version) {
+                b.closure.warnings.push(format!(
+                    "{}: path-info JSON format version {} is newer than this nixcut knows \
+                     (2, 3); read it as format 3",
+                    path.display(),
+                    doc.version
+                ));
+            }
+            let doc_sd = doc.store_dir.clone().or_else(|| {
+                doc.info
+                    .values()
+                    .find_map(|e| e.as_ref().and_then(|e| e.store_dir.clone()))
+            });
+            b.store_dir = b.choose_store_dir(doc_sd, opts);
+            for (key, raw) in doc.info {
+                b.entry(&key, raw)?;
+            }
+        }
+    }
+    Ok(b.finish())
+}
+
+/// One entry as any Nix version writes it; every field optional, unknown fields ignored.
+#[derive(Debug, Deserialize)]
+struct RawEntry {
+    path: Option<String>,
+    #[serde(rename = "narHash")]
+    nar_hash: Option<RawHash>,
+    #[serde(rename = "narSize")]
+    nar_size: Option<u64>,
+    references: Option<Vec<String>>,
+    deriver: Option<String>,
+    #[serde(rename = "registrationTime")]
+    registration_time: Option<i64>,
+    ultimate: Option<bool>,
+    signatures: Option<Vec<RawSig>>,
+    ca: Option<Value>,
+    #[serde(rename = "closureSize")]
+    closure_size: Option<u64>,
+    valid: Option<bool>,
+    #[serde(rename = "storeDir")]
+    store_dir: Option<String>,
+}
+
+/// A hash as a string in any spelling, or as the structured object some Nix
+/// development versions wrote (`{"algorithm", "format", "hash"}`).
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum RawHash {
+    Text(String),
+    Structured {
+        algorithm: String,
+        format: Option<String>,
+        hash: String,
+    },
+}
+
+impl RawHash {
+    fn to_nar_hash(&self) -> NarHash {
+        match self {
+            RawHash::Text(s) => NarHash::parse(s),
+            RawHash::Structured {
+                algorithm,
+                format,
+                hash,
+            } => match format.as_deref() {
+                Some("sri") => NarHash::parse(hash),
+                Some("base64") | None => NarHash::parse(&format!("{algorithm}-{hash}")),
+                Some(_) => NarHash::parse(&format!("{algorithm}:{hash}")),
+            },
+        }
+    }
+}
+
+/// A signature: `key:sig` text (formats ≤ 2) or `{keyName, sig}` (format 3).
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum RawSig {
+    Text(String),
+    Object {
+        #[serde(rename = "keyName")]
+        key_name: String,
+        sig: String,
+    },
+}
+
+#[derive(Debug, Deserialize)]
+struct Wrapper {
+    version: u64,
+    #[serde(rename = "storeDir")]
+    store_dir: Option<String>,
+    info: BTreeMap<String, Option<RawEntry>>,
+}
+
+/// Accumulates entries into a closure, with the text at hand to locate errors.
+struct Builder<'a> {
+    text: &'a str,
+    path: &'a Path,
+    store_dir: StoreDir,
+    closure: Closure,
+    without_size: usize,
+}
+
+impl<'a> Builder<'a> {
+    fn new(text: &'a str, path: &'a Path) -> Builder<'a> {
+        Builder {
+            text,
+            path,
+            store_dir: StoreDir::default(),
+            closure: Closure::new(
+                StoreDir::default(),
+                SourceKind::PathInfoJson,
+                path.display().to_string(),
+            ),
+            without_size: 0,
+        }
+    }
+
+    /// The document's store directory if it names one, else the options', else the
+    /// default; warns when the document and the options disagree.
+    fn choose_store_dir(&mut self, doc: Option<String>, opts: &LoadOptions) -> StoreDir {
+        let sd = match (doc.map(StoreDir::new), &opts.store_dir) {
+            (Some(d), Some(o)) => {
+                if &d != o {
+                    self.closure.warnings.push(format!(
+                        "{} says the store directory is {d}, but {o} was given; using {d}",
+                        self.path.display()
+                    ));
+                }
+                d
+            }
+            (Some(d), None) => d,
+            (None, o) => o.clone().unwrap_or_default(),
+        };
+        self.closure.store_dir = sd.clone();
+        sd
+    }
+
+    /// Error at the first occurrence of `needle` as a JSON string, else by entry.
+    fn located(&self, needle: &str, entry: &str, message: String) -> LoadError {
+        located(self.text, self.path, needle, entry, message)
+    }
+
+    fn entry(&mut self, key: &str, raw: Option<RawEntry>) -> Result<(), LoadError> {
+        let raw = match raw {
+            Some(r) if r.valid != Some(false) => r,
+            other => {
+                let why = if other.is_some() {
+                    "nix reported it as invalid (`valid: false`)"
+                } else {
+                    "nix reported it as invalid (`null`)"
+                };
+                self.closure.warnings.push(format!(
+                    "{}: {key} is not a valid path: {why}",
+                    self.path.display()
+                ));
+                self.closure.invalid.push(InvalidPath {
+                    path: key.to_string(),
+                    why: why.to_string(),
+                });
+                return Ok(());
+            }
+        };
+        let sd = raw
+            .store_dir
+            .as_deref()
+            .map(StoreDir::new)
+            .unwrap_or_else(|| self.store_dir.clone());
+        let path = sd
+            .parse_path_or_base(key)
+            .map_err(|e| self.located(key, key, with_store_dir_hint(e.to_string(), &sd)))?;
+        let mut info = PathInfo::new(path);
+        info.nar_hash = raw.nar_hash.as_ref().map(RawHash::to_nar_hash);
+        info.nar_size = raw.nar_size;
+        if info.nar_size.is_none() {
+            self.without_size += 1;
+        }
+        for r in raw.references.unwrap_or_default() {
+            let rp = sd.parse_path_or_base(&r).map_err(|e| {
+                self.located(
+                    &r,
+                    key,
+                    format!("reference: {}", with_store_dir_hint(e.to_string(), &sd)),
+                )
+            })?;
+            info.references.push(rp);
+        }
+        if let Some(d) = raw.deriver.as_deref() {
+            match sd.parse_path_or_base(d) {
+                Ok(dp) => info.deriver = Some(dp),
+                Err(e) => self.closure.warnings.push(format!(
+                    "{}: {key}: ignored its deriver: {e}",
+                    self.path.display()
+                )),
+            }
+        }
+        info.registration_time = raw.registration_time.and_then(|t| u64::try_from(t).ok());
+        info.ultimate = raw.ultimate;
+        info.signatures = raw
+            .signatures
+            .unwrap_or_default()
+            .into_iter()
+            .map(|s| match s {
+                RawSig::Text(t) => t,
+                RawSig::Object { key_name, sig } => format!("{key_name}:{sig}"),
+            })
+            .collect();
+        info.ca = raw.ca.map(|v| match v {
+            Value::String(s) => s,
+            other => other.to_string(),
+        });
+        info.reported_closure_size = raw.closure_size;
+        if self.closure.paths.contains_key(&info.path) {
+            self.closure.warnings.push(format!(
+                "{}: {key} is listed twice; kept the last entry",
+                self.path.display()
+            ));
+        }
+        self.closure.insert(info);
+        Ok(())
+    }
+
+    fn finish(mut self) -> Closure {
+        if self.without_size > 0 {
+            self.closure.warnings.push(format!(
+                "{}: {} path(s) have no narSize; their sizes are unknown",
+                self.path.display(),
+                self.without_size
+            ));
+        }
+        self.closure
+    }
+}
+
+/// Add a hint about `--store-dir` to a store-path error about the store directory.
+pub(crate) fn with_store_dir_hint(msg: String, sd: &StoreDir) -> String {
+    if msg.starts_with("`/") && msg.contains("not inside the store directory") {
+        format!("{msg} (the input's store directory is taken to be {sd}; pass --store-dir if it is another)")
+    } else {
+        msg
+    }
+}
+
+/// A [`LoadError::Json`] at the first occurrence of `"needle"` in `text`, or a
+/// [`LoadError::JsonEntry`] naming `entry` when it cannot be found.
+pub(crate) fn located(
+    text: &str,
+    path: &Path,
+    needle: &str,
+    entry: &str,
+    message: String,
+) -> LoadError {
+    let quoted = format!("\"{needle}\"");
+    match text.find(&quoted) {
+        Some(at) => {
+            let before = &text[..at];
+            let line = before.matches('\n').count() + 1;
+            let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+            let column = before[line_start..].chars().count() + 1;
+            LoadError::Json {
+                path: path.to_path_buf(),
+                line,
+                column,
+                message,
+            }
+        }
+        None => LoadError::JsonEntry {
+            path: path.to_path_buf(),
+            entry: super::sanitize(entry, 120),
+            message,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const APP: &str = "cb57q9mwx8761wyzrb6ypijgajriigag-app-1.0";
+    const FOO: &str = "x71ahacbysflg2pf8638mdh69871353b-libfoo-3.2";
+
+    fn load_str(text: &str) -> Result<Closure, LoadError> {
+        parse(text, Path::new("test.json"), &LoadOptions::default())
+    }
+
+    fn fixture(name: &str) -> Closure {
+        let p = format!("{}/tests/fixtures/load/{name}", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&p).unwrap();
+        parse(&text, Path::new(&p), &LoadOptions::default()).unwrap()
+    }
+
+    fn get<'c>(c: &'c Closure, base: &str) -> &'c PathInfo {
+        c.paths
+            .get(&crate::store::StorePath::from_base_name(base).unwrap())
+            .unwrap()
+    }
+
+    #[test]
+    fn nix_2_8_record() {
+        let c = fixture("path-info-2.8.json");
+        assert_eq!(c.paths.len(), 5);
+        assert!(c.invalid.is_empty() && c.warnings.is_empty(), "{c:?}");
+        let app = get(&c, APP);
+        assert_eq!(app.nar_size, Some(664));
+        assert_eq!(app.reported_closure_size, Some(2248));
+        assert_eq!(app.references.len(), 4);
+        assert!(app.references.contains(&app.path), "self reference kept");
+        assert_eq!(
+            app.nar_hash.as_ref().unwrap().to_sri(),
+            "sha256-W7rwo1QpAHct59ExSj3QANi4iT2r6WPx7ay3JlTv0pM="
+        );
+        assert_eq!(
+            app.deriver.as_ref().unwrap().to_string(),
+            "2zl23q18sdi6niv97kjkw43is5zjzy0n-app-1.0.drv"
+        );
+        assert_eq!(app.registration_time, Some(1796034524));
+        assert_eq!(app.ultimate, Some(true));
+    }
+
+    #[test]
+    fn every_shape_reads_the_same_closure() {
+        let want = fixture("path-info-2.8.json");
+        for name in [
+            "path-info-2.3.json",
+            "path-info-2.15.json",
+            "path-info-2.19.json",
+            "path-info-2.23.json",
+            "path-info-2.33-format1.json",
+            "path-info-format2.json",
+            "path-info-format3.json",
+        ] {
+            let c = fixture(name);
+            assert_eq!(c.paths.len(), 5, "{name}");
+            for (p, w) in &want.paths {
+                let g = &c.paths[p];
+                assert_eq!(g.nar_hash, w.nar_hash, "{name} {p}");
+                assert_eq!(g.nar_size, w.nar_size, "{name} {p}");
+                assert_eq!(g.references, w.references, "{name} {p}");
+                assert_eq!(g.reported_closure_size, w.reported_closure_size, "{name}");
+            }
+            assert_eq!(c.invalid.len(), 1, "{name}");
+            assert!(c.invalid[0].path.contains("gone-1.0"), "{name}");
+            assert!(
+                c.warnings.iter().any(|w| w.contains("gone-1.0")),
+                "{name}: {:?}",
+                c.warnings
+            );
+        }
+    }
+
+    #[test]
+    fn nulls_and_signatures() {
+        let c = fixture("path-info-2.23.json");
+        let data = get(&c, "ap98wcl04q5cxhfmpi4222jir16qbcrl-data-2.1");
+        assert_eq!(data.deriver, None);
+        assert_eq!(data.registration_time, None);
+        assert_eq!(data.ca, None);
+        for name in ["path-info-format2.json", "path-info-format3.json"] {
+            let c = fixture(name);
+            let app = get(&c, APP);
+            assert_eq!(app.signatures.len(), 1, "{name}");
+            assert!(
+                app.signatures[0].starts_with("cache.example.org-1:AAAA"),
+                "{name}: {:?}",
+                app.signatures
+            );
+            assert_eq!(
+                app.deriver.as_ref().unwrap().name(),
+                "app-1.0.drv",
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn format_2_ca_object_and_store_dir() {
+        let text = format!(
+            r#"{{"version":2,"storeDir":"/gnu/store","info":{{"{FOO}":{{
+                "narHash":"sha256-W7rwo1QpAHct59ExSj3QANi4iT2r6WPx7ay3JlTv0pM=",
+                "narSize":10,"references":["{FOO}"],
+                "ca":{{"method":"nar","hash":"sha256-EMIJ+giQ/gLIWoxmPKjno3zHZrxbGymgzGGyZvZBIdM="}},
+                "deriver":null,"somethingNew":[1,2,3]}}}}}}"#
+        );
+        let c = load_str(&text).unwrap();
+        assert_eq!(c.store_dir.as_str(), "/gnu/store");
+        let foo = get(&c, FOO);
+        assert!(foo.ca.as_deref().unwrap().contains("\"method\":\"nar\""));
+        assert_eq!(foo.references, vec![foo.path.clone()]);
+    }
+
+    #[test]
+    fn structured_hash_objects() {
+        let text = format!(
+            r#"{{"version":2,"storeDir":"/nix/store","info":{{"{FOO}":{{
+                "narHash":{{"algorithm":"sha256","format":"base64",
+                            "hash":"W7rwo1QpAHct59ExSj3QANi4iT2r6WPx7ay3JlTv0pM="}},
+                "narSize":10,"references":[]}}}}}}"#
+        );
+        let c = load_str(&text).unwrap();
+        assert_eq!(
+            get(&c, FOO).nar_hash.as_ref().unwrap().to_sri(),
+            "sha256-W7rwo1QpAHct59ExSj3QANi4iT2r6WPx7ay3JlTv0pM="
+        );
+    }
+
+    #[test]
+    fn store_dir_from_options_and_document() {
+        let text = format!(r#"[{{"path":"/gnu/store/{FOO}","narSize":1,"references":[]}}]"#);
+        let e = load_str(&text).unwrap_err();
+        assert!(e.to_string().contains("--store-dir"), "{e}");
+        let opts = LoadOptions {
+            store_dir: Some(StoreDir::new("/gnu/store")),
+            ..LoadOptions::default()
+        };
+        let c = parse(&text, Path::new("t.json"), &opts).unwrap();
+        assert_eq!(c.store_dir.as_str(), "/gnu/store");
+        // A document's storeDir wins over the options, with a warning.
+        let text = format!(
+            r#"{{"/nix/store/{FOO}":{{"version":1,"storeDir":"/nix/store","narSize":1,"references":[]}}}}"#
+        );
+        let c = parse(&text, Path::new("t.json"), &opts).unwrap();
+        assert_eq!(c.store_dir.as_str(), "/nix/store");
+        assert!(c.warnings.iter().any(|w| w.contains("/gnu/store")));
+    }
+
+    #[test]
+    fn type_errors_have_positions() {
+        let text = format!("[\n {{\"path\": \"/nix/store/{FOO}\",\n  \"narSize\": \"big\"}}\n]");
+        match load_str(&text).unwrap_err() {
+            LoadError::Json { line, message, .. } => {
+                assert_eq!(line, 3, "{message}");
+                assert!(message.contains("string"), "{message}");
+            }
+            other => panic!("{other}"),
+        }
+    }
+
+    #[test]
+    fn bad_store_paths_are_located() {
+        let text = format!(
+            "{{\n\"/nix/store/{FOO}\": {{\n  \"narSize\": 1,\n  \"references\": [\"/nix/store/not-a-path\"]\n}}}}"
+        );
+        match load_str(&text).unwrap_err() {
+            LoadError::Json {
+                line,
+                column,
+                message,
+                ..
+            } => {
+                assert_eq!((line, column), (4, 18), "{message}");
+                assert!(message.contains("not-a-path"), "{message}");
+            }
+            other => panic!("{other}"),
+        }
+        let e = load_str(r#"[{"narSize": 1}]"#).unwrap_err();
+        assert!(
+            matches!(e, LoadError::JsonEntry { ref entry, .. } if entry == "[0]"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn missing_sizes_warn_and_bad_derivers_are_ignored() {
+        let text = format!(r#"[{{"path":"/nix/store/{FOO}","deriver":"???"}}]"#);
+        let c = load_str(&text).unwrap();
+        assert_eq!(get(&c, FOO).nar_size, None);
+        assert!(c.warnings.iter().any(|w| w.contains("no narSize")));
+        assert!(c.warnings.iter().any(|w| w.contains("deriver")));
+    }
+
+    #[test]
+    fn invalid_entries_without_a_path_are_still_reported() {
+        let c = load_str(r#"[{"valid": false}]"#).unwrap();
+        assert_eq!(c.invalid.len(), 1);
+        assert_eq!(c.invalid[0].path, "[0]");
+    }
+
+    #[test]
+    fn classification() {
+        let shape = |s: &str| classify(&serde_json::from_str(s).unwrap());
+        assert_eq!(shape("[]"), JsonShape::PathInfo(PathInfoShape::Array));
+        assert_eq!(shape("{}"), JsonShape::PathInfo(PathInfoShape::Keyed));
+        assert_eq!(
+            shape(r#"{"version":2,"storeDir":"/x","info":{}}"#),
+            JsonShape::PathInfo(PathInfoShape::Wrapper)
+        );
+        assert_eq!(
+            shape(r#"{"closure":[{"path":"/nix/store/x","narSize":1}]}"#),
+            JsonShape::StructuredAttrs
+        );
+        assert_eq!(shape(r#"{"kind":"nixcut-snapshot"}"#), JsonShape::Snapshot);
+        assert!(matches!(shape("[1]"), JsonShape::Unknown(_)));
+        assert!(matches!(shape("\"x\""), JsonShape::Unknown(_)));
+    }
+}
