@@ -21,6 +21,7 @@ pub mod closure_info;
 pub mod live;
 pub mod path_info_json;
 pub mod registration;
+pub mod snapshot;
 pub mod structured_attrs;
 
 use std::io;
@@ -155,8 +156,8 @@ pub enum LoadError {
 }
 
 const EXPECTED_FORMATS: &str = "a store path or a symlink to one, `nix path-info --json` \
-output, a registration or exportReferencesGraph file, a structured-attrs .attrs.json, a \
-closureInfo directory or a binary cache directory";
+output, a registration or exportReferencesGraph file, a structured-attrs .attrs.json, a nixcut \
+snapshot, a closureInfo directory or a binary cache directory";
 
 impl LoadError {
     pub(crate) fn io(path: &Path, source: io::Error) -> LoadError {
@@ -228,11 +229,7 @@ fn load_detected(
         Detected::Registration(k) => {
             registration::parse(&text, k, path, &opts.store_dir_or_default())
         }
-        Detected::Snapshot => Err(LoadError::Unsupported {
-            path: path.to_path_buf(),
-            what: "a nixcut snapshot".into(),
-            hint: "snapshot files cannot be loaded by this version yet".into(),
-        }),
+        Detected::Snapshot => snapshot::parse(&text, path, opts),
     }
 }
 
@@ -298,7 +295,12 @@ fn detect_dir(path: &Path) -> Content {
 fn sniff_text(text: &str, path: &Path) -> Result<Result<Detected, String>, LoadError> {
     let t = text.trim_start();
     if t.starts_with('{') || t.starts_with('[') {
-        let value: serde_json::Value = path_info_json::parse_value(text, path)?;
+        let value: serde_json::Value = match path_info_json::parse_value(text, path) {
+            Ok(v) => v,
+            // A snapshot cut short: its reader says it is truncated.
+            Err(_) if snapshot::looks_like_snapshot(t) => return Ok(Ok(Detected::Snapshot)),
+            Err(e) => return Err(e),
+        };
         return Ok(match path_info_json::classify(&value) {
             path_info_json::JsonShape::PathInfo(_) => Ok(Detected::PathInfoJson),
             path_info_json::JsonShape::StructuredAttrs => Ok(Detected::StructuredAttrs),
@@ -545,12 +547,21 @@ mod tests {
     }
 
     #[test]
-    fn snapshot_is_recognised_but_unsupported() {
+    fn snapshots_go_to_the_snapshot_reader() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("snap");
-        std::fs::write(&p, r#"{"kind": "nixcut-snapshot", "schema_version": 1}"#).unwrap();
+        std::fs::write(&p, r#"{"kind": "nixcut-snapshot", "schema_version": 99}"#).unwrap();
         let e = load(p.to_str().unwrap(), &LoadOptions::default()).unwrap_err();
         assert!(matches!(e, LoadError::Unsupported { .. }), "{e}");
+        assert!(e.to_string().contains("schema version 99"), "{e}");
+        // Cut short: no longer JSON, still recognised, and refused as truncated.
+        std::fs::write(
+            &p,
+            r#"{"kind": "nixcut-snapshot", "schema_version": 1, "paths": [{"#,
+        )
+        .unwrap();
+        let e = load(p.to_str().unwrap(), &LoadOptions::default()).unwrap_err();
+        assert!(e.to_string().contains("truncated"), "{e}");
     }
 
     #[test]
