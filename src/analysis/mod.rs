@@ -1,8 +1,16 @@
 //! One analysis per command. Each takes loaded data and options and returns a report
 //! (`crate::report`); none prints or exits.
 
+mod check;
+mod diff;
+mod snapshot;
 mod why;
 
+pub use check::{check, CheckOptions, Growth, DEFAULT_MAX_GROWTH_PERCENT};
+pub use diff::{diff, DiffOptions};
+pub use snapshot::{
+    snapshot, write_snapshot, write_snapshot_to, SnapshotOptions, SnapshotWriteError,
+};
 pub use why::{why, why_chains, SortKey, WhyOptions};
 
 /// Why an analysis could not run.
@@ -14,4 +22,16 @@ pub enum AnalysisError {
     NoRoot { origin: String },
     #[error("{path} is not in the closure of {root}")]
     NotInClosure { path: String, root: String },
+    #[error("{origin} is not a complete closure: {count} reference(s) point at paths it does not describe (e.g. {example}); use `nix path-info --json -r` or a store path")]
+    Incomplete {
+        origin: String,
+        count: usize,
+        example: String,
+    },
+    #[error("{origin} has no NAR sizes for some paths, and {what} needs them; use `nix path-info --json -r`, a registration file or a store path")]
+    SizesUnknown { origin: String, what: &'static str },
+    #[error("the closure of {origin} has size 0, so no ratio can be taken against it")]
+    EmptyReference { origin: String },
+    #[error("nothing to check: give --baseline, --against with --max-ratio, or --max-size")]
+    NoCriterion,
 }
