@@ -19,6 +19,10 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
   nixcut why closure.json --top 10            the ten paths that free the most if dropped
   nixcut why ./result /nix/store/…-rocblas    every chain from the root to rocblas
   nixcut why closure.json --format json       the whole report as JSON
+  nixcut snapshot ./result -o base.json       freeze a baseline for CI
+  nixcut diff base.json ./result              what changed, by package
+  nixcut check ./result --baseline base.json --max-growth 5%
+  nixcut check rocm.json --against cuda.json --max-ratio 2
 
 Exit status: 0 success, 1 a check failed, 2 an error (bad input, bad usage).")]
 pub struct Cli {
@@ -78,6 +82,100 @@ pub enum Command {
     /// tree of the reference graph) — ranked, with the shortest chain from the root.
     /// With TARGET: every reference chain from ROOT to TARGET, as a tree.
     Why(WhyArgs),
+    /// Freeze ROOT's closure into a baseline file for `check --baseline` and `diff`.
+    ///
+    /// The file is versioned JSON (`"kind": "nixcut-snapshot"`): the root, every path
+    /// with NAR size, NAR hash, closure size and references, the store directory and
+    /// where it was taken from. Every command accepts it as an input. It is written
+    /// atomically: an existing file is replaced only once the new one is complete.
+    Snapshot(SnapshotArgs),
+    /// What changed between two closures, by package and version, ranked by effect.
+    ///
+    /// Paths added, removed and rebuilt, grouped by package (`gcc-12.2.0-lib` is
+    /// package gcc, version 12.2.0, output lib) with version changes in the notation
+    /// of `nix store diff-closures` (`rocblas: 5.7.1 → 6.0.0`). Packages are ranked by
+    /// impact: what their new paths bring in beyond OLD (added size, so a new path
+    /// that drags in 2 GiB counts 2 GiB) minus what their old paths brought.
+    Diff(DiffArgs),
+    /// A CI gate on closure size: exit 0 pass, 1 fail, 2 error.
+    ///
+    /// Criteria combine; all must pass. On failure the report names the paths that
+    /// make the excess, ranked by added size over what the baseline or OTHER shares.
+    /// The Markdown report is appended to --summary FILE, or to $GITHUB_STEP_SUMMARY
+    /// when that is set; under GitHub Actions (GITHUB_ACTIONS=true) each failure is
+    /// also printed as an `::error` annotation.
+    Check(CheckArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SnapshotArgs {
+    /// The closure: a store path, `./result`, or a file or directory (see `nixcut --help`).
+    pub root: String,
+    /// Where to write the snapshot (`-` for standard output).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: String,
+}
+
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The old closure (any input form, e.g. a snapshot).
+    pub old: String,
+    /// The new closure.
+    pub new: String,
+    /// Show the first N packages and summarise the rest (default 25 in tables, all in
+    /// JSON).
+    #[arg(long, value_name = "N", conflicts_with = "all")]
+    pub top: Option<usize>,
+    /// Show every changed package.
+    #[arg(long)]
+    pub all: bool,
+}
+
+#[derive(Debug, Args)]
+#[command(group(
+    clap::ArgGroup::new("criteria")
+        .required(true)
+        .multiple(true)
+        .args(["baseline", "against", "max_size"])
+))]
+pub struct CheckArgs {
+    /// The closure to check (any input form; `--root` picks one of several roots).
+    pub root: String,
+    /// Compare with this baseline: a `nixcut snapshot` file or any other input.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<String>,
+    /// How much the closure may grow over the baseline: a percentage (`5%`, or a bare
+    /// number) or a size (`10MiB`). Default 5%.
+    #[arg(long, value_name = "G", requires = "baseline")]
+    pub max_growth: Option<String>,
+    /// Compare with another closure (e.g. the CUDA build of the same program).
+    #[arg(long, value_name = "OTHER", requires = "max_ratio")]
+    pub against: Option<String>,
+    /// With --against: how many times OTHER's closure size ROOT's may be (`2`, `1.5`).
+    #[arg(long, value_name = "R", requires = "against", value_parser = parse_ratio)]
+    pub max_ratio: Option<f64>,
+    /// An absolute budget for the closure size (`500M`, `1.5GiB`, bytes).
+    #[arg(long, value_name = "SIZE")]
+    pub max_size: Option<String>,
+    /// How many paths to list per criterion.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub top: usize,
+    /// Append the Markdown report to FILE (default: $GITHUB_STEP_SUMMARY when set).
+    #[arg(long, value_name = "FILE")]
+    pub summary: Option<PathBuf>,
+}
+
+fn parse_ratio(s: &str) -> Result<f64, String> {
+    let r: f64 = s
+        .trim()
+        .trim_end_matches(['x', '×'])
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number (e.g. 2 or 1.5)"))?;
+    if r.is_finite() && r > 0.0 {
+        Ok(r)
+    } else {
+        Err(format!("`{s}` must be a positive number"))
+    }
 }
 
 #[derive(Debug, Args)]

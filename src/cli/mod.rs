@@ -3,6 +3,9 @@
 //! know about clap and anyhow.
 
 mod args;
+mod check;
+mod diff;
+mod snapshot;
 
 pub use args::Cli;
 
@@ -36,6 +39,9 @@ pub fn run(cli: Cli) -> Result<Outcome> {
     };
     match &cli.command {
         Command::Why(args) => cmd_why(g, args, format, &style),
+        Command::Snapshot(args) => snapshot::run(g, args),
+        Command::Diff(args) => diff::run(g, args, format, &style),
+        Command::Check(args) => check::run(g, args, format, &style),
     }
 }
 

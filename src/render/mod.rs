@@ -1,10 +1,12 @@
 //! Renderers: table (comfy-table), JSON and Markdown. They read a report and write to
 //! any `io::Write`; they compute nothing, so every format shows the same numbers.
 
+mod check;
+mod diff;
 mod text;
 mod why;
 
-pub use text::{short_path, tree_prefix};
+pub use text::{format_delta, short_path, tree_prefix, via_chain};
 
 use std::io::{self, Write};
 

@@ -3,6 +3,7 @@
 use comfy_table::{presets, ContentArrangement, Table};
 
 use super::Style;
+use crate::store::format_size;
 
 /// `/nix/store/<hash>-<name>` → `<first 7 hash chars>…-<name>`; other strings as is.
 pub fn short_path(p: &str) -> String {
@@ -19,6 +20,29 @@ pub fn name_of(p: &str) -> &str {
     match base.split_once('-') {
         Some((hash, name)) if hash.len() == 32 => name,
         _ => base,
+    }
+}
+
+/// A signed size change: `+2.0 MiB`, `−512 B`, `0 B`.
+pub fn format_delta(bytes: i64) -> String {
+    match bytes {
+        0 => "0 B".to_string(),
+        b if b > 0 => format!("+{}", format_size(b.unsigned_abs())),
+        b => format!("−{}", format_size(b.unsigned_abs())),
+    }
+}
+
+/// The chain below the root, as package names: `hipblas → rocblas →`, shortened in
+/// the middle when long; `(root)` for the root itself.
+pub fn via_chain(chain: &[String]) -> String {
+    if chain.len() <= 1 {
+        return "(root)".to_string();
+    }
+    let hops: Vec<&str> = chain[1..chain.len() - 1].iter().map(|s| name_of(s)).collect();
+    match hops.len() {
+        0 => "(root) →".to_string(),
+        1..=3 => format!("{} →", hops.join(" → ")),
+        _ => format!("{} → … → {} →", hops[0], hops[hops.len() - 1]),
     }
 }
 
@@ -80,5 +104,11 @@ mod tests {
             "rocblas-5.7.1"
         );
         assert_eq!(short_path("<2 roots>"), "<2 roots>");
+        assert_eq!(format_delta(2048), "+2.0 KiB");
+        assert_eq!(format_delta(-5), "−5 B");
+        assert_eq!(format_delta(0), "0 B");
+        let chain: Vec<String> = ["a-1", "b-2", "c-3"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(via_chain(&chain), "b-2 →");
+        assert_eq!(via_chain(&chain[..1]), "(root)");
     }
 }

@@ -4,7 +4,7 @@ use std::io::{self, Write};
 
 use comfy_table::{Cell, CellAlignment};
 
-use super::text::{bold, md_cell, name_of, new_table, short_path, tree_prefix};
+use super::text::{bold, md_cell, name_of, new_table, short_path, tree_prefix, via_chain};
 use super::{Render, Style};
 use crate::report::{ChainNode, EvidenceLevel, WhyChainsReport, WhyPath, WhyReport};
 use crate::store::format_size;
@@ -19,18 +19,7 @@ fn size_or_unknown(bytes: u64, known: bool) -> String {
 
 /// The chain below the root, as package names: `hipblas → rocblas`.
 fn via(p: &WhyPath) -> String {
-    if p.chain.len() <= 1 {
-        return "(root)".to_string();
-    }
-    let hops: Vec<&str> = p.chain[1..p.chain.len() - 1]
-        .iter()
-        .map(|s| name_of(s))
-        .collect();
-    match hops.len() {
-        0 => "(root) →".to_string(),
-        1..=3 => format!("{} →", hops.join(" → ")),
-        _ => format!("{} → … → {} →", hops[0], hops[hops.len() - 1]),
-    }
+    via_chain(&p.chain)
 }
 
 fn header(r: &WhyReport) -> String {

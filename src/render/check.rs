@@ -1,0 +1,223 @@
+//! Table and Markdown views of the `check` report. The Markdown view is what
+//! `nixcut check` appends to `$GITHUB_STEP_SUMMARY`.
+
+use std::io::{self, Write};
+
+use comfy_table::{Cell, CellAlignment};
+
+use super::text::{bold, format_delta, md_cell, name_of, new_table, short_path, via_chain};
+use super::{Render, Style};
+use crate::report::{CheckReport, Contributor, ExtraPaths, RestRow};
+use crate::store::format_size;
+
+/// One row per criterion: (name, measured, limit, reference, pass).
+fn criteria(r: &CheckReport) -> Vec<(&'static str, String, String, String, bool)> {
+    let mut rows = Vec::new();
+    if let Some(b) = &r.baseline {
+        let allowed = match (b.max_growth_percent, b.max_growth_bytes) {
+            (Some(p), _) => format!("{p}%"),
+            (_, Some(bytes)) => format_size(bytes),
+            _ => String::new(),
+        };
+        let growth = match b.growth_percent {
+            Some(p) => format!("{} ({p:+.1}%)", format_delta(b.growth)),
+            None => format_delta(b.growth),
+        };
+        rows.push((
+            "baseline",
+            format!("{} ({growth})", format_size(b.measured)),
+            format_size(b.limit),
+            format!(
+                "{} {} + {allowed}",
+                name_of(&b.baseline_root),
+                format_size(b.baseline_size)
+            ),
+            b.pass,
+        ));
+    }
+    if let Some(a) = &r.against {
+        rows.push((
+            "against",
+            format!("{} ({:.2}×)", format_size(a.measured), a.ratio),
+            format_size(a.limit),
+            format!(
+                "{} {} × {}",
+                name_of(&a.other_root),
+                format_size(a.other_size),
+                a.max_ratio
+            ),
+            a.pass,
+        ));
+    }
+    if let Some(s) = &r.max_size {
+        rows.push((
+            "max-size",
+            format_size(s.measured),
+            format_size(s.limit),
+            String::new(),
+            s.pass,
+        ));
+    }
+    rows
+}
+
+fn verdict(pass: bool) -> &'static str {
+    if pass {
+        "pass"
+    } else {
+        "FAIL"
+    }
+}
+
+fn header(r: &CheckReport) -> String {
+    let root = if r.roots.len() > 1 {
+        format!("{} roots", r.roots.len())
+    } else {
+        name_of(&r.root).to_string()
+    };
+    format!(
+        "{}: {root}: closure {} in {} paths",
+        verdict(r.pass),
+        format_size(r.closure_size),
+        r.path_count
+    )
+}
+
+fn extra<'a>(title: &str, e: &'a ExtraPaths) -> (String, &'a [Contributor], Option<&'a RestRow>) {
+    (
+        format!(
+            "{title} ({} paths, {}), by added size over the shared part",
+            e.count,
+            format_size(e.size)
+        ),
+        e.top.as_slice(),
+        e.rest.as_ref(),
+    )
+}
+
+/// The path lists to show: (title, paths, rest).
+fn lists(r: &CheckReport) -> Vec<(String, &[Contributor], Option<&RestRow>)> {
+    let mut out = Vec::new();
+    if let Some(b) = &r.baseline {
+        if !b.new_paths.top.is_empty() {
+            out.push(extra("New since the baseline", &b.new_paths));
+        }
+    }
+    if let Some(a) = &r.against {
+        if !a.only_in_root.top.is_empty() {
+            out.push(extra(
+                &format!("Only in {}, not in {}", name_of(&r.root), name_of(&a.other_root)),
+                &a.only_in_root,
+            ));
+        }
+    }
+    if let Some(s) = &r.max_size {
+        if !s.pass && !s.largest.is_empty() {
+            out.push((
+                "Largest paths by added size".to_string(),
+                s.largest.as_slice(),
+                None,
+            ));
+        }
+    }
+    out
+}
+
+impl Render for CheckReport {
+    fn table(&self, out: &mut dyn Write, style: &Style) -> io::Result<()> {
+        writeln!(out, "{}", bold(&header(self), style))?;
+        let mut t = new_table(style);
+        t.set_header(vec!["check", "measured", "limit", "against", "result"]);
+        for (name, measured, limit, reference, pass) in criteria(self) {
+            t.add_row(vec![
+                Cell::new(name),
+                Cell::new(measured).set_alignment(CellAlignment::Right),
+                Cell::new(limit).set_alignment(CellAlignment::Right),
+                Cell::new(reference),
+                Cell::new(verdict(pass)),
+            ]);
+        }
+        writeln!(out, "{t}")?;
+        for (title, paths, rest) in lists(self) {
+            writeln!(out, "\n{title}:")?;
+            let mut t = new_table(style);
+            t.set_header(vec!["#", "path", "NAR", "added", "via"]);
+            for (i, c) in paths.iter().enumerate() {
+                t.add_row(vec![
+                    Cell::new(i + 1).set_alignment(CellAlignment::Right),
+                    Cell::new(short_path(&c.path)),
+                    Cell::new(format_size(c.nar_size)).set_alignment(CellAlignment::Right),
+                    Cell::new(format_size(c.added_size)).set_alignment(CellAlignment::Right),
+                    Cell::new(via_chain(&c.chain)),
+                ]);
+            }
+            if let Some(rest) = rest {
+                t.add_row(vec![
+                    Cell::new(""),
+                    Cell::new(format!("… {} more paths", rest.count)),
+                    Cell::new(format_size(rest.nar_size)).set_alignment(CellAlignment::Right),
+                    Cell::new(""),
+                    Cell::new(""),
+                ]);
+            }
+            writeln!(out, "{t}")?;
+        }
+        for w in &self.warnings {
+            writeln!(out, "warning: {w}")?;
+        }
+        // Last, so that a build log's tail (`nix-build` shows ten lines) has the reason.
+        for f in &self.failures {
+            writeln!(out, "FAIL: {f}")?;
+        }
+        Ok(())
+    }
+
+    fn markdown(&self, out: &mut dyn Write) -> io::Result<()> {
+        let icon = if self.pass { "✅" } else { "❌" };
+        writeln!(out, "### {icon} nixcut check {}\n", md_cell(&header(self)))?;
+        writeln!(out, "| check | measured | limit | against | result |")?;
+        writeln!(out, "|---|--:|--:|---|---|")?;
+        for (name, measured, limit, reference, pass) in criteria(self) {
+            writeln!(
+                out,
+                "| {name} | {} | {} | {} | {} |",
+                md_cell(&measured),
+                md_cell(&limit),
+                md_cell(&reference),
+                if pass { "✅ pass" } else { "❌ **fail**" }
+            )?;
+        }
+        for f in &self.failures {
+            writeln!(out, "\n> **FAIL:** {}", md_cell(f))?;
+        }
+        for (title, paths, rest) in lists(self) {
+            writeln!(out, "\n#### {}\n", md_cell(&title))?;
+            writeln!(out, "| # | path | NAR | added | via |")?;
+            writeln!(out, "|--:|---|--:|--:|---|")?;
+            for (i, c) in paths.iter().enumerate() {
+                writeln!(
+                    out,
+                    "| {} | `{}` | {} | {} | {} |",
+                    i + 1,
+                    md_cell(&short_path(&c.path)),
+                    format_size(c.nar_size),
+                    format_size(c.added_size),
+                    md_cell(&via_chain(&c.chain))
+                )?;
+            }
+            if let Some(rest) = rest {
+                writeln!(
+                    out,
+                    "| | … {} more paths | {} | | |",
+                    rest.count,
+                    format_size(rest.nar_size)
+                )?;
+            }
+        }
+        for w in &self.warnings {
+            writeln!(out, "\n> **warning:** {}", md_cell(w))?;
+        }
+        writeln!(out)?;
+        Ok(())
+    }
+}
