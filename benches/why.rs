@@ -35,7 +35,9 @@ fn hash(i: usize) -> String {
     let mut x = (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0xdead_beef;
     (0..32)
         .map(|_| {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             ALPHABET[(x >> 59) as usize] as char
         })
         .collect()
@@ -56,7 +58,7 @@ fn generate(n: usize, seed: u64) -> (Vec<u64>, Vec<Vec<usize>>) {
                 let j = match rng.below(3) {
                     0 => rng.below(64.min(i as u64)) as usize, // basics
                     1 => i - 1 - rng.below(200.min(i as u64)) as usize, // family
-                    _ => rng.below(i as u64) as usize,  // anything older
+                    _ => rng.below(i as u64) as usize,         // anything older
                 };
                 r.push(j);
             }
@@ -86,7 +88,11 @@ fn write_json(path: &std::path::Path, sizes: &[u64], refs: &[Vec<usize>]) {
             rr.extend((0..n - 1).filter(|&j| !referenced[j]).map(full));
         }
         rr.sort();
-        let list = rr.iter().map(|r| format!("\"{r}\"")).collect::<Vec<_>>().join(",");
+        let list = rr
+            .iter()
+            .map(|r| format!("\"{r}\""))
+            .collect::<Vec<_>>()
+            .join(",");
         if i > 0 {
             s.push(',');
         }
@@ -119,7 +125,11 @@ fn run_nixcut(file: &std::path::Path) -> (f64, f64) {
             .output()
             .expect("run nixcut");
         let secs = start.elapsed().as_secs_f64();
-        assert!(out.status.success(), "nixcut failed: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "nixcut failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let kib: f64 = String::from_utf8_lossy(&out.stderr)
             .lines()
             .last()
@@ -140,7 +150,12 @@ fn run_nixcut(file: &std::path::Path) -> (f64, f64) {
         if let Ok(s) = std::fs::read_to_string(&status_file) {
             for l in s.lines() {
                 if let Some(v) = l.strip_prefix("VmHWM:") {
-                    let kib: f64 = v.trim().trim_end_matches("kB").trim().parse().unwrap_or(0.0);
+                    let kib: f64 = v
+                        .trim()
+                        .trim_end_matches("kB")
+                        .trim()
+                        .parse()
+                        .unwrap_or(0.0);
                     peak_kib = peak_kib.max(kib);
                 }
             }

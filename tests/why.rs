@@ -43,17 +43,27 @@ fn example_reproduces_published_figures() {
     assert_eq!(paths.len() as u64, r["path_count"].as_u64().unwrap());
     for (name, published) in [
         ("9fm8cfjwd9nhpc06bz4fdgmc4gwdi2dq-rocblas-5.7.1", "7.9G"),
-        ("pk2gwl2bqr3yqwb8kb524ixbdbkms7dp-rocblas-tensile-gfx90-5.7.1", "1.8G"),
+        (
+            "pk2gwl2bqr3yqwb8kb524ixbdbkms7dp-rocblas-tensile-gfx90-5.7.1",
+            "1.8G",
+        ),
         ("68xb3gyp792qyhpg6wwpamh9w08iwdkr-clr-5.7.1", "4.4G"),
         ("fdbz6r7h9kxzypyfz9h1mq93qwsrq9jx-hipblas-5.7.1", "10.4G"),
         ("gblj9yaj27f50h5fh2vyr774ygxvd3qf-rocsparse-5.7.1", "5.4G"),
     ] {
         let p = &paths[&format!("/nix/store/{name}")];
-        assert_eq!(nix_human(p["closure_size"].as_u64().unwrap()), published, "{name}");
+        assert_eq!(
+            nix_human(p["closure_size"].as_u64().unwrap()),
+            published,
+            "{name}"
+        );
         // Added size never exceeds closure size; chains start at the root.
         assert!(p["added_size"].as_u64() <= p["closure_size"].as_u64());
         assert_eq!(p["chain"][0], r["root"]);
-        assert_eq!(p["chain"].as_array().unwrap().last().unwrap().as_str(), Some(p["path"].as_str().unwrap()));
+        assert_eq!(
+            p["chain"].as_array().unwrap().last().unwrap().as_str(),
+            Some(p["path"].as_str().unwrap())
+        );
     }
     let cuda = json(&["why", &ex(CUDA), "--format", "json"]);
     assert_eq!(nix_human(cuda["closure_size"].as_u64().unwrap()), "985.6M");
@@ -64,21 +74,38 @@ fn ranking_top_and_rest_add_up() {
     let r = json(&["why", &ex(ROCM), "--format", "json", "--top", "5"]);
     let shown = r["paths"].as_array().unwrap();
     assert_eq!(shown.len(), 5);
-    let added: Vec<u64> = shown.iter().map(|p| p["added_size"].as_u64().unwrap()).collect();
-    assert!(added.windows(2).all(|w| w[0] >= w[1]), "not ranked: {added:?}");
+    let added: Vec<u64> = shown
+        .iter()
+        .map(|p| p["added_size"].as_u64().unwrap())
+        .collect();
+    assert!(
+        added.windows(2).all(|w| w[0] >= w[1]),
+        "not ranked: {added:?}"
+    );
     // The root's added size is the whole closure.
     assert_eq!(added[0], r["closure_size"].as_u64().unwrap());
     let rest = &r["rest"];
     let total = r["path_count"].as_u64().unwrap();
     assert_eq!(rest["count"].as_u64().unwrap() + 5, total);
     let shown_nar: u64 = shown.iter().map(|p| p["nar_size"].as_u64().unwrap()).sum();
-    assert_eq!(shown_nar + rest["nar_size"].as_u64().unwrap(), r["closure_size"].as_u64().unwrap());
+    assert_eq!(
+        shown_nar + rest["nar_size"].as_u64().unwrap(),
+        r["closure_size"].as_u64().unwrap()
+    );
 
     for sort in ["closure", "nar"] {
         let r = json(&["why", &ex(ROCM), "--format", "json", "--sort", sort]);
         let key = format!("{sort}_size");
-        let v: Vec<u64> = r["paths"].as_array().unwrap().iter().map(|p| p[&key].as_u64().unwrap()).collect();
-        assert!(v.windows(2).all(|w| w[0] >= w[1]), "--sort {sort} not ranked");
+        let v: Vec<u64> = r["paths"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p[&key].as_u64().unwrap())
+            .collect();
+        assert!(
+            v.windows(2).all(|w| w[0] >= w[1]),
+            "--sort {sort} not ranked"
+        );
     }
 }
 
@@ -86,22 +113,40 @@ fn ranking_top_and_rest_add_up() {
 fn table_and_markdown_show_the_same_numbers() {
     let (code, table, _) = run(&["why", &ex(ROCM), "--top", "3"]);
     assert_eq!(code, 0);
-    assert!(table.contains("llama-cpp-rocm-0.0.0: closure 10.6 GiB in"), "{table}");
+    assert!(
+        table.contains("llama-cpp-rocm-0.0.0: closure 10.6 GiB in"),
+        "{table}"
+    );
     assert!(table.contains("more paths"), "{table}");
     assert!(!table.contains('\x1b'), "colour in a pipe");
     let (code, md, _) = run(&["why", &ex(ROCM), "--top", "3", "--format", "markdown"]);
     assert_eq!(code, 0);
-    assert!(md.contains("| # | path | NAR | closure | added | via |"), "{md}");
+    assert!(
+        md.contains("| # | path | NAR | closure | added | via |"),
+        "{md}"
+    );
     assert!(md.contains("10.6 GiB"));
 }
 
 #[test]
 fn chains_to_a_target() {
-    let r = json(&["why", &ex(ROCM), "rocblas-tensile-gfx90", "--format", "json"]);
+    let r = json(&[
+        "why",
+        &ex(ROCM),
+        "rocblas-tensile-gfx90",
+        "--format",
+        "json",
+    ]);
     assert!(r["chain_count"].as_u64().unwrap() >= 1);
-    assert!(r["target"].as_str().unwrap().ends_with("rocblas-tensile-gfx90-5.7.1"));
+    assert!(r["target"]
+        .as_str()
+        .unwrap()
+        .ends_with("rocblas-tensile-gfx90-5.7.1"));
     let tree = &r["tree"];
-    assert!(tree["path"].as_str().unwrap().ends_with("llama-cpp-rocm-0.0.0"));
+    assert!(tree["path"]
+        .as_str()
+        .unwrap()
+        .ends_with("llama-cpp-rocm-0.0.0"));
     let (code, out, _) = run(&["why", &ex(ROCM), "rocblas-tensile-gfx90"]);
     assert_eq!(code, 0);
     assert!(out.contains("└───"), "{out}");
@@ -115,11 +160,17 @@ fn errors_name_the_problem_and_exit_2() {
     std::fs::write(&bad, "[\n  {\"path\": \"/nix/store/x\",\n  oops }\n]").unwrap();
     let (code, _, err) = run(&["why", bad.to_str().unwrap()]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("bad.json") && err.contains("line 3"), "{err}");
+    assert!(
+        err.contains("bad.json:3:3"),
+        "file:line:column expected: {err}"
+    );
 
     let (code, _, err) = run(&["why", &ex(ROCM), "--root", "no-such-package"]);
     assert_eq!(code, 2);
-    assert!(err.contains("candidates") && err.contains("llama-cpp-rocm-0.0.0"), "{err}");
+    assert!(
+        err.contains("candidates") && err.contains("llama-cpp-rocm-0.0.0"),
+        "{err}"
+    );
 
     let (code, _, err) = run(&["why", "/does/not/exist.json"]);
     assert_eq!(code, 2);
@@ -151,16 +202,32 @@ fn world_sizes_match_nix_for_every_source() {
     let reg = dir.path().join("registration");
     std::fs::write(&reg, dump).unwrap();
     let cache = dir.path().join("cache");
-    let cache_url = format!("file://{}?compression=xz&write-nar-listing=true", cache.display());
+    let cache_url = format!(
+        "file://{}?compression=xz&write-nar-listing=true",
+        cache.display()
+    );
     nix_stdout("nix", &["copy", "--to", &cache_url, &w.root]);
 
-    for source in [w.root.clone(), json_file.display().to_string(), reg.display().to_string(), cache.display().to_string()] {
+    for source in [
+        w.root.clone(),
+        json_file.display().to_string(),
+        reg.display().to_string(),
+        cache.display().to_string(),
+    ] {
         let r = json(&["why", &source, "--root", &w.root, "--format", "json"]);
-        assert_eq!(r["closure_size"].as_u64().unwrap(), expect[&w.root], "closure size from {source}");
+        assert_eq!(
+            r["closure_size"].as_u64().unwrap(),
+            expect[&w.root],
+            "closure size from {source}"
+        );
         let got = by_path(&r);
         assert_eq!(got.len(), expect.len(), "path count from {source}");
         for (p, size) in &expect {
-            assert_eq!(got[p]["closure_size"].as_u64().unwrap(), *size, "{p} from {source}");
+            assert_eq!(
+                got[p]["closure_size"].as_u64().unwrap(),
+                *size,
+                "{p} from {source}"
+            );
         }
     }
 }

@@ -17,19 +17,19 @@ fn size_or_unknown(bytes: u64, known: bool) -> String {
     }
 }
 
-/// The chain below the root, as package names: `hipblas → rocblas`.
+/// The chain from the root to the path's parent, as names: `llama-cpp-rocm → rocblas`.
 fn via(p: &WhyPath) -> String {
     if p.chain.len() <= 1 {
         return "(root)".to_string();
     }
-    let hops: Vec<&str> = p.chain[1..p.chain.len() - 1]
+    let hops: Vec<&str> = p.chain[..p.chain.len() - 1]
         .iter()
         .map(|s| name_of(s))
         .collect();
-    match hops.len() {
-        0 => "(root) →".to_string(),
-        1..=3 => format!("{} →", hops.join(" → ")),
-        _ => format!("{} → … → {} →", hops[0], hops[hops.len() - 1]),
+    if hops.len() <= 3 {
+        hops.join(" → ")
+    } else {
+        format!("{} → … → {}", hops[0], hops[hops.len() - 1])
     }
 }
 

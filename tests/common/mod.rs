@@ -129,7 +129,11 @@ pub fn build_world(world: &str, args: &[&str]) -> World {
             attrs.insert(a.to_string(), p.to_string());
         }
     }
-    let root_attr = if world == "cuda" { "llama-cpp-cuda" } else { "llama-cpp-rocm" };
+    let root_attr = if world == "cuda" {
+        "llama-cpp-cuda"
+    } else {
+        "llama-cpp-rocm"
+    };
     let root = attrs
         .get(root_attr)
         .cloned()
