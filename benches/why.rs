@@ -50,7 +50,8 @@ fn generate(n: usize, seed: u64) -> (Vec<u64>, Vec<Vec<usize>>) {
     let mut sizes = Vec::with_capacity(n);
     let mut refs = Vec::with_capacity(n);
     for i in 0..n {
-        sizes.push(1024 + rng.below(1 << (10 + rng.below(14))));
+        let magnitude = 10 + rng.below(14);
+        sizes.push(1024 + rng.below(1 << magnitude));
         let mut r = Vec::new();
         if i > 0 {
             let k = 4 + rng.below(9) as usize; // 4..12, mean 8
@@ -194,7 +195,7 @@ fn main() {
     println!("| closure | tool | wall time | peak memory |");
     println!("|---|---|--:|--:|");
     for (n, seed) in [(100_000usize, 7u64), (12_000, 11)] {
-        let (mut sizes, mut refs) = generate(n, seed);
+        let (sizes, mut refs) = generate(n, seed);
         // Add the single root that references all unreferenced paths.
         let mut referenced: HashSet<usize> = HashSet::new();
         refs.iter().flatten().for_each(|&j| {

@@ -160,7 +160,10 @@ fn errors_name_the_problem_and_exit_2() {
     std::fs::write(&bad, "[\n  {\"path\": \"/nix/store/x\",\n  oops }\n]").unwrap();
     let (code, _, err) = run(&["why", bad.to_str().unwrap()]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("bad.json") && err.contains("line 3"), "{err}");
+    assert!(
+        err.contains("bad.json:3:3"),
+        "file:line:column expected: {err}"
+    );
 
     let (code, _, err) = run(&["why", &ex(ROCM), "--root", "no-such-package"]);
     assert_eq!(code, 2);

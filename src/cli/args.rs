@@ -181,7 +181,8 @@ fn parse_ratio(s: &str) -> Result<f64, String> {
 #[derive(Debug, Args)]
 pub struct WhyArgs {
     /// The closure: a store path, `./result`, or a file or directory (see `nixcut --help`).
-    pub root: String,
+    #[arg(value_name = "ROOT")]
+    pub input: String,
     /// Show every chain to this path (store path, base name, hash or package name).
     pub target: Option<String>,
     /// Show the first N paths and summarise the rest in one row (default 25 in tables,

@@ -56,8 +56,8 @@ pub(super) fn run(g: &GlobalArgs, a: &CheckArgs, format: Format, style: &Style) 
         max_size,
         top: a.top,
     };
-    let report = analysis::check(&closure, &opts)
-        .with_context(|| format!("cannot check `{}`", a.root))?;
+    let report =
+        analysis::check(&closure, &opts).with_context(|| format!("cannot check `{}`", a.root))?;
     if format != Format::Markdown {
         print_warnings(&report.warnings, g.quiet);
     }

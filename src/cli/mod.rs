@@ -25,6 +25,7 @@ pub enum Outcome {
     /// Everything worked (exit 0).
     Success,
     /// A check ran and failed (exit 1).
+    #[allow(dead_code)] // produced by `check` (issue 4)
     CheckFailed,
 }
 
@@ -93,7 +94,7 @@ fn emit<R: Render>(report: &R, format: Format, style: &Style) -> Result<()> {
 }
 
 fn cmd_why(g: &GlobalArgs, a: &WhyArgs, format: Format, style: &Style) -> Result<Outcome> {
-    let closure = load_input(g, &a.root)?;
+    let closure = load_input(g, &a.input)?;
     match &a.target {
         None => {
             let opts = analysis::WhyOptions {

@@ -106,7 +106,11 @@ fn lists(r: &CheckReport) -> Vec<(String, &[Contributor], Option<&RestRow>)> {
     if let Some(a) = &r.against {
         if !a.only_in_root.top.is_empty() {
             out.push(extra(
-                &format!("Only in {}, not in {}", name_of(&r.root), name_of(&a.other_root)),
+                &format!(
+                    "Only in {}, not in {}",
+                    name_of(&r.root),
+                    name_of(&a.other_root)
+                ),
                 &a.only_in_root,
             ));
         }

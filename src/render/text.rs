@@ -32,17 +32,20 @@ pub fn format_delta(bytes: i64) -> String {
     }
 }
 
-/// The chain below the root, as package names: `hipblas → rocblas →`, shortened in
-/// the middle when long; `(root)` for the root itself.
+/// The chain from the root to the path's parent, as names: `llama-cpp-rocm → rocblas`,
+/// shortened in the middle when long; `(root)` for the root itself.
 pub fn via_chain(chain: &[String]) -> String {
     if chain.len() <= 1 {
         return "(root)".to_string();
     }
-    let hops: Vec<&str> = chain[1..chain.len() - 1].iter().map(|s| name_of(s)).collect();
-    match hops.len() {
-        0 => "(root) →".to_string(),
-        1..=3 => format!("{} →", hops.join(" → ")),
-        _ => format!("{} → … → {} →", hops[0], hops[hops.len() - 1]),
+    let hops: Vec<&str> = chain[..chain.len() - 1]
+        .iter()
+        .map(|s| name_of(s))
+        .collect();
+    if hops.len() <= 3 {
+        hops.join(" → ")
+    } else {
+        format!("{} → … → {}", hops[0], hops[hops.len() - 1])
     }
 }
 
@@ -107,8 +110,11 @@ mod tests {
         assert_eq!(format_delta(2048), "+2.0 KiB");
         assert_eq!(format_delta(-5), "−5 B");
         assert_eq!(format_delta(0), "0 B");
-        let chain: Vec<String> = ["a-1", "b-2", "c-3"].iter().map(|s| s.to_string()).collect();
-        assert_eq!(via_chain(&chain), "b-2 →");
+        let chain: Vec<String> = ["a-1", "b-2", "c-3"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(via_chain(&chain), "a-1 → b-2");
         assert_eq!(via_chain(&chain[..1]), "(root)");
     }
 }

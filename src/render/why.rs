@@ -17,7 +17,7 @@ fn size_or_unknown(bytes: u64, known: bool) -> String {
     }
 }
 
-/// The chain below the root, as package names: `hipblas → rocblas`.
+/// The chain from the root to the path's parent, as names: `llama-cpp-rocm → rocblas`.
 fn via(p: &WhyPath) -> String {
     via_chain(&p.chain)
 }
