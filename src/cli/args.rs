@@ -110,7 +110,9 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct SnapshotArgs {
     /// The closure: a store path, `./result`, or a file or directory (see `nixcut --help`).
-    pub root: String,
+    /// (Not named `root`: that id belongs to the global `--root`.)
+    #[arg(value_name = "ROOT")]
+    pub input: String,
     /// Where to write the snapshot (`-` for standard output).
     #[arg(short, long, value_name = "FILE")]
     pub output: String,
@@ -140,7 +142,8 @@ pub struct DiffArgs {
 ))]
 pub struct CheckArgs {
     /// The closure to check (any input form; `--root` picks one of several roots).
-    pub root: String,
+    #[arg(value_name = "ROOT")]
+    pub input: String,
     /// Compare with this baseline: a `nixcut snapshot` file or any other input.
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<String>,

@@ -40,7 +40,7 @@ pub(super) fn run(g: &GlobalArgs, a: &CheckArgs, format: Format, style: &Style) 
         Some(s) => Some(parse_size(s).map_err(|e| anyhow!("--max-size: {e}"))?),
         None => None,
     };
-    let closure = load_input(g, &a.root)?;
+    let closure = load_input(g, &a.input)?;
     let baseline = match &a.baseline {
         Some(b) => Some(load_input(g, b).context("cannot load the baseline")?),
         None => None,
@@ -57,7 +57,7 @@ pub(super) fn run(g: &GlobalArgs, a: &CheckArgs, format: Format, style: &Style) 
         top: a.top,
     };
     let report =
-        analysis::check(&closure, &opts).with_context(|| format!("cannot check `{}`", a.root))?;
+        analysis::check(&closure, &opts).with_context(|| format!("cannot check `{}`", a.input))?;
     if format != Format::Markdown {
         print_warnings(&report.warnings, g.quiet);
     }

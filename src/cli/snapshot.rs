@@ -11,14 +11,14 @@ use nixcut::render::short_path;
 use nixcut::store::format_size;
 
 pub(super) fn run(g: &GlobalArgs, a: &SnapshotArgs) -> Result<Outcome> {
-    let closure = load_input(g, &a.root)?;
+    let closure = load_input(g, &a.input)?;
     let snap = analysis::snapshot(
         &closure,
         &SnapshotOptions {
             root: g.root.clone(),
         },
     )
-    .with_context(|| format!("cannot snapshot `{}`", a.root))?;
+    .with_context(|| format!("cannot snapshot `{}`", a.input))?;
     print_warnings(&closure.warnings, g.quiet);
     if a.output == "-" {
         let stdout = io::stdout();

@@ -10,8 +10,17 @@ use super::{Render, Style};
 use crate::report::{CheckReport, Contributor, ExtraPaths, RestRow};
 use crate::store::format_size;
 
-/// One row per criterion: (name, measured, limit, reference, pass).
-fn criteria(r: &CheckReport) -> Vec<(&'static str, String, String, String, bool)> {
+/// One row of the criteria table.
+struct Row {
+    name: &'static str,
+    measured: String,
+    limit: String,
+    reference: String,
+    difference: String,
+    pass: bool,
+}
+
+fn criteria(r: &CheckReport) -> Vec<Row> {
     let mut rows = Vec::new();
     if let Some(b) = &r.baseline {
         let allowed = match (b.max_growth_percent, b.max_growth_bytes) {
@@ -19,44 +28,50 @@ fn criteria(r: &CheckReport) -> Vec<(&'static str, String, String, String, bool)
             (_, Some(bytes)) => format_size(bytes),
             _ => String::new(),
         };
-        let growth = match b.growth_percent {
-            Some(p) => format!("{} ({p:+.1}%)", format_delta(b.growth)),
-            None => format_delta(b.growth),
-        };
-        rows.push((
-            "baseline",
-            format!("{} ({growth})", format_size(b.measured)),
-            format_size(b.limit),
-            format!(
+        rows.push(Row {
+            name: "baseline",
+            measured: format_size(b.measured),
+            limit: format_size(b.limit),
+            reference: format!(
                 "{} {} + {allowed}",
                 name_of(&b.baseline_root),
                 format_size(b.baseline_size)
             ),
-            b.pass,
-        ));
+            difference: match b.growth_percent {
+                Some(p) => format!("{} ({p:+.1}%)", format_delta(b.growth)),
+                None => format_delta(b.growth),
+            },
+            pass: b.pass,
+        });
     }
     if let Some(a) = &r.against {
-        rows.push((
-            "against",
-            format!("{} ({:.2}×)", format_size(a.measured), a.ratio),
-            format_size(a.limit),
-            format!(
+        rows.push(Row {
+            name: "against",
+            measured: format_size(a.measured),
+            limit: format_size(a.limit),
+            reference: format!(
                 "{} {} × {}",
                 name_of(&a.other_root),
                 format_size(a.other_size),
                 a.max_ratio
             ),
-            a.pass,
-        ));
+            difference: format!("ratio {:.2}×", a.ratio),
+            pass: a.pass,
+        });
     }
     if let Some(s) = &r.max_size {
-        rows.push((
-            "max-size",
-            format_size(s.measured),
-            format_size(s.limit),
-            String::new(),
-            s.pass,
-        ));
+        rows.push(Row {
+            name: "max-size",
+            measured: format_size(s.measured),
+            limit: format_size(s.limit),
+            reference: String::new(),
+            difference: if s.measured > s.limit {
+                format!("{} over", format_size(s.measured - s.limit))
+            } else {
+                format!("{} to spare", format_size(s.limit - s.measured))
+            },
+            pass: s.pass,
+        });
     }
     rows
 }
@@ -131,14 +146,22 @@ impl Render for CheckReport {
     fn table(&self, out: &mut dyn Write, style: &Style) -> io::Result<()> {
         writeln!(out, "{}", bold(&header(self), style))?;
         let mut t = new_table(style);
-        t.set_header(vec!["check", "measured", "limit", "against", "result"]);
-        for (name, measured, limit, reference, pass) in criteria(self) {
+        t.set_header(vec![
+            "check",
+            "measured",
+            "limit",
+            "reference",
+            "difference",
+            "result",
+        ]);
+        for row in criteria(self) {
             t.add_row(vec![
-                Cell::new(name),
-                Cell::new(measured).set_alignment(CellAlignment::Right),
-                Cell::new(limit).set_alignment(CellAlignment::Right),
-                Cell::new(reference),
-                Cell::new(verdict(pass)),
+                Cell::new(row.name),
+                Cell::new(row.measured).set_alignment(CellAlignment::Right),
+                Cell::new(row.limit).set_alignment(CellAlignment::Right),
+                Cell::new(row.reference),
+                Cell::new(row.difference).set_alignment(CellAlignment::Right),
+                Cell::new(verdict(row.pass)),
             ]);
         }
         writeln!(out, "{t}")?;
@@ -179,16 +202,21 @@ impl Render for CheckReport {
     fn markdown(&self, out: &mut dyn Write) -> io::Result<()> {
         let icon = if self.pass { "✅" } else { "❌" };
         writeln!(out, "### {icon} nixcut check {}\n", md_cell(&header(self)))?;
-        writeln!(out, "| check | measured | limit | against | result |")?;
-        writeln!(out, "|---|--:|--:|---|---|")?;
-        for (name, measured, limit, reference, pass) in criteria(self) {
+        writeln!(
+            out,
+            "| check | measured | limit | reference | difference | result |"
+        )?;
+        writeln!(out, "|---|--:|--:|---|--:|---|")?;
+        for row in criteria(self) {
             writeln!(
                 out,
-                "| {name} | {} | {} | {} | {} |",
-                md_cell(&measured),
-                md_cell(&limit),
-                md_cell(&reference),
-                if pass { "✅ pass" } else { "❌ **fail**" }
+                "| {} | {} | {} | {} | {} | {} |",
+                row.name,
+                md_cell(&row.measured),
+                md_cell(&row.limit),
+                md_cell(&row.reference),
+                md_cell(&row.difference),
+                if row.pass { "✅ pass" } else { "❌ **fail**" }
             )?;
         }
         for f in &self.failures {
