@@ -53,8 +53,10 @@ fn style_for(g: &GlobalArgs) -> Style {
         "never" => false,
         _ => tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
     };
+    // A terminal that reports no usable width (a pseudo-terminal with 0 columns, as
+    // the builder of a Nix derivation gets) is treated like a pipe: no wrapping.
     let width = if tty {
-        comfy_table::Table::new().width()
+        comfy_table::Table::new().width().filter(|&w| w >= 40)
     } else {
         None
     };
