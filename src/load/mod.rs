@@ -184,6 +184,12 @@ enum Detected {
 pub fn load(input: &str, opts: &LoadOptions) -> Result<Closure, LoadError> {
     let path = Path::new(input);
     let mut closure = match store_path_of(path, opts)? {
+        // A store path that is itself a file in a format we know (a snapshot baseline
+        // copied into the store by `"${./ci/closure-baseline.json}"`): read the file.
+        Some((sp, sub)) if sub.is_empty() && path.is_file() => match detect_content(path)? {
+            Content::Known(kind, text) => load_detected(path, kind, text, opts)?,
+            Content::Unknown(_) => live::load(path, &sp, opts)?,
+        },
         // The store path itself (or a symlink to it): ask Nix.
         Some((sp, sub)) if sub.is_empty() => live::load(path, &sp, opts)?,
         // A file or directory inside a store path: read it if it is a format we know,
@@ -562,6 +568,23 @@ mod tests {
         .unwrap();
         let e = load(p.to_str().unwrap(), &LoadOptions::default()).unwrap_err();
         assert!(e.to_string().contains("truncated"), "{e}");
+    }
+
+    #[test]
+    fn a_store_path_that_is_a_known_file_is_read_not_queried() {
+        let root = tempfile::tempdir().unwrap();
+        let store = root.path().join("nix/store");
+        std::fs::create_dir_all(&store).unwrap();
+        let file = store.join("k0c0d60n2dqnb396hj717yvk0y17kx6h-closure-baseline.json");
+        std::fs::copy(fixture("dump-db.txt"), &file).unwrap();
+        let opts = LoadOptions {
+            store_root: Some(root.path().to_path_buf()),
+            // A `nix` that cannot run: the file must not be sent to it.
+            nix: NixCommand::new("/nonexistent/nix"),
+            ..LoadOptions::default()
+        };
+        let c = load(file.to_str().unwrap(), &opts).unwrap();
+        assert_eq!(c.source, crate::store::SourceKind::Registration);
     }
 
     #[test]

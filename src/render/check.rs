@@ -91,10 +91,10 @@ fn header(r: &CheckReport) -> String {
         name_of(&r.root).to_string()
     };
     format!(
-        "{}: {root}: closure {} in {} paths",
-        verdict(r.pass),
+        "{root}: closure {} in {} paths: {}",
         format_size(r.closure_size),
-        r.path_count
+        r.path_count,
+        if r.pass { "pass" } else { "FAILED" }
     )
 }
 
@@ -201,7 +201,7 @@ impl Render for CheckReport {
 
     fn markdown(&self, out: &mut dyn Write) -> io::Result<()> {
         let icon = if self.pass { "✅" } else { "❌" };
-        writeln!(out, "### {icon} nixcut check {}\n", md_cell(&header(self)))?;
+        writeln!(out, "### {icon} nixcut check: {}\n", md_cell(&header(self)))?;
         writeln!(
             out,
             "| check | measured | limit | reference | difference | result |"

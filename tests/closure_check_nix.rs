@@ -1,0 +1,157 @@
+//! `nix/closure-check.nix` under real Nix (Debian's 2.8): the derivation builds when the
+//! closure is within budget and fails, with nixcut's reasons in the log, when it is not.
+//!
+//! The cargo-built `nixcut` is put into the store (`nix-store --add` of a directory
+//! holding `bin/nixcut`, stripped when `strip` is there) and passed in with
+//! `builtins.storePath`. It is linked against the host's glibc, which is fine here
+//! because these machines build with `sandbox = false` (`common::NIX_CONFIG`).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use common::*;
+
+/// The store path of a directory holding the binary under test as `bin/nixcut`.
+fn nixcut_in_store() -> &'static str {
+    static P: OnceLock<String> = OnceLock::new();
+    P.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let pkg = dir.path().join("nixcut");
+        std::fs::create_dir_all(pkg.join("bin")).unwrap();
+        let bin = pkg.join("bin/nixcut");
+        let stripped = Command::new("strip")
+            .arg("-o")
+            .arg(&bin)
+            .arg(env!("CARGO_BIN_EXE_nixcut"))
+            .status()
+            .is_ok_and(|s| s.success());
+        if !stripped {
+            std::fs::copy(env!("CARGO_BIN_EXE_nixcut"), &bin).unwrap();
+        }
+        nix_stdout("nix-store", &["--add", pkg.to_str().unwrap()])
+            .trim()
+            .to_string()
+    })
+}
+
+/// A Nix file calling closure-check.nix on the ROCm test world.
+fn harness(dir: &Path) -> PathBuf {
+    let f = dir.join("gate.nix");
+    let repo = repo();
+    std::fs::write(
+        &f,
+        format!(
+            r#"{{ nixcut, heavy ? false, maxSize ? null, baseline ? null, maxGrowth ? null }}:
+import {repo}/nix/closure-check.nix {{
+  nixcut = builtins.storePath nixcut;
+  package = (import {repo}/tests/worlds/rocm.nix {{ inherit heavy; }}).llama-cpp-rocm;
+  inherit maxSize baseline maxGrowth;
+}}
+"#,
+            repo = repo.display()
+        ),
+    )
+    .unwrap();
+    f
+}
+
+/// `nix-build` the gate with extra arguments; (success, stdout, stderr).
+fn build_gate(dir: &Path, args: &[&str]) -> (bool, String, String) {
+    let out = nix_cmd("nix-build")
+        .arg(harness(dir))
+        .args(["--argstr", "nixcut", nixcut_in_store(), "--no-out-link"])
+        .args(args)
+        .output()
+        .expect("run nix-build");
+    let (code, o, e) = decode(out);
+    (code == 0, o, e)
+}
+
+#[test]
+fn closure_check_nix_passes_within_budget_and_fails_over_it() {
+    if !nix_or_skip("closure_check_nix_passes_within_budget_and_fails_over_it") {
+        return;
+    }
+    let w = rocm_world();
+    let size = nix_closure_sizes(&w.root)[&w.root];
+    let dir = tempfile::tempdir().unwrap();
+
+    // Pass: a generous budget. The output is the Markdown report.
+    let generous = (size * 2).to_string();
+    let (ok, out, err) = build_gate(dir.path(), &["--arg", "maxSize", &generous]);
+    assert!(ok, "nix-build failed within budget:\n{err}");
+    let report_path = out.trim();
+    let report = std::fs::read_to_string(report_path).expect("the output is a file");
+    assert!(
+        report.contains("✅") && report.contains("in 24 paths: pass"),
+        "{report}"
+    );
+    eprintln!("pass: maxSize {generous} ≥ closure {size}: built {report_path}");
+
+    // Fail: a budget below the closure. nix-build fails with nixcut's reasons.
+    let tight = (size / 2).to_string();
+    let (ok, _, err) = build_gate(dir.path(), &["--arg", "maxSize", &tight]);
+    assert!(!ok, "nix-build passed over budget");
+    assert!(
+        err.contains("FAIL: closure of llama-cpp-rocm-0.0.0"),
+        "{err}"
+    );
+    assert!(err.contains("over the --max-size limit"), "{err}");
+    assert!(err.contains("failed with exit code 1"), "{err}");
+    let line = err.lines().find(|l| l.contains("FAIL: closure")).unwrap();
+    eprintln!("fail: maxSize {tight} < closure {size}:\n  {}", line.trim());
+}
+
+#[test]
+fn closure_check_nix_gates_on_a_baseline() {
+    if !nix_or_skip("closure_check_nix_gates_on_a_baseline") {
+        return;
+    }
+    let w = rocm_world();
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().join("closure-baseline.json");
+    let (code, _, err) = run(&["snapshot", &w.root, "-o", base.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+
+    // The same world against its own baseline passes.
+    let (ok, _, err) = build_gate(dir.path(), &["--arg", "baseline", base.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    // The heavier world grows by 41%: fails with the default 5%, naming big-blob …
+    let (ok, _, err) = build_gate(
+        dir.path(),
+        &[
+            "--arg",
+            "heavy",
+            "true",
+            "--arg",
+            "baseline",
+            base.to_str().unwrap(),
+        ],
+    );
+    assert!(!ok, "the heavy world passed the baseline");
+    assert!(
+        err.contains("new since the baseline") && err.contains("big-blob-1.0"),
+        "{err}"
+    );
+    let line = err.lines().find(|l| l.contains("FAIL: closure")).unwrap();
+    eprintln!("heavy vs baseline:\n  {}", line.trim());
+    // … and passes with maxGrowth = "50%".
+    let (ok, _, err) = build_gate(
+        dir.path(),
+        &[
+            "--arg",
+            "heavy",
+            "true",
+            "--arg",
+            "baseline",
+            base.to_str().unwrap(),
+            "--argstr",
+            "maxGrowth",
+            "50%",
+        ],
+    );
+    assert!(ok, "{err}");
+}
