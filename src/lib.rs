@@ -6,4 +6,5 @@
 //! dominators, added size) ← `analysis` (one report per command) → `report` (the JSON
 //! contract) ← `render` (table, JSON, Markdown).
 
+pub mod scan;
 pub mod store;
