@@ -6,5 +6,6 @@
 //! dominators, added size) ← `analysis` (one report per command) → `report` (the JSON
 //! contract) ← `render` (table, JSON, Markdown).
 
+pub mod classify;
 pub mod scan;
 pub mod store;
