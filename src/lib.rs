@@ -7,5 +7,6 @@
 //! contract) ← `render` (table, JSON, Markdown).
 
 pub mod classify;
+pub mod elf;
 pub mod scan;
 pub mod store;

@@ -1,0 +1,252 @@
+//! [`classify_hit`]: what a hash at a given file offset of an ELF file is, from the
+//! [`ElfFacts`] of that file, reading at most a few kilobytes around the hit.
+//!
+//! Order of the tests (first match wins): `PT_INTERP`; a `DT_NEEDED` string; a
+//! RUNPATH/RPATH entry (needed or unused, after [`ElfFacts::resolve_needed`]); then the
+//! section holding the offset: data and `.dynstr` strings (`elf-string`, or
+//! `elf-source-path` when the path around the hash names a source file or an include
+//! directory), debug sections, GPU code, anything else. Every result names its rule.
+
+use crate::classify::text::{binary_context, cstr_around, escaped_excerpt};
+use crate::classify::EvidenceKind;
+use crate::store::HASH_LEN;
+
+use super::facts::{ElfFacts, RunpathTag, SectionKind};
+use super::source::ByteSource;
+
+/// Longest string kept on each side of a hit in an `elf-string` detail.
+pub const STRING_CAP: usize = 4096;
+
+/// Extensions that make a path a source file (`__FILE__`-style strings).
+pub const SOURCE_EXTENSIONS: &[&str] = &[
+    "c", "cc", "cpp", "cxx", "c++", "cp", "h", "hh", "hpp", "hxx", "h++", "inl", "ipp", "tcc",
+    "tpp", "cu", "cuh", "hip", "cl", "py", "rs", "go", "f", "f77", "f90", "f95", "f03", "f08", "s",
+    "S", "asm", "m", "mm",
+];
+
+/// How one hit in an ELF file is classified.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HitClass {
+    /// The evidence kind.
+    pub kind: EvidenceKind,
+    /// Human-readable detail (the string, the directory and what it supplies …).
+    pub detail: String,
+    /// The rule that decided.
+    pub rule: &'static str,
+}
+
+impl HitClass {
+    fn new(kind: EvidenceKind, rule: &'static str, detail: String) -> HitClass {
+        HitClass { kind, detail, rule }
+    }
+}
+
+/// Classify the hash found at file offset `offset` of the ELF file `src`.
+pub fn classify_hit<S: ByteSource + ?Sized>(facts: &ElfFacts, offset: u64, src: &S) -> HitClass {
+    use EvidenceKind as K;
+    if let Some(i) = facts
+        .interpreter
+        .as_ref()
+        .filter(|i| i.range.contains(&offset))
+    {
+        return HitClass::new(K::ElfInterpreter, "elf-pt-interp", i.value.clone());
+    }
+    if let Some(n) = facts.needed.iter().find(|n| n.range.contains(&offset)) {
+        return HitClass::new(
+            K::ElfNeeded,
+            "elf-needed-absolute",
+            format!("DT_NEEDED {}", n.value),
+        );
+    }
+    if let Some(e) = facts.runpath.iter().find(|e| e.range.contains(&offset)) {
+        let tag = match e.tag {
+            RunpathTag::Runpath => "RUNPATH",
+            RunpathTag::Rpath => "RPATH",
+        };
+        let dir = e.dir.as_deref().unwrap_or(&e.raw);
+        return if !e.active {
+            HitClass::new(
+                K::ElfRunpathUnused,
+                "elf-rpath-shadowed",
+                format!("{dir} (DT_RPATH, ignored because DT_RUNPATH is present)"),
+            )
+        } else if !facts.needed_resolved || e.dir.is_none() {
+            HitClass::new(
+                K::ElfNeeded,
+                "elf-runpath-unchecked",
+                format!("{dir} ({tag}; which DT_NEEDED libraries it supplies was not checked)"),
+            )
+        } else if e.supplies.is_empty() {
+            HitClass::new(
+                K::ElfRunpathUnused,
+                "elf-runpath-supplies-nothing",
+                dir.to_string(),
+            )
+        } else {
+            HitClass::new(
+                K::ElfNeeded,
+                "elf-runpath-supplies-needed",
+                format!("{dir} supplies {}", e.supplies.join(", ")),
+            )
+        };
+    }
+    let Some(section) = facts.section_at(offset) else {
+        return HitClass::new(
+            K::ElfOther,
+            "elf-outside-sections",
+            format!(
+                "outside any section: {}",
+                context(src, offset, 0..src.len())
+            ),
+        );
+    };
+    let name = &section.name;
+    match section.kind {
+        SectionKind::Interp => {
+            let (s, _) = string_at(src, offset, section.range.clone());
+            HitClass::new(K::ElfInterpreter, "elf-interp-section", s)
+        }
+        SectionKind::Data | SectionKind::DynStr => {
+            let (s, is_source) = string_at(src, offset, section.range.clone());
+            match (is_source, section.kind) {
+                (true, _) => HitClass::new(K::ElfSourcePath, "elf-source-path", s),
+                (false, SectionKind::DynStr) => HitClass::new(K::ElfString, "elf-dynstr-string", s),
+                _ => HitClass::new(K::ElfString, "elf-data-string", s),
+            }
+        }
+        SectionKind::Debug => {
+            let (s, _) = string_at(src, offset, section.range.clone());
+            HitClass::new(K::ElfDebug, "elf-debug-section", format!("{name}: {s}"))
+        }
+        SectionKind::Gpu => HitClass::new(
+            K::ElfOther,
+            "elf-gpu-code",
+            format!(
+                "{name} (GPU code): {}",
+                context(src, offset, section.range.clone())
+            ),
+        ),
+        SectionKind::Other => HitClass::new(
+            K::ElfOther,
+            "elf-other-section",
+            format!("{name}: {}", context(src, offset, section.range.clone())),
+        ),
+    }
+}
+
+/// The escaped NUL-terminated string around `offset` within `limit`, and whether the
+/// path holding the hash names a source file or include directory.
+fn string_at<S: ByteSource + ?Sized>(
+    src: &S,
+    offset: u64,
+    limit: std::ops::Range<u64>,
+) -> (String, bool) {
+    let lo = offset.saturating_sub(STRING_CAP as u64).max(limit.start);
+    let hi = offset
+        .saturating_add((HASH_LEN + STRING_CAP) as u64)
+        .min(limit.end);
+    let Ok(buf) = src.read_vec(lo, hi.saturating_sub(lo) as usize) else {
+        return (String::from("(unreadable)"), false);
+    };
+    let pos = (offset - lo) as usize;
+    let e = cstr_around(&buf, pos, HASH_LEN, STRING_CAP);
+    // Also cut when the window (not the cap) ended the string inside the section.
+    let cut_left = e.cut_left || (e.start == 0 && lo > limit.start);
+    let cut_right = e.cut_right || (e.start + e.bytes.len() == buf.len() && hi < limit.end);
+    let is_source = names_source_path(e.bytes, pos - e.start);
+    (escaped_excerpt(e.bytes, cut_left, cut_right), is_source)
+}
+
+fn context<S: ByteSource + ?Sized>(src: &S, offset: u64, limit: std::ops::Range<u64>) -> String {
+    let lo = offset.saturating_sub(32).max(limit.start);
+    let hi = offset.saturating_add(64).min(limit.end);
+    match src.read_vec(lo, hi.saturating_sub(lo) as usize) {
+        Ok(buf) => binary_context(&buf, (offset - lo) as usize, HASH_LEN, 32),
+        Err(_) => String::from("(unreadable)"),
+    }
+}
+
+fn is_path_delimiter(b: u8) -> bool {
+    b.is_ascii_whitespace()
+        || b < 0x20
+        || matches!(
+            b,
+            b'"' | b'\''
+                | b'`'
+                | b'('
+                | b')'
+                | b'['
+                | b']'
+                | b'{'
+                | b'}'
+                | b'<'
+                | b'>'
+                | b','
+                | b';'
+                | b'='
+                | b'|'
+                | b'*'
+                | b'?'
+        )
+}
+
+/// Whether the path token holding `s[hit]` names a source file (`…/x.hpp`, `…/x.c:42`)
+/// or an include directory (`…/include`, `…/include/…`).
+pub fn names_source_path(s: &[u8], hit: usize) -> bool {
+    let hit = hit.min(s.len());
+    let start = s[..hit]
+        .iter()
+        .rposition(|&b| is_path_delimiter(b))
+        .map_or(0, |i| i + 1);
+    let after = (hit + HASH_LEN).min(s.len());
+    let end = s[after..]
+        .iter()
+        .position(|&b| is_path_delimiter(b) || b == b':')
+        .map_or(s.len(), |i| after + i);
+    let mut token = &s[start..end];
+    while let Some(t) = token.strip_suffix(b".") {
+        token = t;
+    }
+    if token.ends_with(b"/include") || memchr::memmem::find(token, b"/include/").is_some() {
+        return true;
+    }
+    let file = token.rsplit(|&b| b == b'/').next().unwrap_or(token);
+    match file.iter().rposition(|&b| b == b'.') {
+        Some(dot) if dot > 0 => {
+            let ext = &file[dot + 1..];
+            SOURCE_EXTENSIONS.iter().any(|e| e.as_bytes() == ext)
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn src(s: &str) -> (Vec<u8>, usize) {
+        let hit = s.find("aaaa").unwrap();
+        (s.as_bytes().to_vec(), hit)
+    }
+
+    const A: &str = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+
+    #[test]
+    fn source_paths() {
+        for (s, yes) in [
+            (format!("/nix/store/{A}-tensile/include/x.hpp"), true),
+            (format!("Error in /nix/store/{A}-t/lib/x.hpp: bad"), true),
+            (format!("/nix/store/{A}-src/foo.c:42"), true),
+            (format!("/nix/store/{A}-src/kern.cu."), true),
+            (format!("/nix/store/{A}-src/k.S"), true),
+            (format!("/nix/store/{A}-gcc/lib/gcc/include"), true),
+            (format!("/nix/store/{A}-gcc/lib/libfoo.so"), false),
+            (format!("/nix/store/{A}-rocblas/lib/rocblas/library"), false),
+            (A.to_string(), false),
+            (format!("/nix/store/{A}-x/bin/python3 /other/y.py"), false),
+        ] {
+            let (b, hit) = src(&s);
+            assert_eq!(names_source_path(&b, hit), yes, "{s}");
+        }
+    }
+}
