@@ -223,6 +223,223 @@ pub fn names_source_path(s: &[u8], hit: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scan::ReferenceScanner;
+    use proptest::prelude::*;
+    use std::path::{Path, PathBuf};
+    use std::process::Command;
+    use std::sync::OnceLock;
+
+    use crate::elf::ElfFacts;
+
+    const H_LIB: &str = "1b9p07z77phvv2hf6gm9f28syp39f039";
+    const H_UNUSED: &str = "2c9p07z77phvv2hf6gm9f28syp39f039";
+    const H_SRC: &str = "3d9p07z77phvv2hf6gm9f28syp39f039";
+    const H_STR: &str = "4f9p07z77phvv2hf6gm9f28syp39f039";
+    const H_INTERP: &str = "5g9p07z77phvv2hf6gm9f28syp39f039";
+    const H_DEBUG: &str = "6h9p07z77phvv2hf6gm9f28syp39f039";
+    const ALL: [&str; 6] = [H_LIB, H_UNUSED, H_SRC, H_STR, H_INTERP, H_DEBUG];
+
+    fn run(cmd: &mut Command) -> bool {
+        cmd.output().map(|o| o.status.success()).unwrap_or(false)
+    }
+
+    /// Build `prog` (and `libfoo.so`) with the host C compiler; `None` (skip) without one.
+    fn build(dir: &Path, new_dtags: bool) -> Option<PathBuf> {
+        if !run(Command::new("cc").arg("--version")) {
+            eprintln!("skipping: no `cc` on this machine");
+            return None;
+        }
+        let src_dir = dir.join(format!("{H_DEBUG}-src"));
+        std::fs::create_dir_all(&src_dir).ok()?;
+        std::fs::write(src_dir.join("foo.c"), "int foo(void) { return 42; }\n").ok()?;
+        let prog_c = format!(
+            "#include <stdio.h>\n\
+             int foo(void);\n\
+             static const char msg[] = \"Error in /nix/store/{H_SRC}-tensile/include/x.hpp\";\n\
+             const char *data_str = \"/nix/store/{H_STR}-share/data\";\n\
+             int main(void) {{ puts(msg); puts(data_str); return foo(); }}\n"
+        );
+        std::fs::write(src_dir.join("prog.c"), prog_c).ok()?;
+        if !run(Command::new("cc").current_dir(&src_dir).args([
+            "-shared",
+            "-fPIC",
+            "-o",
+            "libfoo.so",
+            "foo.c",
+        ])) {
+            eprintln!("skipping: `cc -shared` failed");
+            return None;
+        }
+        let out = src_dir.join("prog");
+        let dtags = if new_dtags {
+            "-Wl,--enable-new-dtags"
+        } else {
+            "-Wl,--disable-new-dtags"
+        };
+        let ok = run(Command::new("cc").current_dir(&src_dir).args([
+            "-g",
+            "-O0",
+            "-o",
+            "prog",
+            "prog.c",
+            "-L.",
+            "-lfoo",
+            dtags,
+            &format!("-Wl,-rpath,/nix/store/{H_LIB}-foo/lib:/nix/store/{H_UNUSED}-bar/lib"),
+            &format!("-Wl,--dynamic-linker=/nix/store/{H_INTERP}-glibc/lib/ld-linux.so.2"),
+        ]));
+        if !ok {
+            eprintln!("skipping: `cc` could not link the test program");
+            return None;
+        }
+        Some(out)
+    }
+
+    fn scanner() -> ReferenceScanner {
+        ReferenceScanner::from_hashes(ALL.iter().map(|h| {
+            let mut a = [0u8; 32];
+            a.copy_from_slice(h.as_bytes());
+            a
+        }))
+    }
+
+    fn kinds_of(bytes: &[u8]) -> Vec<(usize, HitClass)> {
+        let mut facts = ElfFacts::parse(bytes, Some("/nix/store/x-prog/bin")).unwrap();
+        let lib = format!("/nix/store/{H_LIB}-foo/lib/libfoo.so");
+        facts.resolve_needed(&|p: &str| p == lib);
+        scanner()
+            .scan_slice(bytes)
+            .into_iter()
+            .map(|h| (h.candidate as usize, classify_hit(&facts, h.offset, bytes)))
+            .collect()
+    }
+
+    fn check_program(new_dtags: bool) {
+        let dir = tempfile::tempdir().unwrap();
+        let Some(prog) = build(dir.path(), new_dtags) else {
+            return;
+        };
+        let bytes = std::fs::read(prog).unwrap();
+        let facts = ElfFacts::parse(&bytes[..], None).unwrap();
+        assert!(
+            facts.needed.iter().any(|n| n.value == "libfoo.so"),
+            "{facts:?}"
+        );
+        let tag = if new_dtags {
+            RunpathTag::Runpath
+        } else {
+            RunpathTag::Rpath
+        };
+        assert!(facts.runpath.iter().all(|e| e.tag == tag && e.active));
+        let hits = kinds_of(&bytes);
+        let kinds_for = |c: usize| -> Vec<EvidenceKind> {
+            hits.iter()
+                .filter(|(i, _)| *i == c)
+                .map(|(_, k)| k.kind)
+                .collect()
+        };
+        use EvidenceKind as K;
+        assert_eq!(kinds_for(0), vec![K::ElfNeeded], "{hits:#?}");
+        assert_eq!(kinds_for(1), vec![K::ElfRunpathUnused], "{hits:#?}");
+        assert!(kinds_for(2).contains(&K::ElfSourcePath), "{hits:#?}");
+        assert!(kinds_for(3).contains(&K::ElfString), "{hits:#?}");
+        assert_eq!(kinds_for(4), vec![K::ElfInterpreter], "{hits:#?}");
+        let debug = kinds_for(5);
+        assert!(
+            !debug.is_empty() && debug.iter().all(|k| *k == K::ElfDebug),
+            "{hits:#?}"
+        );
+        let needed = hits.iter().find(|(i, _)| *i == 0).unwrap();
+        assert_eq!(
+            needed.1.detail,
+            format!("/nix/store/{H_LIB}-foo/lib supplies libfoo.so")
+        );
+        assert_eq!(needed.1.rule, "elf-runpath-supplies-needed");
+        let string = hits
+            .iter()
+            .find(|(i, k)| *i == 3 && k.kind == K::ElfString)
+            .unwrap();
+        assert_eq!(string.1.detail, format!("/nix/store/{H_STR}-share/data"));
+        let source = hits.iter().find(|(i, _)| *i == 2).unwrap();
+        assert_eq!(
+            source.1.detail,
+            format!("Error in /nix/store/{H_SRC}-tensile/include/x.hpp")
+        );
+    }
+
+    #[test]
+    fn compiled_program_with_runpath() {
+        check_program(true);
+    }
+
+    #[test]
+    fn compiled_program_with_rpath() {
+        check_program(false);
+    }
+
+    #[test]
+    fn unresolved_runpath_is_kept_as_needed() {
+        let dir = tempfile::tempdir().unwrap();
+        let Some(prog) = build(dir.path(), true) else {
+            return;
+        };
+        let bytes = std::fs::read(prog).unwrap();
+        let facts = ElfFacts::parse(&bytes[..], None).unwrap();
+        for h in scanner().scan_slice(&bytes) {
+            let c = classify_hit(&facts, h.offset, &bytes[..]);
+            if h.candidate <= 1 {
+                assert_eq!(c.kind, EvidenceKind::ElfNeeded);
+                assert_eq!(c.rule, "elf-runpath-unchecked");
+            }
+        }
+    }
+
+    /// The test program's bytes, built once for the mutation tests.
+    fn fixture() -> Option<&'static [u8]> {
+        static BYTES: OnceLock<Option<Vec<u8>>> = OnceLock::new();
+        BYTES
+            .get_or_init(|| {
+                let dir = tempfile::tempdir().ok()?;
+                std::fs::read(build(dir.path(), true)?).ok()
+            })
+            .as_deref()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        #[test]
+        fn mutated_elf_never_panics(
+            muts in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0u8..4), 1..24),
+            cut in any::<prop::sample::Index>(),
+            truncate in any::<bool>(),
+            probes in proptest::collection::vec(any::<prop::sample::Index>(), 1..8),
+        ) {
+            let Some(orig) = fixture() else { return Ok(()) };
+            let mut b = orig.to_vec();
+            for (i, v, region) in muts {
+                // Aim most mutations at the headers: ELF header, program headers, the
+                // section header table at the end, or anywhere.
+                let pos = match region {
+                    0 => i.index(64),
+                    1 => 64 + i.index(512),
+                    2 => b.len() - 1 - i.index(2048.min(b.len())),
+                    _ => i.index(b.len()),
+                };
+                b[pos] = v;
+            }
+            if truncate {
+                b.truncate(cut.index(b.len()));
+            }
+            if let Ok(mut facts) = ElfFacts::parse(&b[..], Some("/o")) {
+                facts.resolve_needed(&|_| true);
+                for p in probes {
+                    let off = p.index(b.len().max(1)) as u64;
+                    let _ = classify_hit(&facts, off, &b[..]);
+                }
+            }
+        }
+    }
 
     fn src(s: &str) -> (Vec<u8>, usize) {
         let hit = s.find("aaaa").unwrap();
