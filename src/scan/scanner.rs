@@ -9,6 +9,10 @@
 //! exactly the offsets `p` where `data[p..p + 32]` equals a candidate hash, overlapping
 //! ones included. Matching is case-sensitive.
 //!
+//! Two shortcuts change speed, not results: bytes already found valid are not tested
+//! again (Nix re-tests up to 32 per window, which is slow on long `[0-9a-z]` runs), and a
+//! bitset of the candidates' 4-character prefixes avoids hashing most valid windows.
+//!
 //! [`ScanStream`] carries the last 31 bytes of each chunk over to the next, so a hash
 //! split across chunk boundaries is found once, at its absolute offset, whatever the
 //! chunk sizes. The tree and NAR walkers (`super::tree`, `super::nar`) feed it file
@@ -16,10 +20,34 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::store::{is_nix32_byte, StorePath, HASH_LEN};
+use crate::store::{is_nix32_byte, StorePath, HASH_LEN, NIX32_ALPHABET};
 
 /// Hits reported per file before the rest are only counted.
 pub const DEFAULT_MAX_HITS_PER_FILE: usize = 10_000;
+
+/// Bits of the prefix filter: 5 bits from each of the first 4 characters.
+const FILTER_BITS: u32 = 20;
+
+const fn digit_table() -> [u8; 256] {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 32 {
+        t[NIX32_ALPHABET[i] as usize] = i as u8;
+        i += 1;
+    }
+    t
+}
+
+/// Value of each nix32 character (0 for other bytes; only used on valid windows).
+static DIGIT: [u8; 256] = digit_table();
+
+#[inline]
+fn prefix_key(window: &[u8]) -> usize {
+    (usize::from(DIGIT[window[0] as usize]) << 15)
+        | (usize::from(DIGIT[window[1] as usize]) << 10)
+        | (usize::from(DIGIT[window[2] as usize]) << 5)
+        | usize::from(DIGIT[window[3] as usize])
+}
 
 /// One occurrence of a candidate hash.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -35,6 +63,9 @@ pub struct Hit {
 pub struct ReferenceScanner {
     hashes: Vec<[u8; HASH_LEN]>,
     index: FxHashMap<[u8; HASH_LEN], u32>,
+    /// Which 4-character prefixes candidates have: rejects most all-nix32 windows (long
+    /// runs of `[0-9a-z]` text) without hashing them.
+    prefixes: Vec<u64>,
     max_hits_per_file: usize,
 }
 
@@ -51,13 +82,17 @@ impl ReferenceScanner {
         let hashes: Vec<[u8; HASH_LEN]> = hashes.into_iter().collect();
         let mut index = FxHashMap::default();
         index.reserve(hashes.len());
+        let mut prefixes = vec![0u64; (1usize << FILTER_BITS) / 64];
         for (i, h) in hashes.iter().enumerate() {
             let i = u32::try_from(i).unwrap_or(u32::MAX);
             index.entry(*h).or_insert(i);
+            let k = prefix_key(h);
+            prefixes[k / 64] |= 1 << (k % 64);
         }
         ReferenceScanner {
             hashes,
             index,
+            prefixes,
             max_hits_per_file: DEFAULT_MAX_HITS_PER_FILE,
         }
     }
@@ -116,13 +151,28 @@ impl ReferenceScanner {
             return;
         }
         let mut i = 0usize;
+        // Bytes in `i..valid_to` are known to be in the alphabet, so each window tests only
+        // its new bytes: linear even on long runs of `[0-9a-z]`. The windows examined and
+        // the jumps are Nix's.
+        let mut valid_to = 0usize;
         while i < start_limit && i + HASH_LEN <= buf.len() {
-            let window = &buf[i..i + HASH_LEN];
-            match window.iter().rposition(|&b| !is_nix32_byte(b)) {
-                Some(j) => i += j + 1,
+            let from = valid_to.max(i);
+            match buf[from..i + HASH_LEN]
+                .iter()
+                .rposition(|&b| !is_nix32_byte(b))
+            {
+                Some(j) => {
+                    i = from + j + 1;
+                    valid_to = i;
+                }
                 None => {
-                    if let Some(c) = self.lookup(window) {
-                        emit(i, c);
+                    valid_to = i + HASH_LEN;
+                    let window = &buf[i..i + HASH_LEN];
+                    let k = prefix_key(window);
+                    if self.prefixes[k / 64] & (1 << (k % 64)) != 0 {
+                        if let Some(c) = self.lookup(window) {
+                            emit(i, c);
+                        }
                     }
                     i += 1;
                 }
