@@ -322,3 +322,97 @@ pub fn scan_store_path(
 ) -> Result<PathScan, ScanError> {
     tree::scan_tree(store_dir, store_root, path, scanner, opts)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+    use std::process::Command;
+
+    /// (path, narSize, references) of every valid path, from `nix-store --dump-db`.
+    fn local_db() -> Option<Vec<(String, u64, Vec<String>)>> {
+        let out = Command::new("nix-store").arg("--dump-db").output().ok()?;
+        if !out.status.success() {
+            return None;
+        }
+        let text = String::from_utf8(out.stdout).ok()?;
+        let mut lines = text.lines();
+        let mut db = Vec::new();
+        while let Some(path) = lines.next() {
+            let _hash = lines.next()?;
+            let size = lines.next()?.parse().ok()?;
+            let _deriver = lines.next()?;
+            let n: usize = lines.next()?.parse().ok()?;
+            let refs = (0..n)
+                .map(|_| lines.next().map(str::to_string))
+                .collect::<Option<_>>()?;
+            db.push((path.to_string(), size, refs));
+        }
+        Some(db)
+    }
+
+    /// Ground truth: for every built path in the local store, the scan finds every
+    /// reference Nix registered, the NAR size equals Nix's, and the NAR path (through
+    /// `nix-store --dump`) gives the same scan as the directory. Run with
+    /// `cargo test --lib agrees_with_local_nix -- --ignored`.
+    #[test]
+    #[ignore = "needs a local Nix store"]
+    fn agrees_with_local_nix_store() {
+        let Some(db) = local_db() else {
+            eprintln!("skipping: no `nix-store --dump-db`");
+            return;
+        };
+        let sd = StoreDir::default();
+        let all: Vec<StorePath> = db
+            .iter()
+            .filter_map(|(p, _, _)| sd.parse_path(p).ok())
+            .collect();
+        let scanner = ReferenceScanner::new(&all);
+        let opts = ScanOptions::default();
+        // The same resolver for both walkers, so that runpath kinds can be compared.
+        let on_disk = |abs: &str| Path::new(abs).exists();
+        let fs_opts = ScanOptions {
+            resolver: Some(&on_disk),
+            ..ScanOptions::default()
+        };
+        let mut kinds = std::collections::BTreeMap::new();
+        let mut checked = 0;
+        let mut extra = Vec::new();
+        for (p, size, refs) in &db {
+            if p.ends_with(".drv") {
+                continue;
+            }
+            let sp = sd.parse_path(p).unwrap();
+            let scan = scan_store_path(&sd, None, &sp, &scanner, &opts).unwrap();
+            let found: BTreeSet<String> = scan
+                .referenced()
+                .into_iter()
+                .map(|c| sd.display(&all[c as usize]))
+                .collect();
+            let registered: BTreeSet<String> = refs.iter().cloned().collect();
+            let missing: Vec<_> = registered.difference(&found).collect();
+            assert!(
+                missing.is_empty(),
+                "{p}: Nix registered {missing:?}, not found"
+            );
+            extra.extend(found.difference(&registered).map(|e| format!("{p} -> {e}")));
+            assert_eq!(scan.nar_size, Some(*size), "{p}: NAR size");
+            let dump = Command::new("nix-store")
+                .arg("--dump")
+                .arg(p)
+                .output()
+                .unwrap();
+            let from_nar = scan_nar(&dump.stdout[..], p, Some(p), &scanner, &fs_opts).unwrap();
+            let from_dir = scan_store_path(&sd, None, &sp, &scanner, &fs_opts).unwrap();
+            assert_eq!(from_nar.files, from_dir.files, "{p}");
+            assert_eq!(from_nar.evidence, from_dir.evidence, "{p}");
+            for e in &from_dir.evidence {
+                *kinds.entry(e.kind.as_str()).or_insert(0usize) += 1;
+            }
+            checked += 1;
+        }
+        eprintln!("checked {checked} store paths; found but not registered: {extra:#?}");
+        eprintln!("evidence kinds: {kinds:?}");
+        assert!(checked > 0);
+    }
+}

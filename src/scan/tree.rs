@@ -225,7 +225,11 @@ fn analyse_entry(ctx: &Context<'_>, e: Entry) -> Outcome {
             let mut head = Vec::new();
             let mut stream = ctx.scanner.stream();
             if let Some(src) = &src {
-                let mut buf = vec![0u8; ctx.opts.read_block.max(4096)];
+                // Small files get small buffers: no 1 MiB allocation per tiny file.
+                let want = usize::try_from(size)
+                    .unwrap_or(usize::MAX)
+                    .saturating_add(1);
+                let mut buf = vec![0u8; want.clamp(4096, ctx.opts.read_block.max(4096))];
                 let mut off = 0u64;
                 loop {
                     match src.read_at(off, &mut buf) {
