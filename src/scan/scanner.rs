@@ -442,6 +442,39 @@ mod tests {
         assert_eq!(s.candidate(1), Some(H2));
     }
 
+    #[test]
+    fn planted_across_4k_and_1m_boundaries() {
+        let s = scanner();
+        // Alphabet runs broken by a non-alphabet byte every 97 bytes.
+        let mut data: Vec<u8> = (0..(1usize << 20) + 4096)
+            .map(|i| {
+                if i % 97 == 0 {
+                    b'-'
+                } else {
+                    NIX32_ALPHABET[i % 32]
+                }
+            })
+            .collect();
+        let mut plant = |at: usize, h: &[u8]| data[at..at + 32].copy_from_slice(h);
+        for (n, k) in [1usize, 16, 31, 32].into_iter().enumerate() {
+            plant(4096 * (n + 2) - k, H1);
+            plant((1 << 20) - 4096 * (n + 1) - k, H2);
+        }
+        // Adjacent hashes straddling the 1 MiB boundary, and an upper-cased decoy.
+        plant((1 << 20) - 40, H1);
+        plant((1 << 20) - 8, H2);
+        plant((1 << 20) + 100, &H1.to_ascii_uppercase());
+        let expect = naive(&s, &data);
+        assert!(expect.len() >= 10, "{expect:?}");
+        assert!(expect.contains(&Hit {
+            offset: (1 << 20) - 8,
+            candidate: 1
+        }));
+        for size in [1usize, 31, 32, 33, 4096, 1 << 20] {
+            assert_eq!(chunked(&s, &data, size).hits, expect, "chunk size {size}");
+        }
+    }
+
     /// Random bytes drawn mostly from the alphabet (long valid runs) with planted hashes
     /// and upper-cased decoys.
     fn planted() -> impl Strategy<Value = Vec<u8>> {

@@ -504,6 +504,69 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn malformed_elf_falls_back_to_binary_with_a_warning() {
+        let (tmp, p) = fixture();
+        let root = tmp.path().join("nix/store").join(p.to_string());
+        let mut bytes = b"\x7fELF\x09\x09\x01\0\0\0".to_vec();
+        bytes.extend_from_slice(H1.as_bytes());
+        fs::write(root.join("lib/broken.so"), bytes).unwrap();
+        let s = scan(tmp.path(), &p);
+        let e = s
+            .evidence
+            .iter()
+            .find(|e| e.file.as_bytes() == b"lib/broken.so")
+            .unwrap();
+        assert_eq!((e.kind, e.rule), (EvidenceKind::Binary, "binary"));
+        assert!(
+            s.warnings
+                .iter()
+                .any(|w| w.starts_with("lib/broken.so: analysed as plain bytes")),
+            "{:?}",
+            s.warnings
+        );
+        let f = s
+            .files
+            .iter()
+            .find(|f| f.path.as_bytes() == b"lib/broken.so")
+            .unwrap();
+        assert!(f.is_elf && f.elf.is_none());
+    }
+
+    #[test]
+    fn elf_facts_always_reads_files_without_hits() {
+        let (tmp, p) = fixture();
+        let root = tmp.path().join("nix/store").join(p.to_string());
+        // Any ELF file without candidate hashes will do (not the test binary: it holds
+        // the hashes as constants).
+        if fs::copy("/bin/true", root.join("bin/tool")).is_err() {
+            eprintln!("skipping: no /bin/true");
+            return;
+        }
+        let sc = scanner();
+        let run = |when| {
+            let opts = ScanOptions {
+                elf_facts: when,
+                ..ScanOptions::default()
+            };
+            scan_tree(&StoreDir::default(), Some(tmp.path()), &p, &sc, &opts).unwrap()
+        };
+        let find = |s: &PathScan| {
+            s.files
+                .iter()
+                .find(|f| f.path.as_bytes() == b"bin/tool")
+                .map(|f| (f.is_elf, f.elf.is_some()))
+        };
+        assert_eq!(
+            find(&run(crate::scan::ElfFactsWhen::WithHits)),
+            Some((true, false))
+        );
+        assert_eq!(
+            find(&run(crate::scan::ElfFactsWhen::Always)),
+            Some((true, true))
+        );
+    }
+
+    #[test]
     fn missing_store_path_is_an_error() {
         let tmp = tempfile::tempdir().unwrap();
         let p = StorePath::from_base_name(&format!("{SELF}-nothing")).unwrap();
