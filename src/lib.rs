@@ -7,8 +7,11 @@
 //! contract) ← `render` (table, JSON, Markdown).
 
 pub mod analysis;
+pub mod classify;
+pub mod elf;
 pub mod graph;
 pub mod load;
 pub mod render;
 pub mod report;
+pub mod scan;
 pub mod store;

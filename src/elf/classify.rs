@@ -1,0 +1,469 @@
+//! [`classify_hit`]: what a hash at a given file offset of an ELF file is, from the
+//! [`ElfFacts`] of that file, reading at most a few kilobytes around the hit.
+//!
+//! Order of the tests (first match wins): `PT_INTERP`; a `DT_NEEDED` string; a
+//! RUNPATH/RPATH entry (needed or unused, after [`ElfFacts::resolve_needed`]); then the
+//! section holding the offset: data and `.dynstr` strings (`elf-string`, or
+//! `elf-source-path` when the path around the hash names a source file or an include
+//! directory), debug sections, GPU code, anything else. Every result names its rule.
+
+use crate::classify::text::{binary_context, cstr_around, escaped_excerpt};
+use crate::classify::EvidenceKind;
+use crate::store::HASH_LEN;
+
+use super::facts::{ElfFacts, RunpathTag, SectionKind};
+use super::source::ByteSource;
+
+/// Longest string kept on each side of a hit in an `elf-string` detail.
+pub const STRING_CAP: usize = 4096;
+
+/// Extensions that make a path a source file (`__FILE__`-style strings).
+pub const SOURCE_EXTENSIONS: &[&str] = &[
+    "c", "cc", "cpp", "cxx", "c++", "cp", "h", "hh", "hpp", "hxx", "h++", "inl", "ipp", "tcc",
+    "tpp", "cu", "cuh", "hip", "cl", "py", "rs", "go", "f", "f77", "f90", "f95", "f03", "f08", "s",
+    "S", "asm", "m", "mm",
+];
+
+/// How one hit in an ELF file is classified.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HitClass {
+    /// The evidence kind.
+    pub kind: EvidenceKind,
+    /// Human-readable detail (the string, the directory and what it supplies …).
+    pub detail: String,
+    /// The rule that decided.
+    pub rule: &'static str,
+}
+
+impl HitClass {
+    fn new(kind: EvidenceKind, rule: &'static str, detail: String) -> HitClass {
+        HitClass { kind, detail, rule }
+    }
+}
+
+/// Classify the hash found at file offset `offset` of the ELF file `src`.
+pub fn classify_hit<S: ByteSource + ?Sized>(facts: &ElfFacts, offset: u64, src: &S) -> HitClass {
+    use EvidenceKind as K;
+    if let Some(i) = facts
+        .interpreter
+        .as_ref()
+        .filter(|i| i.range.contains(&offset))
+    {
+        return HitClass::new(K::ElfInterpreter, "elf-pt-interp", i.value.clone());
+    }
+    if let Some(n) = facts.needed.iter().find(|n| n.range.contains(&offset)) {
+        return HitClass::new(
+            K::ElfNeeded,
+            "elf-needed-absolute",
+            format!("DT_NEEDED {}", n.value),
+        );
+    }
+    if let Some(e) = facts.runpath.iter().find(|e| e.range.contains(&offset)) {
+        let tag = match e.tag {
+            RunpathTag::Runpath => "RUNPATH",
+            RunpathTag::Rpath => "RPATH",
+        };
+        let dir = e.dir.as_deref().unwrap_or(&e.raw);
+        return if !e.active {
+            HitClass::new(
+                K::ElfRunpathUnused,
+                "elf-rpath-shadowed",
+                format!("{dir} (DT_RPATH, ignored because DT_RUNPATH is present)"),
+            )
+        } else if !facts.needed_resolved || e.dir.is_none() {
+            HitClass::new(
+                K::ElfNeeded,
+                "elf-runpath-unchecked",
+                format!("{dir} ({tag}; which DT_NEEDED libraries it supplies was not checked)"),
+            )
+        } else if e.supplies.is_empty() {
+            HitClass::new(
+                K::ElfRunpathUnused,
+                "elf-runpath-supplies-nothing",
+                dir.to_string(),
+            )
+        } else {
+            HitClass::new(
+                K::ElfNeeded,
+                "elf-runpath-supplies-needed",
+                format!("{dir} supplies {}", e.supplies.join(", ")),
+            )
+        };
+    }
+    let Some(section) = facts.section_at(offset) else {
+        return HitClass::new(
+            K::ElfOther,
+            "elf-outside-sections",
+            format!(
+                "outside any section: {}",
+                context(src, offset, 0..src.len())
+            ),
+        );
+    };
+    let name = &section.name;
+    match section.kind {
+        SectionKind::Interp => {
+            let (s, _) = string_at(src, offset, section.range.clone());
+            HitClass::new(K::ElfInterpreter, "elf-interp-section", s)
+        }
+        SectionKind::Data | SectionKind::DynStr => {
+            let (s, is_source) = string_at(src, offset, section.range.clone());
+            match (is_source, section.kind) {
+                (true, _) => HitClass::new(K::ElfSourcePath, "elf-source-path", s),
+                (false, SectionKind::DynStr) => HitClass::new(K::ElfString, "elf-dynstr-string", s),
+                _ => HitClass::new(K::ElfString, "elf-data-string", s),
+            }
+        }
+        SectionKind::Debug => {
+            let (s, _) = string_at(src, offset, section.range.clone());
+            HitClass::new(K::ElfDebug, "elf-debug-section", format!("{name}: {s}"))
+        }
+        SectionKind::Gpu => HitClass::new(
+            K::ElfOther,
+            "elf-gpu-code",
+            format!(
+                "{name} (GPU code): {}",
+                context(src, offset, section.range.clone())
+            ),
+        ),
+        SectionKind::Other => HitClass::new(
+            K::ElfOther,
+            "elf-other-section",
+            format!("{name}: {}", context(src, offset, section.range.clone())),
+        ),
+    }
+}
+
+/// The escaped NUL-terminated string around `offset` within `limit`, and whether the
+/// path holding the hash names a source file or include directory.
+fn string_at<S: ByteSource + ?Sized>(
+    src: &S,
+    offset: u64,
+    limit: std::ops::Range<u64>,
+) -> (String, bool) {
+    let lo = offset.saturating_sub(STRING_CAP as u64).max(limit.start);
+    let hi = offset
+        .saturating_add((HASH_LEN + STRING_CAP) as u64)
+        .min(limit.end);
+    let Ok(buf) = src.read_vec(lo, hi.saturating_sub(lo) as usize) else {
+        return (String::from("(unreadable)"), false);
+    };
+    let pos = (offset - lo) as usize;
+    let e = cstr_around(&buf, pos, HASH_LEN, STRING_CAP);
+    // Also cut when the window (not the cap) ended the string inside the section.
+    let cut_left = e.cut_left || (e.start == 0 && lo > limit.start);
+    let cut_right = e.cut_right || (e.start + e.bytes.len() == buf.len() && hi < limit.end);
+    let is_source = names_source_path(e.bytes, pos - e.start);
+    (escaped_excerpt(e.bytes, cut_left, cut_right), is_source)
+}
+
+fn context<S: ByteSource + ?Sized>(src: &S, offset: u64, limit: std::ops::Range<u64>) -> String {
+    let lo = offset.saturating_sub(32).max(limit.start);
+    let hi = offset.saturating_add(64).min(limit.end);
+    match src.read_vec(lo, hi.saturating_sub(lo) as usize) {
+        Ok(buf) => binary_context(&buf, (offset - lo) as usize, HASH_LEN, 32),
+        Err(_) => String::from("(unreadable)"),
+    }
+}
+
+fn is_path_delimiter(b: u8) -> bool {
+    b.is_ascii_whitespace()
+        || b < 0x20
+        || matches!(
+            b,
+            b'"' | b'\''
+                | b'`'
+                | b'('
+                | b')'
+                | b'['
+                | b']'
+                | b'{'
+                | b'}'
+                | b'<'
+                | b'>'
+                | b','
+                | b';'
+                | b'='
+                | b'|'
+                | b'*'
+                | b'?'
+        )
+}
+
+/// Whether the path token holding `s[hit]` names a source file (`…/x.hpp`, `…/x.c:42`)
+/// or an include directory (`…/include`, `…/include/…`).
+pub fn names_source_path(s: &[u8], hit: usize) -> bool {
+    let hit = hit.min(s.len());
+    let start = s[..hit]
+        .iter()
+        .rposition(|&b| is_path_delimiter(b))
+        .map_or(0, |i| i + 1);
+    let after = (hit + HASH_LEN).min(s.len());
+    let end = s[after..]
+        .iter()
+        .position(|&b| is_path_delimiter(b) || b == b':')
+        .map_or(s.len(), |i| after + i);
+    let mut token = &s[start..end];
+    while let Some(t) = token.strip_suffix(b".") {
+        token = t;
+    }
+    if token.ends_with(b"/include") || memchr::memmem::find(token, b"/include/").is_some() {
+        return true;
+    }
+    let file = token.rsplit(|&b| b == b'/').next().unwrap_or(token);
+    match file.iter().rposition(|&b| b == b'.') {
+        Some(dot) if dot > 0 => {
+            let ext = &file[dot + 1..];
+            SOURCE_EXTENSIONS.iter().any(|e| e.as_bytes() == ext)
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scan::ReferenceScanner;
+    use proptest::prelude::*;
+    use std::path::{Path, PathBuf};
+    use std::process::Command;
+    use std::sync::OnceLock;
+
+    use crate::elf::ElfFacts;
+
+    const H_LIB: &str = "1b9p07z77phvv2hf6gm9f28syp39f039";
+    const H_UNUSED: &str = "2c9p07z77phvv2hf6gm9f28syp39f039";
+    const H_SRC: &str = "3d9p07z77phvv2hf6gm9f28syp39f039";
+    const H_STR: &str = "4f9p07z77phvv2hf6gm9f28syp39f039";
+    const H_INTERP: &str = "5g9p07z77phvv2hf6gm9f28syp39f039";
+    const H_DEBUG: &str = "6h9p07z77phvv2hf6gm9f28syp39f039";
+    const ALL: [&str; 6] = [H_LIB, H_UNUSED, H_SRC, H_STR, H_INTERP, H_DEBUG];
+
+    fn run(cmd: &mut Command) -> bool {
+        cmd.output().map(|o| o.status.success()).unwrap_or(false)
+    }
+
+    /// Build `prog` (and `libfoo.so`) with the host C compiler; `None` (skip) without one.
+    fn build(dir: &Path, new_dtags: bool) -> Option<PathBuf> {
+        if !run(Command::new("cc").arg("--version")) {
+            eprintln!("skipping: no `cc` on this machine");
+            return None;
+        }
+        let src_dir = dir.join(format!("{H_DEBUG}-src"));
+        std::fs::create_dir_all(&src_dir).ok()?;
+        std::fs::write(src_dir.join("foo.c"), "int foo(void) { return 42; }\n").ok()?;
+        let prog_c = format!(
+            "#include <stdio.h>\n\
+             int foo(void);\n\
+             static const char msg[] = \"Error in /nix/store/{H_SRC}-tensile/include/x.hpp\";\n\
+             const char *data_str = \"/nix/store/{H_STR}-share/data\";\n\
+             int main(void) {{ puts(msg); puts(data_str); return foo(); }}\n"
+        );
+        std::fs::write(src_dir.join("prog.c"), prog_c).ok()?;
+        if !run(Command::new("cc").current_dir(&src_dir).args([
+            "-shared",
+            "-fPIC",
+            "-o",
+            "libfoo.so",
+            "foo.c",
+        ])) {
+            eprintln!("skipping: `cc -shared` failed");
+            return None;
+        }
+        let out = src_dir.join("prog");
+        let dtags = if new_dtags {
+            "-Wl,--enable-new-dtags"
+        } else {
+            "-Wl,--disable-new-dtags"
+        };
+        let ok = run(Command::new("cc").current_dir(&src_dir).args([
+            "-g",
+            "-O0",
+            "-o",
+            "prog",
+            "prog.c",
+            "-L.",
+            "-lfoo",
+            dtags,
+            &format!("-Wl,-rpath,/nix/store/{H_LIB}-foo/lib:/nix/store/{H_UNUSED}-bar/lib"),
+            &format!("-Wl,--dynamic-linker=/nix/store/{H_INTERP}-glibc/lib/ld-linux.so.2"),
+        ]));
+        if !ok {
+            eprintln!("skipping: `cc` could not link the test program");
+            return None;
+        }
+        Some(out)
+    }
+
+    fn scanner() -> ReferenceScanner {
+        ReferenceScanner::from_hashes(ALL.iter().map(|h| {
+            let mut a = [0u8; 32];
+            a.copy_from_slice(h.as_bytes());
+            a
+        }))
+    }
+
+    fn kinds_of(bytes: &[u8]) -> Vec<(usize, HitClass)> {
+        let mut facts = ElfFacts::parse(bytes, Some("/nix/store/x-prog/bin")).unwrap();
+        let lib = format!("/nix/store/{H_LIB}-foo/lib/libfoo.so");
+        facts.resolve_needed(&|p: &str| p == lib);
+        scanner()
+            .scan_slice(bytes)
+            .into_iter()
+            .map(|h| (h.candidate as usize, classify_hit(&facts, h.offset, bytes)))
+            .collect()
+    }
+
+    fn check_program(new_dtags: bool) {
+        let dir = tempfile::tempdir().unwrap();
+        let Some(prog) = build(dir.path(), new_dtags) else {
+            return;
+        };
+        let bytes = std::fs::read(prog).unwrap();
+        let facts = ElfFacts::parse(&bytes[..], None).unwrap();
+        assert!(
+            facts.needed.iter().any(|n| n.value == "libfoo.so"),
+            "{facts:?}"
+        );
+        let tag = if new_dtags {
+            RunpathTag::Runpath
+        } else {
+            RunpathTag::Rpath
+        };
+        assert!(facts.runpath.iter().all(|e| e.tag == tag && e.active));
+        let hits = kinds_of(&bytes);
+        let kinds_for = |c: usize| -> Vec<EvidenceKind> {
+            hits.iter()
+                .filter(|(i, _)| *i == c)
+                .map(|(_, k)| k.kind)
+                .collect()
+        };
+        use EvidenceKind as K;
+        assert_eq!(kinds_for(0), vec![K::ElfNeeded], "{hits:#?}");
+        assert_eq!(kinds_for(1), vec![K::ElfRunpathUnused], "{hits:#?}");
+        assert!(kinds_for(2).contains(&K::ElfSourcePath), "{hits:#?}");
+        assert!(kinds_for(3).contains(&K::ElfString), "{hits:#?}");
+        assert_eq!(kinds_for(4), vec![K::ElfInterpreter], "{hits:#?}");
+        let debug = kinds_for(5);
+        assert!(
+            !debug.is_empty() && debug.iter().all(|k| *k == K::ElfDebug),
+            "{hits:#?}"
+        );
+        let needed = hits.iter().find(|(i, _)| *i == 0).unwrap();
+        assert_eq!(
+            needed.1.detail,
+            format!("/nix/store/{H_LIB}-foo/lib supplies libfoo.so")
+        );
+        assert_eq!(needed.1.rule, "elf-runpath-supplies-needed");
+        let string = hits
+            .iter()
+            .find(|(i, k)| *i == 3 && k.kind == K::ElfString)
+            .unwrap();
+        assert_eq!(string.1.detail, format!("/nix/store/{H_STR}-share/data"));
+        let source = hits.iter().find(|(i, _)| *i == 2).unwrap();
+        assert_eq!(
+            source.1.detail,
+            format!("Error in /nix/store/{H_SRC}-tensile/include/x.hpp")
+        );
+    }
+
+    #[test]
+    fn compiled_program_with_runpath() {
+        check_program(true);
+    }
+
+    #[test]
+    fn compiled_program_with_rpath() {
+        check_program(false);
+    }
+
+    #[test]
+    fn unresolved_runpath_is_kept_as_needed() {
+        let dir = tempfile::tempdir().unwrap();
+        let Some(prog) = build(dir.path(), true) else {
+            return;
+        };
+        let bytes = std::fs::read(prog).unwrap();
+        let facts = ElfFacts::parse(&bytes[..], None).unwrap();
+        for h in scanner().scan_slice(&bytes) {
+            let c = classify_hit(&facts, h.offset, &bytes[..]);
+            if h.candidate <= 1 {
+                assert_eq!(c.kind, EvidenceKind::ElfNeeded);
+                assert_eq!(c.rule, "elf-runpath-unchecked");
+            }
+        }
+    }
+
+    /// The test program's bytes, built once for the mutation tests.
+    fn fixture() -> Option<&'static [u8]> {
+        static BYTES: OnceLock<Option<Vec<u8>>> = OnceLock::new();
+        BYTES
+            .get_or_init(|| {
+                let dir = tempfile::tempdir().ok()?;
+                std::fs::read(build(dir.path(), true)?).ok()
+            })
+            .as_deref()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        #[test]
+        fn mutated_elf_never_panics(
+            muts in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0u8..4), 1..24),
+            cut in any::<prop::sample::Index>(),
+            truncate in any::<bool>(),
+            probes in proptest::collection::vec(any::<prop::sample::Index>(), 1..8),
+        ) {
+            let Some(orig) = fixture() else { return Ok(()) };
+            let mut b = orig.to_vec();
+            for (i, v, region) in muts {
+                // Aim most mutations at the headers: ELF header, program headers, the
+                // section header table at the end, or anywhere.
+                let pos = match region {
+                    0 => i.index(64),
+                    1 => 64 + i.index(512),
+                    2 => b.len() - 1 - i.index(2048.min(b.len())),
+                    _ => i.index(b.len()),
+                };
+                b[pos] = v;
+            }
+            if truncate {
+                b.truncate(cut.index(b.len()));
+            }
+            if let Ok(mut facts) = ElfFacts::parse(&b[..], Some("/o")) {
+                facts.resolve_needed(&|_| true);
+                for p in probes {
+                    let off = p.index(b.len().max(1)) as u64;
+                    let _ = classify_hit(&facts, off, &b[..]);
+                }
+            }
+        }
+    }
+
+    fn src(s: &str) -> (Vec<u8>, usize) {
+        let hit = s.find("aaaa").unwrap();
+        (s.as_bytes().to_vec(), hit)
+    }
+
+    const A: &str = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+
+    #[test]
+    fn source_paths() {
+        for (s, yes) in [
+            (format!("/nix/store/{A}-tensile/include/x.hpp"), true),
+            (format!("Error in /nix/store/{A}-t/lib/x.hpp: bad"), true),
+            (format!("/nix/store/{A}-src/foo.c:42"), true),
+            (format!("/nix/store/{A}-src/kern.cu."), true),
+            (format!("/nix/store/{A}-src/k.S"), true),
+            (format!("/nix/store/{A}-gcc/lib/gcc/include"), true),
+            (format!("/nix/store/{A}-gcc/lib/libfoo.so"), false),
+            (format!("/nix/store/{A}-rocblas/lib/rocblas/library"), false),
+            (A.to_string(), false),
+            (format!("/nix/store/{A}-x/bin/python3 /other/y.py"), false),
+        ] {
+            let (b, hit) = src(&s);
+            assert_eq!(names_source_path(&b, hit), yes, "{s}");
+        }
+    }
+}

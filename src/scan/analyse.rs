@@ -1,0 +1,235 @@
+//! Turning one entry's hits into [`FileScan`] and [`Evidence`], shared by the tree and
+//! NAR walkers so that both classify identically: the walkers only differ in where the
+//! bytes come from (a [`ByteSource`] over a file on disk, or over what a NAR stream
+//! left in memory).
+
+use crate::classify::kinds::{hit_detail, name_detail, CONTEXT_WINDOW};
+use crate::classify::text::{looks_like_text, TEXT_SNIFF_LEN};
+use crate::classify::{file_rule, FileFacts, Place};
+use crate::elf::{classify_hit, has_elf_magic, ByteSource, ElfFacts};
+use crate::store::HASH_LEN;
+
+use super::{
+    ElfFactsWhen, Evidence, FileScan, FileType, LocatedHit, Location, ReferenceScanner, RelPath,
+    Resolver, ScanOptions, StreamResult,
+};
+
+/// What the walkers know about the store path as a whole.
+#[derive(Clone, Copy)]
+pub(crate) struct Context<'a> {
+    pub scanner: &'a ReferenceScanner,
+    pub opts: &'a ScanOptions<'a>,
+    /// The logical absolute path of the store path, for `$ORIGIN`.
+    pub logical_root: Option<&'a str>,
+    pub resolver: Option<&'a Resolver<'a>>,
+}
+
+/// One analysed entry.
+#[derive(Debug)]
+pub(crate) struct Outcome {
+    pub file: FileScan,
+    pub evidence: Vec<Evidence>,
+    pub warnings: Vec<String>,
+}
+
+/// Hits in an entry's own name.
+pub(crate) fn name_hits(scanner: &ReferenceScanner, path: &RelPath) -> Vec<LocatedHit> {
+    if path.is_root() {
+        return Vec::new();
+    }
+    scanner
+        .scan_slice(path.name())
+        .into_iter()
+        .map(|h| LocatedHit {
+            location: Location::FileName { offset: h.offset },
+            candidate: h.candidate,
+        })
+        .collect()
+}
+
+fn name_evidence(path: &RelPath, hits: &[LocatedHit], executable: bool) -> Vec<Evidence> {
+    let rule = file_rule(&FileFacts {
+        path: path.as_bytes(),
+        place: Place::FileName,
+        executable,
+        head: &[],
+    });
+    hits.iter()
+        .map(|h| Evidence {
+            file: path.clone(),
+            location: h.location,
+            kind: rule.kind,
+            detail: name_detail(path.name()),
+            candidate: h.candidate,
+            rule: rule.name,
+        })
+        .collect()
+}
+
+fn entry(path: RelPath, file_type: FileType, size: u64, hits: Vec<LocatedHit>) -> FileScan {
+    FileScan {
+        path,
+        file_type,
+        size,
+        symlink_target: None,
+        is_elf: false,
+        hits,
+        capped_hits: 0,
+        elf: None,
+    }
+}
+
+/// A directory: only its name can hold hits.
+pub(crate) fn directory(ctx: &Context<'_>, path: RelPath) -> Outcome {
+    let hits = name_hits(ctx.scanner, &path);
+    let evidence = name_evidence(&path, &hits, false);
+    Outcome {
+        file: entry(path, FileType::Directory, 0, hits),
+        evidence,
+        warnings: Vec::new(),
+    }
+}
+
+/// A symlink: its name and its target.
+pub(crate) fn symlink(ctx: &Context<'_>, path: RelPath, target: Vec<u8>) -> Outcome {
+    let mut hits = name_hits(ctx.scanner, &path);
+    let mut evidence = name_evidence(&path, &hits, false);
+    let rule = file_rule(&FileFacts {
+        path: path.as_bytes(),
+        place: Place::SymlinkTarget,
+        executable: false,
+        head: &[],
+    });
+    for h in ctx.scanner.scan_slice(&target) {
+        let location = Location::SymlinkTarget { offset: h.offset };
+        hits.push(LocatedHit {
+            location,
+            candidate: h.candidate,
+        });
+        evidence.push(Evidence {
+            file: path.clone(),
+            location,
+            kind: rule.kind,
+            detail: name_detail(&target),
+            candidate: h.candidate,
+            rule: rule.name,
+        });
+    }
+    let mut file = entry(path, FileType::Symlink, target.len() as u64, hits);
+    file.symlink_target = Some(target);
+    Outcome {
+        file,
+        evidence,
+        warnings: Vec::new(),
+    }
+}
+
+/// What a walker read from a regular file.
+pub(crate) struct Contents<'a, S: ?Sized> {
+    /// The first bytes (up to `TEXT_SNIFF_LEN`, all of them for shorter files).
+    pub head: &'a [u8],
+    /// The content scan.
+    pub scan: StreamResult,
+    /// Random access to the bytes classification needs, when they can be read.
+    pub source: Option<&'a S>,
+}
+
+/// A regular file: its name and its contents, ELF-analysed when it has hits.
+pub(crate) fn regular<S: ByteSource + ?Sized>(
+    ctx: &Context<'_>,
+    path: RelPath,
+    executable: bool,
+    size: u64,
+    contents: Contents<'_, S>,
+    mut warnings: Vec<String>,
+) -> Outcome {
+    let mut hits = name_hits(ctx.scanner, &path);
+    let mut evidence = name_evidence(&path, &hits, executable);
+    let head = &contents.head[..contents.head.len().min(TEXT_SNIFF_LEN)];
+    let is_elf = has_elf_magic(head);
+    let content_hits = &contents.scan.hits;
+
+    let mut facts = None;
+    let want_facts = !content_hits.is_empty() || ctx.opts.elf_facts == ElfFactsWhen::Always;
+    if let (true, true, Some(src)) = (is_elf, want_facts, contents.source) {
+        let origin = ctx.logical_root.map(|root| {
+            let parent = path.parent();
+            if parent.is_empty() {
+                root.to_string()
+            } else {
+                format!("{root}/{}", String::from_utf8_lossy(parent))
+            }
+        });
+        match ElfFacts::parse(src, origin.as_deref()) {
+            Ok(mut f) => {
+                if let Some(resolve) = ctx.resolver {
+                    f.resolve_needed(resolve);
+                }
+                warnings.extend(f.warnings.iter().map(|w| format!("{path}: ELF {w}")));
+                facts = Some(f);
+            }
+            Err(e) => warnings.push(format!("{path}: analysed as plain bytes: {e}")),
+        }
+    }
+
+    let rule = file_rule(&FileFacts {
+        path: path.as_bytes(),
+        place: Place::Contents,
+        executable,
+        head,
+    });
+    let is_text = looks_like_text(head);
+    for h in content_hits {
+        let location = Location::Contents { offset: h.offset };
+        hits.push(LocatedHit {
+            location,
+            candidate: h.candidate,
+        });
+        let (kind, detail, rule_name) = match (&facts, contents.source) {
+            (Some(f), Some(src)) => {
+                let c = classify_hit(f, h.offset, src);
+                (c.kind, c.detail, c.rule)
+            }
+            (_, Some(src)) => {
+                // Exactly the window the NAR walker captures around a hit.
+                let lo = h.offset.saturating_sub(CONTEXT_WINDOW as u64);
+                let hi = h.offset + (HASH_LEN + CONTEXT_WINDOW) as u64;
+                let detail = match src.read_vec(lo, (hi - lo) as usize) {
+                    Ok(w) => hit_detail(is_text, &w, (h.offset - lo) as usize, HASH_LEN),
+                    Err(_) => String::from("(unreadable)"),
+                };
+                (rule.kind, detail, rule.name)
+            }
+            (_, None) => (rule.kind, String::from("(unreadable)"), rule.name),
+        };
+        evidence.push(Evidence {
+            file: path.clone(),
+            location,
+            kind,
+            detail,
+            candidate: h.candidate,
+            rule: rule_name,
+        });
+    }
+    if contents.scan.capped > 0 {
+        warnings.push(format!(
+            "{path}: {} more hits beyond the cap of {} per file were counted, not reported",
+            contents.scan.capped,
+            ctx.scanner.max_hits_per_file()
+        ));
+    }
+    let file_type = if executable {
+        FileType::Executable
+    } else {
+        FileType::Regular
+    };
+    let mut file = entry(path, file_type, size, hits);
+    file.is_elf = is_elf;
+    file.capped_hits = contents.scan.capped;
+    file.elf = facts;
+    Outcome {
+        file,
+        evidence,
+        warnings,
+    }
+}
