@@ -155,3 +155,68 @@ fn closure_check_nix_gates_on_a_baseline() {
     );
     assert!(ok, "{err}");
 }
+
+/// `flake.nix` cannot be evaluated for real here (no nixpkgs), so evaluate its outputs
+/// against a stand-in nixpkgs whose `callPackage` yields the binary under test: this
+/// checks the flake's shape, `apps.default`, and that `lib.closureCheck` picks the
+/// package's system and builds. Nothing of nixpkgs itself is exercised.
+#[test]
+fn flake_lib_closure_check_with_a_stand_in_nixpkgs() {
+    if !nix_or_skip("flake_lib_closure_check_with_a_stand_in_nixpkgs") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("mock.nix");
+    std::fs::write(
+        &f,
+        format!(
+            r#"{{ nixcut, maxSize }}:
+let
+  flake = import {repo}/flake.nix;
+  sys = builtins.currentSystem;
+  drv = {{ outPath = builtins.storePath nixcut; name = "nixcut-0.1.0"; system = sys; }};
+  pkgs = {{
+    callPackage = path: args: drv;
+    runCommand = name: env: cmd: {{ inherit name; }};
+    rustfmt = null; clippy = null; cargo = null; rustc = null; rust-analyzer = null;
+    rustPlatform.rustLibSrc = "/src";
+    mkShell = a: {{ }};
+  }};
+  systems = [ "x86_64-linux" "aarch64-linux" "x86_64-darwin" "aarch64-darwin" ];
+  nixpkgs = {{
+    lib.genAttrs = names: f: builtins.listToAttrs (map (n: {{ name = n; value = f n; }}) names);
+    legacyPackages = builtins.listToAttrs (map (n: {{ name = n; value = pkgs; }}) systems);
+  }};
+  self = flake.outputs {{ inherit self nixpkgs; }};
+  world = import {repo}/tests/worlds/rocm.nix {{ }};
+in
+assert self.apps.${{sys}}.default.program == "${{drv}}/bin/nixcut";
+self.lib.closureCheck {{ package = world.llama-cpp-rocm; inherit maxSize; }}
+"#,
+            repo = repo().display()
+        ),
+    )
+    .unwrap();
+    let build = |max: &str| {
+        decode(
+            nix_cmd("nix-build")
+                .arg(&f)
+                .args([
+                    "--argstr",
+                    "nixcut",
+                    nixcut_in_store(),
+                    "--argstr",
+                    "maxSize",
+                    max,
+                ])
+                .arg("--no-out-link")
+                .output()
+                .expect("run nix-build"),
+        )
+    };
+    let (code, _, err) = build("1GiB");
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = build("1MiB");
+    assert_ne!(code, 0);
+    assert!(err.contains("over the --max-size limit 1.0 MiB"), "{err}");
+}

@@ -190,6 +190,9 @@ fn base(p: &str) -> &str {
 /// `big-blob-1.0 (2.0 MiB), rocblas-5.7.1 (1.2 MiB), … and 3 more`; `total` is how
 /// many could have been listed.
 fn name_list(top: &[Contributor], total: usize) -> String {
+    if top.is_empty() {
+        return "nothing but the root itself".to_string();
+    }
     let mut s = top
         .iter()
         .take(MESSAGE_NAMES)
@@ -513,6 +516,24 @@ mod tests {
         assert_eq!(s.largest[0].added_size, 1000);
         assert!(
             r.failures[0].contains("over the --max-size limit 100 B by 1015 B"),
+            "{}",
+            r.failures[0]
+        );
+    }
+
+    #[test]
+    fn a_lone_root_is_named_as_such() {
+        let r = check(
+            &closure(&[5000], &[vec![]]),
+            &CheckOptions {
+                max_size: Some(100),
+                top: 10,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert!(
+            r.failures[0].ends_with("largest by added size: nothing but the root itself"),
             "{}",
             r.failures[0]
         );
