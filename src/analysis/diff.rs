@@ -12,12 +12,15 @@
 //! all its NEW-only paths from NEW would free among NEW's NEW-only paths
 //! (`crate::graph::group_added_sizes`), and `removed_size` the same in OLD; per path,
 //! the dominator-based added size over the shared part
-//! (`crate::graph::exclusive_added_sizes`). Cost: two dominator trees, and one
-//! reachability pass per changed package on each side: O(changed · (n + m)).
+//! (`crate::graph::exclusive_added_sizes`). Cost: two dominator trees, and per changed
+//! package with several changed paths one search confined to a dominator subtree
+//! (`crate::graph::group_added_sizes` has the bound and a measured worst case).
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
-use crate::graph::{dominator_tree, exclusive_added_sizes, group_added_sizes, ClosureGraph};
+use crate::graph::{
+    dominator_tree, exclusive_added_sizes, group_added_sizes, ClosureGraph, DominatorTree,
+};
 use crate::report::{
     DiffReport, DiffRest, DiffSide, PackageChange, PackageDiff, PathChange, PathDiff,
     SCHEMA_VERSION,
@@ -40,6 +43,7 @@ pub struct DiffOptions {
 struct Side<'a> {
     closure: &'a Closure,
     g: ClosureGraph,
+    tree: Option<DominatorTree>,
     only: Vec<bool>,
     exclusive: Vec<u64>,
 }
@@ -51,6 +55,7 @@ impl<'a> Side<'a> {
         Ok(Side {
             closure,
             g,
+            tree: None,
             only: Vec::new(),
             exclusive: Vec::new(),
         })
@@ -61,6 +66,17 @@ impl<'a> Side<'a> {
         self.only = self.g.paths.iter().map(|p| !theirs.contains(p)).collect();
         let tree = dominator_tree(&self.g);
         self.exclusive = exclusive_added_sizes(&self.g, &tree, &self.only);
+        self.tree = Some(tree);
+    }
+
+    /// What leaving each group's nodes out frees among this side's own paths.
+    fn group_sizes(&self, group_of: &[Option<u32>], groups: usize) -> Vec<u64> {
+        match &self.tree {
+            Some(tree) => {
+                group_added_sizes(&self.g, tree, &self.exclusive, &self.only, group_of, groups)
+            }
+            None => vec![0; groups],
+        }
     }
 
     fn report_side(&self) -> DiffSide {
@@ -141,8 +157,8 @@ pub fn diff(old: &Closure, new: &Closure, opts: &DiffOptions) -> Result<DiffRepo
             group_of_new[i] = Some(gi as u32);
         }
     }
-    let removed_sizes = group_added_sizes(&o.g, &o.only, &group_of_old, changed.len());
-    let added_sizes = group_added_sizes(&n.g, &n.only, &group_of_new, changed.len());
+    let removed_sizes = o.group_sizes(&group_of_old, changed.len());
+    let added_sizes = n.group_sizes(&group_of_new, changed.len());
 
     let (osd, nsd) = (&old.store_dir, &new.store_dir);
     let mut totals = (0usize, 0usize, 0usize); // added, removed, changed

@@ -96,6 +96,9 @@ pub enum Command {
     /// of `nix store diff-closures` (`rocblas: 5.7.1 → 6.0.0`). Packages are ranked by
     /// impact: what their new paths bring in beyond OLD (added size, so a new path
     /// that drags in 2 GiB counts 2 GiB) minus what their old paths brought.
+    ///
+    /// `--root` picks the root in both OLD and NEW (a package name such as
+    /// `llama-cpp-rocm` matches on both sides).
     Diff(DiffArgs),
     /// A CI gate on closure size: exit 0 pass, 1 fail, 2 error.
     ///
@@ -104,6 +107,9 @@ pub enum Command {
     /// The Markdown report is appended to --summary FILE, or to $GITHUB_STEP_SUMMARY
     /// when that is set; under GitHub Actions (GITHUB_ACTIONS=true) each failure is
     /// also printed as an `::error` annotation.
+    ///
+    /// `--root` picks the root of ROOT only; the baseline and OTHER use their own roots
+    /// (a snapshot's recorded root, or the paths nothing else references).
     Check(CheckArgs),
 }
 

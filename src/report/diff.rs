@@ -117,7 +117,8 @@ pub struct PackageDiff {
     pub removed_size: u64,
     /// `added_size - removed_size`: the package's effect on the closure size.
     pub impact: i64,
-    /// The package's changed paths: changed pairs, then added, then removed.
+    /// The package's changed paths (changed pairs, added, removed), largest
+    /// `added_size` or `removed_size` first.
     pub paths: Vec<PathDiff>,
 }
 
