@@ -1,8 +1,12 @@
 //! One analysis per command. Each takes loaded data and options and returns a report
 //! (`crate::report`); none prints or exits.
 
+mod cache;
+mod refs;
 mod why;
 
+pub use cache::ScanCache;
+pub use refs::{evidence_verdict, refs, refs_of_path, FileSource, Progress, RefsOptions};
 pub use why::{why, why_chains, SortKey, WhyOptions};
 
 /// Why an analysis could not run.

@@ -78,6 +78,33 @@ pub enum Command {
     /// tree of the reference graph) — ranked, with the shortest chain from the root.
     /// With TARGET: every reference chain from ROOT to TARGET, as a tree.
     Why(WhyArgs),
+    /// File-level evidence of each reference: which file, at which byte offset, what
+    /// kind of place (RUNPATH, DT_NEEDED, a __FILE__ string, a symlink, a cmake file…)
+    /// and a first verdict (runtime, gpu:<arch>, unknown, dev, doc, removable).
+    ///
+    /// Files come from the local store (or --store-root) or the NARs of a binary cache.
+    /// Results are cached per store path under $XDG_CACHE_HOME/nixcut.
+    Refs(RefsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RefsArgs {
+    /// Store paths (or `./result`, or closure files) whose references to explain.
+    #[arg(value_name = "PATH", required_unless_present = "closure")]
+    pub paths: Vec<String>,
+    /// Explain every path in the closure of ROOT (any input form).
+    #[arg(long, value_name = "ROOT", conflicts_with = "paths")]
+    pub closure: Option<String>,
+    /// Also look for the hashes of every path in the loaded closure, not only the
+    /// registered references (finds what Nix would register after a rebuild).
+    #[arg(long)]
+    pub discover: bool,
+    /// Neither read nor write the scan cache.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// List at most N evidence items per reference (all are counted).
+    #[arg(long, value_name = "N")]
+    pub max_evidence: Option<usize>,
 }
 
 #[derive(Debug, Args)]

@@ -10,7 +10,7 @@ use std::io::{self, IsTerminal, Write};
 
 use anyhow::{Context, Result};
 
-use args::{Command, FormatArg, GlobalArgs, SortArg, WhyArgs};
+use args::{Command, FormatArg, GlobalArgs, RefsArgs, SortArg, WhyArgs};
 use nixcut::analysis;
 use nixcut::load::{load, LoadOptions};
 use nixcut::render::{render, Format, Render, Style};
@@ -37,6 +37,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
     };
     match &cli.command {
         Command::Why(args) => cmd_why(g, args, format, &style),
+        Command::Refs(args) => cmd_refs(g, args, format, &style),
     }
 }
 
@@ -121,4 +122,77 @@ fn cmd_why(g: &GlobalArgs, a: &WhyArgs, format: Format, style: &Style) -> Result
         }
     }
     Ok(Outcome::Success)
+}
+
+fn cmd_refs(g: &GlobalArgs, a: &RefsArgs, format: Format, style: &Style) -> Result<Outcome> {
+    let base = analysis::RefsOptions {
+        root: g.root.clone(),
+        discover: a.discover,
+        max_evidence: a.max_evidence,
+        store_root: g.store_root.clone(),
+        cache: if a.no_cache {
+            None
+        } else {
+            analysis::ScanCache::default_location()
+        },
+        ..Default::default()
+    };
+    let inputs: Vec<(String, bool)> = match &a.closure {
+        Some(root) => vec![(root.clone(), true)],
+        None => a.paths.iter().map(|p| (p.clone(), false)).collect(),
+    };
+    let mut merged: Option<nixcut::report::RefsReport> = None;
+    for (input, whole_closure) in inputs {
+        let closure = load_input(g, &input)?;
+        let mut opts = base.clone();
+        if whole_closure {
+            opts.closure = true;
+        } else if !closure.declared_roots.is_empty() {
+            // A store path: explain that path itself.
+            opts.paths = closure
+                .declared_roots
+                .iter()
+                .map(|p| closure.store_dir.display(p))
+                .collect();
+        } else {
+            opts.closure = true;
+        }
+        let bar = progress_bar(g, closure.paths.len() as u64);
+        let tick = |bytes: u64| {
+            if let Some(b) = &bar {
+                b.inc(1);
+                b.set_message(nixcut::store::format_size(bytes));
+            }
+        };
+        let report = analysis::refs(&closure, &opts, Some(&tick))?;
+        if let Some(b) = bar {
+            b.finish_and_clear();
+        }
+        match &mut merged {
+            None => merged = Some(report),
+            Some(m) => {
+                m.paths.extend(report.paths);
+                m.warnings.extend(report.warnings);
+            }
+        }
+    }
+    let report = merged.context("no input given")?;
+    if format != Format::Markdown {
+        print_warnings(&report.warnings, g.quiet);
+    }
+    emit(&report, format, style)?;
+    Ok(Outcome::Success)
+}
+
+/// A progress bar on stderr, only when stderr is a terminal and there is enough to do.
+fn progress_bar(g: &GlobalArgs, len: u64) -> Option<indicatif::ProgressBar> {
+    if g.quiet || len < 4 || !io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(len);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("scanning {bar:30} {pos}/{len} paths {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    Some(bar)
 }

@@ -1,6 +1,7 @@
 //! Renderers: table (comfy-table), JSON and Markdown. They read a report and write to
 //! any `io::Write`; they compute nothing, so every format shows the same numbers.
 
+mod refs;
 mod text;
 mod why;
 

@@ -4,8 +4,10 @@
 //! Field names follow `SPEC.md` ("Core JSON fields"). Adding a field is compatible;
 //! renaming or removing one needs a new `SCHEMA_VERSION` and a deprecation path.
 
+mod refs;
 mod why;
 
+pub use refs::{EvidenceItem, RefEntry, RefsPath, RefsReport};
 pub use why::{ChainNode, RestRow, WhyChainsReport, WhyPath, WhyReport};
 
 use serde::{Deserialize, Serialize};
