@@ -4,6 +4,9 @@
 
 mod common;
 
+/// path → reference → (file, offset, kind) of every hit.
+type Hits = BTreeMap<String, BTreeMap<String, Vec<(String, u64, String)>>>;
+
 use common::*;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -261,7 +264,7 @@ fn nar_equals_directory_and_cache_is_faithful() {
         &xdg,
     );
     assert_eq!(from_nar["files_from"], "nar");
-    let strip = |v: &Value| -> BTreeMap<String, BTreeMap<String, Vec<(String, u64, String)>>> {
+    let strip = |v: &Value| -> Hits {
         index(v)
             .into_iter()
             .map(|(p, refs)| {

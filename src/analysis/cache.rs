@@ -108,7 +108,9 @@ mod tests {
             StorePath::from_base_name("9fm8cfjwd9nhpc06bz4fdgmc4gwdi2dq-rocblas-5.7.1").unwrap();
         let h = NarHash::parse("sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=");
         assert!(cache.key(&p, None, &[], "").is_none());
-        let k = cache.key(&p, Some(&h), std::slice::from_ref(&p), "").unwrap();
+        let k = cache
+            .key(&p, Some(&h), std::slice::from_ref(&p), "")
+            .unwrap();
         assert_ne!(
             Some(&k),
             cache.key(&p, Some(&h), &[], "").as_ref(),
