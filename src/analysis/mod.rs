@@ -2,10 +2,12 @@
 //! (`crate::report`); none prints or exits.
 
 mod cache;
+mod evidence;
 mod refs;
 mod why;
 
 pub use cache::ScanCache;
+pub use evidence::EvidenceOptions;
 pub use refs::{evidence_verdict, refs, refs_of_path, FileSource, Progress, RefsOptions};
 pub use why::{why, why_chains, SortKey, WhyOptions};
 

@@ -124,6 +124,15 @@ pub struct WhyArgs {
     /// What to rank by.
     #[arg(long, value_enum, default_value_t = SortArg::Added)]
     pub sort: SortArg,
+    /// Do not scan files for evidence, even when they are available (graph only).
+    #[arg(long)]
+    pub no_evidence: bool,
+    /// Neither read nor write the scan cache.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// For each shown path, scan at most N of its referrers for evidence.
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    pub evidence_referrers: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -90,6 +90,24 @@ fn emit<R: Render>(report: &R, format: Format, style: &Style) -> Result<()> {
 
 fn cmd_why(g: &GlobalArgs, a: &WhyArgs, format: Format, style: &Style) -> Result<Outcome> {
     let closure = load_input(g, &a.input)?;
+    let evidence = analysis::EvidenceOptions {
+        enabled: !a.no_evidence,
+        store_root: g.store_root.clone(),
+        cache: if a.no_cache {
+            None
+        } else {
+            analysis::ScanCache::default_location()
+        },
+        max_referrers: a.evidence_referrers,
+        ..Default::default()
+    };
+    let bar = progress_bar(g, 0);
+    let tick = |bytes: u64| {
+        if let Some(b) = &bar {
+            b.inc(1);
+            b.set_message(nixcut::store::format_size(bytes));
+        }
+    };
     match &a.target {
         None => {
             let opts = analysis::WhyOptions {
@@ -106,15 +124,23 @@ fn cmd_why(g: &GlobalArgs, a: &WhyArgs, format: Format, style: &Style) -> Result
                     SortArg::Closure => analysis::SortKey::Closure,
                     SortArg::Nar => analysis::SortKey::Nar,
                 },
+                evidence,
             };
-            let report = analysis::why(&closure, &opts)?;
+            let report = analysis::why(&closure, &opts, Some(&tick))?;
+            if let Some(b) = &bar {
+                b.finish_and_clear();
+            }
             if format != Format::Markdown {
                 print_warnings(&report.warnings, g.quiet);
             }
             emit(&report, format, style)?;
         }
         Some(target) => {
-            let report = analysis::why_chains(&closure, g.root.as_deref(), target)?;
+            let report =
+                analysis::why_chains(&closure, g.root.as_deref(), target, &evidence, Some(&tick))?;
+            if let Some(b) = &bar {
+                b.finish_and_clear();
+            }
             if format != Format::Markdown {
                 print_warnings(&report.warnings, g.quiet);
             }
@@ -184,15 +210,28 @@ fn cmd_refs(g: &GlobalArgs, a: &RefsArgs, format: Format, style: &Style) -> Resu
     Ok(Outcome::Success)
 }
 
-/// A progress bar on stderr, only when stderr is a terminal and there is enough to do.
+/// A progress indicator on stderr, only when stderr is a terminal. `len` 0 means
+/// the count is not known in advance (a spinner with a counter).
 fn progress_bar(g: &GlobalArgs, len: u64) -> Option<indicatif::ProgressBar> {
-    if g.quiet || len < 4 || !io::stderr().is_terminal() {
+    if g.quiet || (len > 0 && len < 4) || !io::stderr().is_terminal() {
         return None;
     }
-    let bar = indicatif::ProgressBar::new(len);
+    let (bar, template) = if len == 0 {
+        (
+            indicatif::ProgressBar::new_spinner(),
+            "scanning {spinner} {pos} paths {msg}",
+        )
+    } else {
+        (
+            indicatif::ProgressBar::new(len),
+            "scanning {bar:30} {pos}/{len} paths {msg}",
+        )
+    };
     bar.set_style(
-        indicatif::ProgressStyle::with_template("scanning {bar:30} {pos}/{len} paths {msg}")
+        indicatif::ProgressStyle::with_template(template)
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
+    // Only show up when scanning takes more than a moment.
+    bar.set_draw_target(indicatif::ProgressDrawTarget::stderr_with_hz(4));
     Some(bar)
 }

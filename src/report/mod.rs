@@ -8,7 +8,7 @@ mod refs;
 mod why;
 
 pub use refs::{EvidenceItem, RefEntry, RefsPath, RefsReport};
-pub use why::{ChainNode, RestRow, WhyChainsReport, WhyPath, WhyReport};
+pub use why::{ChainNode, HopEvidence, RestRow, WhyChainsReport, WhyPath, WhyReport};
 
 use serde::{Deserialize, Serialize};
 
