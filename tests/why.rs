@@ -231,3 +231,64 @@ fn world_sizes_match_nix_for_every_source() {
         }
     }
 }
+
+/// With files available, `why ROOT` says what keeps the top paths in, and
+/// `why ROOT TARGET` gives the evidence of every hop.
+#[test]
+fn world_why_shows_evidence() {
+    if !nix_or_skip("world_why_shows_evidence") {
+        return;
+    }
+    let w = rocm_world();
+    let cache = tempfile::tempdir().unwrap();
+    let out = nixcut()
+        .args(["why", &w.root, "--format", "json", "--top", "10"])
+        .env("XDG_CACHE_HOME", cache.path())
+        .output()
+        .unwrap();
+    let (code, stdout, stderr) = decode(out);
+    assert_eq!(code, 0, "{stderr}");
+    let r: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(r["evidence"], "files");
+    let gfx90 = by_path(&r)[w.path("rocblas-tensile-gfx90")].clone();
+    let kept = &gfx90["kept_by"][0];
+    assert_eq!(kept["referrer"], w.path("rocblas"));
+    assert!(kept["kinds"]["symlink"].as_u64().unwrap() > 10, "{kept}");
+    assert!(
+        kept["verdict"].as_str().unwrap().starts_with("gpu:"),
+        "{kept}"
+    );
+
+    let out = nixcut()
+        .args(["why", &w.root, "rocblas-tensile-gfx90", "--format", "json"])
+        .env("XDG_CACHE_HOME", cache.path())
+        .output()
+        .unwrap();
+    let (code, stdout, stderr) = decode(out);
+    assert_eq!(code, 0, "{stderr}");
+    let r: Value = serde_json::from_str(&stdout).unwrap();
+    // Every hop below the root carries evidence.
+    let mut stack = vec![r["tree"].clone()];
+    let mut hops = 0;
+    while let Some(n) = stack.pop() {
+        for c in n["children"].as_array().unwrap() {
+            let via = &c["via"];
+            assert!(via.is_object(), "hop to {} has no evidence", c["path"]);
+            assert_eq!(via["referrer"], n["path"]);
+            assert!(!via["evidence"].as_array().unwrap().is_empty());
+            hops += 1;
+            stack.push(c.clone());
+        }
+    }
+    assert!(hops >= 4, "{hops} hops");
+    // --no-evidence stays graph-level.
+    let r = json(&[
+        "why",
+        &w.root,
+        "--format",
+        "json",
+        "--no-evidence",
+        "--no-cache",
+    ]);
+    assert_eq!(r["evidence"], "graph");
+}

@@ -1,13 +1,19 @@
 //! One analysis per command. Each takes loaded data and options and returns a report
 //! (`crate::report`); none prints or exits.
 
+mod cache;
 mod check;
 mod diff;
+mod evidence;
+mod refs;
 mod snapshot;
 mod why;
 
+pub use cache::ScanCache;
 pub use check::{check, CheckOptions, Growth, DEFAULT_MAX_GROWTH_PERCENT};
 pub use diff::{diff, DiffOptions};
+pub use evidence::EvidenceOptions;
+pub use refs::{evidence_verdict, refs, refs_of_path, FileSource, Progress, RefsOptions};
 pub use snapshot::{
     snapshot, write_snapshot, write_snapshot_to, SnapshotOptions, SnapshotWriteError,
 };

@@ -5,11 +5,13 @@ use crate::graph::{
     added_sizes, all_chains, closure_sizes, dominator_tree, ChainTreeNode, ClosureGraph,
 };
 use crate::report::{
-    ChainNode, EvidenceLevel, RestRow, SourceRef, WhyChainsReport, WhyPath, WhyReport,
+    ChainNode, EvidenceLevel, HopEvidence, RestRow, SourceRef, WhyChainsReport, WhyPath, WhyReport,
     SCHEMA_VERSION,
 };
 use crate::store::{Closure, StorePath};
 
+use super::evidence::{EdgeEvidence, EvidenceOptions};
+use super::refs::Progress;
 use super::AnalysisError;
 
 /// What `why` ranks by.
@@ -42,6 +44,8 @@ pub struct WhyOptions {
     /// `--top N`: show the first N paths, summarise the rest.
     pub top: Option<usize>,
     pub sort: SortKey,
+    /// File evidence for the shown paths (what keeps each one in).
+    pub evidence: EvidenceOptions,
 }
 
 pub(crate) fn source_ref(c: &Closure) -> SourceRef {
@@ -102,7 +106,11 @@ pub(crate) fn load_warnings(c: &Closure) -> Vec<String> {
 }
 
 /// `nixcut why ROOT`: every path with NAR, closure and added size, ranked.
-pub fn why(c: &Closure, opts: &WhyOptions) -> Result<WhyReport, AnalysisError> {
+pub fn why(
+    c: &Closure,
+    opts: &WhyOptions,
+    progress: Option<Progress<'_>>,
+) -> Result<WhyReport, AnalysisError> {
     let roots = pick_roots(c, opts.root.as_deref())?;
     let g = ClosureGraph::new(c, &roots);
     let tree = dominator_tree(&g);
@@ -120,7 +128,38 @@ pub fn why(c: &Closure, opts: &WhyOptions) -> Result<WhyReport, AnalysisError> {
     // Largest first; ties in store-path order (node order) for stable output.
     order.sort_by(|&a, &b| key(b).cmp(&key(a)).then(a.cmp(&b)));
     let shown = opts.top.unwrap_or(n).min(n);
-    let paths = order[..shown]
+    // Evidence: scan up to `max_referrers` direct referrers of each shown path, the one
+    // on its shortest chain first.
+    let mut edges = EdgeEvidence::new(c, &opts.evidence);
+    let mut referrers_of: Vec<(Vec<usize>, usize)> = Vec::new();
+    if let Some(ev) = edges.as_mut() {
+        let mut wanted = Vec::new();
+        for &i in &order[..shown] {
+            let node = petgraph::graph::NodeIndex::new(i);
+            let mut refs: Vec<usize> = g
+                .graph
+                .neighbors_directed(node, petgraph::Direction::Incoming)
+                .map(|v| v.index())
+                .filter(|&v| v < n)
+                .collect();
+            refs.sort_unstable();
+            refs.dedup();
+            if let Some(p) = parents[i].filter(|p| p.index() < n) {
+                if let Some(pos) = refs.iter().position(|&r| r == p.index()) {
+                    refs.remove(pos);
+                    refs.insert(0, p.index());
+                }
+            }
+            let total = refs.len();
+            refs.truncate(opts.evidence.max_referrers);
+            wanted.extend(refs.iter().map(|&r| g.paths[r].clone()));
+            referrers_of.push((refs, total));
+        }
+        wanted.sort();
+        wanted.dedup();
+        ev.scan(&wanted, progress);
+    }
+    let mut paths = order[..shown]
         .iter()
         .map(|&i| {
             let node = petgraph::graph::NodeIndex::new(i);
@@ -134,9 +173,25 @@ pub fn why(c: &Closure, opts: &WhyOptions) -> Result<WhyReport, AnalysisError> {
                     .iter()
                     .filter_map(|&v| g.path(v).map(|p| sd.display(p)))
                     .collect(),
+                kept_by: Vec::new(),
+                kept_by_more: 0,
             }
         })
-        .collect();
+        .collect::<Vec<WhyPath>>();
+    let mut warnings = load_warnings(c);
+    let mut level = EvidenceLevel::Graph;
+    if let Some(ev) = &edges {
+        level = EvidenceLevel::Files;
+        for (k, (row, (refs, total))) in paths.iter_mut().zip(&referrers_of).enumerate() {
+            let target = &g.paths[order[k]];
+            row.kept_by = refs
+                .iter()
+                .filter_map(|&r| ev.edge(&g.paths[r], target))
+                .collect();
+            row.kept_by_more = total - refs.len();
+        }
+        warnings.extend(ev.warnings());
+    }
     let rest = (shown < n).then(|| RestRow {
         count: n - shown,
         nar_size: order[shown..].iter().map(|&i| g.nar_sizes[i]).sum(),
@@ -157,8 +212,8 @@ pub fn why(c: &Closure, opts: &WhyOptions) -> Result<WhyReport, AnalysisError> {
         sort: opts.sort.as_str().to_string(),
         paths,
         rest,
-        evidence: EvidenceLevel::Graph,
-        warnings: load_warnings(c),
+        evidence: level,
+        warnings,
     })
 }
 
@@ -167,6 +222,8 @@ pub fn why_chains(
     c: &Closure,
     root: Option<&str>,
     target: &str,
+    evidence: &EvidenceOptions,
+    progress: Option<Progress<'_>>,
 ) -> Result<WhyChainsReport, AnalysisError> {
     let roots = pick_roots(c, root)?;
     let target_path = c.select_root(target)?;
@@ -191,7 +248,26 @@ pub fn why_chains(
     let chains = all_chains(&g, start, t);
     let tree = dominator_tree(&g);
     let added = added_sizes(&g, &tree);
-    let to_node = |n: &ChainTreeNode| convert(&g, sd, n);
+    // Evidence of every hop: scan every path on a chain that refers onwards.
+    let mut edges = EdgeEvidence::new(c, evidence);
+    if let (Some(ev), Some(tree)) = (edges.as_mut(), chains.tree.as_ref()) {
+        let mut on_chain = Vec::new();
+        let mut stack = vec![tree];
+        while let Some(n) = stack.pop() {
+            if !n.children.is_empty() {
+                if let Some(p) = g.paths.get(n.node as usize) {
+                    on_chain.push(p.clone());
+                }
+            }
+            stack.extend(n.children.iter());
+        }
+        ev.scan(&on_chain, progress);
+    }
+    let via = |from: u32, to: u32| -> Option<HopEvidence> {
+        let ev = edges.as_ref()?;
+        ev.edge(g.paths.get(from as usize)?, g.paths.get(to as usize)?)
+    };
+    let to_node = |n: &ChainTreeNode| convert(&g, sd, n, &via);
     let tree_out = chains.tree.as_ref().map(|n| {
         if start == g.virtual_root() {
             // Hide the virtual root: one synthetic node listing the roots.
@@ -199,6 +275,7 @@ pub fn why_chains(
                 path: format!("<{} roots>", roots.len()),
                 nar_size: 0,
                 repeat: false,
+                via: None,
                 children: n.children.iter().map(to_node).collect(),
             }
         } else {
@@ -217,19 +294,40 @@ pub fn why_chains(
             .saturating_sub(usize::from(start == g.virtual_root())),
         target_added_size: added[t.index()],
         tree: tree_out,
-        evidence: EvidenceLevel::Graph,
-        warnings: load_warnings(c),
+        evidence: if edges.is_some() {
+            EvidenceLevel::Files
+        } else {
+            EvidenceLevel::Graph
+        },
+        warnings: {
+            let mut w = load_warnings(c);
+            if let Some(ev) = &edges {
+                w.extend(ev.warnings());
+            }
+            w
+        },
     })
 }
 
-fn convert(g: &ClosureGraph, sd: &crate::store::StoreDir, n: &ChainTreeNode) -> ChainNode {
+fn convert(
+    g: &ClosureGraph,
+    sd: &crate::store::StoreDir,
+    n: &ChainTreeNode,
+    via: &dyn Fn(u32, u32) -> Option<HopEvidence>,
+) -> ChainNode {
     // Iterative conversion: chain trees can be deep.
-    fn shallow(g: &ClosureGraph, sd: &crate::store::StoreDir, n: &ChainTreeNode) -> ChainNode {
+    fn shallow(
+        g: &ClosureGraph,
+        sd: &crate::store::StoreDir,
+        n: &ChainTreeNode,
+        via: Option<HopEvidence>,
+    ) -> ChainNode {
         let i = n.node as usize;
         ChainNode {
             path: g.paths.get(i).map(|p| sd.display(p)).unwrap_or_default(),
             nar_size: g.nar_sizes.get(i).copied().unwrap_or(0),
             repeat: n.repeat,
+            via,
             children: Vec::new(),
         }
     }
@@ -240,7 +338,7 @@ fn convert(g: &ClosureGraph, sd: &crate::store::StoreDir, n: &ChainTreeNode) -> 
     }
     let mut stack = vec![Frame {
         src: n,
-        out: shallow(g, sd, n),
+        out: shallow(g, sd, n, None),
         next: 0,
     }];
     loop {
@@ -248,9 +346,10 @@ fn convert(g: &ClosureGraph, sd: &crate::store::StoreDir, n: &ChainTreeNode) -> 
         if top.next < top.src.children.len() {
             let child = &top.src.children[top.next];
             top.next += 1;
+            let hop = via(top.src.node, child.node);
             stack.push(Frame {
                 src: child,
-                out: shallow(g, sd, child),
+                out: shallow(g, sd, child, hop),
                 next: 0,
             });
         } else {
@@ -296,11 +395,25 @@ mod tests {
     #[test]
     fn chains_report() {
         let c = closure(&[1, 1, 1, 1], &[vec![1, 2], vec![3], vec![3], vec![]]);
-        let r = why_chains(&c, None, &path(3).to_string()).unwrap();
+        let r = why_chains(
+            &c,
+            None,
+            &path(3).to_string(),
+            &EvidenceOptions::default(),
+            None,
+        )
+        .unwrap();
         assert_eq!(r.chain_count, 2);
         assert_eq!(r.paths_on_chains, 4);
         assert!(r.tree.is_some());
-        let e = why_chains(&c, Some(&path(1).to_string()), &path(2).to_string()).unwrap_err();
+        let e = why_chains(
+            &c,
+            Some(&path(1).to_string()),
+            &path(2).to_string(),
+            &EvidenceOptions::default(),
+            None,
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("not in the closure"), "{e}");
     }
 }

@@ -111,6 +111,13 @@ pub enum Command {
     /// `--root` picks the root of ROOT only; the baseline and OTHER use their own roots
     /// (a snapshot's recorded root, or the paths nothing else references).
     Check(CheckArgs),
+    /// File-level evidence of each reference: which file, at which byte offset, what
+    /// kind of place (RUNPATH, DT_NEEDED, a __FILE__ string, a symlink, a cmake file…)
+    /// and a first verdict (runtime, gpu:<arch>, unknown, dev, doc, removable).
+    ///
+    /// Files come from the local store (or --store-root) or the NARs of a binary cache.
+    /// Results are cached per store path under $XDG_CACHE_HOME/nixcut.
+    Refs(RefsArgs),
 }
 
 #[derive(Debug, Args)]
@@ -188,6 +195,26 @@ fn parse_ratio(s: &str) -> Result<f64, String> {
 }
 
 #[derive(Debug, Args)]
+pub struct RefsArgs {
+    /// Store paths (or `./result`, or closure files) whose references to explain.
+    #[arg(value_name = "PATH", required_unless_present = "closure")]
+    pub paths: Vec<String>,
+    /// Explain every path in the closure of ROOT (any input form).
+    #[arg(long, value_name = "ROOT", conflicts_with = "paths")]
+    pub closure: Option<String>,
+    /// Also look for the hashes of every path in the loaded closure, not only the
+    /// registered references (finds what Nix would register after a rebuild).
+    #[arg(long)]
+    pub discover: bool,
+    /// Neither read nor write the scan cache.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// List at most N evidence items per reference (all are counted).
+    #[arg(long, value_name = "N")]
+    pub max_evidence: Option<usize>,
+}
+
+#[derive(Debug, Args)]
 pub struct WhyArgs {
     /// The closure: a store path, `./result`, or a file or directory (see `nixcut --help`).
     #[arg(value_name = "ROOT")]
@@ -204,6 +231,15 @@ pub struct WhyArgs {
     /// What to rank by.
     #[arg(long, value_enum, default_value_t = SortArg::Added)]
     pub sort: SortArg,
+    /// Do not scan files for evidence, even when they are available (graph only).
+    #[arg(long)]
+    pub no_evidence: bool,
+    /// Neither read nor write the scan cache.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// For each shown path, scan at most N of its referrers for evidence.
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    pub evidence_referrers: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

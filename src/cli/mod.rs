@@ -13,7 +13,7 @@ use std::io::{self, IsTerminal, Write};
 
 use anyhow::{Context, Result};
 
-use args::{Command, FormatArg, GlobalArgs, SortArg, WhyArgs};
+use args::{Command, FormatArg, GlobalArgs, RefsArgs, SortArg, WhyArgs};
 use nixcut::analysis;
 use nixcut::load::{load, LoadOptions};
 use nixcut::render::{render, Format, Render, Style};
@@ -43,6 +43,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Snapshot(args) => snapshot::run(g, args),
         Command::Diff(args) => diff::run(g, args, format, &style),
         Command::Check(args) => check::run(g, args, format, &style),
+        Command::Refs(args) => cmd_refs(g, args, format, &style),
     }
 }
 
@@ -97,6 +98,24 @@ fn emit<R: Render>(report: &R, format: Format, style: &Style) -> Result<()> {
 
 fn cmd_why(g: &GlobalArgs, a: &WhyArgs, format: Format, style: &Style) -> Result<Outcome> {
     let closure = load_input(g, &a.input)?;
+    let evidence = analysis::EvidenceOptions {
+        enabled: !a.no_evidence,
+        store_root: g.store_root.clone(),
+        cache: if a.no_cache {
+            None
+        } else {
+            analysis::ScanCache::default_location()
+        },
+        max_referrers: a.evidence_referrers,
+        ..Default::default()
+    };
+    let bar = progress_bar(g, 0);
+    let tick = |bytes: u64| {
+        if let Some(b) = &bar {
+            b.inc(1);
+            b.set_message(nixcut::store::format_size(bytes));
+        }
+    };
     match &a.target {
         None => {
             let opts = analysis::WhyOptions {
@@ -113,15 +132,23 @@ fn cmd_why(g: &GlobalArgs, a: &WhyArgs, format: Format, style: &Style) -> Result
                     SortArg::Closure => analysis::SortKey::Closure,
                     SortArg::Nar => analysis::SortKey::Nar,
                 },
+                evidence,
             };
-            let report = analysis::why(&closure, &opts)?;
+            let report = analysis::why(&closure, &opts, Some(&tick))?;
+            if let Some(b) = &bar {
+                b.finish_and_clear();
+            }
             if format != Format::Markdown {
                 print_warnings(&report.warnings, g.quiet);
             }
             emit(&report, format, style)?;
         }
         Some(target) => {
-            let report = analysis::why_chains(&closure, g.root.as_deref(), target)?;
+            let report =
+                analysis::why_chains(&closure, g.root.as_deref(), target, &evidence, Some(&tick))?;
+            if let Some(b) = &bar {
+                b.finish_and_clear();
+            }
             if format != Format::Markdown {
                 print_warnings(&report.warnings, g.quiet);
             }
@@ -129,4 +156,90 @@ fn cmd_why(g: &GlobalArgs, a: &WhyArgs, format: Format, style: &Style) -> Result
         }
     }
     Ok(Outcome::Success)
+}
+
+fn cmd_refs(g: &GlobalArgs, a: &RefsArgs, format: Format, style: &Style) -> Result<Outcome> {
+    let base = analysis::RefsOptions {
+        root: g.root.clone(),
+        discover: a.discover,
+        max_evidence: a.max_evidence,
+        store_root: g.store_root.clone(),
+        cache: if a.no_cache {
+            None
+        } else {
+            analysis::ScanCache::default_location()
+        },
+        ..Default::default()
+    };
+    let inputs: Vec<(String, bool)> = match &a.closure {
+        Some(root) => vec![(root.clone(), true)],
+        None => a.paths.iter().map(|p| (p.clone(), false)).collect(),
+    };
+    let mut merged: Option<nixcut::report::RefsReport> = None;
+    for (input, whole_closure) in inputs {
+        let closure = load_input(g, &input)?;
+        let mut opts = base.clone();
+        if whole_closure {
+            opts.closure = true;
+        } else if !closure.declared_roots.is_empty() {
+            // A store path: explain that path itself.
+            opts.paths = closure
+                .declared_roots
+                .iter()
+                .map(|p| closure.store_dir.display(p))
+                .collect();
+        } else {
+            opts.closure = true;
+        }
+        let bar = progress_bar(g, closure.paths.len() as u64);
+        let tick = |bytes: u64| {
+            if let Some(b) = &bar {
+                b.inc(1);
+                b.set_message(nixcut::store::format_size(bytes));
+            }
+        };
+        let report = analysis::refs(&closure, &opts, Some(&tick))?;
+        if let Some(b) = bar {
+            b.finish_and_clear();
+        }
+        match &mut merged {
+            None => merged = Some(report),
+            Some(m) => {
+                m.paths.extend(report.paths);
+                m.warnings.extend(report.warnings);
+            }
+        }
+    }
+    let report = merged.context("no input given")?;
+    if format != Format::Markdown {
+        print_warnings(&report.warnings, g.quiet);
+    }
+    emit(&report, format, style)?;
+    Ok(Outcome::Success)
+}
+
+/// A progress indicator on stderr, only when stderr is a terminal. `len` 0 means
+/// the count is not known in advance (a spinner with a counter).
+fn progress_bar(g: &GlobalArgs, len: u64) -> Option<indicatif::ProgressBar> {
+    if g.quiet || (len > 0 && len < 4) || !io::stderr().is_terminal() {
+        return None;
+    }
+    let (bar, template) = if len == 0 {
+        (
+            indicatif::ProgressBar::new_spinner(),
+            "scanning {spinner} {pos} paths {msg}",
+        )
+    } else {
+        (
+            indicatif::ProgressBar::new(len),
+            "scanning {bar:30} {pos}/{len} paths {msg}",
+        )
+    };
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(template)
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    // Only show up when scanning takes more than a moment.
+    bar.set_draw_target(indicatif::ProgressDrawTarget::stderr_with_hz(4));
+    Some(bar)
 }

@@ -3,6 +3,7 @@
 
 mod check;
 mod diff;
+mod refs;
 mod text;
 mod why;
 

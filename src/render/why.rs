@@ -6,7 +6,7 @@ use comfy_table::{Cell, CellAlignment};
 
 use super::text::{bold, md_cell, name_of, new_table, short_path, tree_prefix, via_chain};
 use super::{Render, Style};
-use crate::report::{ChainNode, EvidenceLevel, WhyChainsReport, WhyPath, WhyReport};
+use crate::report::{ChainNode, EvidenceLevel, HopEvidence, WhyChainsReport, WhyPath, WhyReport};
 use crate::store::format_size;
 
 fn size_or_unknown(bytes: u64, known: bool) -> String {
@@ -20,6 +20,45 @@ fn size_or_unknown(bytes: u64, known: bool) -> String {
 /// The chain from the root to the path's parent, as names: `llama-cpp-rocm → rocblas`.
 fn via(p: &WhyPath) -> String {
     via_chain(&p.chain)
+}
+
+/// `rocblas-5.7.1: 26 symlink → gpu:gfx900,gfx906`
+fn hop_summary(h: &HopEvidence) -> String {
+    let kinds = h
+        .kinds
+        .iter()
+        .map(|(k, n)| format!("{n} {k}"))
+        .collect::<Vec<_>>()
+        .join(" + ");
+    format!("{}: {kinds} → {}", name_of(&h.referrer), h.verdict)
+}
+
+/// The "kept in by" cell: each scanned referrer's evidence, and how many were not.
+fn kept_by(p: &WhyPath) -> String {
+    let mut lines: Vec<String> = p.kept_by.iter().map(hop_summary).collect();
+    if p.kept_by_more > 0 {
+        lines.push(format!("(+{} more referrers)", p.kept_by_more));
+    }
+    lines.join("\n")
+}
+
+/// One line of hop evidence for the chain tree: the first piece, and the count.
+fn hop_line(h: &HopEvidence) -> String {
+    let total: u64 = h.kinds.values().sum();
+    match h.evidence.first() {
+        Some(e) => {
+            let more = if total > 1 {
+                format!(", +{} more", total - 1)
+            } else {
+                String::new()
+            };
+            format!(
+                "  ← {} @{} {} ({}{more})",
+                e.file, e.offset, e.kind, h.verdict
+            )
+        }
+        None => format!("  ← ({})", h.verdict),
+    }
 }
 
 fn header(r: &WhyReport) -> String {
@@ -47,16 +86,25 @@ impl Render for WhyReport {
     fn table(&self, out: &mut dyn Write, style: &Style) -> io::Result<()> {
         writeln!(out, "{}", bold(&header(self), style))?;
         let mut t = new_table(style);
-        t.set_header(vec!["#", "path", "NAR", "closure", "added", "via"]);
+        let files = self.evidence == EvidenceLevel::Files;
+        let mut head = vec!["#", "path", "NAR", "closure", "added", "via"];
+        if files {
+            head.push("kept in by (evidence → verdict)");
+        }
+        t.set_header(head);
         for (i, p) in self.paths.iter().enumerate() {
-            t.add_row(vec![
+            let mut row = vec![
                 Cell::new(i + 1).set_alignment(CellAlignment::Right),
                 Cell::new(short_path(&p.path)),
                 Cell::new(format_size(p.nar_size)).set_alignment(CellAlignment::Right),
                 Cell::new(format_size(p.closure_size)).set_alignment(CellAlignment::Right),
                 Cell::new(format_size(p.added_size)).set_alignment(CellAlignment::Right),
                 Cell::new(via(p)),
-            ]);
+            ];
+            if files {
+                row.push(Cell::new(kept_by(p)));
+            }
+            t.add_row(row);
         }
         if let Some(rest) = &self.rest {
             t.add_row(vec![
@@ -82,10 +130,19 @@ impl Render for WhyReport {
 
     fn markdown(&self, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "### {}\n", md_cell(&header(self)))?;
-        writeln!(out, "| # | path | NAR | closure | added | via |")?;
-        writeln!(out, "|--:|---|--:|--:|--:|---|")?;
-        for (i, p) in self.paths.iter().enumerate() {
+        let files = self.evidence == EvidenceLevel::Files;
+        if files {
             writeln!(
+                out,
+                "| # | path | NAR | closure | added | via | kept in by |"
+            )?;
+            writeln!(out, "|--:|---|--:|--:|--:|---|---|")?;
+        } else {
+            writeln!(out, "| # | path | NAR | closure | added | via |")?;
+            writeln!(out, "|--:|---|--:|--:|--:|---|")?;
+        }
+        for (i, p) in self.paths.iter().enumerate() {
+            write!(
                 out,
                 "| {} | `{}` | {} | {} | {} | {} |",
                 i + 1,
@@ -95,6 +152,10 @@ impl Render for WhyReport {
                 format_size(p.added_size),
                 md_cell(&via(p))
             )?;
+            if files {
+                write!(out, " {} |", md_cell(&kept_by(p)).replace('\n', "<br>"))?;
+            }
+            writeln!(out)?;
         }
         if let Some(rest) = &self.rest {
             writeln!(
@@ -155,11 +216,15 @@ fn tree_lines(root: &ChainNode) -> Vec<(String, &ChainNode)> {
 }
 
 fn node_label(n: &ChainNode) -> String {
-    if n.repeat {
+    let mut s = if n.repeat {
         format!("{} (see above)", n.path)
     } else {
         n.path.clone()
+    };
+    if let Some(h) = &n.via {
+        s.push_str(&hop_line(h));
     }
+    s
 }
 
 impl Render for WhyChainsReport {

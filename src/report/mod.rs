@@ -6,13 +6,15 @@
 
 mod check;
 mod diff;
+mod refs;
 pub mod snapshot;
 mod why;
 
 pub use check::{AgainstCheck, BaselineCheck, CheckReport, Contributor, ExtraPaths, MaxSizeCheck};
 pub use diff::{DiffReport, DiffRest, DiffSide, PackageChange, PackageDiff, PathChange, PathDiff};
+pub use refs::{EvidenceItem, RefEntry, RefsPath, RefsReport};
 pub use snapshot::{Snapshot, SnapshotPath, SNAPSHOT_KIND, SNAPSHOT_SCHEMA_VERSION};
-pub use why::{ChainNode, RestRow, WhyChainsReport, WhyPath, WhyReport};
+pub use why::{ChainNode, HopEvidence, RestRow, WhyChainsReport, WhyPath, WhyReport};
 
 use serde::{Deserialize, Serialize};
 

@@ -40,6 +40,33 @@ pub struct WhyPath {
     pub added_size: u64,
     /// The shortest chain from the root: full store paths, root first, this path last.
     pub chain: Vec<String>,
+    /// What keeps this path in: the evidence of its direct referrers (files scanned;
+    /// empty at graph level). At most `--evidence-referrers` referrers are scanned.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kept_by: Vec<HopEvidence>,
+    /// Referrers not scanned because of that cap.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub kept_by_more: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// The evidence of one reference (an edge of the graph): who refers, how, and the
+/// verdict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HopEvidence {
+    /// The referring path.
+    pub referrer: String,
+    /// Strongest verdict among the evidence, as in `refs`.
+    pub verdict: String,
+    pub rule: String,
+    /// Hits per evidence kind.
+    pub kinds: std::collections::BTreeMap<String, u64>,
+    /// The first few pieces of evidence (`refs` lists them all).
+    pub evidence: Vec<super::EvidenceItem>,
 }
 
 /// The paths `--top` hid.
@@ -81,5 +108,9 @@ pub struct ChainNode {
     pub nar_size: u64,
     /// Already expanded earlier in the tree; its children are not repeated.
     pub repeat: bool,
+    /// The evidence of the reference from the parent node to this one (absent for the
+    /// root, and at graph level).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub via: Option<HopEvidence>,
     pub children: Vec<ChainNode>,
 }
