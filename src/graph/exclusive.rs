@@ -94,13 +94,20 @@ pub fn group_added_sizes(
             stack.push((c, false));
         }
     }
+    // Every node of a ClosureGraph is reachable from the virtual root; a node that is
+    // not (its idom is itself) is treated as hanging under the root, never looped on.
     let lca = |mut a: u32, mut b: u32| {
         while a != b {
-            if depth[a as usize] >= depth[b as usize] {
-                a = tree.idom[a as usize];
+            let deeper = if depth[a as usize] >= depth[b as usize] {
+                &mut a
             } else {
-                b = tree.idom[b as usize];
+                &mut b
+            };
+            let up = tree.idom[*deeper as usize];
+            if up == *deeper {
+                return vroot;
             }
+            *deeper = up;
         }
         a
     };
@@ -158,7 +165,7 @@ pub fn group_added_sizes(
                         }
                     }
                 }
-                exclusive[l as usize] - kept
+                exclusive[l as usize].saturating_sub(kept)
             },
         )
         .collect()
