@@ -5,7 +5,7 @@
 //!   "schema_version": 1,
 //!   "root": "/nix/store/…-llama-cpp-rocm-0.0.0",
 //!   "roots": ["/nix/store/…-llama-cpp-rocm-0.0.0"],
-//!   "source": { "kind": "live-store", "origin": "./result" },
+//!   "source": { "kind": "live-store", "origin": "/nix/store/…-llama-cpp-rocm-0.0.0" },
 //!   "pass": false,
 //!   "closure_size": 7215736,
 //!   "path_count": 25,
@@ -17,14 +17,14 @@
 //!     "baseline_size": 5117176,
 //!     "max_growth_percent": 5.0, "max_growth_bytes": null,
 //!     "growth": 2098560, "growth_percent": 41.01,
-//!     "new_paths": { "count": 2, "size": 2098656, "top": [
-//!       { "path": "/nix/store/…-big-blob-1.0", "nar_size": 2097296,
-//!         "added_size": 2097296, "chain": [ "…-llama-cpp-rocm-0.0.0", "…-big-blob-1.0" ] }
+//!     "new_paths": { "count": 2, "size": 2115104, "top": [
+//!       { "path": "/nix/store/…-big-blob-1.0", "nar_size": 2097776,
+//!         "added_size": 2097776, "chain": [ "…-llama-cpp-rocm-0.0.0", "…-big-blob-1.0" ] }
 //!     ], "rest": null }
 //!   },
 //!   "against": null,
 //!   "max_size": null,
-//!   "failures": [ "closure grew by 2.0 MiB (+41.0%) …" ],
+//!   "failures": [ "closure of llama-cpp-rocm-0.0.0 is 6.9 MiB and grew by 2.0 MiB (+41.0%) …" ],
 //!   "warnings": []
 //! }
 //! ```

@@ -10,14 +10,15 @@
 //!   "closure_size_delta": 2098560,
 //!   "paths_added": 1, "paths_removed": 0, "paths_changed": 1, "paths_unchanged": 23,
 //!   "packages": [
+//!     { "package": "llama-cpp-rocm", "change": "rebuilt", … },
 //!     { "package": "big-blob", "change": "added", "version_change": "∅ → 1.0",
 //!       "old_versions": [], "new_versions": ["1.0"],
-//!       "old_size": 0, "new_size": 2097296, "nar_delta": 2097296,
-//!       "added_size": 2097296, "removed_size": 0, "impact": 2097296,
+//!       "old_size": 0, "new_size": 2097776, "nar_delta": 2097776,
+//!       "added_size": 2097776, "removed_size": 0, "impact": 2097776,
 //!       "paths": [ { "change": "added", "name": "big-blob-1.0", "version": "1.0",
 //!                    "output": "out", "old_path": null, "new_path": "/nix/store/…",
-//!                    "old_nar_size": null, "new_nar_size": 2097296,
-//!                    "added_size": 2097296, "removed_size": 0 } ] }
+//!                    "old_nar_size": null, "new_nar_size": 2097776,
+//!                    "added_size": 2097776, "removed_size": 0 } ] }
 //!   ],
 //!   "rest": null,
 //!   "warnings": []

@@ -12,8 +12,8 @@
 //!   "closure_size": 5117176,
 //!   "path_count": 24,
 //!   "paths": [
-//!     { "path": "/nix/store/…-glibc-2.36", "nar_size": 2201192,
-//!       "nar_hash": "sha256-…", "closure_size": 2201192, "references": [],
+//!     { "path": "/nix/store/…-glibc-2.36", "nar_size": 2141952,
+//!       "nar_hash": "sha256-…", "closure_size": 2141952, "references": [],
 //!       "deriver": "/nix/store/…-glibc-2.36.drv" }
 //!   ]
 //! }
