@@ -88,6 +88,8 @@ pub enum Command {
     /// with NAR size, NAR hash, closure size and references, the store directory and
     /// where it was taken from. Every command accepts it as an input. It is written
     /// atomically: an existing file is replaced only once the new one is complete.
+    /// The file is always JSON (`--format` does not apply); the same closure always
+    /// gives the same bytes, so a committed baseline changes only when the closure does.
     Snapshot(SnapshotArgs),
     /// What changed between two closures, by package and version, ranked by effect.
     ///
