@@ -9,7 +9,8 @@
 //! 3. a brute force on those 12,000 paths: for every path, one walk of the graph
 //!    without it (what nix-tree does), timed in-process.
 //!
-//! Results are printed as Markdown rows for BENCHMARKS.md.
+//! Results are printed as Markdown rows for BENCHMARKS.md. Set `NIXCUT_BENCH_DIR` to
+//! keep the generated inputs.
 
 use std::collections::HashSet;
 use std::fmt::Write as _;
@@ -191,7 +192,12 @@ fn brute_force_added(sizes: &[u64], refs: &[Vec<usize>], root: usize) -> Vec<u64
 }
 
 fn main() {
-    let dir = tempfile::tempdir().expect("tempdir");
+    // NIXCUT_BENCH_DIR keeps the generated inputs (for profiling); else a temp dir.
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir_path = std::env::var_os("NIXCUT_BENCH_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| tmp.path().to_path_buf());
+    std::fs::create_dir_all(&dir_path).expect("bench dir");
     println!("| closure | tool | wall time | peak memory |");
     println!("|---|---|--:|--:|");
     for (n, seed) in [(100_000usize, 7u64), (12_000, 11)] {
@@ -201,7 +207,7 @@ fn main() {
         refs.iter().flatten().for_each(|&j| {
             referenced.insert(j);
         });
-        let file = dir.path().join(format!("closure-{n}.json"));
+        let file = dir_path.join(format!("closure-{n}.json"));
         write_json(&file, &sizes, &refs);
         let edges: usize = refs.iter().map(Vec::len).sum();
         let (secs, mib) = run_nixcut(&file);

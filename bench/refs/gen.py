@@ -29,10 +29,12 @@ while budget > 0:
         for _ in range(rng.randint(0, 3)):
             off = rng.randrange(0, max(1, size - 32))
             data[off:off + 32] = r.encode()
-    # Every file names at least the first reference once, at a random place.
-    if refs and size > 64:
-        off = rng.randrange(0, size - 32)
-        data[off:off + 32] = refs[0].encode()
+    # Every file names every reference at least once, at a random place, so Nix
+    # registers the whole chain.
+    if size > 64:
+        for r in refs:
+            off = rng.randrange(0, size - 32)
+            data[off:off + 32] = r.encode()
     with open(os.path.join(out, "lib", "data", f"f{i:04d}.bin"), "wb") as f:
         f.write(data)
     i += 1

@@ -5,9 +5,9 @@
 //! taken in blocks of `64·W` components; for each block one pass in post-order ORs the
 //! successors' reach bitsets (a component can only reach components before it, so the
 //! pass starts at the block), and each component's weighted sum is read off its bits
-//! through per-byte lookup tables. Cost O((m + n·W) · n / (64·W) / 2) word operations,
-//! blocks in parallel (rayon); memory n·W words per worker. Measured figures in
-//! BENCHMARKS.md.
+//! through per-byte lookup tables. Rows that reach none or all of a block are kept as
+//! a state, not bits. Worst case O((m + n·W) · n / (64·W) / 2) word operations, blocks
+//! in parallel (rayon); memory n·W words per worker. Measured figures in BENCHMARKS.md.
 
 use petgraph::algo::tarjan_scc;
 use rayon::prelude::*;
@@ -71,16 +71,39 @@ pub fn closure_sizes(g: &ClosureGraph) -> Vec<u64> {
     (0..n).map(|v| comp_total[comp_of[v] as usize]).collect()
 }
 
+/// What a component's row holds within one block.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Row {
+    /// Reaches nothing in the block (the bits are not even written).
+    Zero,
+    /// Reaches every target of the block (the bits are not written).
+    Full,
+    /// Anything else: the bits are in `reach`.
+    Mixed,
+}
+
 /// For target components `start..start+BLOCK`, the weighted reach of every component
 /// from `start` on (earlier ones cannot reach the block). Returns sums for
 /// `start..nc`.
+///
+/// Rows that reach nothing or everything of the block are kept as a state instead of
+/// bits, so on dense closures (where most paths reach most of what lies below them)
+/// the work per component stops at its first successor that reaches the whole block.
 fn block_sums(start: usize, nc: usize, succ: &[Vec<u32>], size: &[u64]) -> Vec<u64> {
     let end = (start + BLOCK).min(nc);
+    let width = end - start;
     let rows = nc - start;
     let mut reach = vec![0u64; rows * W];
+    let mut state = vec![Row::Zero; rows];
+    // The bit pattern of a full row (the last block may be partial).
+    let mut full = [0u64; W];
+    for bit in 0..width {
+        full[bit / 64] |= 1u64 << (bit % 64);
+    }
+    let block_total: u64 = size[start..end].iter().sum();
     // Per-byte tables: table[k][b] = total size of the targets selected by byte value
     // b at byte position k of the block's bitset.
-    let nbytes = (end - start).div_ceil(8);
+    let nbytes = width.div_ceil(8);
     let mut table = vec![0u64; nbytes * 256];
     for k in 0..nbytes {
         for b in 1..256usize {
@@ -96,35 +119,57 @@ fn block_sums(start: usize, nc: usize, succ: &[Vec<u32>], size: &[u64]) -> Vec<u
         let row = c - start;
         let (done, rest) = reach.split_at_mut(row * W);
         let mine = &mut rest[..W];
+        let mut st = Row::Zero;
         if c < end {
             let bit = c - start;
             mine[bit / 64] |= 1u64 << (bit % 64);
+            st = Row::Mixed;
         }
         for &s in c_succ {
             let s = s as usize;
             if s < start {
                 continue;
             }
-            let other = &done[(s - start) * W..(s - start + 1) * W];
-            for (a, b) in mine.iter_mut().zip(other) {
-                *a |= *b;
-            }
-        }
-        let mut total = 0u64;
-        for (wi, &word) in mine.iter().enumerate() {
-            if word == 0 {
-                continue;
-            }
-            for byte in 0..8 {
-                let k = wi * 8 + byte;
-                if k >= nbytes {
+            match state[s - start] {
+                Row::Zero => {}
+                Row::Full => {
+                    st = Row::Full;
                     break;
                 }
-                let b = ((word >> (byte * 8)) & 0xff) as usize;
-                total += table[k * 256 + b];
+                Row::Mixed => {
+                    let other = &done[(s - start) * W..(s - start + 1) * W];
+                    for (a, b) in mine.iter_mut().zip(other) {
+                        *a |= *b;
+                    }
+                    st = Row::Mixed;
+                }
             }
         }
-        sums[row] = total;
+        if st == Row::Mixed && *mine == full {
+            st = Row::Full;
+        }
+        state[row] = st;
+        sums[row] = match st {
+            Row::Zero => 0,
+            Row::Full => block_total,
+            Row::Mixed => {
+                let mut total = 0u64;
+                for (wi, &word) in mine.iter().enumerate() {
+                    if word == 0 {
+                        continue;
+                    }
+                    for byte in 0..8 {
+                        let k = wi * 8 + byte;
+                        if k >= nbytes {
+                            break;
+                        }
+                        let b = ((word >> (byte * 8)) & 0xff) as usize;
+                        total += table[k * 256 + b];
+                    }
+                }
+                total
+            }
+        };
     }
     sums
 }

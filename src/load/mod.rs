@@ -300,6 +300,10 @@ fn detect_dir(path: &Path) -> Content {
 /// file is JSON that does not parse.
 fn sniff_text(text: &str, path: &Path) -> Result<Result<Detected, String>, LoadError> {
     let t = text.trim_start();
+    if path_info_json::quick_shape(text).is_some() {
+        // Parsed (and checked) once, by the path-info reader.
+        return Ok(Ok(Detected::PathInfoJson));
+    }
     if t.starts_with('{') || t.starts_with('[') {
         let value: serde_json::Value = match path_info_json::parse_value(text, path) {
             Ok(v) => v,
@@ -415,7 +419,8 @@ fn warn_if_not_closed(c: &mut Closure) {
     if let Some((from, to)) = missing.first() {
         c.warnings.push(format!(
             "the input is not a closed closure: {} reference(s) point to paths it does not \
-             describe (first: {} -> {}); was `-r` forgotten?",
+             describe (first: {} -> {}); was `-r` forgotten? Closure sizes are lower \
+             bounds",
             missing.len(),
             c.store_dir.display(from),
             c.store_dir.display(to)

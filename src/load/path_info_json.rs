@@ -9,12 +9,14 @@
 //! Invalid paths (`valid: false`, `null`) go to [`Closure::invalid`] with a warning.
 //! Unknown fields are ignored.
 //!
-//! Parsing happens twice: once into a `serde_json::Value` to tell the shapes apart
-//! (shared with `super::load`'s sniffing), once into typed structs so that a value of
+//! The array and keyed shapes are recognised from their first bytes and parsed once,
+//! straight into typed structs. Other documents are parsed twice: once into a
+//! `serde_json::Value` to tell the shapes apart, once into typed structs so that a value of
 //! the wrong type is reported with serde_json's line and column. Errors found after
 //! parsing (a malformed store path) are located by searching the text for the
 //! offending string.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -22,7 +24,10 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::{structured_attrs, LoadError, LoadOptions};
-use crate::store::{Closure, InvalidPath, NarHash, PathInfo, SourceKind, StoreDir};
+use crate::store::{
+    Closure, InvalidPath, NarHash, PathInfo, SourceKind, StoreDir, StorePath, StorePathError,
+};
+use rayon::prelude::*;
 
 /// The shape of a JSON input.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -116,9 +121,30 @@ fn json_type(v: &Value) -> &'static str {
     }
 }
 
+/// The shape of a path-info document guessed from its first bytes: `[` is the array
+/// shape, `{` followed by a key starting with `/` the keyed shape. `None` when the start
+/// does not tell (the wrapper, structured attrs, snapshots: classified from the parsed
+/// value). A wrong guess costs only a second parse: [`parse`] falls back.
+pub fn quick_shape(text: &str) -> Option<PathInfoShape> {
+    let t = text.trim_start_matches('\u{feff}').trim_start();
+    if t.starts_with('[') {
+        return Some(PathInfoShape::Array);
+    }
+    let rest = t.strip_prefix('{')?.trim_start();
+    rest.strip_prefix("\"/").map(|_| PathInfoShape::Keyed)
+}
+
 /// Read `nix path-info --json` output of any Nix version. `path` names the input in
 /// messages and in [`Closure::origin`].
 pub fn parse(text: &str, path: &Path, opts: &LoadOptions) -> Result<Closure, LoadError> {
+    // Large documents are nearly always the array or keyed shape: parse them straight
+    // into typed structs; anything else (or a wrong guess) goes through the value-based
+    // classification, which also gives the better error message.
+    if let Some(shape) = quick_shape(text) {
+        if let Ok(c) = parse_shape(text, path, opts, shape) {
+            return Ok(c);
+        }
+    }
     let value = parse_value(text, path)?;
     let shape = match classify(&value) {
         JsonShape::PathInfo(s) => s,
@@ -144,6 +170,16 @@ pub fn parse(text: &str, path: &Path, opts: &LoadOptions) -> Result<Closure, Loa
         }
     };
     drop(value);
+    parse_shape(text, path, opts, shape)
+}
+
+/// Parse a document of a known shape into a closure.
+fn parse_shape(
+    text: &str,
+    path: &Path,
+    opts: &LoadOptions,
+    shape: PathInfoShape,
+) -> Result<Closure, LoadError> {
     let typed = |e: serde_json::Error| json_error(path, &e);
     let mut b = Builder::new(text, path);
     match shape {
@@ -151,32 +187,41 @@ pub fn parse(text: &str, path: &Path, opts: &LoadOptions) -> Result<Closure, Loa
             let entries: Vec<RawEntry> = serde_json::from_str(text).map_err(typed)?;
             let doc_sd = entries.iter().find_map(|e| e.store_dir.clone());
             b.store_dir = b.choose_store_dir(doc_sd, opts);
+            let mut pairs = Vec::with_capacity(entries.len());
             for (i, raw) in entries.into_iter().enumerate() {
-                let Some(key) = raw.path.clone() else {
-                    if raw.valid == Some(false) {
-                        // Nothing to name it by but its position; still report it.
-                        b.entry(&format!("[{i}]"), None)?;
-                        continue;
+                match raw.path.clone() {
+                    Some(key) => pairs.push((key, Some(raw))),
+                    // Nothing to name it by but its position; still report it.
+                    None if raw.valid == Some(false) => {
+                        pairs.push((Cow::Owned(format!("[{i}]")), None))
                     }
-                    return Err(LoadError::JsonEntry {
-                        path: path.to_path_buf(),
-                        entry: format!("[{i}]"),
-                        message: "it has no `path`".into(),
-                    });
-                };
-                b.entry(&key, Some(raw))?;
+                    None => {
+                        return Err(LoadError::JsonEntry {
+                            path: path.to_path_buf(),
+                            entry: format!("[{i}]"),
+                            message: "it has no `path`".into(),
+                        })
+                    }
+                }
             }
+            b.add_all(pairs)?;
         }
         PathInfoShape::Keyed => {
-            let entries: BTreeMap<String, Option<RawEntry>> =
-                serde_json::from_str(text).map_err(typed)?;
+            let entries: Vec<(Cow<str>, Option<RawEntry>)> = {
+                let mut de = serde_json::Deserializer::from_str(text);
+                let v = serde::Deserializer::deserialize_map(
+                    &mut de,
+                    EntriesVisitor(std::marker::PhantomData),
+                )
+                .map_err(typed)?;
+                de.end().map_err(typed)?;
+                v
+            };
             let doc_sd = entries
-                .values()
-                .find_map(|e| e.as_ref().and_then(|e| e.store_dir.clone()));
+                .iter()
+                .find_map(|(_, e)| e.as_ref().and_then(|e| e.store_dir.clone()));
             b.store_dir = b.choose_store_dir(doc_sd, opts);
-            for (key, raw) in entries {
-                b.entry(&key, raw)?;
-            }
+            b.add_all(entries)?;
         }
         PathInfoShape::Wrapper => {
             let doc: Wrapper = serde_json::from_str(text).map_err(typed)?;
@@ -194,24 +239,26 @@ pub fn parse(text: &str, path: &Path, opts: &LoadOptions) -> Result<Closure, Loa
                     .find_map(|e| e.as_ref().and_then(|e| e.store_dir.clone()))
             });
             b.store_dir = b.choose_store_dir(doc_sd, opts);
-            for (key, raw) in doc.info {
-                b.entry(&key, raw)?;
-            }
+            b.add_all(doc.info.into_iter().collect())?;
         }
     }
     Ok(b.finish())
 }
 
 /// One entry as any Nix version writes it; every field optional, unknown fields ignored.
+/// Strings borrow from the document where they have no escapes.
 #[derive(Debug, Deserialize)]
-struct RawEntry {
-    path: Option<String>,
+struct RawEntry<'a> {
+    #[serde(borrow)]
+    path: Option<Cow<'a, str>>,
     #[serde(rename = "narHash")]
     nar_hash: Option<RawHash>,
     #[serde(rename = "narSize")]
     nar_size: Option<u64>,
-    references: Option<Vec<String>>,
-    deriver: Option<String>,
+    #[serde(borrow)]
+    references: Option<Vec<Cow<'a, str>>>,
+    #[serde(borrow)]
+    deriver: Option<Cow<'a, str>>,
     #[serde(rename = "registrationTime")]
     registration_time: Option<i64>,
     ultimate: Option<bool>,
@@ -225,9 +272,10 @@ struct RawEntry {
 }
 
 /// A hash as a string in any spelling, or as the structured object some Nix
-/// development versions wrote (`{"algorithm", "format", "hash"}`).
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
+/// development versions wrote (`{"algorithm", "format", "hash"}`). Deserialised by
+/// hand: serde's untagged enums buffer every value, which costs a third of the load
+/// time on large closures.
+#[derive(Debug)]
 enum RawHash {
     Text(String),
     Structured {
@@ -255,23 +303,121 @@ impl RawHash {
 }
 
 /// A signature: `key:sig` text (formats ≤ 2) or `{keyName, sig}` (format 3).
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
+#[derive(Debug)]
 enum RawSig {
     Text(String),
-    Object {
-        #[serde(rename = "keyName")]
-        key_name: String,
-        sig: String,
-    },
+    Object { key_name: String, sig: String },
+}
+
+/// Collects a JSON object's entries in document order, without building a map: the
+/// keyed shape has one entry per path, and a B-tree of string keys would compare
+/// ~17 long strings per insert.
+struct EntriesVisitor<'a>(std::marker::PhantomData<&'a ()>);
+
+impl<'de> serde::de::Visitor<'de> for EntriesVisitor<'de> {
+    type Value = Vec<(Cow<'de, str>, Option<RawEntry<'de>>)>;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an object keyed by store path")
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut out = Vec::with_capacity(map.size_hint().unwrap_or(0));
+        while let Some(k) = map.next_key::<Cow<'de, str>>()? {
+            let v = map.next_value::<Option<RawEntry<'de>>>()?;
+            out.push((k, v));
+        }
+        Ok(out)
+    }
 }
 
 #[derive(Debug, Deserialize)]
-struct Wrapper {
+struct HashObject {
+    algorithm: String,
+    format: Option<String>,
+    hash: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct SigObject {
+    #[serde(rename = "keyName")]
+    key_name: String,
+    sig: String,
+}
+
+/// A string, or an object deserialised as `T`, without buffering.
+fn string_or_object<'de, D, T, R>(
+    d: D,
+    expecting: &'static str,
+    text: fn(String) -> R,
+    object: fn(T) -> R,
+) -> Result<R, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    struct V<T, R> {
+        expecting: &'static str,
+        text: fn(String) -> R,
+        object: fn(T) -> R,
+    }
+    impl<'de, T: Deserialize<'de>, R> serde::de::Visitor<'de> for V<T, R> {
+        type Value = R;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str(self.expecting)
+        }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<R, E> {
+            Ok((self.text)(v.to_string()))
+        }
+        fn visit_string<E: serde::de::Error>(self, v: String) -> Result<R, E> {
+            Ok((self.text)(v))
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<R, A::Error> {
+            let t = T::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+            Ok((self.object)(t))
+        }
+    }
+    d.deserialize_any(V {
+        expecting,
+        text,
+        object,
+    })
+}
+
+impl<'de> Deserialize<'de> for RawHash {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        string_or_object(
+            d,
+            "a hash string or an {algorithm, format, hash} object",
+            RawHash::Text,
+            |h: HashObject| RawHash::Structured {
+                algorithm: h.algorithm,
+                format: h.format,
+                hash: h.hash,
+            },
+        )
+    }
+}
+
+impl<'de> Deserialize<'de> for RawSig {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        string_or_object(
+            d,
+            "a signature string or a {keyName, sig} object",
+            RawSig::Text,
+            |o: SigObject| RawSig::Object {
+                key_name: o.key_name,
+                sig: o.sig,
+            },
+        )
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct Wrapper<'a> {
     version: u64,
     #[serde(rename = "storeDir")]
     store_dir: Option<String>,
-    info: BTreeMap<String, Option<RawEntry>>,
+    #[serde(borrow)]
+    info: BTreeMap<Cow<'a, str>, Option<RawEntry<'a>>>,
 }
 
 /// Accumulates entries into a closure, with the text at hand to locate errors.
@@ -318,12 +464,146 @@ impl<'a> Builder<'a> {
         sd
     }
 
+    /// Convert and add entries, in parallel chunks (each with its own interner), then
+    /// apply them in document order so warnings and the first error are the same as a
+    /// sequential read.
+    fn add_all<'d>(
+        &mut self,
+        entries: Vec<(Cow<'d, str>, Option<RawEntry<'d>>)>,
+    ) -> Result<(), LoadError> {
+        const CHUNK: usize = 4096;
+        let mut chunks = Vec::with_capacity(entries.len() / CHUNK + 1);
+        let mut it = entries.into_iter().peekable();
+        while it.peek().is_some() {
+            chunks.push(it.by_ref().take(CHUNK).collect::<Vec<_>>());
+        }
+        let (text, path, store_dir) = (self.text, self.path, &self.store_dir);
+        let converted: Vec<ConvertedChunk> = chunks
+            .into_par_iter()
+            .map(|chunk| {
+                let mut conv = Converter {
+                    text,
+                    path,
+                    store_dir,
+                    interned: rustc_hash::FxHashMap::default(),
+                };
+                chunk
+                    .into_iter()
+                    .map(|(key, raw)| conv.convert(&key, raw))
+                    .collect()
+            })
+            .collect();
+        let mut infos: Vec<PathInfo> = Vec::new();
+        for chunk in converted {
+            for (c, warnings) in chunk? {
+                self.closure.warnings.extend(warnings);
+                match c {
+                    Converted::Invalid(inv) => self.closure.invalid.push(inv),
+                    Converted::Valid(info) => {
+                        if info.nar_size.is_none() {
+                            self.without_size += 1;
+                        }
+                        infos.push(info);
+                    }
+                }
+            }
+        }
+        // Build the map in bulk from sorted entries (documents are nearly always sorted
+        // already): inserting one by one shifts large values inside the B-tree nodes.
+        infos.sort_by(|a, b| a.path.cmp(&b.path)); // stable: the last duplicate stays last
+        let mut deduped: Vec<PathInfo> = Vec::with_capacity(infos.len());
+        for info in infos {
+            if deduped.last().is_some_and(|l| l.path == info.path) {
+                self.closure.warnings.push(format!(
+                    "{}: {} is listed twice; kept the last entry",
+                    self.path.display(),
+                    self.closure.store_dir.display(&info.path)
+                ));
+                deduped.pop();
+            }
+            deduped.push(info);
+        }
+        if self.closure.paths.is_empty() {
+            self.closure.paths = deduped.into_iter().map(|i| (i.path.clone(), i)).collect();
+        } else {
+            for info in deduped {
+                self.closure.insert(info);
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(mut self) -> Closure {
+        if self.without_size > 0 {
+            self.closure.warnings.push(format!(
+                "{}: {} path(s) have no narSize; their sizes are unknown",
+                self.path.display(),
+                self.without_size
+            ));
+        }
+        self.closure
+    }
+}
+
+/// What one chunk of entries becomes: each entry with the warnings it raised.
+type ConvertedChunk = Result<Vec<(Converted, Vec<String>)>, LoadError>;
+
+/// What one entry becomes.
+// Valid is the common case by far; boxing it would add an allocation per path.
+#[allow(clippy::large_enum_variant)]
+enum Converted {
+    Valid(PathInfo),
+    Invalid(InvalidPath),
+}
+
+/// Turns raw entries into [`PathInfo`]s; one per thread, each with its own interner.
+struct Converter<'a, 'd> {
+    text: &'a str,
+    path: &'a Path,
+    store_dir: &'a StoreDir,
+    /// Paths already parsed, keyed by their text in the document (no allocation): a
+    /// closure names each path many times. Strings with escapes are not interned.
+    interned: rustc_hash::FxHashMap<&'d str, StorePath>,
+}
+
+impl<'a, 'd> Converter<'a, 'd> {
     /// Error at the first occurrence of `needle` as a JSON string, else by entry.
     fn located(&self, needle: &str, entry: &str, message: String) -> LoadError {
         located(self.text, self.path, needle, entry, message)
     }
 
-    fn entry(&mut self, key: &str, raw: Option<RawEntry>) -> Result<(), LoadError> {
+    /// Parse a path, through the interner unless the entry has its own store dir.
+    // `&Cow`, not `&str`: whether the text borrows from the document decides interning.
+    #[allow(clippy::ptr_arg)]
+    fn store_path(
+        &mut self,
+        s: &Cow<'d, str>,
+        sd: &StoreDir,
+        own_store_dir: bool,
+    ) -> Result<StorePath, StorePathError> {
+        let borrowed = match s {
+            Cow::Borrowed(b) if !own_store_dir => Some(*b),
+            _ => None,
+        };
+        if let Some(b) = borrowed {
+            if let Some(p) = self.interned.get(b) {
+                return Ok(p.clone());
+            }
+        }
+        let p = sd.parse_path_or_base(s)?;
+        if let Some(b) = borrowed {
+            self.interned.insert(b, p.clone());
+        }
+        Ok(p)
+    }
+
+    #[allow(clippy::ptr_arg)] // see store_path
+    fn convert(
+        &mut self,
+        key: &Cow<'d, str>,
+        raw: Option<RawEntry<'d>>,
+    ) -> Result<(Converted, Vec<String>), LoadError> {
+        let mut warnings = Vec::new();
         let raw = match raw {
             Some(r) if r.valid != Some(false) => r,
             other => {
@@ -332,33 +612,30 @@ impl<'a> Builder<'a> {
                 } else {
                     "nix reported it as invalid (`null`)"
                 };
-                self.closure.warnings.push(format!(
+                warnings.push(format!(
                     "{}: {key} is not a valid path: {why}",
                     self.path.display()
                 ));
-                self.closure.invalid.push(InvalidPath {
+                let inv = InvalidPath {
                     path: key.to_string(),
                     why: why.to_string(),
-                });
-                return Ok(());
+                };
+                return Ok((Converted::Invalid(inv), warnings));
             }
         };
-        let sd = raw
-            .store_dir
-            .as_deref()
-            .map(StoreDir::new)
-            .unwrap_or_else(|| self.store_dir.clone());
-        let path = sd
-            .parse_path_or_base(key)
+        let own = raw.store_dir.as_deref().map(StoreDir::new);
+        let sd = own.clone().unwrap_or_else(|| self.store_dir.clone());
+        let own_store_dir = own.is_some();
+        let path = self
+            .store_path(key, &sd, own_store_dir)
             .map_err(|e| self.located(key, key, with_store_dir_hint(e.to_string(), &sd)))?;
         let mut info = PathInfo::new(path);
         info.nar_hash = raw.nar_hash.as_ref().map(RawHash::to_nar_hash);
         info.nar_size = raw.nar_size;
-        if info.nar_size.is_none() {
-            self.without_size += 1;
-        }
-        for r in raw.references.unwrap_or_default() {
-            let rp = sd.parse_path_or_base(&r).map_err(|e| {
+        let refs = raw.references.unwrap_or_default();
+        info.references.reserve(refs.len());
+        for r in refs {
+            let rp = self.store_path(&r, &sd, own_store_dir).map_err(|e| {
                 self.located(
                     &r,
                     key,
@@ -370,7 +647,7 @@ impl<'a> Builder<'a> {
         if let Some(d) = raw.deriver.as_deref() {
             match sd.parse_path_or_base(d) {
                 Ok(dp) => info.deriver = Some(dp),
-                Err(e) => self.closure.warnings.push(format!(
+                Err(e) => warnings.push(format!(
                     "{}: {key}: ignored its deriver: {e}",
                     self.path.display()
                 )),
@@ -392,25 +669,8 @@ impl<'a> Builder<'a> {
             other => other.to_string(),
         });
         info.reported_closure_size = raw.closure_size;
-        if self.closure.paths.contains_key(&info.path) {
-            self.closure.warnings.push(format!(
-                "{}: {key} is listed twice; kept the last entry",
-                self.path.display()
-            ));
-        }
-        self.closure.insert(info);
-        Ok(())
-    }
-
-    fn finish(mut self) -> Closure {
-        if self.without_size > 0 {
-            self.closure.warnings.push(format!(
-                "{}: {} path(s) have no narSize; their sizes are unknown",
-                self.path.display(),
-                self.without_size
-            ));
-        }
-        self.closure
+        info.normalise();
+        Ok((Converted::Valid(info), warnings))
     }
 }
 

@@ -29,6 +29,8 @@ pub struct Style {
     pub width: Option<u16>,
     /// Whether ANSI colour is allowed (a terminal, and `NO_COLOR` unset).
     pub color: bool,
+    /// Indent JSON (on a terminal, as Nix does); compact otherwise.
+    pub pretty_json: bool,
 }
 
 /// A report that can be shown in every format.
@@ -50,7 +52,11 @@ pub fn render<R: Render>(
         Format::Table => report.table(out, style),
         Format::Markdown => report.markdown(out),
         Format::Json => {
-            serde_json::to_writer_pretty(&mut *out, report).map_err(io::Error::other)?;
+            if style.pretty_json {
+                serde_json::to_writer_pretty(&mut *out, report).map_err(io::Error::other)?;
+            } else {
+                serde_json::to_writer(&mut *out, report).map_err(io::Error::other)?;
+            }
             writeln!(out)
         }
     }

@@ -1,6 +1,7 @@
 //! Store directories, store paths and the metadata Nix records for each path.
 
 use std::fmt;
+use std::sync::Arc;
 
 use super::hash::NarHash;
 use super::nix32::is_nix32_byte;
@@ -104,10 +105,29 @@ impl fmt::Display for StoreDir {
 /// A store path, independent of the store directory: `<hash>-<name>`.
 ///
 /// Ordering is by hash, then name, which is the order Nix sorts full paths in.
-#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// Hashing reads only the 32 hash bytes and equality compares names only when the
+/// hashes agree (and not at all when both share one name allocation): closures look
+/// paths up millions of times, and each pointer chase to a name is a cache miss.
+#[derive(Clone, PartialOrd, Ord)]
 pub struct StorePath {
     hash: [u8; HASH_LEN],
-    name: Box<str>,
+    // Shared: a closure holds each name once however often it is referenced.
+    name: Arc<str>,
+}
+
+impl PartialEq for StorePath {
+    fn eq(&self, other: &Self) -> bool {
+        self.hash == other.hash && (Arc::ptr_eq(&self.name, &other.name) || self.name == other.name)
+    }
+}
+
+impl Eq for StorePath {}
+
+impl std::hash::Hash for StorePath {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        // Equal paths have equal hashes, so this agrees with `Eq`.
+        state.write(&self.hash);
+    }
 }
 
 impl StorePath {
