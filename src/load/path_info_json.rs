@@ -510,9 +510,18 @@ impl<'a> Builder<'a> {
         }
         // Build the map in bulk from sorted entries (documents are nearly always sorted
         // already): inserting one by one shifts large values inside the B-tree nodes.
-        infos.sort_by(|a, b| a.path.cmp(&b.path)); // stable: the last duplicate stays last
-        let mut deduped: Vec<PathInfo> = Vec::with_capacity(infos.len());
-        for info in infos {
+        // Sort positions, not the (large) entries; ties keep document order, so the
+        // last duplicate stays last.
+        let mut order: Vec<u32> = (0..infos.len() as u32).collect();
+        order.sort_unstable_by(|&a, &b| {
+            infos[a as usize]
+                .path
+                .cmp(&infos[b as usize].path)
+                .then(a.cmp(&b))
+        });
+        let mut slots: Vec<Option<PathInfo>> = infos.into_iter().map(Some).collect();
+        let mut deduped: Vec<PathInfo> = Vec::with_capacity(slots.len());
+        for info in order.iter().filter_map(|&i| slots[i as usize].take()) {
             if deduped.last().is_some_and(|l| l.path == info.path) {
                 self.closure.warnings.push(format!(
                     "{}: {} is listed twice; kept the last entry",

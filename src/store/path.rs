@@ -117,7 +117,16 @@ pub struct StorePath {
 
 impl PartialEq for StorePath {
     fn eq(&self, other: &Self) -> bool {
-        self.hash == other.hash && (Arc::ptr_eq(&self.name, &other.name) || self.name == other.name)
+        // Four word compares, inlined (an array `==` becomes a memcmp call).
+        let words = |h: &[u8; HASH_LEN]| -> [u64; 4] {
+            std::array::from_fn(|i| {
+                let mut w = [0u8; 8];
+                w.copy_from_slice(&h[i * 8..i * 8 + 8]);
+                u64::from_ne_bytes(w)
+            })
+        };
+        words(&self.hash) == words(&other.hash)
+            && (Arc::ptr_eq(&self.name, &other.name) || self.name == other.name)
     }
 }
 
