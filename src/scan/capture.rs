@@ -158,43 +158,53 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// Whatever the chunking, every window around a hit reads back as the original.
+    fn check_windows_read_back(len: usize, mut hits: Vec<usize>, chunk: usize) {
+        let data: Vec<u8> = (0..len).map(|i| (i * 7 % 251) as u8).collect();
+        hits.retain(|&h| h + HASH_LEN <= len);
+        hits.sort_unstable();
+        hits.dedup();
+        let mut cap = Capture::new(len as u64);
+        let mut start = 0usize;
+        for c in data.chunks(chunk) {
+            let end = start + c.len();
+            // A hit is reported in the chunk where its last byte arrives.
+            let new: Vec<u64> = hits
+                .iter()
+                .filter(|&&h| h + HASH_LEN > start && h + HASH_LEN <= end)
+                .map(|&h| h as u64)
+                .collect();
+            cap.feed(start as u64, c, &new);
+            start = end;
+        }
+        assert_eq!(cap.head(), &data[..len.min(TEXT_SNIFF_LEN)]);
+        for &h in &hits {
+            let lo = h.saturating_sub(CONTEXT_WINDOW);
+            let want = &data[lo..(h + HASH_LEN + CONTEXT_WINDOW).min(len)];
+            let got = cap.read_vec(lo as u64, want.len()).unwrap();
+            assert_eq!(&got[..], want, "hit at {h}");
+            // Reading further gives true bytes (from the head) or nothing.
+            let more = cap.read_vec(lo as u64, 2 * want.len()).unwrap();
+            assert_eq!(&more[..], &data[lo..lo + more.len()]);
+        }
+    }
+
+    /// A case proptest once found: a hit at offset 0, fed one byte at a time.
+    #[test]
+    fn hit_at_zero_byte_by_byte() {
+        check_windows_read_back(418, vec![0], 1);
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(200))]
 
-        /// Whatever the chunking, every window around a hit reads back as the original.
         #[test]
         fn windows_read_back(
             len in 0usize..6000,
-            mut hits in proptest::collection::vec(0usize..6000, 0..12),
+            hits in proptest::collection::vec(0usize..6000, 0..12),
             chunk in 1usize..1500,
         ) {
-            let data: Vec<u8> = (0..len).map(|i| (i * 7 % 251) as u8).collect();
-            hits.retain(|&h| h + HASH_LEN <= len);
-            hits.sort_unstable();
-            hits.dedup();
-            let mut cap = Capture::new(len as u64);
-            let mut start = 0usize;
-            for c in data.chunks(chunk) {
-                let end = start + c.len();
-                // A hit is reported in the chunk where its last byte arrives.
-                let new: Vec<u64> = hits
-                    .iter()
-                    .filter(|&&h| h + HASH_LEN > start && h + HASH_LEN <= end)
-                    .map(|&h| h as u64)
-                    .collect();
-                cap.feed(start as u64, c, &new);
-                start = end;
-            }
-            prop_assert_eq!(cap.head(), &data[..len.min(TEXT_SNIFF_LEN)]);
-            for &h in &hits {
-                let lo = h.saturating_sub(CONTEXT_WINDOW);
-                let want = &data[lo..(h + HASH_LEN + CONTEXT_WINDOW).min(len)];
-                let got = cap.read_vec(lo as u64, want.len()).unwrap();
-                prop_assert_eq!(&got[..], want, "hit at {}", h);
-                // Reading further gives true bytes (from the head) or nothing.
-                let more = cap.read_vec(lo as u64, 2 * want.len()).unwrap();
-                prop_assert_eq!(&more[..], &data[lo..lo + more.len()]);
-            }
+            check_windows_read_back(len, hits, chunk);
         }
     }
 }

@@ -3,9 +3,9 @@
 # LEAF` and `cat` over the same files, in one run. Prints Markdown rows for
 # BENCHMARKS.md.
 #
-#   bench/refs/run.sh [TOTAL_MIB]      # default 2200 (a closure of about 2.2 GiB)
+#   benches/refs/run.sh [TOTAL_MIB]      # default 2200 (a closure of about 2.2 GiB)
 #
-# Builds the data with the local Nix (bench/refs/data.nix: references planted at random
+# Builds the data with the local Nix (benches/refs/data.nix: references planted at random
 # offsets, half random bytes, half text), builds nixcut in release mode, then times each
 # tool three times and reports the median. The OS page cache is warmed once for all
 # tools alike (every tool then reads from memory); "cold" and "warm" refer to nixcut's
