@@ -315,3 +315,16 @@ fn graph_only_inputs_say_evidence_is_unavailable() {
         .iter()
         .all(|p| p["scanned"] == false));
 }
+
+/// The other closures the tests build (the CI gate's heavier rebuild and the 6.x
+/// version bump) agree with Nix too.
+#[test]
+fn oracle_world_variants() {
+    if !nix_or_skip("oracle_world_variants") {
+        return;
+    }
+    for args in [&["--arg", "heavy", "true"][..], &["--argstr", "version", "6.0.0"][..]] {
+        let w = build_world("rocm", args);
+        assert_oracle(&w.root);
+    }
+}
