@@ -1,0 +1,655 @@
+//! The local store's own database (`db.sqlite`), read directly and read-only.
+//!
+//! Nix keeps what it knows about every valid store path in an SQLite database:
+//! `ValidPaths(id, path, hash, registrationTime, deriver, narSize, ultimate, sigs, ca)`
+//! and the reference graph `Refs(referrer, reference)`. Reading the closure of a path
+//! from there is one query, with no process spawned and no closure sizes computed by
+//! Nix (`nix path-info -S` sums them itself, which is slow on big closures), so it is
+//! much faster than asking the `nix` command, even for a tiny closure. It also works
+//! where `nix` cannot be used at all: a chroot store or a mounted image under
+//! `--store-root` keeps its database at `<store-root>/nix/var/nix/db/db.sqlite`, and
+//! pointing `nix` at it would make Nix create or upgrade files there.
+//!
+//! The database is opened with `SQLITE_OPEN_READ_ONLY` (never created, never written:
+//! no writing pragmas, no journal-mode change) and a short busy timeout, so a store
+//! that Nix is busy writing makes the caller fall back to `nix` rather than wait. The
+//! schema is checked before the query; anything unexpected is an error that the caller
+//! (`super::live`) treats as "use `nix` instead". As for any reader of a WAL database,
+//! SQLite may create the `-shm`/`-wal` side files next to the database if they are
+//! missing and the directory is writable; the database file itself is not touched.
+//!
+//! What Nix records is taken as Nix reports it: references include self-references,
+//! a NULL `narSize` is 0 (as `nix path-info` prints it), a NULL `ultimate` is false.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, OpenFlags};
+use rustc_hash::FxHashMap;
+
+use super::{LoadError, LoadOptions};
+use crate::store::{Closure, NarHash, PathInfo, SourceKind, StoreDir, StorePath};
+
+/// Set to a non-empty value other than `0` to never read the store database and
+/// always ask `nix`.
+pub const NO_STORE_DB_ENV: &str = "NIXCUT_NO_STORE_DB";
+
+/// How long to wait for a lock held by a writing Nix before giving up (and falling
+/// back to `nix`).
+const BUSY_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Whether `NIXCUT_NO_STORE_DB` asks to leave the database alone.
+pub fn disabled_by_env() -> bool {
+    match std::env::var_os(NO_STORE_DB_ENV) {
+        Some(v) => !v.is_empty() && v != "0",
+        None => false,
+    }
+}
+
+/// The database of the store `opts` describes, or `None` when there is none to read:
+/// the store directory is not the one the local Nix uses.
+///
+/// Under `--store-root` it is `<store-root>/nix/var/nix/db/db.sqlite`, where Nix keeps
+/// a chroot store's state. Otherwise it is `$NIX_STATE_DIR/db/db.sqlite` (default
+/// `/nix/var/nix/db/db.sqlite`), and only when the logical store directory is the
+/// local store's (`$NIX_STORE_DIR`, default `/nix/store`).
+pub fn location(opts: &LoadOptions) -> Option<PathBuf> {
+    location_with(
+        opts,
+        std::env::var("NIX_STORE_DIR").ok().as_deref(),
+        std::env::var_os("NIX_STATE_DIR").as_deref().map(Path::new),
+    )
+}
+
+fn location_with(
+    opts: &LoadOptions,
+    nix_store_dir: Option<&str>,
+    nix_state_dir: Option<&Path>,
+) -> Option<PathBuf> {
+    if let Some(root) = &opts.store_root {
+        return Some(root.join("nix/var/nix/db/db.sqlite"));
+    }
+    let local = StoreDir::new(
+        nix_store_dir
+            .filter(|d| !d.is_empty())
+            .unwrap_or("/nix/store"),
+    );
+    if opts.store_dir_or_default() != local {
+        return None;
+    }
+    let state = nix_state_dir
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("/nix/var/nix"));
+    Some(state.join("db/db.sqlite"))
+}
+
+/// An error about the database `file`.
+fn db_error(file: &Path, message: impl std::fmt::Display) -> LoadError {
+    LoadError::StoreDb {
+        path: file.to_path_buf(),
+        message: message.to_string(),
+    }
+}
+
+/// The columns read from `ValidPaths`, and whether each is required; an optional one
+/// is read as NULL when an old schema lacks it.
+const VALID_PATHS_COLUMNS: [(&str, bool); 9] = [
+    ("id", true),
+    ("path", true),
+    ("hash", true),
+    ("registrationTime", true),
+    ("deriver", true),
+    ("narSize", true),
+    ("ultimate", false),
+    ("sigs", false),
+    ("ca", false),
+];
+
+/// A store database opened read-only.
+pub struct StoreDb {
+    conn: Connection,
+    file: PathBuf,
+    /// What is selected for `ultimate`, `sigs` and `ca`: the column, or `NULL` when
+    /// an old schema lacks it.
+    optional: [String; 3],
+}
+
+impl StoreDb {
+    /// Open `file` read-only and check its schema. The file must exist: it is never
+    /// created.
+    pub fn open(file: &Path) -> Result<StoreDb, LoadError> {
+        StoreDb::open_with_timeout(file, BUSY_TIMEOUT)
+    }
+
+    fn open_with_timeout(file: &Path, busy_timeout: Duration) -> Result<StoreDb, LoadError> {
+        match std::fs::metadata(file) {
+            Ok(m) if m.is_file() => {}
+            Ok(_) => return Err(db_error(file, "not a regular file")),
+            Err(e) => return Err(LoadError::io(file, e)),
+        }
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(file, flags).map_err(|e| db_error(file, e))?;
+        conn.busy_timeout(busy_timeout)
+            .map_err(|e| db_error(file, e))?;
+        let mut db = StoreDb {
+            conn,
+            file: file.to_path_buf(),
+            optional: Default::default(),
+        };
+        db.check_schema()?;
+        Ok(db)
+    }
+
+    /// The database file.
+    pub fn file(&self) -> &Path {
+        &self.file
+    }
+
+    fn columns(&self, table: &str) -> Result<Vec<String>, LoadError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT name FROM pragma_table_info(?1)")
+            .map_err(|e| db_error(&self.file, e))?;
+        let names = stmt
+            .query_map([table], |row| row.get::<_, String>(0))
+            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
+            .map_err(|e| db_error(&self.file, e))?;
+        Ok(names)
+    }
+
+    /// Check that `ValidPaths` and `Refs` have the columns read, and note which
+    /// optional ones are absent.
+    fn check_schema(&mut self) -> Result<(), LoadError> {
+        let valid = self.columns("ValidPaths")?;
+        let mut optional = Vec::new();
+        for (col, required) in VALID_PATHS_COLUMNS {
+            let present = valid.iter().any(|c| c.eq_ignore_ascii_case(col));
+            if present && !required {
+                optional.push(format!("v.{col}"));
+            } else if !present && required {
+                return Err(db_error(
+                    &self.file,
+                    format!(
+                        "not a Nix store database: table ValidPaths has no column `{col}` \
+                         (it has [{}])",
+                        valid.join(", ")
+                    ),
+                ));
+            } else if !present {
+                optional.push("NULL".to_string());
+            }
+        }
+        let refs = self.columns("Refs")?;
+        for col in ["referrer", "reference"] {
+            if !refs.iter().any(|c| c.eq_ignore_ascii_case(col)) {
+                return Err(db_error(
+                    &self.file,
+                    format!(
+                        "not a Nix store database: table Refs has no column `{col}` \
+                         (it has [{}])",
+                        refs.join(", ")
+                    ),
+                ));
+            }
+        }
+        for (slot, expr) in self.optional.iter_mut().zip(optional) {
+            *slot = expr;
+        }
+        Ok(())
+    }
+
+    /// The closure of `root` (a full store path in `store_dir`), or `None` when the
+    /// database does not list `root` as valid.
+    ///
+    /// One statement, hence one consistent snapshot of the database: a recursive query
+    /// collects the closure's ids, and each row carries its references as ids.
+    pub fn closure(&self, root: &str, store_dir: &StoreDir) -> Result<Option<Closure>, LoadError> {
+        let sql = format!(
+            "WITH RECURSIVE closure(id) AS (
+                 SELECT id FROM ValidPaths WHERE path = ?1
+                 UNION
+                 SELECT Refs.reference FROM Refs JOIN closure ON Refs.referrer = closure.id
+             )
+             SELECT v.id, v.path, v.hash, v.registrationTime, v.deriver, v.narSize, {}, {}, {},
+                    (SELECT group_concat(reference, ' ') FROM Refs WHERE referrer = v.id)
+             FROM closure JOIN ValidPaths v ON v.id = closure.id",
+            self.optional[0], self.optional[1], self.optional[2]
+        );
+        let file = &self.file;
+        let err = |e: rusqlite::Error| db_error(file, e);
+        let mut stmt = self.conn.prepare(&sql).map_err(err)?;
+        let mut rows = stmt.query([root]).map_err(err)?;
+
+        let mut closure = Closure::new(store_dir.clone(), SourceKind::LiveStore, root);
+        let mut ids: FxHashMap<i64, StorePath> = FxHashMap::default();
+        let mut pending: Vec<(PathInfo, String)> = Vec::new();
+        while let Some(row) = rows.next().map_err(err)? {
+            let id: i64 = row.get(0).map_err(err)?;
+            let path_text = text(row.get_ref(1).map_err(err)?).ok_or_else(|| {
+                db_error(file, format!("ValidPaths row {id}: `path` is not text"))
+            })?;
+            let path = store_dir
+                .parse_path(path_text)
+                .map_err(|e| db_error(file, format!("ValidPaths row {id}: {e}")))?;
+            let mut info = PathInfo::new(path);
+            info.nar_hash = text(row.get_ref(2).map_err(err)?).map(NarHash::parse);
+            info.registration_time =
+                int(row.get_ref(3).map_err(err)?).and_then(|t| u64::try_from(t).ok());
+            if let Some(d) = text(row.get_ref(4).map_err(err)?).filter(|d| !d.is_empty()) {
+                match store_dir.parse_path_or_base(d) {
+                    Ok(dp) => info.deriver = Some(dp),
+                    Err(e) => closure.warnings.push(format!(
+                        "{}: {path_text}: ignored its deriver: {e}",
+                        file.display()
+                    )),
+                }
+            }
+            // Nix reads a NULL narSize as 0, and prints that.
+            let size = int(row.get_ref(5).map_err(err)?).unwrap_or(0);
+            info.nar_size =
+                Some(u64::try_from(size).map_err(|_| {
+                    db_error(file, format!("{path_text}: negative narSize {size}"))
+                })?);
+            info.ultimate = Some(int(row.get_ref(6).map_err(err)?).unwrap_or(0) != 0);
+            info.signatures = text(row.get_ref(7).map_err(err)?)
+                .map(|s| s.split_whitespace().map(String::from).collect())
+                .unwrap_or_default();
+            info.ca = text(row.get_ref(8).map_err(err)?)
+                .filter(|s| !s.is_empty())
+                .map(String::from);
+            let refs = text(row.get_ref(9).map_err(err)?)
+                .unwrap_or_default()
+                .to_string();
+            ids.insert(id, info.path.clone());
+            pending.push((info, refs));
+        }
+        if pending.is_empty() {
+            return Ok(None);
+        }
+        for (mut info, refs) in pending {
+            let mut references = Vec::with_capacity(refs.len() / 8 + 1);
+            for r in refs.split(' ').filter(|r| !r.is_empty()) {
+                let target = r.parse::<i64>().ok().and_then(|r| ids.get(&r));
+                match target {
+                    Some(t) => references.push(t.clone()),
+                    None => {
+                        return Err(db_error(
+                            file,
+                            format!(
+                                "{}: reference to `{r}`, which is not a valid path",
+                                store_dir.display(&info.path)
+                            ),
+                        ))
+                    }
+                }
+            }
+            info.references = references;
+            closure.insert(info);
+        }
+        closure.declared_roots = vec![store_dir.parse_path(root).map_err(|e| db_error(file, e))?];
+        Ok(Some(closure))
+    }
+}
+
+fn text(v: ValueRef<'_>) -> Option<&str> {
+    match v {
+        ValueRef::Text(t) => std::str::from_utf8(t).ok(),
+        _ => None,
+    }
+}
+
+fn int(v: ValueRef<'_>) -> Option<i64> {
+    match v {
+        ValueRef::Integer(i) => Some(i),
+        _ => None,
+    }
+}
+
+/// The closure of `root` (a full store path in `store_dir`) from the database `file`;
+/// `None` when the database does not list `root` as valid.
+pub fn read_closure(
+    file: &Path,
+    root: &str,
+    store_dir: &StoreDir,
+) -> Result<Option<Closure>, LoadError> {
+    StoreDb::open(file)?.closure(root, store_dir)
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// The schema Nix 2.x creates (`local.sql`, schema version 10).
+    pub(crate) const NIX_SCHEMA: &str = "
+        CREATE TABLE ValidPaths (
+            id               integer primary key autoincrement not null,
+            path             text unique not null,
+            hash             text not null,
+            registrationTime integer not null,
+            deriver          text,
+            narSize          integer,
+            ultimate         integer,
+            sigs             text,
+            ca               text
+        );
+        CREATE TABLE Refs (
+            referrer  integer not null,
+            reference integer not null,
+            primary key (referrer, reference),
+            foreign key (referrer) references ValidPaths(id) on delete cascade,
+            foreign key (reference) references ValidPaths(id) on delete restrict
+        );
+        CREATE INDEX IndexReferrer on Refs(referrer);
+        CREATE INDEX IndexReference on Refs(reference);
+        CREATE TABLE DerivationOutputs (
+            drv  integer not null,
+            id   text not null,
+            path text not null,
+            primary key (drv, id),
+            foreign key (drv) references ValidPaths(id) on delete cascade
+        );";
+
+    pub(crate) const APP: &str = "cb57q9mwx8761wyzrb6ypijgajriigag-app-1.0";
+    pub(crate) const LIB: &str = "x71ahacbysflg2pf8638mdh69871353b-libfoo-3.2";
+    pub(crate) const BASE: &str = "9fm8cfjwd9nhpc06bz4fdgmc4gwdi2dq-base-0.1";
+    const DRV: &str = "k0c0d60n2dqnb396hj717yvk0y17kx6h-app-1.0.drv";
+    pub(crate) const OTHER: &str = "lrsdjl8hd0y74jkglzbhlzf1hcjm5h2a-other-2";
+    pub(crate) const HASH: &str =
+        "sha256:5bbaf0a3542900772de7d1314a3dd000d8b8893dabe963f1edacb72654efd293";
+
+    /// id, base name, deriver, narSize, ultimate, sigs, ca.
+    type Row<'a> = (
+        i64,
+        &'a str,
+        Option<&'a str>,
+        i64,
+        Option<i64>,
+        Option<&'a str>,
+        Option<&'a str>,
+    );
+
+    /// A store database at `dir/db.sqlite` in `store_dir`, written through its own
+    /// connection (a test fixture, never the real store's database): app → lib →
+    /// base, app → app, app → base; `other` is valid and outside the closure.
+    pub(crate) fn fixture_db(dir: &Path, store_dir: &str) -> PathBuf {
+        let file = dir.join("db.sqlite");
+        let conn = Connection::open(&file).unwrap();
+        conn.execute_batch(NIX_SCHEMA).unwrap();
+        let rows: [Row; 4] = [
+            (
+                1,
+                BASE,
+                Some(""),
+                100,
+                None,
+                Some("cache.nixos.org-1:abc= other:def="),
+                None,
+            ),
+            (
+                2,
+                LIB,
+                None,
+                2000,
+                Some(0),
+                None,
+                Some("fixed:r:sha256:1b8m03r63zqhnjf7l5wnldhh7c134ap5vpj0850ymkq1iyzicy5s"),
+            ),
+            (3, APP, Some(DRV), 30000, Some(1), Some(""), Some("")),
+            (4, OTHER, None, 7, Some(1), None, None),
+        ];
+        for (id, base, deriver, size, ultimate, sigs, ca) in rows {
+            let deriver = deriver.map(|d| {
+                if d.is_empty() {
+                    String::new()
+                } else {
+                    format!("{store_dir}/{d}")
+                }
+            });
+            conn.execute(
+                "INSERT INTO ValidPaths VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                rusqlite::params![
+                    id,
+                    format!("{store_dir}/{base}"),
+                    HASH,
+                    1_700_000_000 + id,
+                    deriver,
+                    size,
+                    ultimate,
+                    sigs,
+                    ca
+                ],
+            )
+            .unwrap();
+        }
+        for (from, to) in [(3, 3), (3, 2), (3, 1), (2, 1), (4, 1)] {
+            conn.execute("INSERT INTO Refs VALUES (?1, ?2)", [from, to])
+                .unwrap();
+        }
+        file
+    }
+
+    fn sp(base: &str) -> StorePath {
+        StorePath::from_base_name(base).unwrap()
+    }
+
+    fn read(file: &Path, base: &str) -> Result<Option<Closure>, LoadError> {
+        read_closure(file, &format!("/nix/store/{base}"), &StoreDir::default())
+    }
+
+    #[test]
+    fn reads_the_closure_with_every_field() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = fixture_db(dir.path(), "/nix/store");
+        let before = std::fs::read(&file).unwrap();
+        let c = read(&file, APP).unwrap().unwrap();
+        assert_eq!(c.source, SourceKind::LiveStore);
+        assert_eq!(c.origin, format!("/nix/store/{APP}"));
+        assert_eq!(c.declared_roots, vec![sp(APP)]);
+        assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+        let keys: Vec<String> = c.paths.keys().map(|p| p.to_string()).collect();
+        let mut want = vec![APP, LIB, BASE];
+        want.sort_by_key(|b| sp(b));
+        assert_eq!(keys, want);
+        assert!(c.missing_references().is_empty());
+
+        let app = &c.paths[&sp(APP)];
+        let mut refs = vec![sp(APP), sp(LIB), sp(BASE)];
+        refs.sort();
+        assert_eq!(app.references, refs, "self-reference kept");
+        assert_eq!(app.nar_size, Some(30000));
+        assert_eq!(app.nar_hash.as_ref().unwrap(), &NarHash::parse(HASH));
+        assert!(matches!(app.nar_hash, Some(NarHash::Sha256(_))));
+        assert_eq!(app.deriver, Some(sp(DRV)));
+        assert_eq!(app.registration_time, Some(1_700_000_003));
+        assert_eq!(app.ultimate, Some(true));
+        assert!(app.signatures.is_empty());
+        assert_eq!(app.ca, None);
+        assert_eq!(app.reported_closure_size, None);
+
+        let base = &c.paths[&sp(BASE)];
+        assert_eq!(base.deriver, None, "empty deriver");
+        assert_eq!(base.ultimate, Some(false), "NULL ultimate is false");
+        assert_eq!(
+            base.signatures,
+            vec![
+                "cache.nixos.org-1:abc=".to_string(),
+                "other:def=".to_string()
+            ]
+        );
+        assert!(base.references.is_empty());
+
+        let lib = &c.paths[&sp(LIB)];
+        assert_eq!(lib.references, vec![sp(BASE)]);
+        assert!(lib.ca.as_deref().unwrap().starts_with("fixed:r:sha256:"));
+        assert_eq!(lib.deriver, None);
+
+        // Only read.
+        assert_eq!(std::fs::read(&file).unwrap(), before);
+    }
+
+    #[test]
+    fn a_closure_below_the_top_and_an_unknown_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = fixture_db(dir.path(), "/nix/store");
+        let c = read(&file, LIB).unwrap().unwrap();
+        assert_eq!(c.paths.len(), 2);
+        assert!(!c.paths.contains_key(&sp(APP)));
+        let c = read(&file, OTHER).unwrap().unwrap();
+        assert_eq!(c.paths.len(), 2);
+        assert!(read(&file, "0000000000000000000000000000000g-absent-1")
+            .unwrap()
+            .is_none());
+    }
+
+    #[test]
+    fn another_store_dir() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = fixture_db(dir.path(), "/gnu/store");
+        let sd = StoreDir::new("/gnu/store");
+        let c = read_closure(&file, &format!("/gnu/store/{APP}"), &sd)
+            .unwrap()
+            .unwrap();
+        assert_eq!(c.store_dir, sd);
+        assert_eq!(c.paths.len(), 3);
+        assert_eq!(c.paths[&sp(APP)].deriver, Some(sp(DRV)));
+    }
+
+    #[test]
+    fn errors_name_the_database() {
+        let dir = tempfile::tempdir().unwrap();
+        // Missing: not created.
+        let missing = dir.path().join("missing.sqlite");
+        let e = read(&missing, APP).unwrap_err();
+        assert!(matches!(e, LoadError::Io { .. }), "{e}");
+        assert!(e.to_string().contains("missing.sqlite"), "{e}");
+        assert!(!missing.exists());
+
+        // Not a database.
+        let junk = dir.path().join("junk.sqlite");
+        std::fs::write(&junk, "this is not sqlite, just some text\n".repeat(100)).unwrap();
+        let e = read(&junk, APP).unwrap_err();
+        assert!(matches!(e, LoadError::StoreDb { .. }), "{e}");
+        assert!(e.to_string().contains("junk.sqlite"), "{e}");
+
+        // A database of something else.
+        let other = dir.path().join("other.sqlite");
+        Connection::open(&other)
+            .unwrap()
+            .execute_batch(
+                "CREATE TABLE ValidPaths (id integer, path text);
+                 CREATE TABLE Refs (referrer integer, reference integer);",
+            )
+            .unwrap();
+        let e = read(&other, APP).unwrap_err();
+        assert!(e.to_string().contains("other.sqlite"), "{e}");
+        assert!(e.to_string().contains("no column `hash`"), "{e}");
+        let e = StoreDb::open(dir.path()).err().unwrap();
+        assert!(e.to_string().contains("not a regular file"), "{e}");
+
+        // A database without the tables.
+        let empty = dir.path().join("empty.sqlite");
+        Connection::open(&empty)
+            .unwrap()
+            .execute_batch("CREATE TABLE t (x integer);")
+            .unwrap();
+        let e = read(&empty, APP).unwrap_err();
+        assert!(matches!(e, LoadError::StoreDb { .. }), "{e}");
+        assert!(e.to_string().contains("empty.sqlite"), "{e}");
+    }
+
+    #[test]
+    fn dangling_references_and_bad_paths_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = fixture_db(dir.path(), "/nix/store");
+        let conn = Connection::open(&file).unwrap();
+        conn.execute_batch("PRAGMA foreign_keys = OFF; INSERT INTO Refs VALUES (2, 99);")
+            .unwrap();
+        let e = read(&file, LIB).unwrap_err();
+        assert!(e.to_string().contains("reference to `99`"), "{e}");
+        // A path outside the store directory read.
+        let e =
+            read_closure(&file, &format!("/nix/store/{OTHER}"), &StoreDir::new("/x")).unwrap_err();
+        assert!(matches!(e, LoadError::StoreDb { .. }), "{e}");
+    }
+
+    #[test]
+    fn an_old_schema_without_optional_columns() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("old.sqlite");
+        let conn = Connection::open(&file).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE ValidPaths (id integer primary key, path text, hash text,
+                 registrationTime integer, deriver text, narSize integer);
+             CREATE TABLE Refs (referrer integer, reference integer);",
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO ValidPaths VALUES (1, ?1, ?2, 5, NULL, NULL)",
+            [format!("/nix/store/{BASE}"), HASH.to_string()],
+        )
+        .unwrap();
+        let c = read(&file, BASE).unwrap().unwrap();
+        let base = &c.paths[&sp(BASE)];
+        assert_eq!(base.nar_size, Some(0), "NULL narSize is 0, as Nix reads it");
+        assert_eq!((base.ultimate, base.ca.as_ref()), (Some(false), None));
+    }
+
+    #[test]
+    fn a_locked_database_is_an_error_not_a_wait() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = fixture_db(dir.path(), "/nix/store");
+        let db = StoreDb::open_with_timeout(&file, Duration::from_millis(50)).unwrap();
+        let writer = Connection::open(&file).unwrap();
+        writer.execute_batch("BEGIN EXCLUSIVE").unwrap();
+        let e = db
+            .closure(&format!("/nix/store/{APP}"), &StoreDir::default())
+            .unwrap_err();
+        assert!(e.to_string().contains("db.sqlite"), "{e}");
+        writer.execute_batch("ROLLBACK").unwrap();
+        assert!(db
+            .closure(&format!("/nix/store/{APP}"), &StoreDir::default())
+            .unwrap()
+            .is_some());
+    }
+
+    #[test]
+    fn where_the_database_is() {
+        let default = LoadOptions::default();
+        let at = |o: &LoadOptions, store: Option<&str>, state: Option<&str>| {
+            location_with(o, store, state.map(Path::new))
+        };
+        assert_eq!(
+            at(&default, None, None),
+            Some(PathBuf::from("/nix/var/nix/db/db.sqlite"))
+        );
+        assert_eq!(
+            at(&default, None, Some("/s")),
+            Some(PathBuf::from("/s/db/db.sqlite"))
+        );
+        assert_eq!(
+            at(&default, Some(""), Some("")),
+            Some(PathBuf::from("/nix/var/nix/db/db.sqlite"))
+        );
+        // Another store directory than the local store's: no database.
+        assert_eq!(at(&default, Some("/gnu/store"), None), None);
+        let gnu = LoadOptions {
+            store_dir: Some(StoreDir::new("/gnu/store/")),
+            ..LoadOptions::default()
+        };
+        assert_eq!(at(&gnu, None, None), None);
+        assert_eq!(
+            at(&gnu, Some("/gnu/store"), Some("/var/guix")),
+            Some(PathBuf::from("/var/guix/db/db.sqlite"))
+        );
+        // A store root has its own, wherever the local one is.
+        let rooted = LoadOptions {
+            store_root: Some(PathBuf::from("/mnt/img")),
+            ..LoadOptions::default()
+        };
+        assert_eq!(
+            at(&rooted, Some("/other"), Some("/s")),
+            Some(PathBuf::from("/mnt/img/nix/var/nix/db/db.sqlite"))
+        );
+    }
+}
