@@ -214,7 +214,7 @@ fn world_sizes_match_nix_for_every_source() {
             expect[&w.root],
             "closure size from {source}"
         );
-        let got = by_path(&r);
+        let got = by_path(r);
         assert_eq!(got.len(), expect.len(), "path count from {source}");
         for (p, size) in &expect {
             assert_eq!(
