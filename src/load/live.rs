@@ -231,7 +231,12 @@ fn load_from(
     let mut db_failure: Option<LoadError> = None;
     let mut db_says_invalid = false;
     if let Some(file) = db_file {
-        match store_db::read_closure(file, &full, &sd) {
+        let read = if opts.store_root.is_some() {
+            store_db::read_closure_under_store_root
+        } else {
+            store_db::read_closure
+        };
+        match read(file, &full, &sd) {
             Ok(Some(mut c)) => {
                 c.origin = input.display().to_string();
                 return Ok(c);

@@ -18,6 +18,9 @@
 //! (`super::live`) treats as "use `nix` instead". As for any reader of a WAL database,
 //! SQLite may create the `-shm`/`-wal` side files next to the database if they are
 //! missing and the directory is writable; the database file itself is not touched.
+//! A store under `--store-root` on read-only media, where those files cannot be
+//! created, has its database opened as immutable (`?immutable=1`): nothing can write
+//! it there.
 //!
 //! What Nix records is taken as Nix reports it: references include self-references,
 //! a NULL `narSize` is 0 (as `nix path-info` prints it), a NULL `ultimate` is false.
@@ -117,22 +120,38 @@ pub struct StoreDb {
 }
 
 impl StoreDb {
-    /// Open `file` read-only and check its schema. The file must exist: it is never
-    /// created.
+    /// Open the live store's database `file` read-only and check its schema. The file
+    /// must exist: it is never created.
     pub fn open(file: &Path) -> Result<StoreDb, LoadError> {
-        StoreDb::open_with_timeout(file, BUSY_TIMEOUT)
+        StoreDb::open_with(file, BUSY_TIMEOUT, false)
     }
 
-    fn open_with_timeout(file: &Path, busy_timeout: Duration) -> Result<StoreDb, LoadError> {
+    /// Open the database `file` of a store under `--store-root`, as [`StoreDb::open`];
+    /// one that cannot be opened so because it is on read-only media (a WAL database
+    /// whose `-shm`/`-wal` files cannot be created) is opened as immutable, since
+    /// nothing can write it there either.
+    pub fn open_under_store_root(file: &Path) -> Result<StoreDb, LoadError> {
+        StoreDb::open_with(file, BUSY_TIMEOUT, true)
+    }
+
+    fn open_with(
+        file: &Path,
+        busy_timeout: Duration,
+        immutable_if_read_only_media: bool,
+    ) -> Result<StoreDb, LoadError> {
         match std::fs::metadata(file) {
             Ok(m) if m.is_file() => {}
             Ok(_) => return Err(db_error(file, "not a regular file")),
             Err(e) => return Err(LoadError::io(file, e)),
         }
-        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let conn = Connection::open_with_flags(file, flags).map_err(|e| db_error(file, e))?;
-        conn.busy_timeout(busy_timeout)
-            .map_err(|e| db_error(file, e))?;
+        let conn = match connect(file, busy_timeout, false) {
+            Ok(c) => c,
+            Err(e) if immutable_if_read_only_media && cannot_open(&e) => {
+                connect(file, busy_timeout, true)
+                    .map_err(|e2| db_error(file, format!("{e}; as immutable: {e2}")))?
+            }
+            Err(e) => return Err(db_error(file, e)),
+        };
         let mut db = StoreDb {
             conn,
             file: file.to_path_buf(),
@@ -318,6 +337,43 @@ impl StoreDb {
     }
 }
 
+/// Open `file` read-only (as an immutable database: no locks, no `-shm`, when
+/// `immutable`) and read from it once, since SQLite opens files lazily.
+fn connect(file: &Path, busy_timeout: Duration, immutable: bool) -> rusqlite::Result<Connection> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = if immutable {
+        Connection::open_with_flags(
+            format!("file:{}?immutable=1", uri_path(file)),
+            flags | OpenFlags::SQLITE_OPEN_URI,
+        )?
+    } else {
+        Connection::open_with_flags(file, flags)?
+    };
+    conn.busy_timeout(busy_timeout)?;
+    conn.query_row("SELECT count(*) FROM sqlite_master", [], |_| Ok(()))?;
+    Ok(conn)
+}
+
+/// Whether SQLite could not open the files it needs (or could not initialise a
+/// read-only `-shm`).
+fn cannot_open(e: &rusqlite::Error) -> bool {
+    matches!(e, rusqlite::Error::SqliteFailure(f, _)
+        if matches!(f.code, rusqlite::ErrorCode::CannotOpen | rusqlite::ErrorCode::ReadOnly))
+}
+
+/// `path` for a `file:` URI: every byte but unreserved ones and `/` percent-encoded.
+fn uri_path(path: &Path) -> String {
+    let mut out = String::new();
+    for &b in path.as_os_str().as_encoded_bytes() {
+        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 fn text(v: ValueRef<'_>) -> Option<&str> {
     match v {
         ValueRef::Text(t) => std::str::from_utf8(t).ok(),
@@ -340,6 +396,16 @@ pub fn read_closure(
     store_dir: &StoreDir,
 ) -> Result<Option<Closure>, LoadError> {
     StoreDb::open(file)?.closure(root, store_dir)
+}
+
+/// [`read_closure`] for the database of a store under `--store-root`, which may be on
+/// read-only media (see [`StoreDb::open_under_store_root`]).
+pub fn read_closure_under_store_root(
+    file: &Path,
+    root: &str,
+    store_dir: &StoreDir,
+) -> Result<Option<Closure>, LoadError> {
+    StoreDb::open_under_store_root(file)?.closure(root, store_dir)
 }
 
 #[cfg(test)]
@@ -625,7 +691,7 @@ pub(crate) mod tests {
     fn a_locked_database_is_an_error_not_a_wait() {
         let dir = tempfile::tempdir().unwrap();
         let file = fixture_db(dir.path(), "/nix/store");
-        let db = StoreDb::open_with_timeout(&file, Duration::from_millis(50)).unwrap();
+        let db = StoreDb::open_with(&file, Duration::from_millis(50), false).unwrap();
         let writer = Connection::open(&file).unwrap();
         writer.execute_batch("BEGIN EXCLUSIVE").unwrap();
         let e = db
@@ -637,6 +703,31 @@ pub(crate) mod tests {
             .closure(&format!("/nix/store/{APP}"), &StoreDir::default())
             .unwrap()
             .is_some());
+    }
+
+    #[test]
+    fn read_only_media_under_a_store_root() {
+        let top = tempfile::tempdir().unwrap();
+        // Characters that mean something in a URI.
+        let dir = top.path().join("a ?#%b");
+        std::fs::create_dir(&dir).unwrap();
+        let file = fixture_db(&dir, "/nix/store");
+        Connection::open(&file)
+            .unwrap()
+            .execute_batch("PRAGMA journal_mode = WAL;")
+            .unwrap();
+        // As on read-only media: SQLite cannot open its `-wal` file.
+        std::fs::create_dir(dir.join("db.sqlite-wal")).unwrap();
+        let before = std::fs::read(&file).unwrap();
+        let root = format!("/nix/store/{APP}");
+        let e = read_closure(&file, &root, &StoreDir::default()).unwrap_err();
+        assert!(e.to_string().contains("a ?#%b/db.sqlite"), "{e}");
+        let c = read_closure_under_store_root(&file, &root, &StoreDir::default())
+            .unwrap()
+            .unwrap();
+        assert_eq!(c.paths.len(), 3);
+        assert_eq!(std::fs::read(&file).unwrap(), before);
+        assert_eq!(uri_path(Path::new("/a b/%?#/ü")), "/a%20b/%25%3F%23/%C3%BC");
     }
 
     #[test]
