@@ -1,11 +1,14 @@
 //! The live-store loader against a real Nix: build a tiny closure with
 //! `builtins.derivation`, load it through `./result`, and check that the registration
 //! (`nix-store --dump-db`) and binary cache (`nix copy --to file://…`) shapes of the
-//! same closure load identically.
+//! same closure load identically; and that the store database and the `nix` command
+//! give the same closure of the ROCm test world.
 //!
 //! Skips with a message when `nix` is not installed, unless `NIXCUT_REQUIRE_NIX=1`.
 //! Builds run single-user without a sandbox (`NIX_CONFIG` below, unless already set),
 //! as on the project's machines.
+
+mod common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -158,13 +161,99 @@ fn invalid_store_paths_and_broken_nix_are_clear_errors() {
     assert!(matches!(e, LoadError::Io { .. }), "{e}");
     assert!(e.to_string().contains("nixcut-absent-1.0"), "{e}");
 
-    // A nix that cannot be run.
+    // A nix that cannot be run: the store database answers without it.
     let tmp = tempfile::tempdir().unwrap();
     let result = build(tmp.path());
     let opts = LoadOptions {
         nix: nixcut::load::NixCommand::new("/nonexistent/nix"),
         ..LoadOptions::default()
     };
+    let c = load(result.to_str().unwrap(), &opts).unwrap();
+    assert_eq!(c.paths.len(), 3);
+    // Unless it is turned off.
+    let opts = LoadOptions {
+        no_store_db: true,
+        ..opts
+    };
     let e = load(result.to_str().unwrap(), &opts).unwrap_err();
     assert!(matches!(e, LoadError::NixMissing { .. }), "{e}");
+}
+
+/// Everything both loaders know about a path.
+type FullFacts = BTreeMap<
+    StorePath,
+    (
+        Option<u64>,
+        Option<NarHash>,
+        Vec<StorePath>,
+        Option<StorePath>,
+        Option<u64>,
+        Vec<String>,
+        Option<String>,
+    ),
+>;
+
+fn full_facts(c: &Closure) -> FullFacts {
+    c.paths
+        .iter()
+        .map(|(p, i)| {
+            (
+                p.clone(),
+                (
+                    i.nar_size,
+                    i.nar_hash.clone(),
+                    i.references.clone(),
+                    i.deriver.clone(),
+                    i.registration_time,
+                    i.signatures.clone(),
+                    i.ca.clone(),
+                ),
+            )
+        })
+        .collect()
+}
+
+/// The store database and `nix path-info` describe the ROCm world identically.
+#[test]
+fn store_database_and_nix_agree_on_the_world() {
+    if !common::nix_or_skip("store_database_and_nix_agree_on_the_world") {
+        return;
+    }
+    let w = common::rocm_world();
+    // Through the database only: a nix that cannot run would fail the load.
+    let db_opts = LoadOptions {
+        nix: nixcut::load::NixCommand::new("/nonexistent/nix"),
+        ..LoadOptions::default()
+    };
+    let db = load(&w.root, &db_opts).unwrap();
+    let cli = load(
+        &w.root,
+        &LoadOptions {
+            no_store_db: true,
+            ..LoadOptions::default()
+        },
+    )
+    .unwrap();
+    assert!(
+        db.paths.len() > 10,
+        "world too small: {:?}",
+        db.paths.keys()
+    );
+    assert_eq!(full_facts(&db), full_facts(&cli));
+    assert_eq!(
+        (db.source, cli.source),
+        (SourceKind::LiveStore, SourceKind::LiveStore)
+    );
+    assert_eq!(db.declared_roots, cli.declared_roots);
+    assert_eq!(db.origin, cli.origin);
+    assert_eq!(db.warnings, cli.warnings);
+    assert!(db.paths.values().any(|i| i.deriver.is_some()));
+    // Locally built: Nix says so where it says anything.
+    for (p, i) in &cli.paths {
+        if let Some(u) = i.ultimate {
+            assert_eq!(db.paths[p].ultimate, Some(u), "{p}");
+        }
+        assert!(i.reported_closure_size.is_some(), "nix -S");
+        assert_eq!(db.paths[p].reported_closure_size, None);
+    }
 }

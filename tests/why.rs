@@ -208,19 +208,13 @@ fn world_sizes_match_nix_for_every_source() {
     );
     nix_stdout("nix", &["copy", "--to", &cache_url, &w.root]);
 
-    for source in [
-        w.root.clone(),
-        json_file.display().to_string(),
-        reg.display().to_string(),
-        cache.display().to_string(),
-    ] {
-        let r = json(&["why", &source, "--root", &w.root, "--format", "json"]);
+    let check = |r: &Value, source: &str| {
         assert_eq!(
             r["closure_size"].as_u64().unwrap(),
             expect[&w.root],
             "closure size from {source}"
         );
-        let got = by_path(&r);
+        let got = by_path(r);
         assert_eq!(got.len(), expect.len(), "path count from {source}");
         for (p, size) in &expect {
             assert_eq!(
@@ -229,6 +223,28 @@ fn world_sizes_match_nix_for_every_source() {
                 "{p} from {source}"
             );
         }
+    };
+    for source in [
+        w.root.clone(),
+        json_file.display().to_string(),
+        reg.display().to_string(),
+        cache.display().to_string(),
+    ] {
+        let r = json(&["why", &source, "--root", &w.root, "--format", "json"]);
+        check(&r, &source);
+    }
+    // The live store both ways: its database alone (no `nix` on PATH to fall back on),
+    // and `nix` alone.
+    for (var, value) in [("PATH", "/nonexistent"), ("NIXCUT_NO_STORE_DB", "1")] {
+        let out = nixcut()
+            .args(["why", &w.root, "--format", "json"])
+            .env(var, value)
+            .output()
+            .unwrap();
+        let (code, stdout, stderr) = decode(out);
+        assert_eq!(code, 0, "{var}={value}: {stderr}");
+        let r: Value = serde_json::from_str(&stdout).unwrap();
+        check(&r, &format!("{} with {var}={value}", w.root));
     }
 }
 

@@ -8,8 +8,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// time, and gate closure size in CI.
 ///
 /// Inputs (ROOT, PATH, OLD, NEW, OTHER) may be: a store path or a symlink to one
-/// (`./result`, read through the local `nix`); a `nix path-info --json -r` file of any
-/// Nix version; a closureInfo directory or its `registration` file; a `nix-store
+/// (`./result`, read from the store's database, read-only, or else through the local
+/// `nix`; NIXCUT_NO_STORE_DB=1 always asks `nix`); a `nix path-info --json -r` file of
+/// any Nix version; a closureInfo directory or its `registration` file; a `nix-store
 /// --dump-db` dump; an `exportReferencesGraph` file or structured-attrs `.attrs.json`;
 /// a binary cache directory. The format is detected from the content.
 #[derive(Debug, Parser)]
@@ -50,7 +51,8 @@ pub struct GlobalArgs {
     pub store_dir: Option<String>,
 
     /// Where the store's files physically are (a chroot store or a mounted image):
-    /// `<store-root>/<store-dir>/<hash>-<name>`.
+    /// `<store-root>/<store-dir>/<hash>-<name>`. Store paths there are read from
+    /// `<store-root>/nix/var/nix/db/db.sqlite`, read-only, without running `nix`.
     #[arg(long, global = true, value_name = "DIR")]
     pub store_root: Option<PathBuf>,
 

@@ -5,9 +5,10 @@
 //! sniffed as JSON (`nix path-info --json` of any Nix version, a structured-attrs
 //! `.attrs.json`, a nixcut snapshot) or text (registration records, or the sizeless
 //! `exportReferencesGraph` records); a store path, or a symlink to one such as
-//! `./result`, is queried through the installed `nix` (even when that store path is
-//! itself, say, a closureInfo output: name a file inside it, `result/registration`, to
-//! read the file instead). Each format lives in its own
+//! `./result`, is read from the local store's database, or queried through the installed
+//! `nix` when the database cannot be read (even when that store path is itself, say, a
+//! closureInfo output: name a file inside it, `result/registration`, to read the file
+//! instead). Each format lives in its own
 //! file; all of them fill the vocabulary of `crate::store` and nothing else. The graph
 //! layer reads the resulting [`Closure`].
 //!
@@ -22,6 +23,7 @@ pub mod live;
 pub mod path_info_json;
 pub mod registration;
 pub mod snapshot;
+pub mod store_db;
 pub mod structured_attrs;
 
 use std::io;
@@ -43,6 +45,9 @@ pub struct LoadOptions {
     pub store_root: Option<PathBuf>,
     /// The `nix` binary used to query the live store.
     pub nix: NixCommand,
+    /// Never read the local store database; always ask `nix` (what
+    /// `NIXCUT_NO_STORE_DB=1` does too). See [`store_db`].
+    pub no_store_db: bool,
 }
 
 impl LoadOptions {
@@ -142,6 +147,22 @@ pub enum LoadError {
         program: String,
         /// The operating-system error.
         source: io::Error,
+    },
+    /// The local store database could not be read.
+    #[error("cannot read the store database {}: {message}", .path.display())]
+    StoreDb {
+        /// The database file.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+    /// Neither the store database nor `nix` could load a store path.
+    #[error("{nix}\n(reading the store database did not work either: {store_db})")]
+    LiveStore {
+        /// Why the store database could not be read.
+        store_db: Box<LoadError>,
+        /// Why `nix` failed.
+        nix: Box<LoadError>,
     },
     /// `nix` ran and failed.
     #[error("`{command}` failed ({status}):\n{stderr}")]

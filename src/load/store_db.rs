@@ -1,0 +1,772 @@
+//! The local store's own database (`db.sqlite`), read directly and read-only.
+//!
+//! Nix keeps what it knows about every valid store path in an SQLite database:
+//! `ValidPaths(id, path, hash, registrationTime, deriver, narSize, ultimate, sigs, ca)`
+//! and the reference graph `Refs(referrer, reference)`. Reading the closure of a path
+//! from there takes two indexed look-ups per path, with no process spawned and no
+//! closure sizes computed by Nix (`nix path-info -S` sums them itself, which is slow on
+//! big closures), so it is much faster than asking the `nix` command, even for a tiny
+//! closure (5 ms instead of 55 ms for `nixcut why` of the ROCm test world). It also
+//! works where `nix` cannot be used at all: a chroot store or a mounted image under
+//! `--store-root` keeps its database at `<store-root>/nix/var/nix/db/db.sqlite`, and
+//! pointing `nix` at it would make Nix create or upgrade files there.
+//!
+//! The database is opened with `SQLITE_OPEN_READ_ONLY` (never created, never written:
+//! no writing pragmas, no journal-mode change) and a short busy timeout, so a store
+//! that Nix is busy writing makes the caller fall back to `nix` rather than wait. The
+//! schema is checked before the query; anything unexpected is an error that the caller
+//! (`super::live`) treats as "use `nix` instead". As for any reader of a WAL database,
+//! SQLite may create the `-shm`/`-wal` side files next to the database if they are
+//! missing and the directory is writable; the database file itself is not touched.
+//! A store under `--store-root` on read-only media, where those files cannot be
+//! created, has its database opened as immutable (`?immutable=1`): nothing can write
+//! it there.
+//!
+//! What Nix records is taken as Nix reports it: references include self-references,
+//! a NULL `narSize` is 0 (as `nix path-info` prints it), a NULL `ultimate` is false.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, OpenFlags, OptionalExtension};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::{LoadError, LoadOptions};
+use crate::store::{Closure, NarHash, PathInfo, SourceKind, StoreDir, StorePath};
+
+/// Set to a non-empty value other than `0` to never read the store database and
+/// always ask `nix`.
+pub const NO_STORE_DB_ENV: &str = "NIXCUT_NO_STORE_DB";
+
+/// How long to wait for a lock held by a writing Nix before giving up (and falling
+/// back to `nix`).
+const BUSY_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Whether `NIXCUT_NO_STORE_DB` asks to leave the database alone.
+pub fn disabled_by_env() -> bool {
+    match std::env::var_os(NO_STORE_DB_ENV) {
+        Some(v) => !v.is_empty() && v != "0",
+        None => false,
+    }
+}
+
+/// The database of the store `opts` describes, or `None` when there is none to read:
+/// the store directory is not the one the local Nix uses.
+///
+/// Under `--store-root` it is `<store-root>/nix/var/nix/db/db.sqlite`, where Nix keeps
+/// a chroot store's state. Otherwise it is `$NIX_STATE_DIR/db/db.sqlite` (default
+/// `/nix/var/nix/db/db.sqlite`), and only when the logical store directory is the
+/// local store's (`$NIX_STORE_DIR`, default `/nix/store`).
+pub fn location(opts: &LoadOptions) -> Option<PathBuf> {
+    location_with(
+        opts,
+        std::env::var("NIX_STORE_DIR").ok().as_deref(),
+        std::env::var_os("NIX_STATE_DIR").as_deref().map(Path::new),
+    )
+}
+
+fn location_with(
+    opts: &LoadOptions,
+    nix_store_dir: Option<&str>,
+    nix_state_dir: Option<&Path>,
+) -> Option<PathBuf> {
+    if let Some(root) = &opts.store_root {
+        return Some(root.join("nix/var/nix/db/db.sqlite"));
+    }
+    let local = StoreDir::new(
+        nix_store_dir
+            .filter(|d| !d.is_empty())
+            .unwrap_or("/nix/store"),
+    );
+    if opts.store_dir_or_default() != local {
+        return None;
+    }
+    let state = nix_state_dir
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("/nix/var/nix"));
+    Some(state.join("db/db.sqlite"))
+}
+
+/// An error about the database `file`.
+fn db_error(file: &Path, message: impl std::fmt::Display) -> LoadError {
+    LoadError::StoreDb {
+        path: file.to_path_buf(),
+        message: message.to_string(),
+    }
+}
+
+/// The columns read from `ValidPaths`, and whether each is required; an optional one
+/// is read as NULL when an old schema lacks it.
+const VALID_PATHS_COLUMNS: [(&str, bool); 9] = [
+    ("id", true),
+    ("path", true),
+    ("hash", true),
+    ("registrationTime", true),
+    ("deriver", true),
+    ("narSize", true),
+    ("ultimate", false),
+    ("sigs", false),
+    ("ca", false),
+];
+
+/// A store database opened read-only.
+pub struct StoreDb {
+    conn: Connection,
+    file: PathBuf,
+    /// What is selected for `ultimate`, `sigs` and `ca`: the column, or `NULL` when
+    /// an old schema lacks it.
+    optional: [String; 3],
+}
+
+impl StoreDb {
+    /// Open the live store's database `file` read-only and check its schema. The file
+    /// must exist: it is never created.
+    pub fn open(file: &Path) -> Result<StoreDb, LoadError> {
+        StoreDb::open_with(file, BUSY_TIMEOUT, false)
+    }
+
+    /// Open the database `file` of a store under `--store-root`, as [`StoreDb::open`];
+    /// one that cannot be opened so because it is on read-only media (a WAL database
+    /// whose `-shm`/`-wal` files cannot be created) is opened as immutable, since
+    /// nothing can write it there either.
+    pub fn open_under_store_root(file: &Path) -> Result<StoreDb, LoadError> {
+        StoreDb::open_with(file, BUSY_TIMEOUT, true)
+    }
+
+    fn open_with(
+        file: &Path,
+        busy_timeout: Duration,
+        immutable_if_read_only_media: bool,
+    ) -> Result<StoreDb, LoadError> {
+        match std::fs::metadata(file) {
+            Ok(m) if m.is_file() => {}
+            Ok(_) => return Err(db_error(file, "not a regular file")),
+            Err(e) => return Err(LoadError::io(file, e)),
+        }
+        let conn = match connect(file, busy_timeout, false) {
+            Ok(c) => c,
+            Err(e) if immutable_if_read_only_media && cannot_open(&e) => {
+                connect(file, busy_timeout, true)
+                    .map_err(|e2| db_error(file, format!("{e}; as immutable: {e2}")))?
+            }
+            Err(e) => return Err(db_error(file, e)),
+        };
+        let mut db = StoreDb {
+            conn,
+            file: file.to_path_buf(),
+            optional: Default::default(),
+        };
+        db.check_schema()?;
+        Ok(db)
+    }
+
+    /// The database file.
+    pub fn file(&self) -> &Path {
+        &self.file
+    }
+
+    fn columns(&self, table: &str) -> Result<Vec<String>, LoadError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT name FROM pragma_table_info(?1)")
+            .map_err(|e| db_error(&self.file, e))?;
+        let names = stmt
+            .query_map([table], |row| row.get::<_, String>(0))
+            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
+            .map_err(|e| db_error(&self.file, e))?;
+        Ok(names)
+    }
+
+    /// Check that `ValidPaths` and `Refs` have the columns read, and note which
+    /// optional ones are absent.
+    fn check_schema(&mut self) -> Result<(), LoadError> {
+        let valid = self.columns("ValidPaths")?;
+        let mut optional = Vec::new();
+        for (col, required) in VALID_PATHS_COLUMNS {
+            let present = valid.iter().any(|c| c.eq_ignore_ascii_case(col));
+            if present && !required {
+                optional.push(col.to_string());
+            } else if !present && required {
+                return Err(db_error(
+                    &self.file,
+                    format!(
+                        "not a Nix store database: table ValidPaths has no column `{col}` \
+                         (it has [{}])",
+                        valid.join(", ")
+                    ),
+                ));
+            } else if !present {
+                optional.push("NULL".to_string());
+            }
+        }
+        let refs = self.columns("Refs")?;
+        for col in ["referrer", "reference"] {
+            if !refs.iter().any(|c| c.eq_ignore_ascii_case(col)) {
+                return Err(db_error(
+                    &self.file,
+                    format!(
+                        "not a Nix store database: table Refs has no column `{col}` \
+                         (it has [{}])",
+                        refs.join(", ")
+                    ),
+                ));
+            }
+        }
+        for (slot, expr) in self.optional.iter_mut().zip(optional) {
+            *slot = expr;
+        }
+        Ok(())
+    }
+
+    /// The closure of `root` (a full store path in `store_dir`), or `None` when the
+    /// database does not list `root` as valid.
+    ///
+    /// A walk of the reference graph with two prepared statements (a path's row by
+    /// id, its references by id), in one read transaction, hence one consistent
+    /// snapshot of the database. On a 100,000-path database (700,000 references) this
+    /// takes 0.4 s for a closure of the whole store and 0.19 s for half of it, about
+    /// half the time of one recursive `WITH … UNION` query doing the same; a
+    /// 30-path closure takes half a millisecond either way.
+    pub fn closure(&self, root: &str, store_dir: &StoreDir) -> Result<Option<Closure>, LoadError> {
+        let file = &self.file;
+        let err = |e: rusqlite::Error| db_error(file, e);
+        // Released (rolled back: nothing was written) when dropped.
+        let tx = self.conn.unchecked_transaction().map_err(err)?;
+        let root_id: Option<i64> = tx
+            .query_row("SELECT id FROM ValidPaths WHERE path = ?1", [root], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map_err(err)?;
+        let Some(root_id) = root_id else {
+            return Ok(None);
+        };
+        let mut row_of = tx
+            .prepare(&format!(
+                "SELECT path, hash, registrationTime, deriver, narSize, {}, {}, {} \
+                 FROM ValidPaths WHERE id = ?1",
+                self.optional[0], self.optional[1], self.optional[2]
+            ))
+            .map_err(err)?;
+        let mut refs_of = tx
+            .prepare("SELECT reference FROM Refs WHERE referrer = ?1")
+            .map_err(err)?;
+
+        let mut closure = Closure::new(store_dir.clone(), SourceKind::LiveStore, root);
+        let mut ids: FxHashMap<i64, StorePath> = FxHashMap::default();
+        // Each path with its references as ids, resolved once every path is known.
+        let mut pending: Vec<(PathInfo, Vec<i64>)> = Vec::new();
+        // (id, the path that referred to it), depth first.
+        let mut todo: Vec<(i64, Option<i64>)> = vec![(root_id, None)];
+        let mut seen: FxHashSet<i64> = FxHashSet::default();
+        seen.insert(root_id);
+        while let Some((id, from)) = todo.pop() {
+            let mut rows = row_of.query([id]).map_err(err)?;
+            let Some(row) = rows.next().map_err(err)? else {
+                let referrer = from
+                    .and_then(|f| ids.get(&f))
+                    .map(|p| store_dir.display(p))
+                    .unwrap_or_else(|| root.to_string());
+                return Err(db_error(
+                    file,
+                    format!("{referrer}: reference to id {id}, which is not a valid path"),
+                ));
+            };
+            let info = self.path_info(row, store_dir, &mut closure.warnings)?;
+            let refs = refs_of
+                .query_map([id], |r| r.get::<_, i64>(0))
+                .and_then(|rows| rows.collect::<Result<Vec<i64>, _>>())
+                .map_err(err)?;
+            for &r in &refs {
+                if seen.insert(r) {
+                    todo.push((r, Some(id)));
+                }
+            }
+            ids.insert(id, info.path.clone());
+            pending.push((info, refs));
+        }
+        for (mut info, refs) in pending {
+            // Every reference was visited, so every id is known.
+            info.references = refs.iter().filter_map(|r| ids.get(r).cloned()).collect();
+            closure.insert(info);
+        }
+        closure.declared_roots = vec![ids[&root_id].clone()];
+        Ok(Some(closure))
+    }
+
+    /// A `ValidPaths` row: path, hash, registrationTime, deriver, narSize, ultimate,
+    /// sigs, ca.
+    fn path_info(
+        &self,
+        row: &rusqlite::Row<'_>,
+        store_dir: &StoreDir,
+        warnings: &mut Vec<String>,
+    ) -> Result<PathInfo, LoadError> {
+        let file = &self.file;
+        let col = |i: usize| row.get_ref(i).map_err(|e| db_error(file, e));
+        let path_text =
+            text(col(0)?).ok_or_else(|| db_error(file, "ValidPaths: a `path` that is not text"))?;
+        let path = store_dir
+            .parse_path(path_text)
+            .map_err(|e| db_error(file, format!("ValidPaths: {e}")))?;
+        let mut info = PathInfo::new(path);
+        info.nar_hash = text(col(1)?).map(NarHash::parse);
+        info.registration_time = int(col(2)?).and_then(|t| u64::try_from(t).ok());
+        if let Some(d) = text(col(3)?).filter(|d| !d.is_empty()) {
+            match store_dir.parse_path_or_base(d) {
+                Ok(dp) => info.deriver = Some(dp),
+                Err(e) => warnings.push(format!(
+                    "{}: {path_text}: ignored its deriver: {e}",
+                    file.display()
+                )),
+            }
+        }
+        // Nix reads a NULL narSize as 0, and prints that.
+        let size = int(col(4)?).unwrap_or(0);
+        info.nar_size = Some(
+            u64::try_from(size)
+                .map_err(|_| db_error(file, format!("{path_text}: negative narSize {size}")))?,
+        );
+        info.ultimate = Some(int(col(5)?).unwrap_or(0) != 0);
+        info.signatures = text(col(6)?)
+            .map(|s| s.split_whitespace().map(String::from).collect())
+            .unwrap_or_default();
+        info.ca = text(col(7)?).filter(|s| !s.is_empty()).map(String::from);
+        Ok(info)
+    }
+}
+
+/// Open `file` read-only (as an immutable database: no locks, no `-shm`, when
+/// `immutable`) and read from it once, since SQLite opens files lazily.
+fn connect(file: &Path, busy_timeout: Duration, immutable: bool) -> rusqlite::Result<Connection> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = if immutable {
+        Connection::open_with_flags(
+            format!("file:{}?immutable=1", uri_path(file)),
+            flags | OpenFlags::SQLITE_OPEN_URI,
+        )?
+    } else {
+        Connection::open_with_flags(file, flags)?
+    };
+    conn.busy_timeout(busy_timeout)?;
+    conn.query_row("SELECT count(*) FROM sqlite_master", [], |_| Ok(()))?;
+    Ok(conn)
+}
+
+/// Whether SQLite could not open the files it needs (or could not initialise a
+/// read-only `-shm`).
+fn cannot_open(e: &rusqlite::Error) -> bool {
+    matches!(e, rusqlite::Error::SqliteFailure(f, _)
+        if matches!(f.code, rusqlite::ErrorCode::CannotOpen | rusqlite::ErrorCode::ReadOnly))
+}
+
+/// `path` for a `file:` URI: every byte but unreserved ones and `/` percent-encoded.
+fn uri_path(path: &Path) -> String {
+    let mut out = String::new();
+    for &b in path.as_os_str().as_encoded_bytes() {
+        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+fn text(v: ValueRef<'_>) -> Option<&str> {
+    match v {
+        ValueRef::Text(t) => std::str::from_utf8(t).ok(),
+        _ => None,
+    }
+}
+
+fn int(v: ValueRef<'_>) -> Option<i64> {
+    match v {
+        ValueRef::Integer(i) => Some(i),
+        _ => None,
+    }
+}
+
+/// The closure of `root` (a full store path in `store_dir`) from the database `file`;
+/// `None` when the database does not list `root` as valid.
+pub fn read_closure(
+    file: &Path,
+    root: &str,
+    store_dir: &StoreDir,
+) -> Result<Option<Closure>, LoadError> {
+    StoreDb::open(file)?.closure(root, store_dir)
+}
+
+/// [`read_closure`] for the database of a store under `--store-root`, which may be on
+/// read-only media (see [`StoreDb::open_under_store_root`]).
+pub fn read_closure_under_store_root(
+    file: &Path,
+    root: &str,
+    store_dir: &StoreDir,
+) -> Result<Option<Closure>, LoadError> {
+    StoreDb::open_under_store_root(file)?.closure(root, store_dir)
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// The schema Nix 2.x creates (`local.sql`, schema version 10).
+    pub(crate) const NIX_SCHEMA: &str = "
+        CREATE TABLE ValidPaths (
+            id               integer primary key autoincrement not null,
+            path             text unique not null,
+            hash             text not null,
+            registrationTime integer not null,
+            deriver          text,
+            narSize          integer,
+            ultimate         integer,
+            sigs             text,
+            ca               text
+        );
+        CREATE TABLE Refs (
+            referrer  integer not null,
+            reference integer not null,
+            primary key (referrer, reference),
+            foreign key (referrer) references ValidPaths(id) on delete cascade,
+            foreign key (reference) references ValidPaths(id) on delete restrict
+        );
+        CREATE INDEX IndexReferrer on Refs(referrer);
+        CREATE INDEX IndexReference on Refs(reference);
+        CREATE TABLE DerivationOutputs (
+            drv  integer not null,
+            id   text not null,
+            path text not null,
+            primary key (drv, id),
+            foreign key (drv) references ValidPaths(id) on delete cascade
+        );";
+
+    pub(crate) const APP: &str = "cb57q9mwx8761wyzrb6ypijgajriigag-app-1.0";
+    pub(crate) const LIB: &str = "x71ahacbysflg2pf8638mdh69871353b-libfoo-3.2";
+    pub(crate) const BASE: &str = "9fm8cfjwd9nhpc06bz4fdgmc4gwdi2dq-base-0.1";
+    const DRV: &str = "k0c0d60n2dqnb396hj717yvk0y17kx6h-app-1.0.drv";
+    pub(crate) const OTHER: &str = "lrsdjl8hd0y74jkglzbhlzf1hcjm5h2a-other-2";
+    pub(crate) const HASH: &str =
+        "sha256:5bbaf0a3542900772de7d1314a3dd000d8b8893dabe963f1edacb72654efd293";
+
+    /// id, base name, deriver, narSize, ultimate, sigs, ca.
+    type Row<'a> = (
+        i64,
+        &'a str,
+        Option<&'a str>,
+        i64,
+        Option<i64>,
+        Option<&'a str>,
+        Option<&'a str>,
+    );
+
+    /// A store database at `dir/db.sqlite` in `store_dir`, written through its own
+    /// connection (a test fixture, never the real store's database): app → lib →
+    /// base, app → app, app → base; `other` is valid and outside the closure.
+    pub(crate) fn fixture_db(dir: &Path, store_dir: &str) -> PathBuf {
+        let file = dir.join("db.sqlite");
+        let conn = Connection::open(&file).unwrap();
+        conn.execute_batch(NIX_SCHEMA).unwrap();
+        let rows: [Row; 4] = [
+            (
+                1,
+                BASE,
+                Some(""),
+                100,
+                None,
+                Some("cache.nixos.org-1:abc= other:def="),
+                None,
+            ),
+            (
+                2,
+                LIB,
+                None,
+                2000,
+                Some(0),
+                None,
+                Some("fixed:r:sha256:1b8m03r63zqhnjf7l5wnldhh7c134ap5vpj0850ymkq1iyzicy5s"),
+            ),
+            (3, APP, Some(DRV), 30000, Some(1), Some(""), Some("")),
+            (4, OTHER, None, 7, Some(1), None, None),
+        ];
+        for (id, base, deriver, size, ultimate, sigs, ca) in rows {
+            let deriver = deriver.map(|d| {
+                if d.is_empty() {
+                    String::new()
+                } else {
+                    format!("{store_dir}/{d}")
+                }
+            });
+            conn.execute(
+                "INSERT INTO ValidPaths VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                rusqlite::params![
+                    id,
+                    format!("{store_dir}/{base}"),
+                    HASH,
+                    1_700_000_000 + id,
+                    deriver,
+                    size,
+                    ultimate,
+                    sigs,
+                    ca
+                ],
+            )
+            .unwrap();
+        }
+        for (from, to) in [(3, 3), (3, 2), (3, 1), (2, 1), (4, 1)] {
+            conn.execute("INSERT INTO Refs VALUES (?1, ?2)", [from, to])
+                .unwrap();
+        }
+        file
+    }
+
+    fn sp(base: &str) -> StorePath {
+        StorePath::from_base_name(base).unwrap()
+    }
+
+    fn read(file: &Path, base: &str) -> Result<Option<Closure>, LoadError> {
+        read_closure(file, &format!("/nix/store/{base}"), &StoreDir::default())
+    }
+
+    #[test]
+    fn reads_the_closure_with_every_field() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = fixture_db(dir.path(), "/nix/store");
+        let before = std::fs::read(&file).unwrap();
+        let c = read(&file, APP).unwrap().unwrap();
+        assert_eq!(c.source, SourceKind::LiveStore);
+        assert_eq!(c.origin, format!("/nix/store/{APP}"));
+        assert_eq!(c.declared_roots, vec![sp(APP)]);
+        assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+        let keys: Vec<String> = c.paths.keys().map(|p| p.to_string()).collect();
+        let mut want = vec![APP, LIB, BASE];
+        want.sort_by_key(|b| sp(b));
+        assert_eq!(keys, want);
+        assert!(c.missing_references().is_empty());
+
+        let app = &c.paths[&sp(APP)];
+        let mut refs = vec![sp(APP), sp(LIB), sp(BASE)];
+        refs.sort();
+        assert_eq!(app.references, refs, "self-reference kept");
+        assert_eq!(app.nar_size, Some(30000));
+        assert_eq!(app.nar_hash.as_ref().unwrap(), &NarHash::parse(HASH));
+        assert!(matches!(app.nar_hash, Some(NarHash::Sha256(_))));
+        assert_eq!(app.deriver, Some(sp(DRV)));
+        assert_eq!(app.registration_time, Some(1_700_000_003));
+        assert_eq!(app.ultimate, Some(true));
+        assert!(app.signatures.is_empty());
+        assert_eq!(app.ca, None);
+        assert_eq!(app.reported_closure_size, None);
+
+        let base = &c.paths[&sp(BASE)];
+        assert_eq!(base.deriver, None, "empty deriver");
+        assert_eq!(base.ultimate, Some(false), "NULL ultimate is false");
+        assert_eq!(
+            base.signatures,
+            vec![
+                "cache.nixos.org-1:abc=".to_string(),
+                "other:def=".to_string()
+            ]
+        );
+        assert!(base.references.is_empty());
+
+        let lib = &c.paths[&sp(LIB)];
+        assert_eq!(lib.references, vec![sp(BASE)]);
+        assert!(lib.ca.as_deref().unwrap().starts_with("fixed:r:sha256:"));
+        assert_eq!(lib.deriver, None);
+
+        // Only read.
+        assert_eq!(std::fs::read(&file).unwrap(), before);
+    }
+
+    #[test]
+    fn a_closure_below_the_top_and_an_unknown_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = fixture_db(dir.path(), "/nix/store");
+        let c = read(&file, LIB).unwrap().unwrap();
+        assert_eq!(c.paths.len(), 2);
+        assert!(!c.paths.contains_key(&sp(APP)));
+        let c = read(&file, OTHER).unwrap().unwrap();
+        assert_eq!(c.paths.len(), 2);
+        assert!(read(&file, "0000000000000000000000000000000g-absent-1")
+            .unwrap()
+            .is_none());
+    }
+
+    #[test]
+    fn another_store_dir() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = fixture_db(dir.path(), "/gnu/store");
+        let sd = StoreDir::new("/gnu/store");
+        let c = read_closure(&file, &format!("/gnu/store/{APP}"), &sd)
+            .unwrap()
+            .unwrap();
+        assert_eq!(c.store_dir, sd);
+        assert_eq!(c.paths.len(), 3);
+        assert_eq!(c.paths[&sp(APP)].deriver, Some(sp(DRV)));
+    }
+
+    #[test]
+    fn errors_name_the_database() {
+        let dir = tempfile::tempdir().unwrap();
+        // Missing: not created.
+        let missing = dir.path().join("missing.sqlite");
+        let e = read(&missing, APP).unwrap_err();
+        assert!(matches!(e, LoadError::Io { .. }), "{e}");
+        assert!(e.to_string().contains("missing.sqlite"), "{e}");
+        assert!(!missing.exists());
+
+        // Not a database.
+        let junk = dir.path().join("junk.sqlite");
+        std::fs::write(&junk, "this is not sqlite, just some text\n".repeat(100)).unwrap();
+        let e = read(&junk, APP).unwrap_err();
+        assert!(matches!(e, LoadError::StoreDb { .. }), "{e}");
+        assert!(e.to_string().contains("junk.sqlite"), "{e}");
+
+        // A database of something else.
+        let other = dir.path().join("other.sqlite");
+        Connection::open(&other)
+            .unwrap()
+            .execute_batch(
+                "CREATE TABLE ValidPaths (id integer, path text);
+                 CREATE TABLE Refs (referrer integer, reference integer);",
+            )
+            .unwrap();
+        let e = read(&other, APP).unwrap_err();
+        assert!(e.to_string().contains("other.sqlite"), "{e}");
+        assert!(e.to_string().contains("no column `hash`"), "{e}");
+        let e = StoreDb::open(dir.path()).err().unwrap();
+        assert!(e.to_string().contains("not a regular file"), "{e}");
+
+        // A database without the tables.
+        let empty = dir.path().join("empty.sqlite");
+        Connection::open(&empty)
+            .unwrap()
+            .execute_batch("CREATE TABLE t (x integer);")
+            .unwrap();
+        let e = read(&empty, APP).unwrap_err();
+        assert!(matches!(e, LoadError::StoreDb { .. }), "{e}");
+        assert!(e.to_string().contains("empty.sqlite"), "{e}");
+    }
+
+    #[test]
+    fn dangling_references_and_bad_paths_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = fixture_db(dir.path(), "/nix/store");
+        let conn = Connection::open(&file).unwrap();
+        conn.execute_batch("PRAGMA foreign_keys = OFF; INSERT INTO Refs VALUES (2, 99);")
+            .unwrap();
+        let e = read(&file, LIB).unwrap_err();
+        assert!(e.to_string().contains("reference to id 99"), "{e}");
+        // A path outside the store directory read.
+        let e =
+            read_closure(&file, &format!("/nix/store/{OTHER}"), &StoreDir::new("/x")).unwrap_err();
+        assert!(matches!(e, LoadError::StoreDb { .. }), "{e}");
+    }
+
+    #[test]
+    fn an_old_schema_without_optional_columns() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("old.sqlite");
+        let conn = Connection::open(&file).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE ValidPaths (id integer primary key, path text, hash text,
+                 registrationTime integer, deriver text, narSize integer);
+             CREATE TABLE Refs (referrer integer, reference integer);",
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO ValidPaths VALUES (1, ?1, ?2, 5, NULL, NULL)",
+            [format!("/nix/store/{BASE}"), HASH.to_string()],
+        )
+        .unwrap();
+        let c = read(&file, BASE).unwrap().unwrap();
+        let base = &c.paths[&sp(BASE)];
+        assert_eq!(base.nar_size, Some(0), "NULL narSize is 0, as Nix reads it");
+        assert_eq!((base.ultimate, base.ca.as_ref()), (Some(false), None));
+    }
+
+    #[test]
+    fn a_locked_database_is_an_error_not_a_wait() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = fixture_db(dir.path(), "/nix/store");
+        let db = StoreDb::open_with(&file, Duration::from_millis(50), false).unwrap();
+        let writer = Connection::open(&file).unwrap();
+        writer.execute_batch("BEGIN EXCLUSIVE").unwrap();
+        let e = db
+            .closure(&format!("/nix/store/{APP}"), &StoreDir::default())
+            .unwrap_err();
+        assert!(e.to_string().contains("db.sqlite"), "{e}");
+        writer.execute_batch("ROLLBACK").unwrap();
+        assert!(db
+            .closure(&format!("/nix/store/{APP}"), &StoreDir::default())
+            .unwrap()
+            .is_some());
+    }
+
+    #[test]
+    fn read_only_media_under_a_store_root() {
+        let top = tempfile::tempdir().unwrap();
+        // Characters that mean something in a URI.
+        let dir = top.path().join("a ?#%b");
+        std::fs::create_dir(&dir).unwrap();
+        let file = fixture_db(&dir, "/nix/store");
+        Connection::open(&file)
+            .unwrap()
+            .execute_batch("PRAGMA journal_mode = WAL;")
+            .unwrap();
+        // As on read-only media: SQLite cannot open its `-wal` file.
+        std::fs::create_dir(dir.join("db.sqlite-wal")).unwrap();
+        let before = std::fs::read(&file).unwrap();
+        let root = format!("/nix/store/{APP}");
+        let e = read_closure(&file, &root, &StoreDir::default()).unwrap_err();
+        assert!(e.to_string().contains("a ?#%b/db.sqlite"), "{e}");
+        let c = read_closure_under_store_root(&file, &root, &StoreDir::default())
+            .unwrap()
+            .unwrap();
+        assert_eq!(c.paths.len(), 3);
+        assert_eq!(std::fs::read(&file).unwrap(), before);
+        assert_eq!(uri_path(Path::new("/a b/%?#/ü")), "/a%20b/%25%3F%23/%C3%BC");
+    }
+
+    #[test]
+    fn where_the_database_is() {
+        let default = LoadOptions::default();
+        let at = |o: &LoadOptions, store: Option<&str>, state: Option<&str>| {
+            location_with(o, store, state.map(Path::new))
+        };
+        assert_eq!(
+            at(&default, None, None),
+            Some(PathBuf::from("/nix/var/nix/db/db.sqlite"))
+        );
+        assert_eq!(
+            at(&default, None, Some("/s")),
+            Some(PathBuf::from("/s/db/db.sqlite"))
+        );
+        assert_eq!(
+            at(&default, Some(""), Some("")),
+            Some(PathBuf::from("/nix/var/nix/db/db.sqlite"))
+        );
+        // Another store directory than the local store's: no database.
+        assert_eq!(at(&default, Some("/gnu/store"), None), None);
+        let gnu = LoadOptions {
+            store_dir: Some(StoreDir::new("/gnu/store/")),
+            ..LoadOptions::default()
+        };
+        assert_eq!(at(&gnu, None, None), None);
+        assert_eq!(
+            at(&gnu, Some("/gnu/store"), Some("/var/guix")),
+            Some(PathBuf::from("/var/guix/db/db.sqlite"))
+        );
+        // A store root has its own, wherever the local one is.
+        let rooted = LoadOptions {
+            store_root: Some(PathBuf::from("/mnt/img")),
+            ..LoadOptions::default()
+        };
+        assert_eq!(
+            at(&rooted, Some("/other"), Some("/s")),
+            Some(PathBuf::from("/mnt/img/nix/var/nix/db/db.sqlite"))
+        );
+    }
+}
