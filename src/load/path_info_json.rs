@@ -182,15 +182,6 @@ fn parse_shape(
 ) -> Result<Closure, LoadError> {
     let typed = |e: serde_json::Error| json_error(path, &e);
     let mut b = Builder::new(text, path);
-    // Arrays and keyed objects without per-entry store directories (every Nix up to
-    // 2.32) are converted while they are parsed.
-    if shape != PathInfoShape::Wrapper
-        && memchr::memmem::find(text.as_bytes(), b"\"storeDir\"").is_none()
-    {
-        b.store_dir = b.choose_store_dir(None, opts);
-        b.parse_streaming(shape)?;
-        return Ok(b.finish());
-    }
     match shape {
         PathInfoShape::Array => {
             let entries: Vec<RawEntry> = serde_json::from_str(text).map_err(typed)?;
@@ -480,6 +471,7 @@ impl<'a> Builder<'a> {
         &mut self,
         entries: Vec<(Cow<'d, str>, Option<RawEntry<'d>>)>,
     ) -> Result<(), LoadError> {
+        const CHUNK: usize = 4096;
         let mut chunks = Vec::with_capacity(entries.len() / CHUNK + 1);
         let mut it = entries.into_iter().peekable();
         while it.peek().is_some() {
@@ -488,14 +480,19 @@ impl<'a> Builder<'a> {
         let (text, path, store_dir) = (self.text, self.path, &self.store_dir);
         let converted: Vec<ConvertedChunk> = chunks
             .into_par_iter()
-            .map(|chunk| convert_chunk(text, path, store_dir, chunk))
+            .map(|chunk| {
+                let mut conv = Converter {
+                    text,
+                    path,
+                    store_dir,
+                    interned: rustc_hash::FxHashMap::default(),
+                };
+                chunk
+                    .into_iter()
+                    .map(|(key, raw)| conv.convert(&key, raw))
+                    .collect()
+            })
             .collect();
-        self.apply(converted)
-    }
-
-    /// Add converted chunks in document order: warnings, invalid paths, and the map
-    /// built in bulk. The first error (in document order) wins.
-    fn apply(&mut self, converted: Vec<ConvertedChunk>) -> Result<(), LoadError> {
         let mut infos: Vec<PathInfo> = Vec::new();
         for chunk in converted {
             for (c, warnings) in chunk? {
@@ -554,159 +551,6 @@ impl<'a> Builder<'a> {
             ));
         }
         self.closure
-    }
-}
-
-/// Entries converted per task.
-const CHUNK: usize = 4096;
-
-/// Convert one chunk of entries with its own interner.
-fn convert_chunk<'d>(
-    text: &str,
-    path: &Path,
-    store_dir: &StoreDir,
-    chunk: Vec<(Cow<'d, str>, Option<RawEntry<'d>>)>,
-) -> ConvertedChunk {
-    let mut conv = Converter {
-        text,
-        path,
-        store_dir,
-        interned: rustc_hash::FxHashMap::default(),
-    };
-    chunk
-        .into_iter()
-        .map(|(key, raw)| conv.convert(&key, raw))
-        .collect()
-}
-
-/// Hands chunks of parsed entries to the rayon pool while the parser goes on, so that
-/// parsing (one core) and conversion (the other) overlap. Results come back with their
-/// chunk number and are put back in document order.
-struct ChunkSink<'r, 's, 'd> {
-    scope: &'r rayon::Scope<'s>,
-    tx: std::sync::mpsc::Sender<(usize, ConvertedChunk)>,
-    chunk: Vec<(Cow<'d, str>, Option<RawEntry<'d>>)>,
-    sent: usize,
-    text: &'d str,
-    path: &'d Path,
-    store_dir: &'d StoreDir,
-    /// An array entry without `path`: the error, after the entries before it.
-    no_path: Option<usize>,
-    seen: usize,
-}
-
-impl<'s, 'd: 's> ChunkSink<'_, 's, 'd> {
-    fn push(&mut self, key: Cow<'d, str>, raw: Option<RawEntry<'d>>) {
-        self.chunk.push((key, raw));
-        self.seen += 1;
-        if self.chunk.len() == CHUNK {
-            self.flush();
-        }
-    }
-
-    fn flush(&mut self) {
-        if self.chunk.is_empty() {
-            return;
-        }
-        let chunk = std::mem::replace(&mut self.chunk, Vec::with_capacity(CHUNK));
-        let (tx, n) = (self.tx.clone(), self.sent);
-        let (text, path, store_dir) = (self.text, self.path, self.store_dir);
-        self.sent += 1;
-        self.scope.spawn(move |_| {
-            // The receiver outlives the scope; a send cannot fail.
-            let _ = tx.send((n, convert_chunk(text, path, store_dir, chunk)));
-        });
-    }
-}
-
-/// Streams the entries of a keyed object into a [`ChunkSink`].
-struct StreamMap<'a, 'r, 's, 'd>(&'a mut ChunkSink<'r, 's, 'd>);
-
-impl<'de: 's, 's> serde::de::Visitor<'de> for StreamMap<'_, '_, 's, 'de> {
-    type Value = ();
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("an object keyed by store path")
-    }
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        while let Some(k) = map.next_key::<Cow<'de, str>>()? {
-            let v = map.next_value::<Option<RawEntry<'de>>>()?;
-            self.0.push(k, v);
-        }
-        Ok(())
-    }
-}
-
-/// Streams the entries of an array into a [`ChunkSink`].
-struct StreamSeq<'a, 'r, 's, 'd>(&'a mut ChunkSink<'r, 's, 'd>);
-
-impl<'de: 's, 's> serde::de::Visitor<'de> for StreamSeq<'_, '_, 's, 'de> {
-    type Value = ();
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("an array of path-info objects")
-    }
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while let Some(raw) = seq.next_element::<RawEntry<'de>>()? {
-            let i = self.0.seen;
-            match raw.path.clone() {
-                Some(key) => self.0.push(key, Some(raw)),
-                // Nothing to name it by but its position; still report it.
-                None if raw.valid == Some(false) => self.0.push(Cow::Owned(format!("[{i}]")), None),
-                None => {
-                    self.0.no_path = Some(i);
-                    // Skip the rest: the error stands after the entries before it.
-                    while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
-                    return Ok(());
-                }
-            }
-        }
-        Ok(())
-    }
-}
-
-impl Builder<'_> {
-    /// Parse an array or keyed document whose entries carry no `storeDir`, converting
-    /// while parsing (see [`ChunkSink`]).
-    fn parse_streaming(&mut self, shape: PathInfoShape) -> Result<(), LoadError> {
-        let (text, path) = (self.text, self.path);
-        let store_dir = self.store_dir.clone();
-        let (tx, rx) = std::sync::mpsc::channel();
-        let mut no_path = None;
-        let parsed: Result<(), serde_json::Error> = rayon::scope(|scope| {
-            let mut sink = ChunkSink {
-                scope,
-                tx,
-                chunk: Vec::with_capacity(CHUNK),
-                sent: 0,
-                text,
-                path,
-                store_dir: &store_dir,
-                no_path: None,
-                seen: 0,
-            };
-            let mut de = serde_json::Deserializer::from_str(text);
-            let r = match shape {
-                PathInfoShape::Array => {
-                    serde::Deserializer::deserialize_seq(&mut de, StreamSeq(&mut sink))
-                }
-                _ => serde::Deserializer::deserialize_map(&mut de, StreamMap(&mut sink)),
-            };
-            let r = r.and_then(|()| de.end());
-            sink.flush();
-            no_path = sink.no_path;
-            r
-        });
-        parsed.map_err(|e| json_error(path, &e))?;
-        let mut chunks: Vec<(usize, ConvertedChunk)> = rx.into_iter().collect();
-        chunks.sort_by_key(|c| c.0);
-        self.apply(chunks.into_iter().map(|c| c.1).collect())?;
-        match no_path {
-            Some(i) => Err(LoadError::JsonEntry {
-                path: path.to_path_buf(),
-                entry: format!("[{i}]"),
-                message: "it has no `path`".into(),
-            }),
-            None => Ok(()),
-        }
     }
 }
 
