@@ -323,7 +323,10 @@ fn oracle_world_variants() {
     if !nix_or_skip("oracle_world_variants") {
         return;
     }
-    for args in [&["--arg", "heavy", "true"][..], &["--argstr", "version", "6.0.0"][..]] {
+    for args in [
+        &["--arg", "heavy", "true"][..],
+        &["--argstr", "version", "6.0.0"][..],
+    ] {
         let w = build_world("rocm", args);
         assert_oracle(&w.root);
     }

@@ -177,21 +177,32 @@ pub fn why(
         wanted.dedup();
         ev.scan(&wanted, progress);
     }
-    // Every full path formatted once; chains share them.
-    let full: Vec<String> = g.paths.iter().map(|p| sd.display(p)).collect();
+    // Full paths formatted once and shared by the chains when every row is shown;
+    // with --top only the rows' and their chains' paths are formatted.
+    let full: Vec<String> = if shown == n {
+        g.paths.iter().map(|p| sd.display(p)).collect()
+    } else {
+        Vec::new()
+    };
+    let name = |i: usize| -> String {
+        full.get(i)
+            .cloned()
+            .unwrap_or_else(|| sd.display(&g.paths[i]))
+    };
     let mut paths = order[..shown]
         .par_iter()
         .map(|&i| {
             let node = petgraph::graph::NodeIndex::new(i);
             WhyPath {
-                path: full[i].clone(),
+                path: name(i),
                 nar_size: g.nar_sizes[i],
                 closure_size: closure[i],
                 added_size: added[i],
                 chain: g
                     .chain_to(&parents, node)
                     .iter()
-                    .filter_map(|&v| full.get(v.index()).cloned())
+                    .filter(|v| v.index() < n)
+                    .map(|v| name(v.index()))
                     .collect(),
                 kept_by: Vec::new(),
                 kept_by_more: 0,

@@ -57,9 +57,13 @@ pub fn closure_sizes(g: &ClosureGraph) -> Vec<u64> {
         s.dedup();
     }
     let blocks: Vec<usize> = (0..nc).step_by(BLOCK).collect();
+    // One scratch buffer per worker, reused across blocks: a fresh bitset per block
+    // would cost a page fault and kernel zeroing for every page, every block.
     let per_block: Vec<Vec<u64>> = blocks
         .par_iter()
-        .map(|&start| block_sums(start, nc, &comp_succ, &comp_size))
+        .map_init(Scratch::default, |scratch, &start| {
+            block_sums(start, nc, &comp_succ, &comp_size, scratch)
+        })
         .collect();
     let mut comp_total = vec![0u64; nc];
     for (bi, sums) in per_block.iter().enumerate() {
@@ -82,6 +86,14 @@ enum Row {
     Mixed,
 }
 
+/// Buffers [`block_sums`] reuses from block to block.
+#[derive(Default)]
+struct Scratch {
+    reach: Vec<u64>,
+    state: Vec<Row>,
+    table: Vec<u64>,
+}
+
 /// For target components `start..start+BLOCK`, the weighted reach of every component
 /// from `start` on (earlier ones cannot reach the block). Returns sums for
 /// `start..nc`.
@@ -89,12 +101,24 @@ enum Row {
 /// Rows that reach nothing or everything of the block are kept as a state instead of
 /// bits, so on dense closures (where most paths reach most of what lies below them)
 /// the work per component stops at its first successor that reaches the whole block.
-fn block_sums(start: usize, nc: usize, succ: &[Vec<u32>], size: &[u64]) -> Vec<u64> {
+fn block_sums(
+    start: usize,
+    nc: usize,
+    succ: &[Vec<u32>],
+    size: &[u64],
+    scratch: &mut Scratch,
+) -> Vec<u64> {
     let end = (start + BLOCK).min(nc);
     let width = end - start;
     let rows = nc - start;
-    let mut reach = vec![0u64; rows * W];
-    let mut state = vec![Row::Zero; rows];
+    // Rows are zeroed when they start holding bits (below), not here.
+    if scratch.reach.len() < rows * W {
+        scratch.reach.resize(rows * W, 0);
+    }
+    let reach = &mut scratch.reach;
+    scratch.state.clear();
+    scratch.state.resize(rows, Row::Zero);
+    let state = &mut scratch.state;
     // The bit pattern of a full row (the last block may be partial).
     let mut full = [0u64; W];
     for bit in 0..width {
@@ -104,7 +128,9 @@ fn block_sums(start: usize, nc: usize, succ: &[Vec<u32>], size: &[u64]) -> Vec<u
     // Per-byte tables: table[k][b] = total size of the targets selected by byte value
     // b at byte position k of the block's bitset.
     let nbytes = width.div_ceil(8);
-    let mut table = vec![0u64; nbytes * 256];
+    scratch.table.clear();
+    scratch.table.resize(nbytes * 256, 0);
+    let table = &mut scratch.table;
     for k in 0..nbytes {
         for b in 1..256usize {
             let low = b & (b - 1);
@@ -119,6 +145,7 @@ fn block_sums(start: usize, nc: usize, succ: &[Vec<u32>], size: &[u64]) -> Vec<u
         let row = c - start;
         let (done, rest) = reach.split_at_mut(row * W);
         let mine = &mut rest[..W];
+        mine.fill(0);
         let mut st = Row::Zero;
         if c < end {
             let bit = c - start;

@@ -36,7 +36,8 @@ pub struct ClosureGraph {
     pub sizes_known: bool,
     /// The roots, as node indices.
     pub roots: Vec<NodeIndex<u32>>,
-    index: FxHashMap<StorePath, u32>,
+    /// Store path → node, built on first use (`why` on a whole closure never needs it).
+    index: std::sync::OnceLock<FxHashMap<StorePath, u32>>,
 }
 
 impl ClosureGraph {
@@ -121,18 +122,13 @@ impl ClosureGraph {
         for &r in &root_nodes {
             graph.add_edge(virtual_root, r, ());
         }
-        let index = paths
-            .iter()
-            .enumerate()
-            .map(|(i, p)| (p.clone(), i as u32))
-            .collect();
         ClosureGraph {
             graph,
             paths,
             nar_sizes,
             sizes_known,
             roots: root_nodes,
-            index,
+            index: std::sync::OnceLock::new(),
         }
     }
 
@@ -153,7 +149,14 @@ impl ClosureGraph {
 
     /// The node of a store path.
     pub fn node(&self, p: &StorePath) -> Option<NodeIndex<u32>> {
-        self.index.get(p).map(|&i| NodeIndex::new(i as usize))
+        let index = self.index.get_or_init(|| {
+            self.paths
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (p.clone(), i as u32))
+                .collect()
+        });
+        index.get(p).map(|&i| NodeIndex::new(i as usize))
     }
 
     /// The store path of a node (None for the virtual root).

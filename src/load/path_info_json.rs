@@ -184,7 +184,16 @@ fn parse_shape(
     let mut b = Builder::new(text, path);
     match shape {
         PathInfoShape::Array => {
-            let entries: Vec<RawEntry> = serde_json::from_str(text).map_err(typed)?;
+            let entries: Vec<RawEntry> = {
+                let mut de = serde_json::Deserializer::from_str(text);
+                let v = serde::Deserializer::deserialize_seq(
+                    &mut de,
+                    ArrayVisitor(expected_entries(text), std::marker::PhantomData),
+                )
+                .map_err(typed)?;
+                de.end().map_err(typed)?;
+                v
+            };
             let doc_sd = entries.iter().find_map(|e| e.store_dir.clone());
             b.store_dir = b.choose_store_dir(doc_sd, opts);
             let mut pairs = Vec::with_capacity(entries.len());
@@ -211,7 +220,7 @@ fn parse_shape(
                 let mut de = serde_json::Deserializer::from_str(text);
                 let v = serde::Deserializer::deserialize_map(
                     &mut de,
-                    EntriesVisitor(std::marker::PhantomData),
+                    EntriesVisitor(expected_entries(text), std::marker::PhantomData),
                 )
                 .map_err(typed)?;
                 de.end().map_err(typed)?;
@@ -312,7 +321,10 @@ enum RawSig {
 /// Collects a JSON object's entries in document order, without building a map: the
 /// keyed shape has one entry per path, and a B-tree of string keys would compare
 /// ~17 long strings per insert.
-struct EntriesVisitor<'a>(std::marker::PhantomData<&'a ()>);
+///
+/// `.0` is the expected number of entries: growing a vector of large entries by
+/// doubling copies it (and faults in fresh pages) again and again.
+struct EntriesVisitor<'a>(usize, std::marker::PhantomData<&'a ()>);
 
 impl<'de> serde::de::Visitor<'de> for EntriesVisitor<'de> {
     type Value = Vec<(Cow<'de, str>, Option<RawEntry<'de>>)>;
@@ -320,13 +332,37 @@ impl<'de> serde::de::Visitor<'de> for EntriesVisitor<'de> {
         f.write_str("an object keyed by store path")
     }
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut out = Vec::with_capacity(map.size_hint().unwrap_or(0));
+        let mut out = Vec::with_capacity(map.size_hint().unwrap_or(self.0));
         while let Some(k) = map.next_key::<Cow<'de, str>>()? {
             let v = map.next_value::<Option<RawEntry<'de>>>()?;
             out.push((k, v));
         }
         Ok(out)
     }
+}
+
+/// An array of entries, pre-sized like [`EntriesVisitor`].
+struct ArrayVisitor<'a>(usize, std::marker::PhantomData<&'a ()>);
+
+impl<'de> serde::de::Visitor<'de> for ArrayVisitor<'de> {
+    type Value = Vec<RawEntry<'de>>;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an array of path-info objects")
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(self.0));
+        while let Some(e) = seq.next_element()? {
+            out.push(e);
+        }
+        Ok(out)
+    }
+}
+
+/// About how many entries a path-info document has: one `"references"` key each (an
+/// estimate for pre-sizing only; capped so a strange document cannot over-allocate).
+fn expected_entries(text: &str) -> usize {
+    let n = memchr::memmem::find_iter(text.as_bytes(), b"\"references\"").count();
+    n.min(text.len() / 32)
 }
 
 #[derive(Debug, Deserialize)]
