@@ -20,6 +20,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
   nixcut why closure.json --top 10            the ten paths that free the most if dropped
   nixcut why ./result /nix/store/…-rocblas    every chain from the root to rocblas
   nixcut why closure.json --format json       the whole report as JSON
+  nixcut refs ./result                        where each reference of ./result sits, with verdicts
+  nixcut refs --closure ./result --format json  the evidence of every path in the closure
   nixcut snapshot ./result -o base.json       freeze a baseline for CI
   nixcut diff base.json ./result              what changed, by package
   nixcut check ./result --baseline base.json --max-growth 5%
