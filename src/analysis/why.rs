@@ -179,22 +179,22 @@ pub fn why(
     }
     // Full paths formatted once and shared by the chains when every row is shown;
     // with --top only the rows' and their chains' paths are formatted.
-    let full: Vec<String> = if shown == n {
-        g.paths.iter().map(|p| sd.display(p)).collect()
+    let full: Vec<std::sync::Arc<str>> = if shown == n {
+        g.paths.iter().map(|p| sd.display(p).into()).collect()
     } else {
         Vec::new()
     };
-    let name = |i: usize| -> String {
+    let name = |i: usize| -> std::sync::Arc<str> {
         full.get(i)
             .cloned()
-            .unwrap_or_else(|| sd.display(&g.paths[i]))
+            .unwrap_or_else(|| sd.display(&g.paths[i]).into())
     };
     let mut paths = order[..shown]
         .par_iter()
         .map(|&i| {
             let node = petgraph::graph::NodeIndex::new(i);
             WhyPath {
-                path: name(i),
+                path: name(i).to_string(),
                 nar_size: g.nar_sizes[i],
                 closure_size: closure[i],
                 added_size: added[i],

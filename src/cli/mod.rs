@@ -94,7 +94,8 @@ fn print_warnings(warnings: &[String], quiet: bool) {
 
 fn emit<R: Render>(report: &R, format: Format, style: &Style) -> Result<()> {
     let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
+    // Large reports: fewer, bigger writes.
+    let mut out = io::BufWriter::with_capacity(1 << 20, stdout.lock());
     render(report, format, style, &mut out)
         .and_then(|()| out.flush())
         .context("cannot write the report to standard output")
@@ -113,11 +114,10 @@ fn cmd_why(g: &GlobalArgs, a: &WhyArgs, format: Format, style: &Style) -> Result
         max_referrers: a.evidence_referrers,
         ..Default::default()
     };
-    let bar = progress_bar(g, 0);
+    let bar = Progress::new(g, 0);
     let tick = |bytes: u64| {
         if let Some(b) = &bar {
-            b.inc(1);
-            b.set_message(nixcut::store::format_size(bytes));
+            b.tick(bytes);
         }
     };
     match &a.target {
@@ -157,14 +157,14 @@ fn cmd_why(g: &GlobalArgs, a: &WhyArgs, format: Format, style: &Style) -> Result
 /// write the report.
 fn show<R: Render>(
     g: &GlobalArgs,
-    bar: Option<indicatif::ProgressBar>,
+    bar: Option<Progress>,
     warnings: &[String],
     report: &R,
     format: Format,
     style: &Style,
 ) -> Result<()> {
     if let Some(b) = bar {
-        b.finish_and_clear();
+        b.finish();
     }
     if format != Format::Markdown {
         print_warnings(warnings, g.quiet);
@@ -212,16 +212,15 @@ fn cmd_refs(g: &GlobalArgs, a: &RefsArgs, format: Format, style: &Style) -> Resu
         } else {
             opts.closure = true;
         }
-        let bar = progress_bar(g, closure.paths.len() as u64);
+        let bar = Progress::new(g, closure.paths.len() as u64);
         let tick = |bytes: u64| {
             if let Some(b) = &bar {
-                b.inc(1);
-                b.set_message(nixcut::store::format_size(bytes));
+                b.tick(bytes);
             }
         };
         let report = analysis::refs(&closure, &opts, Some(&tick))?;
         if let Some(b) = bar {
-            b.finish_and_clear();
+            b.finish();
         }
         match &mut merged {
             None => merged = Some(report),
@@ -239,28 +238,55 @@ fn cmd_refs(g: &GlobalArgs, a: &RefsArgs, format: Format, style: &Style) -> Resu
     Ok(Outcome::Success)
 }
 
-/// A progress indicator on stderr, only when stderr is a terminal. `len` 0 means
-/// the count is not known in advance (a spinner with a counter).
-fn progress_bar(g: &GlobalArgs, len: u64) -> Option<indicatif::ProgressBar> {
-    if g.quiet || (len > 0 && len < 4) || !io::stderr().is_terminal() {
-        return None;
+/// Scanning progress on stderr: only when stderr is a terminal, and only once scanning
+/// has taken more than a moment (short runs print nothing).
+struct Progress {
+    bar: indicatif::ProgressBar,
+    start: std::time::Instant,
+    shown: std::sync::atomic::AtomicBool,
+}
+
+impl Progress {
+    /// `len` 0 means the count is not known in advance (a spinner with a counter).
+    fn new(g: &GlobalArgs, len: u64) -> Option<Progress> {
+        if g.quiet || (len > 0 && len < 4) || !io::stderr().is_terminal() {
+            return None;
+        }
+        let (bar, template) = if len == 0 {
+            (
+                indicatif::ProgressBar::hidden(),
+                "scanning {spinner} {pos} paths {msg}",
+            )
+        } else {
+            let bar = indicatif::ProgressBar::hidden();
+            bar.set_length(len);
+            (bar, "scanning {bar:30} {pos}/{len} paths {msg}")
+        };
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(template)
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        Some(Progress {
+            bar,
+            start: std::time::Instant::now(),
+            shown: std::sync::atomic::AtomicBool::new(false),
+        })
     }
-    let (bar, template) = if len == 0 {
-        (
-            indicatif::ProgressBar::new_spinner(),
-            "scanning {spinner} {pos} paths {msg}",
-        )
-    } else {
-        (
-            indicatif::ProgressBar::new(len),
-            "scanning {bar:30} {pos}/{len} paths {msg}",
-        )
-    };
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(template)
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    // Only show up when scanning takes more than a moment.
-    bar.set_draw_target(indicatif::ProgressDrawTarget::stderr_with_hz(4));
-    Some(bar)
+
+    /// One path scanned (`bytes` of files).
+    fn tick(&self, bytes: u64) {
+        use std::sync::atomic::Ordering;
+        self.bar.inc(1);
+        self.bar.set_message(nixcut::store::format_size(bytes));
+        if self.start.elapsed() > std::time::Duration::from_millis(300)
+            && !self.shown.swap(true, Ordering::Relaxed)
+        {
+            self.bar
+                .set_draw_target(indicatif::ProgressDrawTarget::stderr_with_hz(4));
+        }
+    }
+
+    fn finish(self) {
+        self.bar.finish_and_clear();
+    }
 }

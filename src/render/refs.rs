@@ -47,9 +47,10 @@ impl Render for RefsReport {
         for p in &self.paths {
             let head = if p.scanned {
                 format!(
-                    "{}: {} references; {} files, {} scanned{}",
+                    "{}: {} reference{}; {} files, {} scanned{}",
                     p.path,
                     p.references.len(),
+                    if p.references.len() == 1 { "" } else { "s" },
                     p.files_scanned,
                     format_size(p.bytes_scanned),
                     if p.cached { " (cached)" } else { "" }

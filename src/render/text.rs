@@ -34,13 +34,13 @@ pub fn format_delta(bytes: i64) -> String {
 
 /// The chain from the root to the path's parent, as names: `llama-cpp-rocm → rocblas`,
 /// shortened in the middle when long; `(root)` for the root itself.
-pub fn via_chain(chain: &[String]) -> String {
+pub fn via_chain<S: AsRef<str>>(chain: &[S]) -> String {
     if chain.len() <= 1 {
         return "(root)".to_string();
     }
     let hops: Vec<&str> = chain[..chain.len() - 1]
         .iter()
-        .map(|s| name_of(s))
+        .map(|s| name_of(s.as_ref()))
         .collect();
     if hops.len() <= 3 {
         hops.join(" → ")

@@ -39,7 +39,8 @@ pub struct WhyPath {
     /// What leaving this path out would free: its dominator-tree subtree.
     pub added_size: u64,
     /// The shortest chain from the root: full store paths, root first, this path last.
-    pub chain: Vec<String>,
+    /// (Shared strings: a closure's chains name the same paths over and over.)
+    pub chain: Vec<std::sync::Arc<str>>,
     /// What keeps this path in: the evidence of its direct referrers (files scanned;
     /// empty at graph level). At most `--evidence-referrers` referrers are scanned.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
