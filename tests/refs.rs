@@ -331,3 +331,52 @@ fn oracle_world_variants() {
         assert_oracle(&w.root);
     }
 }
+
+/// `--store-root`: a store copied elsewhere (`nix copy --to DIR`) is read there — its
+/// database and its files — even when the root no longer exists in the live store.
+#[test]
+fn store_root_reads_a_copied_store() {
+    if !nix_or_skip("store_root_reads_a_copied_store") {
+        return;
+    }
+    // A world of its own, so deleting its root from the live store disturbs nothing.
+    let w = build_world("rocm", &["--argstr", "tag", "store-root-test"]);
+    let dir = tempfile::tempdir().unwrap();
+    let chroot = dir.path().join("chroot");
+    let to = chroot.to_str().unwrap();
+    nix_stdout("nix", &["copy", "--no-check-sigs", "--to", to, &w.root]);
+    let expect = nix_closure_sizes(&w.root);
+    let live = refs_json(&["refs", "--closure", &w.root, "--no-cache"], dir.path());
+    nix_stdout("nix-store", &["--delete", &w.root]);
+    assert!(!std::path::Path::new(&w.root).exists());
+
+    let r = json(&["why", &w.root, "--store-root", to, "--format", "json"]);
+    assert_eq!(r["closure_size"].as_u64().unwrap(), expect[&w.root]);
+    assert_eq!(
+        r["evidence"], "files",
+        "files under the store root were scanned"
+    );
+    let copied = refs_json(
+        &[
+            "refs",
+            "--closure",
+            &w.root,
+            "--store-root",
+            to,
+            "--no-cache",
+        ],
+        dir.path(),
+    );
+    assert_eq!(copied["files_from"], "store");
+    let count = |v: &Value| -> u64 {
+        v["paths"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|p| p["references"].as_array().unwrap().iter())
+            .map(|r| r["evidence_count"].as_u64().unwrap())
+            .sum()
+    };
+    assert_eq!(count(&copied), count(&live));
+    assert_eq!(index(&copied).len(), index(&live).len());
+}

@@ -207,15 +207,15 @@ pub fn load(input: &str, opts: &LoadOptions) -> Result<Closure, LoadError> {
     let mut closure = match store_path_of(path, opts)? {
         // A store path that is itself a file in a format we know (a snapshot baseline
         // copied into the store by `"${./ci/closure-baseline.json}"`): read the file.
-        Some((sp, sub)) if sub.is_empty() && path.is_file() => match detect_content(path)? {
+        Some((sp, sub, phys)) if sub.is_empty() && phys.is_file() => match detect_content(&phys)? {
             Content::Known(kind, text) => load_detected(path, kind, text, opts)?,
             Content::Unknown(_) => live::load(path, &sp, opts)?,
         },
         // The store path itself (or a symlink to it): ask Nix.
-        Some((sp, sub)) if sub.is_empty() => live::load(path, &sp, opts)?,
+        Some((sp, sub, _)) if sub.is_empty() => live::load(path, &sp, opts)?,
         // A file or directory inside a store path: read it if it is a format we know,
         // else ask Nix about the store path that contains it.
-        Some((sp, _)) => match detect_content(path)? {
+        Some((sp, _, phys)) => match detect_content(&phys)? {
             Content::Known(kind, text) => load_detected(path, kind, text, opts)?,
             Content::Unknown(_) => {
                 let mut c = live::load(path, &sp, opts)?;
@@ -353,31 +353,46 @@ fn sniff_text(text: &str, path: &Path) -> Result<Result<Detected, String>, LoadE
 
 /// If `path` (or what its symlinks lead to) lies in the store directory, the store path
 /// it is in and the sub-path below that store path.
+/// With `--store-root`, a logical store path (`/nix/store/…`, as users and symlinks
+/// name it) is found under the root: `<root>/nix/store/…`.
+fn to_physical(p: PathBuf, opts: &LoadOptions) -> PathBuf {
+    if opts.store_root.is_none() {
+        return p;
+    }
+    let logical = opts.store_dir_or_default();
+    match p.strip_prefix(logical.as_str()) {
+        Ok(rest) => opts.physical_store_dir().join(rest),
+        Err(_) => p,
+    }
+}
+
+/// The store path `path` is (or leads to through symlinks), its sub-path, and where it
+/// physically is.
 fn store_path_of(
     path: &Path,
     opts: &LoadOptions,
-) -> Result<Option<(StorePath, String)>, LoadError> {
+) -> Result<Option<(StorePath, String, PathBuf)>, LoadError> {
     let store = opts.physical_store_dir();
-    let mut cur = absolute(path);
+    let mut cur = to_physical(absolute(path), opts);
     for _ in 0..40 {
-        if let Some(found) = in_store(&cur, &store, opts)? {
-            return Ok(Some(found));
+        if let Some((sp, sub)) = in_store(&cur, &store, opts)? {
+            return Ok(Some((sp, sub, cur)));
         }
         match std::fs::symlink_metadata(&cur) {
             Ok(m) if m.file_type().is_symlink() => {
                 let target = std::fs::read_link(&cur).map_err(|e| LoadError::io(&cur, e))?;
                 let parent = cur.parent().map(Path::to_path_buf).unwrap_or_default();
-                cur = normalize(&parent.join(target));
+                cur = to_physical(normalize(&parent.join(target)), opts);
             }
             Ok(_) => break,
-            Err(e) => return Err(LoadError::io(path, e)),
+            Err(e) => return Err(LoadError::io(&cur, e)),
         }
     }
     // Directories on the way may be symlinks too (`/tmp` → `/private/tmp`, a store
     // mounted elsewhere); look at the fully resolved path once more.
     match std::fs::canonicalize(&cur) {
-        Ok(c) => in_store(&c, &store, opts),
-        Err(e) => Err(LoadError::io(path, e)),
+        Ok(c) => Ok(in_store(&c, &store, opts)?.map(|(sp, sub)| (sp, sub, c))),
+        Err(e) => Err(LoadError::io(&cur, e)),
     }
 }
 
