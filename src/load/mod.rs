@@ -640,17 +640,27 @@ mod tests {
         };
         let link = root.path().join("result");
         std::os::unix::fs::symlink(store.join(sp), &link).unwrap();
-        let (p, sub) = store_path_of(&link, &opts).unwrap().unwrap();
+        let (p, sub, phys) = store_path_of(&link, &opts).unwrap().unwrap();
         assert_eq!(p.to_string(), sp);
         assert_eq!(sub, "");
-        let (_, sub) = store_path_of(&store.join(sp).join("lib"), &opts)
+        assert_eq!(phys, store.join(sp));
+        let (_, sub, _) = store_path_of(&store.join(sp).join("lib"), &opts)
             .unwrap()
             .unwrap();
         assert_eq!(sub, "lib");
+        // Logical paths, as users and symlinks inside the image name them, are found
+        // under the root.
+        let logical = format!("/nix/store/{sp}/lib");
+        let (_, sub, phys) = store_path_of(Path::new(&logical), &opts).unwrap().unwrap();
+        assert_eq!((sub.as_str(), phys), ("lib", store.join(sp).join("lib")));
+        let abs_link = root.path().join("abs");
+        std::os::unix::fs::symlink(format!("/nix/store/{sp}"), &abs_link).unwrap();
+        let (p, _, phys) = store_path_of(&abs_link, &opts).unwrap().unwrap();
+        assert_eq!((p.to_string().as_str(), phys), (sp, store.join(sp)));
         assert!(store_path_of(root.path(), &opts).unwrap().is_none());
         let rel = root.path().join("rel");
         std::os::unix::fs::symlink(format!("nix/store/{sp}/lib"), &rel).unwrap();
-        let (p, sub) = store_path_of(&rel, &opts).unwrap().unwrap();
+        let (p, sub, _) = store_path_of(&rel, &opts).unwrap().unwrap();
         assert_eq!((p.to_string().as_str(), sub.as_str()), (sp, "lib"));
         // The live store under a store root is not queried (Nix would open its database).
         let e = load(link.to_str().unwrap(), &opts).unwrap_err();
