@@ -231,10 +231,7 @@ fn cmd_refs(g: &GlobalArgs, a: &RefsArgs, format: Format, style: &Style) -> Resu
         }
     }
     let report = merged.context("no input given")?;
-    if format != Format::Markdown {
-        print_warnings(&report.warnings, g.quiet);
-    }
-    emit(&report, format, style)?;
+    show(g, None, &report.warnings, &report, format, style)?;
     Ok(Outcome::Success)
 }
 
