@@ -5,6 +5,7 @@ mod common;
 
 use common::*;
 use nixcut::report::{Snapshot, WhyReport};
+use nixcut::store::SourceKind;
 
 const ROCM: &str = "examples/llama-cpp-rocm.json";
 
@@ -34,7 +35,7 @@ fn snapshot_is_an_input_like_any_other() {
     assert_eq!(snap.schema_version, 1);
     assert_eq!(snap.path_count, 84);
     assert_eq!(snap.closure_size, 11_382_742_168);
-    assert_eq!(snap.created_from.kind, "path-info-json");
+    assert_eq!(snap.created_from.kind, SourceKind::PathInfoJson);
     assert!(snap.root.ends_with("-llama-cpp-rocm-0.0.0"));
     assert_eq!(
         snap.paths.iter().map(|p| p.nar_size).sum::<u64>(),
@@ -46,7 +47,7 @@ fn snapshot_is_an_input_like_any_other() {
         serde_json::from_value(json(&["why", &ex(ROCM), "--format", "json"])).unwrap();
     let from_snap: WhyReport =
         serde_json::from_value(json(&["why", f.to_str().unwrap(), "--format", "json"])).unwrap();
-    assert_eq!(from_snap.source.kind, "snapshot");
+    assert_eq!(from_snap.source.kind, SourceKind::Snapshot);
     assert_eq!(from_snap.paths, from_json.paths);
     assert_eq!(from_snap.closure_size, from_json.closure_size);
 
@@ -59,7 +60,7 @@ fn snapshot_is_an_input_like_any_other() {
     let again = snapshot_of(f.to_str().unwrap(), dir.path(), "again.json");
     let again: Snapshot = serde_json::from_str(&std::fs::read_to_string(again).unwrap()).unwrap();
     assert_eq!(again.paths, snap.paths);
-    assert_eq!(again.created_from.kind, "snapshot");
+    assert_eq!(again.created_from.kind, SourceKind::Snapshot);
 }
 
 /// Regression: a snapshot from a newer nixcut must not be half-understood.

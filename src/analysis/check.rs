@@ -32,7 +32,7 @@ use crate::report::{
 };
 use crate::store::{format_size, Closure, StoreDir};
 
-use super::why::{load_warnings, pick_roots, source_ref};
+use super::common::{load_warnings, pick_roots, source_ref};
 use super::AnalysisError;
 
 /// `--max-growth` when `--baseline` is given without it: 5 % absorbs the noise of a

@@ -27,7 +27,7 @@ use crate::report::{
 };
 use crate::store::{parse_package_name, Closure};
 
-use super::why::{load_warnings, pick_roots, source_ref};
+use super::common::{load_warnings, pick_roots, source_ref};
 use super::AnalysisError;
 
 /// Options of `nixcut diff`.

@@ -14,8 +14,9 @@ use goblin::elf::program_header::{ProgramHeader, PT_DYNAMIC, PT_INTERP, PT_LOAD}
 use goblin::elf::section_header::{SectionHeader, SHN_XINDEX, SHT_DYNAMIC, SHT_NOBITS, SHT_NULL};
 use goblin::elf::Elf;
 
+use super::bytes::ByteSource;
 use super::gpu::GpuCode;
-use super::source::ByteSource;
+pub use super::section::{section_kind, Section, SectionKind};
 
 /// The four bytes every ELF file starts with.
 pub const ELF_MAGIC: [u8; 4] = *b"\x7fELF";
@@ -86,70 +87,6 @@ pub struct RunpathEntry {
     pub range: Range<u64>,
     /// `DT_NEEDED` names this directory supplies (filled by [`ElfFacts::resolve_needed`]).
     pub supplies: Vec<String>,
-}
-
-/// What a section holds, as far as hit classification cares.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SectionKind {
-    /// `.interp`.
-    Interp,
-    /// Constant or initialised data: `.rodata*`, `.data*`, `.tdata*`, `.comment` …
-    Data,
-    /// `.dynstr`.
-    DynStr,
-    /// `.debug_*`, `.zdebug_*`, `.gnu_debuglink`, `.gnu_debugaltlink`, `.stab*`.
-    Debug,
-    /// Embedded GPU code: `.hip_fatbin`, `.nv_fatbin` and their wrappers.
-    Gpu,
-    /// Anything else (code, symbol tables, relocations …).
-    Other,
-}
-
-/// A section with file contents.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Section {
-    /// Its name from the section-name string table (empty when unknown).
-    pub name: String,
-    /// File offsets of its contents.
-    pub range: Range<u64>,
-    /// Its role.
-    pub kind: SectionKind,
-}
-
-/// Classify a section by name.
-pub fn section_kind(name: &str) -> SectionKind {
-    const DATA: &[&str] = &[
-        ".rodata", ".data", ".tdata", ".lrodata", ".ldata", ".comment", ".sdata", ".srodata",
-    ];
-    const DEBUG: &[&str] = &[
-        ".debug",
-        ".zdebug",
-        ".gnu_debuglink",
-        ".gnu_debugaltlink",
-        ".stab",
-    ];
-    const GPU: &[&str] = &[
-        ".hip_fatbin",
-        ".hipFatBinSegment",
-        ".nv_fatbin",
-        ".nvFatBinSegment",
-    ];
-    if name == ".interp" {
-        SectionKind::Interp
-    } else if name == ".dynstr" {
-        SectionKind::DynStr
-    } else if DEBUG.iter().any(|p| name.starts_with(p)) {
-        SectionKind::Debug
-    } else if GPU.contains(&name) {
-        SectionKind::Gpu
-    } else if DATA
-        .iter()
-        .any(|p| name == *p || name.strip_prefix(p).is_some_and(|r| r.starts_with('.')))
-    {
-        SectionKind::Data
-    } else {
-        SectionKind::Other
-    }
 }
 
 /// What an ELF file tells the loader and the classifier.

@@ -14,7 +14,7 @@ pub use check::{AgainstCheck, BaselineCheck, CheckReport, Contributor, ExtraPath
 pub use diff::{DiffReport, DiffRest, DiffSide, PackageChange, PackageDiff, PathChange, PathDiff};
 pub use refs::{EvidenceItem, RefEntry, RefsPath, RefsReport};
 pub use snapshot::{Snapshot, SnapshotPath, SNAPSHOT_KIND, SNAPSHOT_SCHEMA_VERSION};
-pub use why::{ChainNode, HopEvidence, RestRow, WhyChainsReport, WhyPath, WhyReport};
+pub use why::{ChainNode, HopEvidence, RestRow, SortKey, WhyChainsReport, WhyPath, WhyReport};
 
 use serde::{Deserialize, Serialize};
 
@@ -26,7 +26,7 @@ pub const SCHEMA_VERSION: u32 = 1;
 #[serde(deny_unknown_fields)]
 pub struct SourceRef {
     /// Input format (`path-info-json`, `registration`, `live-store`, …).
-    pub kind: String,
+    pub kind: crate::store::SourceKind,
     /// File, directory or store path it was read from.
     pub origin: String,
 }

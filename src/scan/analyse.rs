@@ -3,10 +3,11 @@
 //! bytes come from (a [`ByteSource`] over a file on disk, or over what a NAR stream
 //! left in memory).
 
+use crate::classify::classify_hit;
 use crate::classify::kinds::{hit_detail, name_detail, CONTEXT_WINDOW};
 use crate::classify::text::{looks_like_text, TEXT_SNIFF_LEN};
 use crate::classify::{file_rule, FileFacts, Place};
-use crate::elf::{classify_hit, has_elf_magic, ByteSource, ElfFacts};
+use crate::elf::{has_elf_magic, ByteSource, ElfFacts};
 use crate::store::HASH_LEN;
 
 use super::{
@@ -163,7 +164,7 @@ pub(crate) fn regular<S: ByteSource + ?Sized>(
         match ElfFacts::parse(src, origin.as_deref()) {
             Ok(mut f) => {
                 if let Some(resolve) = ctx.resolver {
-                    f.resolve_needed(resolve);
+                    f.resolve_needed(&|lib: &str| resolve(lib.as_bytes()));
                 }
                 warnings.extend(f.warnings.iter().map(|w| format!("{path}: ELF {w}")));
                 facts = Some(f);

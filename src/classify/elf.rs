@@ -7,12 +7,11 @@
 //! `elf-source-path` when the path around the hash names a source file or an include
 //! directory), debug sections, GPU code, anything else. Every result names its rule.
 
-use crate::classify::text::{binary_context, cstr_around, escaped_excerpt};
-use crate::classify::EvidenceKind;
+use crate::elf::{ByteSource, ElfFacts, RunpathTag, SectionKind};
 use crate::store::HASH_LEN;
 
-use super::facts::{ElfFacts, RunpathTag, SectionKind};
-use super::source::ByteSource;
+use super::text::{binary_context, cstr_around, escaped_excerpt};
+use super::{EvidenceKind, RuleId};
 
 /// Longest string kept on each side of a hit in an `elf-string` detail.
 pub const STRING_CAP: usize = 4096;
@@ -32,12 +31,16 @@ pub struct HitClass {
     /// Human-readable detail (the string, the directory and what it supplies …).
     pub detail: String,
     /// The rule that decided.
-    pub rule: &'static str,
+    pub rule: RuleId,
 }
 
 impl HitClass {
     fn new(kind: EvidenceKind, rule: &'static str, detail: String) -> HitClass {
-        HitClass { kind, detail, rule }
+        HitClass {
+            kind,
+            detail,
+            rule: RuleId::new(rule),
+        }
     }
 }
 
