@@ -135,7 +135,8 @@ fn scan(
         Err(e) => return Err(format!("cannot scan: {e}")),
     };
     let scanner = ReferenceScanner::new(candidates);
-    let exists = |abs: &[u8]| source.exists(abs);
+    // A library the source cannot tell about is taken as absent, as before listings.
+    let exists = |abs: &[u8]| source.exists(abs).unwrap_or(false);
     // Without an answer for every path (NARs without listings), RUNPATH entries are
     // kept as needed ("unchecked") and symlink targets are not judged.
     let can_resolve = source.can_resolve();
@@ -157,7 +158,7 @@ fn scan(
             .then(|| targets.get(e.file.as_bytes()).map(|t| t.to_vec()))
             .flatten();
         let target_exists = match &symlink_target {
-            Some(t) if can_resolve && t.starts_with(b"/") => Some(source.exists(t)),
+            Some(t) if can_resolve && t.starts_with(b"/") => source.exists(t),
             _ => None,
         };
         by_ref.entry(e.candidate).or_default().push(HitFact {

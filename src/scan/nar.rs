@@ -482,11 +482,7 @@ mod tests {
             big[at..at + 32].copy_from_slice(if i % 2 == 0 { H1 } else { H2 }.as_bytes());
         }
         std::fs::write(root.join("share/big.txt"), big).unwrap();
-        let ok = Command::new("cc").arg("--version").output().is_ok();
-        if !ok {
-            eprintln!("skipping the ELF part: no `cc`");
-            return;
-        }
+        // Building this crate needs a C compiler (rusqlite compiles SQLite): no skip.
         let src = root.join("prog.c");
         std::fs::write(
             &src,
@@ -590,39 +586,6 @@ mod tests {
         };
         let from_disk = scan_nar(&nar[..], "t", Some(&logical), &scanner(), &disk).unwrap();
         assert_same(&from_dir, &from_disk);
-    }
-
-    fn nix_store_dump(path: &Path) -> Option<Vec<u8>> {
-        let out = Command::new("nix-store")
-            .arg("--dump")
-            .arg(path)
-            .output()
-            .ok()?;
-        out.status.success().then_some(out.stdout)
-    }
-
-    #[test]
-    fn nar_from_nix_store_dump_matches_directory() {
-        let (tmp, p) = fixture();
-        let root = tmp.path().join("nix/store").join(p.to_string());
-        extend_fixture(&root);
-        let Some(nar) = nix_store_dump(&root) else {
-            eprintln!("skipping: no working `nix-store --dump`");
-            return;
-        };
-        let opts = ScanOptions {
-            resolver: Some(resolver()),
-            ..ScanOptions::default()
-        };
-        let logical = format!("/nix/store/{p}");
-        let from_dir = dir_scan(tmp.path(), &p, &opts);
-        let from_nar = scan_nar(&nar[..], "dump", Some(&logical), &scanner(), &opts).unwrap();
-        assert_same(&from_dir, &from_nar);
-        assert_eq!(from_dir.nar_size, Some(nar.len() as u64));
-        assert!(from_nar
-            .files
-            .iter()
-            .any(|f| f.path.as_bytes() == b"share/caf\xe9"));
     }
 
     fn small_nar() -> (tempfile::TempDir, Vec<u8>) {

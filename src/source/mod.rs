@@ -96,8 +96,9 @@ pub trait FileSource: fmt::Debug + Send + Sync {
     /// Whether the absolute logical path `abs` (bytes, as a symlink target or a RUNPATH
     /// directory joined with a library name spells it) names an existing entry inside
     /// the store, following symlinks only within the store. Paths outside the store
-    /// directory do not exist. Only meaningful when [`FileSource::can_resolve`].
-    fn exists(&self, abs: &[u8]) -> bool;
+    /// directory do not exist. `None` when this source cannot tell for this path (a
+    /// listing cannot name it). Only meaningful when [`FileSource::can_resolve`].
+    fn exists(&self, abs: &[u8]) -> Option<bool>;
 
     /// Whether [`FileSource::exists`] can answer for every store path (a binary cache
     /// without `.ls` listings cannot, so RUNPATH entries stay unchecked).

@@ -72,8 +72,12 @@ impl NarDir {
         cache
             .entry(hash.to_string())
             .or_insert_with(|| {
-                let text = std::fs::read(self.dir.join(format!("{hash}.ls"))).ok()?;
-                serde_json::from_slice::<Listing>(&text)
+                let bytes = std::fs::read(self.dir.join(format!("{hash}.ls"))).ok()?;
+                // Nix writes names that are not UTF-8 as they are, which is not JSON:
+                // read them lossily (such names are never looked up, see `exists`) so
+                // that one odd name does not lose the whole listing.
+                let text = String::from_utf8_lossy(&bytes);
+                serde_json::from_str::<Listing>(&text)
                     .ok()
                     .map(|l| Arc::new(l.root))
             })
@@ -103,28 +107,30 @@ impl FileSource for NarDir {
     }
 
     /// Whether the path names an entry (file, directory or symlink) of a store path in
-    /// the cache. Unknown store paths and unreadable listings: false.
-    fn exists(&self, abs: &[u8]) -> bool {
+    /// the cache. Paths outside the store and store paths the cache does not hold: false.
+    /// A path that is not UTF-8, or a listing that cannot be read: cannot tell.
+    fn exists(&self, abs: &[u8]) -> Option<bool> {
         let Ok(abs) = std::str::from_utf8(abs) else {
-            return false;
+            return None;
         };
         let Ok((p, sub)) = self.store_dir.split_path(abs) else {
-            return false;
+            return Some(false);
         };
-        let Some(root) = self.listing(p.hash_part()) else {
-            return false;
-        };
+        if !self.entries.contains_key(&p) {
+            return Some(false);
+        }
+        let root = self.listing(p.hash_part())?;
         let mut node: &Node = &root;
         for part in sub.split('/').filter(|c| !c.is_empty()) {
             match node {
                 Node::Directory { entries } => match entries.get(part) {
                     Some(next) => node = next,
-                    None => return false,
+                    None => return Some(false),
                 },
-                _ => return false,
+                _ => return Some(false),
             }
         }
-        true
+        Some(true)
     }
 
     fn can_resolve(&self) -> bool {
