@@ -6,6 +6,8 @@
 //!   path, then contents).
 //! - `elf`: ELF rules, the kind of a hit inside an ELF file, from `crate::elf`'s facts
 //!   ([`classify_hit`]).
+//! - [`ClassRules`]: file classes (`lib`, `dev`, `gpu:<arch>` …), what each file of a
+//!   store path is for, by content, then path and name.
 //! - [`verdict_rules`]: the verdict of one hit ([`hit_verdict`]: kind rows plus the
 //!   symlink refinements, dangling and per-GPU-architecture names) and of a reference
 //!   from its hits ([`reference_verdict`]: strongest wins, GPU architectures merged).
@@ -15,6 +17,7 @@
 //! rules while the bytes are at hand (a NAR stream cannot be read twice), the evidence
 //! layer (`crate::evidence`) calls the verdict rules. Nothing here does I/O.
 
+mod class;
 mod elf;
 mod gpu_arch;
 mod kind;
@@ -23,6 +26,9 @@ mod rule;
 pub mod text;
 mod verdict;
 
+pub use class::{
+    base_arch, ClassFacts, ClassMatcher, ClassOf, ClassRule, ClassRules, EntryType, FileClass,
+};
 pub use elf::{classify_hit, names_source_path, HitClass, SOURCE_EXTENSIONS, STRING_CAP};
 pub use gpu_arch::arch_of_name;
 pub use kind::{EvidenceKind, UnknownKind};
