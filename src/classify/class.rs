@@ -66,8 +66,9 @@ impl FileClass {
             "removable" => FileClass::Removable,
             _ => {
                 let arch = s.strip_prefix("gpu:")?;
-                if arch.is_empty() || !arch.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-                {
+                // Whatever `Display` writes must parse back (`amdgcn-mach-0x33` too).
+                let arch_byte = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'-';
+                if arch.is_empty() || !arch.bytes().all(arch_byte) {
                     return None;
                 }
                 FileClass::Gpu(arch.to_string())
@@ -405,6 +406,7 @@ mod tests {
         for c in [
             FileClass::Out,
             FileClass::Gpu("sm_80".into()),
+            FileClass::Gpu("amdgcn-mach-0x33".into()),
             FileClass::GpuGeneric,
             FileClass::Removable,
         ] {

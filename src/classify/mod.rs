@@ -35,6 +35,6 @@ pub use kind::{EvidenceKind, UnknownKind};
 pub use kinds::{file_rule, FileFacts, FileRule, Matcher, Place, FILE_RULES};
 pub use rule::RuleId;
 pub use verdict::{
-    hit_verdict, reference_verdict, verdict_rules, Gives, HitCondition, HitFacts, Verdict,
-    VerdictRule, NO_EVIDENCE,
+    hit_verdict, reference_verdict, verdict_rules, FileClassName, Gives, HitCondition, HitFacts,
+    Verdict, VerdictRule, NO_EVIDENCE,
 };
