@@ -16,7 +16,7 @@ use anyhow::{Context, Result};
 use args::{Command, FormatArg, GlobalArgs, RefsArgs, SortArg, WhyArgs};
 use nixcut::analysis;
 use nixcut::load::{load, LoadOptions};
-use nixcut::render::{render, Format, Render, Style};
+use nixcut::render::{render, Format, Report, Style};
 use nixcut::store::{Closure, StoreDir};
 
 /// How the process should end.
@@ -92,7 +92,7 @@ fn print_warnings(warnings: &[String], quiet: bool) {
     }
 }
 
-fn emit<R: Render>(report: &R, format: Format, style: &Style) -> Result<()> {
+fn emit<'a>(report: impl Into<Report<'a>>, format: Format, style: &Style) -> Result<()> {
     let stdout = io::stdout();
     // Large reports: fewer, bigger writes.
     let mut out = io::BufWriter::with_capacity(1 << 20, stdout.lock());
@@ -155,11 +155,11 @@ fn cmd_why(g: &GlobalArgs, a: &WhyArgs, format: Format, style: &Style) -> Result
 
 /// Clear the progress bar, print warnings on stderr (Markdown carries them itself) and
 /// write the report.
-fn show<R: Render>(
+fn show<'a>(
     g: &GlobalArgs,
     bar: Option<Progress>,
     warnings: &[String],
-    report: &R,
+    report: impl Into<Report<'a>>,
     format: Format,
     style: &Style,
 ) -> Result<()> {

@@ -1,0 +1,295 @@
+//! The words of the `check` report: its failure and warning sentences (which are also
+//! its JSON, through the `Serialize` impls here), the header line, the rows of the
+//! criteria table and the titles of its path lists, shared by table and Markdown.
+
+use std::fmt;
+
+use serde::{Serialize, Serializer};
+
+use crate::render::text::{format_delta, name_of};
+use crate::report::{
+    AllowedGrowth, Blame, CheckFailure, CheckReport, CheckSubject, CheckWarning, Contributor,
+    ExtraPaths, RestRow,
+};
+use crate::store::format_size;
+
+/// How many paths a failure sentence names.
+const MESSAGE_NAMES: usize = 5;
+
+impl fmt::Display for CheckSubject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CheckSubject::Root(p) => f.write_str(name_of(p)),
+            CheckSubject::Roots(n) => write!(f, "{n} roots"),
+        }
+    }
+}
+
+impl fmt::Display for AllowedGrowth {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AllowedGrowth::Percent(p) => write!(f, "{p}%"),
+            AllowedGrowth::Bytes(b) => f.write_str(&format_size(*b)),
+        }
+    }
+}
+
+/// `big-blob-1.0 (2.0 MiB), rocblas-5.7.1 (1.2 MiB), … and 3 more`.
+fn name_list(b: &Blame) -> String {
+    if b.top.is_empty() {
+        return "nothing but the root itself".to_string();
+    }
+    let mut s = b
+        .top
+        .iter()
+        .take(MESSAGE_NAMES)
+        .map(|c| format!("{} ({})", name_of(&c.path), format_size(c.added_size)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let named = b.top.len().min(MESSAGE_NAMES);
+    if b.ranked > named {
+        s.push_str(&format!(", … and {} more", b.ranked - named));
+    }
+    s
+}
+
+/// ` (3 paths, 2.0 MiB)` for a group, nothing for the whole closure.
+fn group(b: &Blame) -> String {
+    match b.group {
+        Some((count, size)) => format!(" ({count} paths, {})", format_size(size)),
+        None => String::new(),
+    }
+}
+
+impl fmt::Display for CheckFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CheckFailure::Baseline {
+                subject,
+                measured,
+                growth,
+                growth_percent,
+                baseline_size,
+                allowed,
+                limit,
+                new_paths,
+            } => write!(
+                f,
+                "closure of {subject} is {} and grew by {} ({:+.1}%) over the baseline {}, \
+                 more than the allowed {allowed} (limit {}); new since the baseline{}: {}",
+                format_size(*measured),
+                format_size(growth.unsigned_abs()),
+                growth_percent.unwrap_or(f64::INFINITY),
+                format_size(*baseline_size),
+                format_size(*limit),
+                group(new_paths),
+                name_list(new_paths),
+            ),
+            CheckFailure::Against {
+                subject,
+                measured,
+                ratio,
+                other_root,
+                other_size,
+                max_ratio,
+                limit,
+                only_in_root,
+            } => write!(
+                f,
+                "closure of {subject} is {} = {ratio:.2}× that of {} ({}), more than the \
+                 allowed {max_ratio}× (limit {}); only in {subject}{}: {}",
+                format_size(*measured),
+                name_of(other_root),
+                format_size(*other_size),
+                format_size(*limit),
+                group(only_in_root),
+                name_list(only_in_root),
+            ),
+            CheckFailure::MaxSize {
+                subject,
+                measured,
+                limit,
+                largest,
+            } => write!(
+                f,
+                "closure of {subject} is {}, over the --max-size limit {} by {}; largest by \
+                 added size: {}",
+                format_size(*measured),
+                format_size(*limit),
+                format_size(measured.saturating_sub(*limit)),
+                name_list(largest),
+            ),
+        }
+    }
+}
+
+impl fmt::Display for CheckWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CheckWarning::Input(w) => f.write_str(w),
+            CheckWarning::BaselineShrank { by } => write!(
+                f,
+                "the closure shrank by {} since the baseline; consider updating it \
+                 (`nixcut snapshot`)",
+                format_size(*by)
+            ),
+        }
+    }
+}
+
+/// In JSON a failure is its sentence (the contract's `failures: [string]`).
+impl Serialize for CheckFailure {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// In JSON a warning is its sentence.
+impl Serialize for CheckWarning {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// One row of the criteria table.
+pub(crate) struct Row {
+    pub name: &'static str,
+    pub measured: String,
+    pub limit: String,
+    pub reference: String,
+    pub difference: String,
+    pub pass: bool,
+}
+
+/// The criteria asked for, one row each.
+pub(crate) fn criteria(r: &CheckReport) -> Vec<Row> {
+    let mut rows = Vec::new();
+    if let Some(b) = &r.baseline {
+        let allowed = match (b.max_growth_percent, b.max_growth_bytes) {
+            (Some(p), _) => format!("{p}%"),
+            (_, Some(bytes)) => format_size(bytes),
+            _ => String::new(),
+        };
+        rows.push(Row {
+            name: "baseline",
+            measured: format_size(b.measured),
+            limit: format_size(b.limit),
+            reference: format!(
+                "{} {} + {allowed}",
+                name_of(&b.baseline_root),
+                format_size(b.baseline_size)
+            ),
+            difference: match b.growth_percent {
+                Some(p) => format!("{} ({p:+.1}%)", format_delta(b.growth)),
+                None => format_delta(b.growth),
+            },
+            pass: b.pass,
+        });
+    }
+    if let Some(a) = &r.against {
+        rows.push(Row {
+            name: "against",
+            measured: format_size(a.measured),
+            limit: format_size(a.limit),
+            reference: format!(
+                "{} {} × {}",
+                name_of(&a.other_root),
+                format_size(a.other_size),
+                a.max_ratio
+            ),
+            difference: format!("ratio {:.2}×", a.ratio),
+            pass: a.pass,
+        });
+    }
+    if let Some(s) = &r.max_size {
+        rows.push(Row {
+            name: "max-size",
+            measured: format_size(s.measured),
+            limit: format_size(s.limit),
+            reference: String::new(),
+            difference: if s.over_by() > 0 {
+                format!("{} over", format_size(s.over_by()))
+            } else {
+                format!("{} to spare", format_size(s.to_spare()))
+            },
+            pass: s.pass,
+        });
+    }
+    rows
+}
+
+/// `pass` or `FAIL`, for a table cell.
+pub(crate) fn verdict(pass: bool) -> &'static str {
+    if pass {
+        "pass"
+    } else {
+        "FAIL"
+    }
+}
+
+/// `llama-cpp-rocm-0.0.0: closure 6.9 MiB in 25 paths: FAILED`.
+pub(crate) fn header(r: &CheckReport) -> String {
+    let h = &r.header.closure;
+    let root = if h.roots.len() > 1 {
+        format!("{} roots", h.roots.len())
+    } else {
+        name_of(&h.root).to_string()
+    };
+    format!(
+        "{root}: closure {} in {} paths: {}",
+        format_size(r.closure_size),
+        r.path_count,
+        if r.pass { "pass" } else { "FAILED" }
+    )
+}
+
+/// A list of paths to show under the criteria: its title, the paths, what it hid.
+pub(crate) struct PathList<'a> {
+    pub title: String,
+    pub paths: &'a [Contributor],
+    pub rest: Option<&'a RestRow>,
+}
+
+fn extra<'a>(title: &str, e: &'a ExtraPaths) -> PathList<'a> {
+    PathList {
+        title: format!(
+            "{title} ({} paths, {}), by added size over the shared part",
+            e.count,
+            format_size(e.size)
+        ),
+        paths: e.top.as_slice(),
+        rest: e.rest.as_ref(),
+    }
+}
+
+/// The path lists to show, in order.
+pub(crate) fn lists(r: &CheckReport) -> Vec<PathList<'_>> {
+    let mut out = Vec::new();
+    if let Some(b) = &r.baseline {
+        if !b.new_paths.top.is_empty() {
+            out.push(extra("New since the baseline", &b.new_paths));
+        }
+    }
+    if let Some(a) = &r.against {
+        if !a.only_in_root.top.is_empty() {
+            out.push(extra(
+                &format!(
+                    "Only in {}, not in {}",
+                    name_of(&r.header.closure.root),
+                    name_of(&a.other_root)
+                ),
+                &a.only_in_root,
+            ));
+        }
+    }
+    if let Some(s) = &r.max_size {
+        if !s.pass && !s.largest.is_empty() {
+            out.push(PathList {
+                title: "Largest paths by added size".to_string(),
+                paths: s.largest.as_slice(),
+                rest: None,
+            });
+        }
+    }
+    out
+}
