@@ -28,7 +28,7 @@ pub fn pin<T: DeserializeOwned + Serialize>(what: &str, text: &str) -> T {
     typed
 }
 
-fn is_zero(n: &u64) -> bool {
+fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
@@ -57,7 +57,7 @@ pub struct WhyReport {
     pub roots: Vec<String>,
     pub source: SourceRef,
     pub closure_size: u64,
-    pub path_count: u64,
+    pub path_count: usize,
     pub sizes_known: bool,
     pub sort: String,
     pub paths: Vec<WhyPath>,
@@ -79,7 +79,7 @@ pub struct WhyPath {
     pub kept_by: Vec<HopEvidence>,
     /// Absent when 0.
     #[serde(default, skip_serializing_if = "is_zero")]
-    pub kept_by_more: u64,
+    pub kept_by_more: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -95,7 +95,7 @@ pub struct HopEvidence {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RestRow {
-    pub count: u64,
+    pub count: usize,
     pub nar_size: u64,
 }
 
@@ -109,7 +109,7 @@ pub struct WhyChainsReport {
     pub source: SourceRef,
     pub chain_count: u64,
     pub chain_count_saturated: bool,
-    pub paths_on_chains: u64,
+    pub paths_on_chains: usize,
     pub target_added_size: u64,
     pub tree: Option<ChainNode>,
     pub evidence: EvidenceLevel,
@@ -190,7 +190,7 @@ pub struct Snapshot {
     pub roots: Vec<String>,
     pub created_from: SourceRef,
     pub closure_size: u64,
-    pub path_count: u64,
+    pub path_count: usize,
     pub paths: Vec<SnapshotPath>,
 }
 
@@ -213,10 +213,10 @@ pub struct DiffReport {
     pub old: DiffSide,
     pub new: DiffSide,
     pub closure_size_delta: i64,
-    pub paths_added: u64,
-    pub paths_removed: u64,
-    pub paths_changed: u64,
-    pub paths_unchanged: u64,
+    pub paths_added: usize,
+    pub paths_removed: usize,
+    pub paths_changed: usize,
+    pub paths_unchanged: usize,
     pub packages: Vec<PackageDiff>,
     pub rest: Option<DiffRest>,
     pub warnings: Vec<String>,
@@ -229,7 +229,7 @@ pub struct DiffSide {
     pub roots: Vec<String>,
     pub source: SourceRef,
     pub closure_size: u64,
-    pub path_count: u64,
+    pub path_count: usize,
     pub sizes_known: bool,
 }
 
@@ -285,7 +285,7 @@ pub struct PathDiff {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DiffRest {
-    pub count: u64,
+    pub count: usize,
     pub nar_delta: i64,
 }
 
@@ -299,7 +299,7 @@ pub struct CheckReport {
     pub source: SourceRef,
     pub pass: bool,
     pub closure_size: u64,
-    pub path_count: u64,
+    pub path_count: usize,
     pub limit: u64,
     pub baseline: Option<BaselineCheck>,
     pub against: Option<AgainstCheck>,
@@ -350,7 +350,7 @@ pub struct MaxSizeCheck {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ExtraPaths {
-    pub count: u64,
+    pub count: usize,
     pub size: u64,
     pub top: Vec<Contributor>,
     pub rest: Option<RestRow>,
