@@ -423,11 +423,22 @@ mod tests {
         assert_eq!(b.new_paths.count, 1);
         assert_eq!(b.new_paths.top[0].path, format!("/nix/store/{}", path(2)));
         assert_eq!(b.new_paths.top[0].chain.len(), 2);
-        assert!(
-            r.failures[0].to_string().contains("p2 (1000 B)"),
-            "{}",
-            r.failures[0]
-        );
+        match &r.failures[..] {
+            [CheckFailure::Baseline {
+                subject,
+                growth: 1000,
+                baseline_size: 115,
+                limit: 120,
+                new_paths,
+                ..
+            }] => {
+                assert_eq!(subject, &CheckSubject::Root(r.header.closure.root.clone()));
+                assert_eq!(new_paths.group, Some((1, 1000)));
+                assert_eq!(new_paths.top, b.new_paths.top);
+                assert_eq!(new_paths.ranked, 1);
+            }
+            other => panic!("{other:?}"),
+        }
         assert_eq!(r.limit, 120);
 
         let generous = CheckOptions {
@@ -444,6 +455,22 @@ mod tests {
         assert!(
             check(&new, &bytes).unwrap().pass,
             "exactly at the limit passes"
+        );
+
+        // The other way round the check passes, and says the baseline could shrink.
+        let shrunk = check(
+            &old,
+            &CheckOptions {
+                baseline: Some((&new, Growth::default())),
+                top: 10,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert!(shrunk.pass && shrunk.failures.is_empty());
+        assert_eq!(
+            shrunk.warnings,
+            vec![CheckWarning::BaselineShrank { by: 1000 }]
         );
     }
 
@@ -468,14 +495,21 @@ mod tests {
         assert_eq!(a.only_in_root.count, 3);
         assert_eq!(a.only_in_root.size, 1110);
         assert!(r.max_size.as_ref().unwrap().pass);
-        assert_eq!(r.failures.len(), 1);
-        assert!(
-            r.failures[0]
-                .to_string()
-                .contains("p2 (1000 B), p1 (100 B)"),
-            "{}",
-            r.failures[0]
-        );
+        match &r.failures[..] {
+            [CheckFailure::Against {
+                other_size: 12,
+                limit: 24,
+                ratio,
+                only_in_root,
+                ..
+            }] => {
+                assert_eq!(*ratio, 1115.0 / 12.0, "unrounded, for the sentence");
+                assert_eq!(only_in_root.group, Some((3, 1110)));
+                assert_eq!(only_in_root.top, a.only_in_root.top);
+                assert_eq!(only_in_root.ranked, 2, "the root is never ranked");
+            }
+            other => panic!("{other:?}"),
+        }
         assert_eq!(r.limit, 24);
     }
 
@@ -490,17 +524,24 @@ mod tests {
             },
         )
         .unwrap();
-        let s = r.max_size.unwrap();
+        let s = r.max_size.as_ref().unwrap();
         assert!(!s.pass);
+        assert_eq!((s.over_by(), s.to_spare()), (1015, 0));
         assert_eq!(s.largest.len(), 2);
         assert_eq!(s.largest[0].added_size, 1000);
-        assert!(
-            r.failures[0]
-                .to_string()
-                .contains("over the --max-size limit 100 B by 1015 B"),
-            "{}",
-            r.failures[0]
-        );
+        match &r.failures[..] {
+            [CheckFailure::MaxSize {
+                measured: 1115,
+                limit: 100,
+                largest,
+                ..
+            }] => {
+                assert_eq!(largest.group, None);
+                assert_eq!(largest.top, s.largest);
+                assert_eq!(largest.ranked, 3, "every path but the root");
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
@@ -514,13 +555,12 @@ mod tests {
             },
         )
         .unwrap();
-        assert!(
-            r.failures[0]
-                .to_string()
-                .ends_with("largest by added size: nothing but the root itself"),
-            "{}",
-            r.failures[0]
-        );
+        match &r.failures[..] {
+            [CheckFailure::MaxSize { largest, .. }] => {
+                assert!(largest.top.is_empty() && largest.ranked == 0, "{largest:?}")
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -350,14 +350,16 @@ mod tests {
         assert_eq!(app.impact, 5169 - 110);
         assert_eq!(app.paths[0].change, PathChange::Changed);
         let blob = &r.packages[1];
-        assert_eq!(
-            (blob.change, blob.version_change.to_string().as_str()),
-            (PackageChange::Added, "∅ → 1.0")
-        );
+        let versions = |gone: &[&str], came: &[&str]| VersionChange {
+            gone: gone.iter().map(|s| s.to_string()).collect(),
+            came: came.iter().map(|s| s.to_string()).collect(),
+        };
+        assert_eq!(blob.change, PackageChange::Added);
+        assert_eq!(blob.version_change, versions(&[], &["1.0"]));
         assert_eq!(blob.added_size, 5007);
         let lib = &r.packages[2];
         assert_eq!(lib.change, PackageChange::Version);
-        assert_eq!(lib.version_change.to_string(), "1.0 → 2.0");
+        assert_eq!(lib.version_change, versions(&["1.0"], &["2.0"]));
         assert_eq!(lib.nar_delta, 50);
         let sum: i64 = r.packages.iter().map(|p| p.nar_delta).sum();
         assert_eq!(sum, r.closure_size_delta);

@@ -293,3 +293,125 @@ pub(crate) fn lists(r: &CheckReport) -> Vec<PathList<'_>> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn path(i: usize) -> String {
+        format!("/nix/store/{}-p{i}-1.0", "a".repeat(32))
+    }
+
+    fn contributor(i: usize, added_size: u64) -> Contributor {
+        Contributor {
+            path: path(i),
+            nar_size: added_size,
+            added_size,
+            chain: vec![path(0), path(i)],
+        }
+    }
+
+    #[test]
+    fn a_baseline_failure_names_five_paths_and_counts_the_rest() {
+        let f = CheckFailure::Baseline {
+            subject: CheckSubject::Root(path(0)),
+            measured: 3 << 20,
+            growth: 1 << 20,
+            growth_percent: Some(50.0),
+            baseline_size: 2 << 20,
+            allowed: AllowedGrowth::Percent(5.0),
+            limit: 2_202_009,
+            new_paths: Blame {
+                group: Some((9, 1 << 20)),
+                top: (1..=7).map(|i| contributor(i, 1000 - i as u64)).collect(),
+                ranked: 9,
+            },
+        };
+        assert_eq!(
+            f.to_string(),
+            "closure of p0-1.0 is 3.0 MiB and grew by 1.0 MiB (+50.0%) over the baseline \
+             2.0 MiB, more than the allowed 5% (limit 2.1 MiB); new since the baseline \
+             (9 paths, 1.0 MiB): p1-1.0 (999 B), p2-1.0 (998 B), p3-1.0 (997 B), \
+             p4-1.0 (996 B), p5-1.0 (995 B), … and 4 more"
+        );
+        assert_eq!(
+            serde_json::to_value(&f).unwrap(),
+            serde_json::Value::String(f.to_string()),
+            "JSON carries the same sentence"
+        );
+    }
+
+    #[test]
+    fn an_empty_baseline_grows_infinitely_and_several_roots_are_counted() {
+        let f = CheckFailure::Baseline {
+            subject: CheckSubject::Roots(2),
+            measured: 10,
+            growth: 10,
+            growth_percent: None,
+            baseline_size: 0,
+            allowed: AllowedGrowth::Bytes(4),
+            limit: 4,
+            new_paths: Blame {
+                group: Some((1, 10)),
+                top: vec![contributor(1, 10)],
+                ranked: 1,
+            },
+        };
+        let s = f.to_string();
+        assert!(
+            s.starts_with("closure of 2 roots is 10 B and grew by 10 B (+inf%)"),
+            "{s}"
+        );
+        assert!(s.contains("more than the allowed 4 B (limit 4 B)"), "{s}");
+        assert!(s.ends_with(": p1-1.0 (10 B)"), "{s}");
+    }
+
+    #[test]
+    fn against_and_max_size_sentences() {
+        let against = CheckFailure::Against {
+            subject: CheckSubject::Root(path(0)),
+            measured: 1115,
+            ratio: 1115.0 / 12.0,
+            other_root: path(9),
+            other_size: 12,
+            max_ratio: 2.0,
+            limit: 24,
+            only_in_root: Blame {
+                group: Some((3, 1110)),
+                top: vec![contributor(2, 1000), contributor(1, 100)],
+                ranked: 2,
+            },
+        };
+        assert_eq!(
+            against.to_string(),
+            "closure of p0-1.0 is 1.1 KiB = 92.92× that of p9-1.0 (12 B), more than the \
+             allowed 2× (limit 24 B); only in p0-1.0 (3 paths, 1.1 KiB): p2-1.0 (1000 B), \
+             p1-1.0 (100 B)"
+        );
+        let max = CheckFailure::MaxSize {
+            subject: CheckSubject::Root(path(0)),
+            measured: 5000,
+            limit: 100,
+            largest: Blame {
+                group: None,
+                top: Vec::new(),
+                ranked: 0,
+            },
+        };
+        assert_eq!(
+            max.to_string(),
+            "closure of p0-1.0 is 4.9 KiB, over the --max-size limit 100 B by 4.8 KiB; \
+             largest by added size: nothing but the root itself"
+        );
+    }
+
+    #[test]
+    fn warnings() {
+        assert_eq!(
+            CheckWarning::BaselineShrank { by: 2048 }.to_string(),
+            "the closure shrank by 2.0 KiB since the baseline; consider updating it \
+             (`nixcut snapshot`)"
+        );
+        assert_eq!(CheckWarning::Input("as is".into()).to_string(), "as is");
+    }
+}

@@ -131,3 +131,37 @@ pub(crate) const NOTE: &str = "impact: what the package's new paths bring into t
 beyond the old one, minus what its old paths brought (added size over the shared part; \
 impacts overlap). NAR Δ: change of the package's own NAR sizes, as `nix store \
 diff-closures` counts it.";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn change(gone: &[&str], came: &[&str]) -> VersionChange {
+        VersionChange {
+            gone: gone.iter().map(|s| s.to_string()).collect(),
+            came: came.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn version_changes_in_diff_closures_notation() {
+        assert_eq!(change(&["5.7.1"], &["6.0.0"]).to_string(), "5.7.1 → 6.0.0");
+        assert_eq!(change(&[], &["1.0"]).to_string(), "∅ → 1.0");
+        assert_eq!(change(&["", "2"], &[]).to_string(), "ε, 2 → ∅");
+        assert_eq!(change(&[], &[]).to_string(), "");
+        assert_eq!(
+            serde_json::to_string(&change(&[], &["1.0"])).unwrap(),
+            "\"∅ → 1.0\""
+        );
+    }
+
+    #[test]
+    fn warnings_say_their_side() {
+        let w = DiffWarning {
+            side: Side::New,
+            message: "sizes unknown".into(),
+        };
+        assert_eq!(w.to_string(), "NEW: sizes unknown");
+        assert_eq!(serde_json::to_string(&w).unwrap(), "\"NEW: sizes unknown\"");
+    }
+}
