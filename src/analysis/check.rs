@@ -28,8 +28,8 @@ use crate::graph::{
 };
 use crate::report::{
     AgainstCheck, AllowedGrowth, BaselineCheck, Blame, CheckFailure, CheckReport, CheckSubject,
-    CheckWarning, ClosureHeader, ClosureRef, Contributor, ExtraPaths, MaxSizeCheck, RestRow,
-    SourceRef,
+    CheckWarning, ClosureHeader, ClosureRef, Contributor, ExtraPaths, MaxSizeCheck, PathGroup,
+    RestRow, SourceRef,
 };
 use crate::store::{Closure, StoreDir};
 
@@ -180,7 +180,10 @@ impl<'a> Reference<'a> {
 /// roots are never ranked).
 fn blame(e: &ExtraPaths) -> Blame {
     Blame {
-        group: Some((e.count, e.size)),
+        group: Some(PathGroup {
+            count: e.count,
+            size: e.size,
+        }),
         top: e.top.clone(),
         ranked: e.top.len() + e.rest.as_ref().map_or(0, |r| r.count),
     }
@@ -433,7 +436,13 @@ mod tests {
                 ..
             }] => {
                 assert_eq!(subject, &CheckSubject::Root(r.header.closure.root.clone()));
-                assert_eq!(new_paths.group, Some((1, 1000)));
+                assert_eq!(
+                    new_paths.group,
+                    Some(PathGroup {
+                        count: 1,
+                        size: 1000
+                    })
+                );
                 assert_eq!(new_paths.top, b.new_paths.top);
                 assert_eq!(new_paths.ranked, 1);
             }
@@ -504,7 +513,13 @@ mod tests {
                 ..
             }] => {
                 assert_eq!(*ratio, 1115.0 / 12.0, "unrounded, for the sentence");
-                assert_eq!(only_in_root.group, Some((3, 1110)));
+                assert_eq!(
+                    only_in_root.group,
+                    Some(PathGroup {
+                        count: 3,
+                        size: 1110
+                    })
+                );
                 assert_eq!(only_in_root.top, a.only_in_root.top);
                 assert_eq!(only_in_root.ranked, 2, "the root is never ranked");
             }

@@ -133,17 +133,25 @@ pub enum AllowedGrowth {
     Bytes(u64),
 }
 
-/// The paths a failure names: a count and size of the group (`None` for the whole
+/// The paths a failure names: the group they come from (`None` when it is the whole
 /// closure), and its first ranked paths.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Blame {
-    /// How many paths the group has and their NAR sizes together (`None` when the
+    /// The paths ROOT has and the reference lacks (`None` for `--max-size`, where the
     /// group is the whole closure).
-    pub group: Option<(usize, u64)>,
+    pub group: Option<PathGroup>,
     /// The first ranked paths (`--top` of them), most to blame first.
     pub top: Vec<Contributor>,
     /// How many paths were ranked in all (the roots never are).
     pub ranked: usize,
+}
+
+/// A set of paths, by count and size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PathGroup {
+    pub count: usize,
+    /// Their NAR sizes together.
+    pub size: u64,
 }
 
 /// A warning the check adds to those of loading its inputs.

@@ -21,7 +21,7 @@ mod why;
 
 pub use check::{
     AgainstCheck, AllowedGrowth, BaselineCheck, Blame, CheckFailure, CheckReport, CheckSubject,
-    CheckWarning, Contributor, ExtraPaths, MaxSizeCheck,
+    CheckWarning, Contributor, ExtraPaths, MaxSizeCheck, PathGroup,
 };
 pub use diff::{
     DiffReport, DiffRest, DiffSide, DiffWarning, PackageChange, PackageDiff, PathChange,

@@ -9,7 +9,7 @@ use serde::{Serialize, Serializer};
 use crate::render::text::{format_delta, name_of};
 use crate::report::{
     AllowedGrowth, Blame, CheckFailure, CheckReport, CheckSubject, CheckWarning, Contributor,
-    ExtraPaths, RestRow,
+    ExtraPaths, PathGroup, RestRow,
 };
 use crate::store::format_size;
 
@@ -56,7 +56,7 @@ fn name_list(b: &Blame) -> String {
 /// ` (3 paths, 2.0 MiB)` for a group, nothing for the whole closure.
 fn group(b: &Blame) -> String {
     match b.group {
-        Some((count, size)) => format!(" ({count} paths, {})", format_size(size)),
+        Some(PathGroup { count, size }) => format!(" ({count} paths, {})", format_size(size)),
         None => String::new(),
     }
 }
@@ -322,7 +322,10 @@ mod tests {
             allowed: AllowedGrowth::Percent(5.0),
             limit: 2_202_009,
             new_paths: Blame {
-                group: Some((9, 1 << 20)),
+                group: Some(PathGroup {
+                    count: 9,
+                    size: 1 << 20,
+                }),
                 top: (1..=7).map(|i| contributor(i, 1000 - i as u64)).collect(),
                 ranked: 9,
             },
@@ -352,7 +355,7 @@ mod tests {
             allowed: AllowedGrowth::Bytes(4),
             limit: 4,
             new_paths: Blame {
-                group: Some((1, 10)),
+                group: Some(PathGroup { count: 1, size: 10 }),
                 top: vec![contributor(1, 10)],
                 ranked: 1,
             },
@@ -377,7 +380,10 @@ mod tests {
             max_ratio: 2.0,
             limit: 24,
             only_in_root: Blame {
-                group: Some((3, 1110)),
+                group: Some(PathGroup {
+                    count: 3,
+                    size: 1110,
+                }),
                 top: vec![contributor(2, 1000), contributor(1, 100)],
                 ranked: 2,
             },
