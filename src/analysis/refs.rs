@@ -131,9 +131,13 @@ pub fn refs(
         .collect();
     let mut warnings = load_warnings(c);
     if let Files::Unavailable { looked_in } = &opts.files {
+        let looked = if looked_in.as_os_str().is_empty() {
+            "no store directory was given".to_string()
+        } else {
+            format!("not in {}", looked_in.display())
+        };
         warnings.push(format!(
-            "the files of these paths are not available (not in {}, no NARs in the input): evidence is graph-level only; use --store-root or a binary cache with nar/",
-            looked_in.display()
+            "the files of these paths are not available ({looked}, no NARs in the input): evidence is graph-level only; use --store-root or a binary cache with nar/"
         ));
     }
     let files_from = opts.files.kind();

@@ -17,7 +17,7 @@ use args::{Command, FormatArg, GlobalArgs, RefsArgs, SortArg, WhyArgs};
 use nixcut::analysis;
 use nixcut::evidence::ScanCache;
 use nixcut::load::{load, LoadOptions};
-use nixcut::render::{render, Format, Render, Style};
+use nixcut::render::{render, Format, Report, Style};
 use nixcut::source::{self, Files};
 use nixcut::store::{Closure, StoreDir};
 
@@ -94,7 +94,7 @@ fn print_warnings(warnings: &[String], quiet: bool) {
     }
 }
 
-fn emit<R: Render>(report: &R, format: Format, style: &Style) -> Result<()> {
+fn emit<'a>(report: impl Into<Report<'a>>, format: Format, style: &Style) -> Result<()> {
     let stdout = io::stdout();
     // Large reports: fewer, bigger writes.
     let mut out = io::BufWriter::with_capacity(1 << 20, stdout.lock());
@@ -176,11 +176,11 @@ fn scan_cache(no_cache: bool) -> Option<ScanCache> {
 
 /// Clear the progress bar, print warnings on stderr (Markdown carries them itself) and
 /// write the report.
-fn show<R: Render>(
+fn show<'a>(
     g: &GlobalArgs,
     bar: Option<Progress>,
     warnings: &[String],
-    report: &R,
+    report: impl Into<Report<'a>>,
     format: Format,
     style: &Style,
 ) -> Result<()> {

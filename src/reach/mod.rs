@@ -307,6 +307,10 @@ impl Reached {
     }
 }
 
+/// An edge to follow: the absolute path it names, why, and what the target inherits
+/// (the loader chain's `DT_RPATH`, the directory a library was found in).
+type Edge = (Vec<u8>, Why, Vec<String>, Option<Vec<u8>>);
+
 struct Item {
     file: FileId,
     /// `DT_RPATH` directories of the objects that loaded this one (the loader chain).
@@ -333,7 +337,7 @@ pub fn reach(inv: &Inventory<'_>, entry_points: impl IntoIterator<Item = FileId>
         }
     }
     while let Some(item) = queue.pop_front() {
-        let mut edges: Vec<(Vec<u8>, Why, Vec<String>, Option<Vec<u8>>)> = Vec::new();
+        let mut edges: Vec<Edge> = Vec::new();
         let f = item.file;
         let e = inv.entry(f);
         match e.entry {

@@ -92,7 +92,7 @@ fn reached_names(w: &World, from: (usize, &str)) -> Vec<String> {
 
 fn has(v: &[String], p: &StorePath, rel: &str) -> bool {
     let want = format!("/{p}/{rel}");
-    v.iter().any(|x| *x == want)
+    v.contains(&want)
 }
 
 #[test]
