@@ -206,6 +206,7 @@ fn cmd_refs(g: &GlobalArgs, a: &RefsArgs, format: Format, style: &Style) -> Resu
         discover: a.discover,
         max_evidence: a.max_evidence,
         cache: scan_cache(a.no_cache),
+        explain: a.explain.clone(),
         ..Default::default()
     };
     let inputs: Vec<(String, bool)> = match &a.closure {

@@ -23,6 +23,57 @@ pub struct RefsReport {
     pub discover: bool,
     pub paths: Vec<RefsPath>,
     pub warnings: Vec<String>,
+    /// `--explain FILE`: how the consumer reaches that file (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explain: Option<Explanation>,
+}
+
+/// How the consumer of `refs --closure ROOT` reaches one file (`--explain FILE`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Explanation {
+    /// The file asked about, as given.
+    pub file: String,
+    /// Whether ROOT loads, runs or opens it at run time.
+    pub reached: bool,
+    /// The chain of loads from one of ROOT's own files to it (empty when not reached).
+    pub chain: Vec<ReachStep>,
+}
+
+/// One hop of an [`Explanation`]: the file reached and how.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReachStep {
+    /// The full logical path of the file.
+    pub file: String,
+    /// How the previous file reached it.
+    pub via: ReachVia,
+    /// The library name, search directory or rule involved (empty when none).
+    pub detail: String,
+}
+
+/// How one file reaches the next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReachVia {
+    /// One of the consumer's own run-time files.
+    EntryPoint,
+    /// The program interpreter (`PT_INTERP`).
+    Interpreter,
+    /// A `DT_NEEDED` library, found in a search directory.
+    Needed,
+    /// A library named for `dlopen`, found in a search directory.
+    Dlopen,
+    /// A script's `#!` interpreter.
+    Shebang,
+    /// A store path named in a script line or an ELF data string.
+    Named,
+    /// A symlink's target.
+    Symlink,
+    /// An entry below a reached directory.
+    Inside,
+    /// A data directory a library opens beside itself.
+    DataDir,
 }
 
 /// The references of one store path.

@@ -139,6 +139,8 @@ pub struct RefsReport {
     pub discover: bool,
     pub paths: Vec<RefsPath>,
     pub warnings: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explain: Option<Explanation>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -179,6 +181,23 @@ pub struct EvidenceItem {
     pub file_class: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reached: Option<bool>,
+}
+
+/// `refs --explain FILE`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Explanation {
+    pub file: String,
+    pub reached: bool,
+    pub chain: Vec<ReachStep>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReachStep {
+    pub file: String,
+    pub via: String,
+    pub detail: String,
 }
 
 /// A `nixcut snapshot` file.

@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 
 use super::md_cell;
-use crate::render::words::refs::{kinds, ref_label};
+use crate::render::words::refs::{explain_heading, kinds, reach_step, ref_label};
 use crate::report::RefsReport;
 
 pub(super) fn refs(r: &RefsReport, out: &mut dyn Write) -> io::Result<()> {
@@ -29,6 +29,19 @@ pub(super) fn refs(r: &RefsReport, out: &mut dyn Write) -> io::Result<()> {
                 e.evidence_count,
                 md_cell(&kinds(e)),
                 first
+            )?;
+        }
+        writeln!(out)?;
+    }
+    if let Some(e) = &r.explain {
+        writeln!(out, "**{}**\n", md_cell(&explain_heading(e)))?;
+        for (i, s) in e.chain.iter().enumerate() {
+            writeln!(
+                out,
+                "{}. `{}` ← {}",
+                i + 1,
+                md_cell(&s.file),
+                md_cell(&reach_step(s))
             )?;
         }
         writeln!(out)?;

@@ -6,7 +6,9 @@ use std::io::{self, Write};
 use comfy_table::{Cell, CellAlignment};
 
 use super::{bold, new_table};
-use crate::render::words::refs::{clip, kinds, path_heading, ref_label, SHOWN};
+use crate::render::words::refs::{
+    clip, explain_heading, kinds, path_heading, reach_step, ref_label, SHOWN,
+};
 use crate::render::Style;
 use crate::report::{EvidenceLevel, RefsReport};
 
@@ -57,6 +59,12 @@ pub(super) fn refs(r: &RefsReport, style: &Style, out: &mut dyn Write) -> io::Re
     }
     if r.evidence == EvidenceLevel::Graph {
         writeln!(out, "evidence: graph-level only (files unavailable).")?;
+    }
+    if let Some(e) = &r.explain {
+        writeln!(out, "{}", bold(&explain_heading(e), style))?;
+        for (i, s) in e.chain.iter().enumerate() {
+            writeln!(out, "  {}. {}  ← {}", i + 1, s.file, reach_step(s))?;
+        }
     }
     Ok(())
 }
