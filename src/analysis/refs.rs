@@ -128,11 +128,14 @@ fn targets(c: &Closure, opts: &RefsOptions) -> Result<Vec<StorePath>, AnalysisEr
         let roots = pick_roots(c, opts.root.as_deref())?;
         return Ok(c.restrict_to(&roots).paths.keys().cloned().collect());
     }
-    let mut v = Vec::new();
+    let mut v: Vec<StorePath> = Vec::new();
     for q in &opts.paths {
-        v.push(c.select_root(q)?);
+        let p = c.select_root(q)?;
+        // Each path once, in the order first named.
+        if !v.contains(&p) {
+            v.push(p);
+        }
     }
-    v.dedup();
     Ok(v)
 }
 
@@ -203,6 +206,7 @@ pub fn refs(
         },
         files_from,
         discover: opts.discover,
+        max_evidence: opts.max_evidence.map(|m| m as u64),
         paths,
         warnings,
         explain,

@@ -243,7 +243,12 @@ fn cmd_refs(g: &GlobalArgs, a: &RefsArgs, format: Format, style: &Style) -> Resu
         match &mut merged {
             None => merged = Some(report),
             Some(m) => {
-                m.paths.extend(report.paths);
+                // The same path named twice (`refs X X`, or through two inputs) is
+                // reported once.
+                let seen: std::collections::HashSet<String> =
+                    m.paths.iter().map(|p| p.path.clone()).collect();
+                m.paths
+                    .extend(report.paths.into_iter().filter(|p| !seen.contains(&p.path)));
                 m.warnings.extend(report.warnings);
             }
         }

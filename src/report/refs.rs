@@ -21,6 +21,10 @@ pub struct RefsReport {
     /// Whether candidates were every path of the closure (`--discover`) rather than
     /// each path's registered references.
     pub discover: bool,
+    /// `--max-evidence N`: at most N evidence items are listed per reference (absent:
+    /// all are listed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_evidence: Option<u64>,
     pub paths: Vec<RefsPath>,
     pub warnings: Vec<String>,
     /// `--explain FILE`: how the consumer reaches that file (absent otherwise).
@@ -109,6 +113,9 @@ pub struct RefEntry {
     pub evidence_count: u64,
     /// Hits dropped by the per-file cap.
     pub capped: u64,
+    /// Hits counted but not listed in `evidence` (the per-file cap and
+    /// `--max-evidence` together): `evidence_count - evidence.len()`.
+    pub omitted: u64,
     /// Hit counts per evidence kind.
     pub kinds: BTreeMap<String, u64>,
     pub evidence: Vec<EvidenceItem>,

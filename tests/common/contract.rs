@@ -137,6 +137,8 @@ pub struct RefsReport {
     pub evidence: EvidenceLevel,
     pub files_from: String,
     pub discover: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_evidence: Option<u64>,
     pub paths: Vec<RefsPath>,
     pub warnings: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -165,6 +167,7 @@ pub struct RefEntry {
     pub self_reference: bool,
     pub evidence_count: u64,
     pub capped: u64,
+    pub omitted: u64,
     pub kinds: BTreeMap<String, u64>,
     pub evidence: Vec<EvidenceItem>,
 }

@@ -33,7 +33,12 @@ pub(super) fn refs(r: &RefsReport, style: &Style, out: &mut dyn Write) -> io::Re
         }
         for e in p.references.iter().filter(|e| !e.evidence.is_empty()) {
             writeln!(out, "  {} ({}):", ref_label(e), e.verdict)?;
-            for item in e.evidence.iter().take(SHOWN) {
+            // With --max-evidence the user chose how many: show what the report lists.
+            let shown = match r.max_evidence {
+                Some(_) => e.evidence.len(),
+                None => e.evidence.len().min(SHOWN),
+            };
+            for item in e.evidence.iter().take(shown) {
                 writeln!(
                     out,
                     "    {}@{} {} {}",
@@ -47,7 +52,7 @@ pub(super) fn refs(r: &RefsReport, style: &Style, out: &mut dyn Write) -> io::Re
                     clip(&item.detail, 120)
                 )?;
             }
-            let more = e.evidence_count.saturating_sub(SHOWN as u64);
+            let more = e.evidence_count.saturating_sub(shown as u64);
             if more > 0 {
                 writeln!(out, "    … {more} more (--format json lists them)")?;
             }
