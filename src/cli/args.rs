@@ -244,6 +244,10 @@ pub struct WhyArgs {
     /// Do not scan files for evidence, even when they are available (graph only).
     #[arg(long)]
     pub no_evidence: bool,
+    /// Tables in full: every path's chain from ROOT and every scanned referrer's
+    /// evidence (the default is one line per path with the main reason it is kept).
+    #[arg(long)]
+    pub long: bool,
     /// Neither read nor write the scan cache.
     #[arg(long)]
     pub no_cache: bool,

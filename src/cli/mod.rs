@@ -56,17 +56,18 @@ fn style_for(g: &GlobalArgs) -> Style {
         "never" => false,
         _ => tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
     };
-    // A terminal that reports no usable width (a pseudo-terminal with 0 columns, as
-    // the builder of a Nix derivation gets) is treated like a pipe: no wrapping.
+    // Tables fit the terminal; a pipe, a file, or a terminal that reports no usable
+    // width (a pseudo-terminal with 0 columns, as a Nix builder gets) gets 120 columns.
     let width = if tty {
         comfy_table::Table::new().width().filter(|&w| w >= 40)
     } else {
         None
     };
     Style {
-        width,
+        width: Some(width.unwrap_or(120)),
         color,
         pretty_json: tty,
+        long: false,
     }
 }
 
@@ -104,6 +105,10 @@ fn emit<'a>(report: impl Into<Report<'a>>, format: Format, style: &Style) -> Res
 }
 
 fn cmd_why(g: &GlobalArgs, a: &WhyArgs, format: Format, style: &Style) -> Result<Outcome> {
+    let style = &Style {
+        long: a.long,
+        ..*style
+    };
     let closure = load_input(g, &a.input)?;
     let evidence = analysis::EvidenceOptions {
         enabled: !a.no_evidence,
