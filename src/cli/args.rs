@@ -167,7 +167,7 @@ pub struct CheckArgs {
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<String>,
     /// How much the closure may grow over the baseline: a percentage (`5%`, or a bare
-    /// number) or a size (`10MiB`). Default 5%.
+    /// number) or a size with a unit, as for --max-size (`10MiB`, `50MB`). Default 5%.
     #[arg(long, value_name = "G", requires = "baseline")]
     pub max_growth: Option<String>,
     /// Compare with another closure (e.g. the CUDA build of the same program).
@@ -176,7 +176,10 @@ pub struct CheckArgs {
     /// With --against: how many times OTHER's closure size ROOT's may be (`2`, `1.5`).
     #[arg(long, value_name = "R", requires = "against", value_parser = parse_ratio)]
     pub max_ratio: Option<f64>,
-    /// An absolute budget for the closure size (`500M`, `1.5GiB`, bytes).
+    /// An absolute budget for the closure size: bytes, or a number with a unit taken as
+    /// written: KiB, MiB, GiB, TiB, PiB, EiB (and a bare K, M, G, T, P, E, as Nix
+    /// prints sizes) are powers of 1024; kB, MB, GB, TB, PB, EB are powers of 1000
+    /// (GB = 10^9 bytes). `500M`, `1.5GiB`, `20GB`; at most 2^64 - 1 bytes.
     #[arg(long, value_name = "SIZE")]
     pub max_size: Option<String>,
     /// How many paths to list per criterion.

@@ -11,24 +11,36 @@ use super::{emit, load_input, print_warnings, Outcome};
 use nixcut::analysis::{self, CheckOptions, Growth};
 use nixcut::render::{render, Format, Style};
 use nixcut::report::CheckReport;
-use nixcut::store::parse_size;
+use nixcut::store::{parse_size, Closure, SizeParseError};
 
 /// `--max-growth`: `5%` or a bare number is a percentage, anything with a unit a size.
 fn parse_growth(s: &str) -> Result<Growth> {
     let t = s.trim();
     let pct = t.strip_suffix('%').unwrap_or(t).trim();
     if let Ok(p) = pct.parse::<f64>() {
-        if p.is_finite() && p >= 0.0 {
-            return Ok(Growth::Percent(p));
-        }
-        return Err(anyhow!("--max-growth `{s}` must be zero or more"));
+        return if p.is_nan() {
+            Err(anyhow!("--max-growth `{s}` is not a percentage (e.g. 5%)"))
+        } else if p.is_infinite() {
+            Err(anyhow!(
+                "--max-growth `{s}` is out of range: a percentage must be a finite number"
+            ))
+        } else if p < 0.0 {
+            Err(anyhow!(
+                "--max-growth `{s}` is negative: the growth allowed is zero or more"
+            ))
+        } else {
+            Ok(Growth::Percent(p))
+        };
     }
     if t.ends_with('%') {
         return Err(anyhow!("--max-growth `{s}` is not a percentage (e.g. 5%)"));
     }
-    parse_size(t)
-        .map(Growth::Bytes)
-        .map_err(|e| anyhow!("--max-growth: {e}, or a percentage such as 5%"))
+    parse_size(t).map(Growth::Bytes).map_err(|e| match e {
+        SizeParseError::Malformed(_) => {
+            anyhow!("--max-growth: {e}; or give a percentage such as 5%")
+        }
+        _ => anyhow!("--max-growth: {e}"),
+    })
 }
 
 pub(super) fn run(g: &GlobalArgs, a: &CheckArgs, format: Format, style: &Style) -> Result<Outcome> {
@@ -142,6 +154,11 @@ mod tests {
         assert_eq!(parse_growth("2.5").unwrap(), Growth::Percent(2.5));
         assert_eq!(parse_growth("10MiB").unwrap(), Growth::Bytes(10 << 20));
         assert!(parse_growth("-1%").is_err());
+        assert!(parse_growth("1e999%")
+            .unwrap_err()
+            .to_string()
+            .contains("out of range"));
+        assert!(parse_growth("NaN%").is_err());
         assert!(parse_growth("lots%").is_err());
         assert!(parse_growth("12Q").is_err());
     }
