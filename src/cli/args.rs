@@ -185,6 +185,11 @@ pub struct CheckArgs {
     /// How many paths to list per criterion.
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub top: usize,
+    /// Check inputs whose references leave them (`nix path-info --json` without `-r`)
+    /// instead of refusing them: their sizes are lower bounds, so the gate may pass
+    /// when the real closure would not.
+    #[arg(long)]
+    pub allow_partial: bool,
     /// Append the Markdown report to FILE (default: $GITHUB_STEP_SUMMARY when set).
     #[arg(long, value_name = "FILE")]
     pub summary: Option<PathBuf>,

@@ -61,6 +61,15 @@ pub(super) fn run(g: &GlobalArgs, a: &CheckArgs, format: Format, style: &Style) 
         Some(o) => Some(load_input(g, o).context("cannot load OTHER (--against)")?),
         None => None,
     };
+    if !a.allow_partial {
+        require_complete(&closure, g.root.as_deref(), "ROOT")?;
+        if let Some(b) = &baseline {
+            require_complete(b, None, "the baseline (--baseline)")?;
+        }
+        if let Some(o) = &other {
+            require_complete(o, None, "OTHER (--against)")?;
+        }
+    }
     let opts = CheckOptions {
         root: g.root.clone(),
         baseline: baseline.as_ref().map(|b| (b, growth)),
@@ -96,6 +105,34 @@ pub(super) fn run(g: &GlobalArgs, a: &CheckArgs, format: Format, style: &Style) 
     } else {
         Outcome::CheckFailed
     })
+}
+
+/// A gate measured on an incomplete closure passes too easily: refuse an input whose
+/// references leave the loaded set (`nix path-info --json X` without `-r`). With
+/// `--root`, only that root's part of the input counts; a `--root` that matches
+/// nothing is left for the analysis to report.
+fn require_complete(c: &Closure, root: Option<&str>, what: &str) -> Result<()> {
+    let part;
+    let c = match root.map(|q| c.select_root(q)) {
+        Some(Ok(r)) => {
+            part = c.restrict_to(&[r]);
+            &part
+        }
+        _ => c,
+    };
+    let missing = c.missing_references();
+    let Some((from, to)) = missing.first() else {
+        return Ok(());
+    };
+    Err(anyhow!(
+        "{what} `{}` is not a complete closure: {} reference(s) point to paths it does not \
+         describe (first: {} -> {}), so its size would be too small to gate on; give the \
+         whole closure (`nix path-info --json -r`), or pass --allow-partial to check it anyway",
+        c.origin,
+        missing.len(),
+        c.store_dir.display(from),
+        c.store_dir.display(to)
+    ))
 }
 
 /// Append the Markdown report to `file` (created if missing).
