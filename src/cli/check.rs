@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, Context, Result};
 
 use super::args::{CheckArgs, GlobalArgs};
-use super::{emit, load_input, print_warnings, Outcome};
+use super::{emit, is_broken_pipe, load_input, print_warnings, Outcome};
 use nixcut::analysis::{self, CheckOptions, Growth};
 use nixcut::render::{render, Format, Style};
 use nixcut::report::CheckReport;
@@ -82,7 +82,9 @@ pub(super) fn run(g: &GlobalArgs, a: &CheckArgs, format: Format, style: &Style) 
     if format != Format::Markdown {
         print_warnings(&report.warnings, g.quiet);
     }
-    emit(&report, format, style)?;
+    // The verdict is the exit code: a reader that stopped early (`check … | head`)
+    // must not turn a failure into a pass, so a closed stdout only ends the output.
+    tolerate_closed_stdout(emit(&report, format, style))?;
 
     // CI integration, after the report so a failure to write the summary still shows it.
     let env_summary = std::env::var_os("GITHUB_STEP_SUMMARY")
@@ -98,13 +100,20 @@ pub(super) fn run(g: &GlobalArgs, a: &CheckArgs, format: Format, style: &Style) 
         (None, None) => {}
     }
     if std::env::var("GITHUB_ACTIONS").as_deref() == Ok("true") && !report.pass {
-        annotate(&report, format)?;
+        tolerate_closed_stdout(annotate(&report, format))?;
     }
     Ok(if report.pass {
         Outcome::Success
     } else {
         Outcome::CheckFailed
     })
+}
+
+fn tolerate_closed_stdout(r: Result<()>) -> Result<()> {
+    match r {
+        Err(e) if is_broken_pipe(&e) => Ok(()),
+        other => other,
+    }
 }
 
 /// A gate measured on an incomplete closure passes too easily: refuse an input whose

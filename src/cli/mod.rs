@@ -95,10 +95,58 @@ fn print_warnings(warnings: &[String], quiet: bool) {
 fn emit<R: Render>(report: &R, format: Format, style: &Style) -> Result<()> {
     let stdout = io::stdout();
     // Large reports: fewer, bigger writes.
-    let mut out = io::BufWriter::with_capacity(1 << 20, stdout.lock());
-    render(report, format, style, &mut out)
-        .and_then(|()| out.flush())
-        .context("cannot write the report to standard output")
+    let mut out = io::BufWriter::with_capacity(1 << 20, PipeWatch::new(stdout.lock()));
+    let res = render(report, format, style, &mut out).and_then(|()| out.flush());
+    match res {
+        // A renderer may wrap the write error (serde_json does) and lose its kind; the
+        // watch saw it, so a closed stdout is reported as what it is.
+        Err(_) if out.get_ref().broken => Err(io::Error::from(io::ErrorKind::BrokenPipe)),
+        other => other,
+    }
+    .context("cannot write the report to standard output")
+}
+
+/// A writer that remembers whether a write failed because the reader went away.
+struct PipeWatch<W> {
+    inner: W,
+    broken: bool,
+}
+
+impl<W> PipeWatch<W> {
+    fn new(inner: W) -> Self {
+        PipeWatch {
+            inner,
+            broken: false,
+        }
+    }
+
+    fn note<T>(&mut self, r: io::Result<T>) -> io::Result<T> {
+        if let Err(e) = &r {
+            self.broken |= e.kind() == io::ErrorKind::BrokenPipe;
+        }
+        r
+    }
+}
+
+impl<W: Write> Write for PipeWatch<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let r = self.inner.write(buf);
+        self.note(r)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        let r = self.inner.flush();
+        self.note(r)
+    }
+}
+
+/// Whether an error is a closed standard output (`nixcut … | head`), which is not a
+/// failure of the command.
+pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<io::Error>()
+            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+    })
 }
 
 fn cmd_why(g: &GlobalArgs, a: &WhyArgs, format: Format, style: &Style) -> Result<Outcome> {
