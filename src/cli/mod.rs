@@ -191,6 +191,9 @@ fn cmd_why(g: &GlobalArgs, a: &WhyArgs, format: Format, style: &Style) -> Result
             discard(report);
         }
         Some(target) => {
+            // Checked here so that the message names it as the TARGET; the analysis
+            // resolves it again (a lookup).
+            closure.select_path(target, "TARGET")?;
             let report =
                 analysis::why_chains(&closure, g.root.as_deref(), target, &evidence, Some(&tick))?;
             show(g, bar, &report.warnings, &report, format, style)?;
