@@ -237,8 +237,39 @@ pub fn load(input: &str, opts: &LoadOptions) -> Result<Closure, LoadError> {
             }
         },
     };
+    refuse_size_overflow(&closure, path)?;
     warn_if_not_closed(&mut closure);
     Ok(closure)
+}
+
+/// Refuse a closure whose NAR sizes add up past `u64::MAX`: every size nixcut computes
+/// is a sum of them, and none may wrap (two paths of 2^63 bytes would otherwise weigh 0).
+fn refuse_size_overflow(c: &Closure, path: &Path) -> Result<(), LoadError> {
+    if c.total_nar_size().is_some() {
+        return Ok(());
+    }
+    let largest = c
+        .paths
+        .values()
+        .filter_map(|i| Some((i.nar_size?, &i.path)))
+        .max();
+    let example = largest
+        .map(|(size, p)| {
+            format!(
+                " (the largest: {} with {size} bytes)",
+                c.store_dir.display(p)
+            )
+        })
+        .unwrap_or_default();
+    Err(LoadError::Invalid {
+        path: path.to_path_buf(),
+        message: format!(
+            "the NAR sizes of its {} paths add up to more than {} bytes (2^64 - 1), more \
+             than any store holds: a size is wrong{example}",
+            c.paths.len(),
+            u64::MAX
+        ),
+    })
 }
 
 fn load_detected(

@@ -174,7 +174,16 @@ pub fn parse(text: &str, path: &Path, opts: &LoadOptions) -> Result<Closure, Loa
                 ),
             ));
         }
-        total = total.saturating_add(p.nar_size);
+        total = total.checked_add(p.nar_size).ok_or_else(|| {
+            invalid(
+                path,
+                format!(
+                    "its NAR sizes add up to more than {} bytes (2^64 - 1): a size is wrong; \
+                     {RECREATE}",
+                    u64::MAX
+                ),
+            )
+        })?;
         closure.insert(info);
     }
     if raw.path_count != raw.paths.len() {

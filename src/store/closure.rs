@@ -145,6 +145,17 @@ impl Closure {
             .collect()
     }
 
+    /// The sum of every known NAR size, or `None` when it exceeds `u64::MAX` (no real
+    /// closure is that big: one of the sizes is wrong). Every closure, added or
+    /// exclusive size is a sum over a subset of these, so when this is `Some` none of
+    /// them can overflow. O(n).
+    pub fn total_nar_size(&self) -> Option<u64> {
+        self.paths
+            .values()
+            .filter_map(|i| i.nar_size)
+            .try_fold(0u64, |acc, s| acc.checked_add(s))
+    }
+
     /// Whether every path has a NAR size.
     pub fn has_sizes(&self) -> bool {
         self.paths.values().all(|i| i.nar_size.is_some())
@@ -300,6 +311,18 @@ mod tests {
         assert!(e.contains("matches TARGET `nope`"), "{e}");
         let e = c.select_path("lib", "TARGET").unwrap_err().to_string();
         assert!(e.starts_with("TARGET `lib` is ambiguous"), "{e}");
+    }
+
+    #[test]
+    fn total_nar_size_is_checked() {
+        let mut c = sample();
+        assert_eq!(c.total_nar_size(), Some(0));
+        for (info, size) in c.paths.values_mut().zip([1u64 << 63, 1 << 62, 1 << 62]) {
+            info.nar_size = Some(size);
+        }
+        assert_eq!(c.total_nar_size(), None, "2^63 + 2^62 + 2^62 = 2^64");
+        c.paths.values_mut().last().unwrap().nar_size = Some((1 << 62) - 1);
+        assert_eq!(c.total_nar_size(), Some(u64::MAX));
     }
 
     #[test]
