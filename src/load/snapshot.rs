@@ -222,6 +222,23 @@ pub fn parse(text: &str, path: &Path, opts: &LoadOptions) -> Result<Closure, Loa
     if root_strings.is_empty() {
         root_strings.extend(raw.root.iter());
     }
+    // `root` is `roots[0]` as nixcut writes it; an edited `root` that `roots` does not
+    // hold would otherwise be ignored in favour of another root.
+    if let Some(r) = &raw.root {
+        let rp = parse_path(r, "root", "root: ")?;
+        if !closure.paths.contains_key(&rp) {
+            return Err(invalid(
+                path,
+                format!("its root {r} is not among its paths; {RECREATE}"),
+            ));
+        }
+        if !raw.roots.is_empty() && !raw.roots.contains(r) {
+            return Err(invalid(
+                path,
+                format!("its root {r} is not among its roots; {RECREATE}"),
+            ));
+        }
+    }
     let mut roots = BTreeSet::new();
     for r in root_strings {
         let rp = parse_path(r, "roots", "root: ")?;
