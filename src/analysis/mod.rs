@@ -14,9 +14,7 @@ pub use check::{check, CheckOptions, Growth, DEFAULT_MAX_GROWTH_PERCENT};
 pub use diff::{diff, DiffOptions};
 pub use evidence::EvidenceOptions;
 pub use refs::{evidence_verdict, refs, refs_of_path, FileSource, Progress, RefsOptions};
-pub use snapshot::{
-    snapshot, write_snapshot, write_snapshot_to, SnapshotOptions, SnapshotWriteError,
-};
+pub use snapshot::{snapshot, SnapshotOptions};
 pub use why::{why, why_chains, SortKey, WhyOptions};
 
 /// Why an analysis could not run.

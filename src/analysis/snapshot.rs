@@ -1,17 +1,12 @@
 //! `nixcut snapshot ROOT -o FILE`: freeze a closure as a baseline file for CI.
 //!
 //! [`snapshot`] builds the document (`crate::report::Snapshot`, whose module documents
-//! the format) from a loaded closure; [`write_snapshot`] writes it atomically: into a
-//! temporary file in the target's directory, flushed to disk, then renamed over the
-//! target, so an existing baseline is replaced only by a complete new one and a crash
-//! or full disk leaves the old file untouched. `crate::load::snapshot` reads it back.
+//! the format) from a loaded closure; the binary writes it (atomically, `src/cli/`), and
+//! `crate::load::snapshot` reads it back.
 //!
 //! A snapshot must be a complete closure with known sizes: an input that misses paths
 //! (`nix path-info --json` without `-r`) or sizes (a sizeless `exportReferencesGraph`)
 //! is refused rather than frozen as a baseline that is too small.
-
-use std::io::{self, Write};
-use std::path::{Path, PathBuf};
 
 use crate::graph::{closure_sizes, ClosureGraph};
 use crate::report::{Snapshot, SnapshotPath, SNAPSHOT_KIND, SNAPSHOT_SCHEMA_VERSION};
@@ -84,59 +79,6 @@ pub fn snapshot(c: &Closure, opts: &SnapshotOptions) -> Result<Snapshot, Analysi
     })
 }
 
-/// Why a snapshot could not be written.
-#[derive(Debug, thiserror::Error)]
-#[error("cannot write snapshot {}: {source}", .path.display())]
-pub struct SnapshotWriteError {
-    /// The file that was to be written.
-    pub path: PathBuf,
-    /// The operating-system error.
-    pub source: io::Error,
-}
-
-/// Write `s` as pretty JSON to `out` (any writer, e.g. standard output).
-pub fn write_snapshot_to(s: &Snapshot, out: &mut dyn Write) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, s).map_err(io::Error::other)?;
-    writeln!(out)
-}
-
-/// Write `s` to `file` atomically: a temporary file in the same directory, synced,
-/// then renamed over `file`. On any error `file` is left as it was and the temporary
-/// file is removed.
-pub fn write_snapshot(s: &Snapshot, file: &Path) -> Result<(), SnapshotWriteError> {
-    let err = |source: io::Error| SnapshotWriteError {
-        path: file.to_path_buf(),
-        source,
-    };
-    let dir = match file.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".nixcut-snapshot-")
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(err)?;
-    {
-        let mut w = io::BufWriter::new(tmp.as_file_mut());
-        write_snapshot_to(s, &mut w).map_err(err)?;
-        w.flush().map_err(err)?;
-    }
-    tmp.as_file().sync_all().map_err(err)?;
-    // A baseline is meant to be committed and read by others: not the 0600 of a
-    // temporary file. Keep the permissions of the file being replaced, if any.
-    let perms = match std::fs::metadata(file) {
-        Ok(m) => m.permissions(),
-        Err(_) => {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::Permissions::from_mode(0o644)
-        }
-    };
-    std::fs::set_permissions(tmp.path(), perms).map_err(err)?;
-    tmp.persist(file).map_err(|e| err(e.error))?;
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -155,12 +97,7 @@ mod tests {
         assert_eq!(s.paths[0].closure_size, 1067);
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("base.json");
-        write_snapshot(&s, &f).unwrap();
-        let text = std::fs::read_to_string(&f).unwrap();
-        assert!(
-            text.starts_with("{\n  \"kind\": \"nixcut-snapshot\""),
-            "{text}"
-        );
+        std::fs::write(&f, serde_json::to_string_pretty(&s).unwrap()).unwrap();
         let back = load(f.to_str().unwrap(), &LoadOptions::default()).unwrap();
         // The same paths, now with the closure sizes the snapshot recorded.
         let mut expect = c.paths.clone();
@@ -169,31 +106,9 @@ mod tests {
         }
         assert_eq!(back.paths, expect);
         assert_eq!(back.roots(), vec![path(0)]);
-        // Writing the same closure again gives the same bytes.
-        write_snapshot(&s, &f).unwrap();
-        assert_eq!(std::fs::read_to_string(&f).unwrap(), text);
-        let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
-        assert_eq!(leftovers.len(), 1, "temporary files left: {leftovers:?}");
-    }
-
-    #[test]
-    fn a_failed_write_leaves_the_old_file() {
-        let c = closure(&[1, 2], &[vec![1], vec![]]);
-        let s = snapshot(&c, &SnapshotOptions::default()).unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        // The target is a non-empty directory: the rename fails after the data was
-        // written to the temporary file.
-        let target = dir.path().join("base.json");
-        std::fs::create_dir(&target).unwrap();
-        std::fs::write(target.join("keep"), "old").unwrap();
-        let e = write_snapshot(&s, &target).unwrap_err();
-        assert!(e.to_string().contains("base.json"), "{e}");
-        assert_eq!(std::fs::read_to_string(target.join("keep")).unwrap(), "old");
-        let names: Vec<String> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        assert_eq!(names, vec!["base.json".to_string()], "temporary file left");
+        // Snapshotting it again gives the same paths.
+        let again = snapshot(&back, &SnapshotOptions::default()).unwrap();
+        assert_eq!(again.paths, s.paths);
     }
 
     #[test]
