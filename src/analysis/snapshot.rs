@@ -4,13 +4,18 @@
 //! the format) from a loaded closure; the binary writes it (atomically, `src/cli/`), and
 //! `crate::load::snapshot` reads it back.
 //!
+//! The same closure gives the same document however its input was named: for a store
+//! path (`./result`, the path itself, any symlink to it) `created_from.origin` is the
+//! root's store path, and for a file or directory it is the file's base name (the
+//! directory a baseline was taken in says nothing about the closure).
+//!
 //! A snapshot must be a complete closure with known sizes: an input that misses paths
 //! (`nix path-info --json` without `-r`) or sizes (a sizeless `exportReferencesGraph`)
 //! is refused rather than frozen as a baseline that is too small.
 
 use crate::graph::{closure_sizes, ClosureGraph};
-use crate::report::{Snapshot, SnapshotPath, SNAPSHOT_KIND, SNAPSHOT_SCHEMA_VERSION};
-use crate::store::Closure;
+use crate::report::{Snapshot, SnapshotPath, SourceRef, SNAPSHOT_KIND, SNAPSHOT_SCHEMA_VERSION};
+use crate::store::{Closure, SourceKind};
 
 use super::why::{pick_roots, source_ref};
 use super::AnalysisError;
@@ -20,6 +25,19 @@ use super::AnalysisError;
 pub struct SnapshotOptions {
     /// `--root`: which root of a multi-root input (all roots when `None`).
     pub root: Option<String>,
+}
+
+/// `created_from` without what depends on how the input was named.
+fn stable_source(c: &Closure, root: Option<&String>) -> SourceRef {
+    let mut source = source_ref(c);
+    source.origin = match (c.source, root) {
+        (SourceKind::LiveStore, Some(root)) => root.clone(),
+        _ => std::path::Path::new(&c.origin)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| c.origin.clone()),
+    };
+    source
 }
 
 /// Build the snapshot of the closure of the chosen roots. O(n + m) plus the closure
@@ -65,6 +83,7 @@ pub fn snapshot(c: &Closure, opts: &SnapshotOptions) -> Result<Snapshot, Analysi
         })
         .collect();
     let root_strings: Vec<String> = roots.iter().map(|r| sd.display(r)).collect();
+    let created_from = stable_source(c, root_strings.first());
     Ok(Snapshot {
         kind: SNAPSHOT_KIND.to_string(),
         schema_version: SNAPSHOT_SCHEMA_VERSION,
@@ -72,7 +91,7 @@ pub fn snapshot(c: &Closure, opts: &SnapshotOptions) -> Result<Snapshot, Analysi
         store_dir: sd.as_str().to_string(),
         root: root_strings.first().cloned().unwrap_or_default(),
         roots: root_strings,
-        created_from: source_ref(c),
+        created_from,
         closure_size: g.total_size(),
         path_count: paths.len(),
         paths,
@@ -106,9 +125,35 @@ mod tests {
         }
         assert_eq!(back.paths, expect);
         assert_eq!(back.roots(), vec![path(0)]);
-        // Snapshotting it again gives the same paths.
+        // Snapshotting it again gives the same document (the origin is a base name).
         let again = snapshot(&back, &SnapshotOptions::default()).unwrap();
+        assert_eq!(again.created_from.origin, "base.json");
         assert_eq!(again.paths, s.paths);
+    }
+
+    #[test]
+    fn the_origin_does_not_depend_on_how_the_input_was_named() {
+        let mut c = closure(&[1, 2], &[vec![1], vec![]]);
+        let root = c.store_dir.display(&path(0));
+        c.source = SourceKind::LiveStore;
+        let mut docs = Vec::new();
+        for origin in ["./result", root.as_str(), "/tmp/elsewhere/link"] {
+            c.origin = origin.to_string();
+            let s = snapshot(&c, &SnapshotOptions::default()).unwrap();
+            docs.push(serde_json::to_string(&s).unwrap());
+            assert_eq!(s.created_from.origin, root);
+        }
+        assert!(docs.iter().all(|d| *d == docs[0]));
+        c.source = SourceKind::PathInfoJson;
+        for origin in [
+            "closure.json",
+            "./closure.json",
+            "/ci/checkout/closure.json",
+        ] {
+            c.origin = origin.to_string();
+            let s = snapshot(&c, &SnapshotOptions::default()).unwrap();
+            assert_eq!(s.created_from.origin, "closure.json");
+        }
     }
 
     #[test]
