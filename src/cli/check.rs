@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, Context, Result};
 
 use super::args::{CheckArgs, GlobalArgs};
-use super::{emit, is_broken_pipe, load_input, print_warnings, Outcome};
+use super::{emit, is_broken_pipe, load_input, print_warnings, printable, Outcome};
 use nixcut::analysis::{self, CheckOptions, Growth};
 use nixcut::render::{render, Format, Style};
 use nixcut::report::CheckReport;
@@ -167,7 +167,10 @@ fn annotate(report: &CheckReport, format: Format) -> Result<()> {
     ));
     let mut lines = String::new();
     for f in &report.failures {
-        lines.push_str(&format!("::error title={title}::{}\n", escape_data(f)));
+        lines.push_str(&format!(
+            "::error title={title}::{}\n",
+            escape_data(&printable(f))
+        ));
     }
     let res = if format == Format::Json {
         io::stderr().write_all(lines.as_bytes())

@@ -88,8 +88,30 @@ fn print_warnings(warnings: &[String], quiet: bool) {
     }
     let mut err = io::stderr().lock();
     for w in warnings {
-        let _ = writeln!(err, "warning: {w}");
+        let _ = writeln!(err, "warning: {}", printable(w));
     }
+}
+
+/// `s` with everything a terminal would act on escaped as `\u{…}`: control characters
+/// other than newline and tab (C0, DEL, C1: ESC sequences, carriage returns) and the
+/// bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069)
+/// that make text read differently from what it is. Messages quote input (file names,
+/// store paths, lines of a file); this is the last step before they reach stderr.
+pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
+    // Newlines and tabs lay a message out; everything else that acts is escaped.
+    let hazard = |c: char| c != '\n' && c != '\t' && nixcut::store::is_terminal_hazard(c);
+    if !s.chars().any(hazard) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 16);
+    for c in s.chars() {
+        if hazard(c) {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 fn emit<R: Render>(report: &R, format: Format, style: &Style) -> Result<()> {
@@ -336,5 +358,23 @@ impl Progress {
 
     fn finish(self) {
         self.bar.finish_and_clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::printable;
+
+    #[test]
+    fn printable_escapes_what_a_terminal_would_act_on() {
+        assert_eq!(printable("plain\ttext\nnext"), "plain\ttext\nnext");
+        assert_eq!(printable("a\u{1b}[2Jb"), "a\\u{1b}[2Jb");
+        assert_eq!(printable("\r\u{7f}\u{85}"), "\\u{d}\\u{7f}\\u{85}");
+        assert_eq!(
+            printable("x\u{202e}y\u{2066}z\u{2069}"),
+            "x\\u{202e}y\\u{2066}z\\u{2069}"
+        );
+        // Other non-ASCII text is left alone.
+        assert_eq!(printable("rocblas → 6.0 é"), "rocblas → 6.0 é");
     }
 }

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, Context, Result};
 
 use super::args::{GlobalArgs, SnapshotArgs};
-use super::{load_input, print_warnings, Outcome};
+use super::{load_input, print_warnings, printable, Outcome};
 use nixcut::analysis::{self, SnapshotOptions};
 use nixcut::render::short_path;
 use nixcut::report::Snapshot;
@@ -51,7 +51,7 @@ pub(super) fn run(g: &GlobalArgs, a: &SnapshotArgs) -> Result<Outcome> {
         let _ = writeln!(
             io::stderr(),
             "nixcut: wrote {}: {} ({} paths, closure {})",
-            a.output,
+            printable(&a.output),
             short_path(&snap.root),
             snap.path_count,
             format_size(snap.closure_size)

@@ -29,7 +29,7 @@ pub mod structured_attrs;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-use crate::store::{Closure, StoreDir, StorePath};
+use crate::store::{is_terminal_hazard, Closure, StoreDir, StorePath};
 
 pub use live::NixCommand;
 
@@ -647,7 +647,7 @@ pub(crate) fn sanitize(s: &str, max: usize) -> String {
     let mut out: String = s
         .chars()
         .take(max)
-        .map(|c| if c.is_control() { '?' } else { c })
+        .map(|c| if is_terminal_hazard(c) { '?' } else { c })
         .collect();
     if s.chars().count() > max {
         out.push('…');
