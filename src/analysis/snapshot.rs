@@ -15,7 +15,7 @@
 
 use crate::graph::{closure_sizes, ClosureGraph};
 use crate::report::{Snapshot, SnapshotPath, SourceRef, SNAPSHOT_KIND, SNAPSHOT_SCHEMA_VERSION};
-use crate::store::{Closure, SourceKind};
+use crate::store::{is_terminal_hazard, Closure, SourceKind};
 
 use super::why::{pick_roots, source_ref};
 use super::AnalysisError;
@@ -35,7 +35,11 @@ fn stable_source(c: &Closure, root: Option<&String>) -> SourceRef {
         _ => std::path::Path::new(&c.origin)
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| c.origin.clone()),
+            .unwrap_or_else(|| c.origin.clone())
+            // A file name may hold anything; a committed baseline shows no escape codes.
+            .chars()
+            .map(|ch| if is_terminal_hazard(ch) { '?' } else { ch })
+            .collect(),
     };
     source
 }
