@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, Context, Result};
 
 use super::args::{CheckArgs, GlobalArgs};
-use super::{emit, is_broken_pipe, load_input, print_warnings, printable, Outcome};
+use super::{
+    emit, is_broken_pipe, load_input, print_warnings, printable, refuse_store_object, Outcome,
+};
 use nixcut::analysis::{self, CheckOptions, Growth};
 use nixcut::render::{render, Format, Style};
 use nixcut::report::CheckReport;
@@ -44,6 +46,9 @@ fn parse_growth(s: &str) -> Result<Growth> {
 }
 
 pub(super) fn run(g: &GlobalArgs, a: &CheckArgs, format: Format, style: &Style) -> Result<Outcome> {
+    if let Some(file) = &a.summary {
+        refuse_store_object(g, file, "the summary")?;
+    }
     let growth = match &a.max_growth {
         Some(s) => parse_growth(s)?,
         None => Growth::default(),

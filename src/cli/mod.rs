@@ -10,6 +10,7 @@ mod snapshot;
 pub use args::Cli;
 
 use std::io::{self, IsTerminal, Write};
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
@@ -74,6 +75,43 @@ fn load_options(g: &GlobalArgs) -> LoadOptions {
         store_root: g.store_root.clone(),
         ..LoadOptions::default()
     }
+}
+
+/// Refuse to write `file` into a store object: a path inside `<store>/<hash>-<name>/`,
+/// or an existing `<store>/<hash>-<name>`, of the store directory or of the
+/// `--store-root` copy. nixcut only reads stores. A new entry directly in the store
+/// directory is allowed: that is a Nix builder writing its own `$out`
+/// (`nix/closure-check.nix` passes `--summary $out`). `what` names the file in the
+/// message.
+fn refuse_store_object(g: &GlobalArgs, file: &Path, what: &str) -> Result<()> {
+    let opts = load_options(g);
+    let logical = PathBuf::from(opts.store_dir_or_default().as_str());
+    let stores = [logical, opts.physical_store_dir()];
+    let Some(name) = file.file_name() else {
+        return Ok(());
+    };
+    let parent = match file.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let Ok(target) = std::fs::canonicalize(parent).map(|p| p.join(name)) else {
+        return Ok(()); // the write itself will say what is wrong
+    };
+    for store in &stores {
+        let store = std::fs::canonicalize(store).unwrap_or_else(|_| store.clone());
+        let Ok(rest) = target.strip_prefix(&store) else {
+            continue;
+        };
+        if rest.components().count() >= 2 || target.exists() {
+            return Err(anyhow::anyhow!(
+                "cannot write {what} {}: it is inside the store directory {}, and nixcut \
+                 never writes into a store object; write it elsewhere",
+                printable(&file.display().to_string()),
+                store.display()
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn load_input(g: &GlobalArgs, input: &str) -> Result<Closure> {

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, Context, Result};
 
 use super::args::{GlobalArgs, SnapshotArgs};
-use super::{load_input, print_warnings, printable, Outcome};
+use super::{load_input, print_warnings, printable, refuse_store_object, Outcome};
 use nixcut::analysis::{self, SnapshotOptions};
 use nixcut::render::short_path;
 use nixcut::report::Snapshot;
@@ -26,6 +26,9 @@ use nixcut::store::format_size;
 pub(super) fn run(g: &GlobalArgs, a: &SnapshotArgs) -> Result<Outcome> {
     // Where it goes is checked before the (possibly long) load.
     let dest = destination(&a.output)?;
+    if let Destination::Replace(file) | Destination::InPlace(file) = &dest {
+        refuse_store_object(g, file, "snapshot")?;
+    }
     let closure = load_input(g, &a.input)?;
     let snap = analysis::snapshot(
         &closure,
