@@ -12,7 +12,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// `nix`; NIXCUT_NO_STORE_DB=1 always asks `nix`); a `nix path-info --json -r` file of
 /// any Nix version; a closureInfo directory or its `registration` file; a `nix-store
 /// --dump-db` dump; an `exportReferencesGraph` file or structured-attrs `.attrs.json`;
-/// a binary cache directory. The format is detected from the content.
+/// a binary cache directory. The format is detected from the content. `-` reads
+/// standard input; pipes and process substitution (`<(nix path-info --json -r …)`) are
+/// read as streams.
 #[derive(Debug, Parser)]
 #[command(name = "nixcut", version, max_term_width = 100)]
 #[command(after_help = "Examples:
@@ -91,7 +93,9 @@ pub enum Command {
     /// The file is versioned JSON (`"kind": "nixcut-snapshot"`): the root, every path
     /// with NAR size, NAR hash, closure size and references, the store directory and
     /// where it was taken from. Every command accepts it as an input. It is written
-    /// atomically: an existing file is replaced only once the new one is complete.
+    /// atomically: an existing file is replaced only once the new one is complete (a
+    /// symlink is followed and its target replaced; a FIFO or a device such as
+    /// /dev/stdout is written in place; a directory or a store object is refused).
     /// The file is always JSON (`--format` does not apply); the same closure always
     /// gives the same bytes, so a committed baseline changes only when the closure does.
     Snapshot(SnapshotArgs),
