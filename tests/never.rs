@@ -214,7 +214,11 @@ fn nixcut_never_writes_into_the_store() {
     );
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("inside the store directory"), "{err}");
-    assert_eq!(inventory(&w.root), before, "nothing was created or replaced");
+    assert_eq!(
+        inventory(&w.root),
+        before,
+        "nothing was created or replaced"
+    );
 }
 
 #[test]
