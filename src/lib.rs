@@ -9,9 +9,12 @@
 pub mod analysis;
 pub mod classify;
 pub mod elf;
+pub mod evidence;
 pub mod graph;
 pub mod load;
+pub mod reach;
 pub mod render;
 pub mod report;
 pub mod scan;
+pub mod source;
 pub mod store;

@@ -380,3 +380,113 @@ fn store_root_reads_a_copied_store() {
     assert_eq!(count(&copied), count(&live));
     assert_eq!(index(&copied).len(), index(&live).len());
 }
+
+/// The Nix expression of a referrer whose symlinks point at files of a dependency named
+/// with a backslash, a control byte and a non-UTF-8 byte, plus one dangling symlink.
+const ODD_TARGETS_NIX: &str = r#"
+let
+  mk = name: attrs: derivation ({
+    inherit name;
+    system = builtins.currentSystem;
+    builder = "/bin/sh";
+    PATH = "/usr/bin:/bin";
+  } // attrs);
+  dep = mk "odd-names-dep" {
+    args = [ "-c" ''
+      mkdir -p $out/lib
+      for n in 'back\\slash' 'ctl\001byte' 'latin\351'; do
+        printf x > "$out/lib/$(printf "$n")"
+      done
+    '' ];
+  };
+in mk "odd-names-user" {
+  inherit dep;
+  args = [ "-c" ''
+    mkdir -p $out/lib
+    ln -s "$dep/lib/$(printf 'back\\slash')" $out/lib/l1
+    ln -s "$dep/lib/$(printf 'ctl\001byte')" $out/lib/l2
+    ln -s "$dep/lib/$(printf 'latin\351')" $out/lib/l3
+    ln -s "$dep/lib/missing" $out/lib/l4
+  '' ];
+}
+"#;
+
+/// Issue 7: the escaped display text of a symlink target was used as a real path, so a
+/// live symlink whose target holds `\`, a control byte or a non-UTF-8 byte was judged
+/// `removable (symlink/dangling)`. The target is now resolved from its raw bytes.
+#[test]
+fn live_symlink_with_backslash_control_or_non_utf8_target_is_runtime() {
+    if !nix_or_skip("live_symlink_with_backslash_control_or_non_utf8_target_is_runtime") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let expr = dir.path().join("odd.nix");
+    std::fs::write(&expr, ODD_TARGETS_NIX).unwrap();
+    let user = nix_stdout("nix-build", &[expr.to_str().unwrap(), "--no-out-link"]);
+    let user = user.trim();
+    let r = refs_json(&["refs", user, "--no-cache"], dir.path());
+    let refs = &index(&r)[user];
+    let (dep, entry) = refs
+        .iter()
+        .find(|(p, _)| p.ends_with("-odd-names-dep"))
+        .expect("a reference to the dependency");
+    assert!(nix_references(user).contains(dep.as_str()));
+    assert_eq!(entry["verdict"], "runtime", "{entry:#}");
+    let by_file: BTreeMap<&str, &str> = entry["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["file"].as_str().unwrap(), e["verdict"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        by_file,
+        BTreeMap::from([
+            ("lib/l1", "runtime"),
+            ("lib/l2", "runtime"),
+            ("lib/l3", "runtime"),
+            ("lib/l4", "removable"),
+        ]),
+        "{entry:#}"
+    );
+    // The detail shows the targets escaped, never raw.
+    let details: Vec<&str> = entry["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["detail"].as_str().unwrap())
+        .collect();
+    assert!(details.iter().all(|d| !d.contains('\u{1}')), "{details:?}");
+    assert!(
+        details.iter().any(|d| d.ends_with("back\\\\slash")),
+        "{details:?}"
+    );
+
+    // The same from a binary cache with listings (names that are not UTF-8 cannot be
+    // looked up in a JSON listing: not judged dangling).
+    let cache = dir.path().join("cache");
+    nix_stdout(
+        "nix",
+        &[
+            "copy",
+            "--to",
+            &format!("file://{}?write-nar-listing=true", cache.display()),
+            user,
+        ],
+    );
+    let c = refs_json(
+        &["refs", "--closure", cache.to_str().unwrap(), "--no-cache"],
+        dir.path(),
+    );
+    assert_eq!(c["files_from"], "nar");
+    let entry = &index(&c)[user][dep.as_str()];
+    let verdicts: BTreeMap<&str, &str> = entry["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["file"].as_str().unwrap(), e["verdict"].as_str().unwrap()))
+        .collect();
+    assert_eq!(verdicts["lib/l1"], "runtime", "{entry:#}");
+    assert_eq!(verdicts["lib/l2"], "runtime", "{entry:#}");
+    assert_ne!(verdicts["lib/l3"], "removable", "{entry:#}");
+    assert_eq!(verdicts["lib/l4"], "removable", "{entry:#}");
+}

@@ -1,21 +1,28 @@
-//! One analysis per command. Each takes loaded data and options and returns a report
-//! (`crate::report`); none prints or exits.
+//! One analysis per command. Each takes loaded data, the typed evidence
+//! (`crate::evidence`) where it needs files, and plain options, and returns a report
+//! (`crate::report`); none prints, exits, reads the environment or touches the file
+//! system.
+//!
+//! `common.rs` holds what every analysis shares (roots, graph, input warnings);
+//! `convert.rs` turns evidence into report entries; `edges.rs` answers "how does A
+//! refer to B" for `why`.
 
-mod cache;
 mod check;
+mod common;
+mod convert;
 mod diff;
-mod evidence;
+mod edges;
 mod refs;
 mod snapshot;
 mod why;
 
-pub use cache::ScanCache;
+pub use crate::report::SortKey;
 pub use check::{check, CheckOptions, Growth, DEFAULT_MAX_GROWTH_PERCENT};
 pub use diff::{diff, DiffOptions};
-pub use evidence::EvidenceOptions;
-pub use refs::{evidence_verdict, refs, refs_of_path, FileSource, Progress, RefsOptions};
+pub use edges::EvidenceOptions;
+pub use refs::{refs, RefsOptions};
 pub use snapshot::{snapshot, SnapshotOptions};
-pub use why::{why, why_chains, SortKey, WhyOptions};
+pub use why::{why, why_chains, WhyOptions};
 
 /// Why an analysis could not run.
 #[derive(Debug, thiserror::Error)]

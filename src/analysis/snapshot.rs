@@ -17,7 +17,7 @@ use crate::graph::{closure_sizes, ClosureGraph};
 use crate::report::{Snapshot, SnapshotPath, SourceRef, SNAPSHOT_KIND, SNAPSHOT_SCHEMA_VERSION};
 use crate::store::{is_terminal_hazard, Closure, SourceKind};
 
-use super::why::{pick_roots, source_ref};
+use super::common::{pick_roots, source_ref};
 use super::AnalysisError;
 
 /// Options of `nixcut snapshot`.

@@ -5,38 +5,17 @@ use crate::graph::{
     added_sizes, all_chains, closure_sizes, dominator_tree, ChainTreeNode, ClosureGraph,
 };
 use crate::report::{
-    ChainNode, EvidenceLevel, HopEvidence, RestRow, SourceRef, WhyChainsReport, WhyPath, WhyReport,
+    ChainNode, EvidenceLevel, HopEvidence, RestRow, SortKey, WhyChainsReport, WhyPath, WhyReport,
     SCHEMA_VERSION,
 };
-use crate::store::{Closure, StorePath};
+use crate::store::Closure;
 
 use rayon::prelude::*;
 
-use super::evidence::{EdgeEvidence, EvidenceOptions};
-use super::refs::Progress;
+use super::common::{graph_for, load_warnings, pick_roots, source_ref};
+use super::edges::{EdgeEvidence, EvidenceOptions};
 use super::AnalysisError;
-
-/// What `why` ranks by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum SortKey {
-    /// Added size (what dropping the path frees).
-    #[default]
-    Added,
-    /// Closure size.
-    Closure,
-    /// NAR size.
-    Nar,
-}
-
-impl SortKey {
-    fn as_str(self) -> &'static str {
-        match self {
-            SortKey::Added => "added",
-            SortKey::Closure => "closure",
-            SortKey::Nar => "nar",
-        }
-    }
-}
+use crate::evidence::Progress;
 
 /// Options of `nixcut why ROOT`.
 #[derive(Debug, Clone, Default)]
@@ -48,76 +27,6 @@ pub struct WhyOptions {
     pub sort: SortKey,
     /// File evidence for the shown paths (what keeps each one in).
     pub evidence: EvidenceOptions,
-}
-
-pub(crate) fn source_ref(c: &Closure) -> SourceRef {
-    let kind = serde_json::to_value(c.source)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default();
-    SourceRef {
-        kind,
-        origin: c.origin.clone(),
-    }
-}
-
-/// Pick the roots: `--root` if given, else the closure's roots.
-pub(crate) fn pick_roots(c: &Closure, root: Option<&str>) -> Result<Vec<StorePath>, AnalysisError> {
-    match root {
-        Some(q) => Ok(vec![c.select_root(q)?]),
-        None => {
-            let roots = c.roots();
-            if roots.is_empty() {
-                if c.paths.is_empty() {
-                    return Err(crate::store::RootSelectionError::Empty {
-                        origin: c.origin.clone(),
-                    }
-                    .into());
-                }
-                return Err(AnalysisError::NoRoot {
-                    origin: c.origin.clone(),
-                });
-            }
-            Ok(roots)
-        }
-    }
-}
-
-/// The graph of the closure of `--root`, or of every root. Without `--root` and
-/// declared roots the graph finds the roots itself (paths nothing references), which
-/// saves a pass over every reference.
-pub(crate) fn graph_for(c: &Closure, root: Option<&str>) -> Result<ClosureGraph, AnalysisError> {
-    let roots = match root {
-        Some(_) => pick_roots(c, root)?,
-        None => c.declared_roots.clone(),
-    };
-    let g = ClosureGraph::new(c, &roots);
-    if g.roots.is_empty() {
-        // Same errors as pick_roots.
-        pick_roots(c, root)?;
-        return Err(AnalysisError::NoRoot {
-            origin: c.origin.clone(),
-        });
-    }
-    Ok(g)
-}
-
-/// The loader's warnings, plus what a report must say about invalid paths and unknown
-/// sizes when the loader did not already say it.
-pub(crate) fn load_warnings(c: &Closure) -> Vec<String> {
-    let mut w = c.warnings.clone();
-    for inv in &c.invalid {
-        if !c.warnings.iter().any(|x| x.contains(&inv.path)) {
-            w.push(format!(
-                "{} is listed as invalid ({}); it is not counted",
-                inv.path, inv.why
-            ));
-        }
-    }
-    if !c.has_sizes() && !c.warnings.iter().any(|x| x.contains("size")) {
-        w.push("NAR sizes are unknown for some paths (size unknown counts as 0)".to_string());
-    }
-    w
 }
 
 /// `nixcut why ROOT`: every path with NAR, closure and added size, ranked.
@@ -240,7 +149,7 @@ pub fn why(
         closure_size: g.total_size(),
         path_count: n,
         sizes_known: g.sizes_known,
-        sort: opts.sort.as_str().to_string(),
+        sort: opts.sort,
         paths,
         rest,
         evidence: level,

@@ -8,7 +8,7 @@
 //! classified by `crate::elf` first; these rules are the fallback for everything else.
 
 use super::text::{binary_context, escape_bytes, escaped_excerpt, line_around, looks_like_text};
-use super::EvidenceKind;
+use super::{EvidenceKind, RuleId};
 
 /// Longest part of a line kept on each side of a hit in a `script`/`text` detail.
 pub const LINE_CAP: usize = 256;
@@ -98,7 +98,7 @@ impl Matcher {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FileRule {
     /// The name every classification by this rule carries.
-    pub name: &'static str,
+    pub name: RuleId,
     /// What it matches.
     pub matcher: Matcher,
     /// The kind it gives.
@@ -107,7 +107,7 @@ pub struct FileRule {
 
 const fn rule(name: &'static str, matcher: Matcher, kind: EvidenceKind) -> FileRule {
     FileRule {
-        name,
+        name: RuleId::new(name),
         matcher,
         kind,
     }
@@ -221,7 +221,7 @@ pub fn name_detail(bytes: &[u8]) -> String {
 mod tests {
     use super::*;
 
-    fn kind_of(path: &str, executable: bool, head: &[u8]) -> (EvidenceKind, &'static str) {
+    fn kind_of(path: &str, executable: bool, head: &[u8]) -> (EvidenceKind, RuleId) {
         let r = file_rule(&FileFacts {
             path: path.as_bytes(),
             place: Place::Contents,
@@ -294,7 +294,10 @@ mod tests {
         ] {
             assert_eq!(kind_of(path, exec, head).0, kind, "{path}");
         }
-        assert_eq!(kind_of("lib/libfoo.la", false, b"").1, "libtool-archive");
+        assert_eq!(
+            kind_of("lib/libfoo.la", false, b"").1.as_str(),
+            "libtool-archive"
+        );
     }
 
     #[test]

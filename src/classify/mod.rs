@@ -1,17 +1,40 @@
-//! Classification as data: the evidence kinds of the SPEC ([`EvidenceKind`]), the file
-//! rules that give a kind to hits outside ELF files ([`kinds`]), and the byte helpers
-//! that cut and escape evidence details ([`text`]).
+//! The one rule engine: every rule that turns a fact into an evidence kind or a verdict
+//! lives here, as data, and names itself with a [`RuleId`].
 //!
-//! The ELF classifier (`crate::elf`) and the walkers (`crate::scan`) use these; nothing
-//! here does I/O.
+//! - [`EvidenceKind`]: the kinds of the SPEC (JSON `kind`).
+//! - [`kinds`]: file rules, the kind of a hit outside an analysed ELF file (by place,
+//!   path, then contents).
+//! - `elf`: ELF rules, the kind of a hit inside an ELF file, from `crate::elf`'s facts
+//!   ([`classify_hit`]).
+//! - [`ClassRules`]: file classes (`lib`, `dev`, `gpu:<arch>` …), what each file of a
+//!   store path is for, by content, then path and name.
+//! - [`verdict_rules`]: the verdict of one hit ([`hit_verdict`]: kind rows plus the
+//!   symlink refinements, dangling and per-GPU-architecture names) and of a reference
+//!   from its hits ([`reference_verdict`]: strongest wins, GPU architectures merged).
+//! - [`text`]: byte helpers that cut and escape evidence details.
+//!
+//! Every stage is a pure function of facts: the walkers (`crate::scan`) call the kind
+//! rules while the bytes are at hand (a NAR stream cannot be read twice), the evidence
+//! layer (`crate::evidence`) calls the verdict rules. Nothing here does I/O.
 
+mod class;
+mod elf;
 mod gpu_arch;
 mod kind;
 pub mod kinds;
+mod rule;
 pub mod text;
 mod verdict;
 
+pub use class::{
+    base_arch, ClassFacts, ClassMatcher, ClassOf, ClassRule, ClassRules, EntryType, FileClass,
+};
+pub use elf::{classify_hit, names_source_path, HitClass, SOURCE_EXTENSIONS, STRING_CAP};
 pub use gpu_arch::arch_of_name;
 pub use kind::{EvidenceKind, UnknownKind};
 pub use kinds::{file_rule, FileFacts, FileRule, Matcher, Place, FILE_RULES};
-pub use verdict::{kind_rules, kind_verdict, strongest, KindRule, Verdict};
+pub use rule::RuleId;
+pub use verdict::{
+    hit_verdict, reference_verdict, verdict_rules, FileClassName, Gives, HitCondition, HitFacts,
+    Verdict, VerdictRule, NO_EVIDENCE,
+};

@@ -16,8 +16,10 @@ use anyhow::{Context, Result};
 
 use args::{Command, FormatArg, GlobalArgs, RefsArgs, SortArg, WhyArgs};
 use nixcut::analysis;
+use nixcut::evidence::ScanCache;
 use nixcut::load::{load, LoadOptions};
-use nixcut::render::{render, Format, Render, Style};
+use nixcut::render::{render, Format, Report, Style};
+use nixcut::source::{self, Files};
 use nixcut::store::{Closure, StoreDir};
 
 /// How the process should end.
@@ -152,7 +154,7 @@ pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
-fn emit<R: Render>(report: &R, format: Format, style: &Style) -> Result<()> {
+fn emit<'a>(report: impl Into<Report<'a>>, format: Format, style: &Style) -> Result<()> {
     let stdout = io::stdout();
     // Large reports: fewer, bigger writes.
     let mut out = io::BufWriter::with_capacity(1 << 20, PipeWatch::new(stdout.lock()));
@@ -213,12 +215,12 @@ fn cmd_why(g: &GlobalArgs, a: &WhyArgs, format: Format, style: &Style) -> Result
     let closure = load_input(g, &a.input)?;
     let evidence = analysis::EvidenceOptions {
         enabled: !a.no_evidence,
-        store_root: g.store_root.clone(),
-        cache: if a.no_cache {
-            None
+        files: if a.no_evidence {
+            Files::default()
         } else {
-            analysis::ScanCache::default_location()
+            source::locate(&closure, g.store_root.as_deref())
         },
+        cache: scan_cache(a.no_cache),
         max_referrers: a.evidence_referrers,
         ..Default::default()
     };
@@ -264,13 +266,32 @@ fn cmd_why(g: &GlobalArgs, a: &WhyArgs, format: Format, style: &Style) -> Result
     Ok(Outcome::Success)
 }
 
+/// The scan cache: `$XDG_CACHE_HOME/nixcut/scan`, else `$HOME/.cache/nixcut/scan`
+/// (`None` with `--no-cache`, or when neither is set). A relative `XDG_CACHE_HOME` is
+/// ignored, as the XDG base-directory specification says.
+fn scan_cache(no_cache: bool) -> Option<ScanCache> {
+    if no_cache {
+        return None;
+    }
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(std::path::PathBuf::from)
+        .filter(|v| v.is_absolute())
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .map(std::path::PathBuf::from)
+                .filter(|h| h.is_absolute())
+                .map(|h| h.join(".cache"))
+        })?;
+    Some(ScanCache::at(base.join("nixcut").join("scan")))
+}
+
 /// Clear the progress bar, print warnings on stderr (Markdown carries them itself) and
 /// write the report.
-fn show<R: Render>(
+fn show<'a>(
     g: &GlobalArgs,
     bar: Option<Progress>,
     warnings: &[String],
-    report: &R,
+    report: impl Into<Report<'a>>,
     format: Format,
     style: &Style,
 ) -> Result<()> {
@@ -295,12 +316,7 @@ fn cmd_refs(g: &GlobalArgs, a: &RefsArgs, format: Format, style: &Style) -> Resu
         root: g.root.clone(),
         discover: a.discover,
         max_evidence: a.max_evidence,
-        store_root: g.store_root.clone(),
-        cache: if a.no_cache {
-            None
-        } else {
-            analysis::ScanCache::default_location()
-        },
+        cache: scan_cache(a.no_cache),
         ..Default::default()
     };
     let inputs: Vec<(String, bool)> = match &a.closure {
@@ -311,6 +327,7 @@ fn cmd_refs(g: &GlobalArgs, a: &RefsArgs, format: Format, style: &Style) -> Resu
     for (input, whole_closure) in inputs {
         let closure = load_input(g, &input)?;
         let mut opts = base.clone();
+        opts.files = source::locate(&closure, g.store_root.as_deref());
         if whole_closure {
             opts.closure = true;
         } else if !closure.declared_roots.is_empty() {

@@ -14,8 +14,9 @@ use goblin::elf::program_header::{ProgramHeader, PT_DYNAMIC, PT_INTERP, PT_LOAD}
 use goblin::elf::section_header::{SectionHeader, SHN_XINDEX, SHT_DYNAMIC, SHT_NOBITS, SHT_NULL};
 use goblin::elf::Elf;
 
+use super::bytes::ByteSource;
 use super::gpu::GpuCode;
-use super::source::ByteSource;
+pub use super::section::{section_kind, Section, SectionKind};
 
 /// The four bytes every ELF file starts with.
 pub const ELF_MAGIC: [u8; 4] = *b"\x7fELF";
@@ -86,70 +87,9 @@ pub struct RunpathEntry {
     pub range: Range<u64>,
     /// `DT_NEEDED` names this directory supplies (filled by [`ElfFacts::resolve_needed`]).
     pub supplies: Vec<String>,
-}
-
-/// What a section holds, as far as hit classification cares.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SectionKind {
-    /// `.interp`.
-    Interp,
-    /// Constant or initialised data: `.rodata*`, `.data*`, `.tdata*`, `.comment` …
-    Data,
-    /// `.dynstr`.
-    DynStr,
-    /// `.debug_*`, `.zdebug_*`, `.gnu_debuglink`, `.gnu_debugaltlink`, `.stab*`.
-    Debug,
-    /// Embedded GPU code: `.hip_fatbin`, `.nv_fatbin` and their wrappers.
-    Gpu,
-    /// Anything else (code, symbol tables, relocations …).
-    Other,
-}
-
-/// A section with file contents.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Section {
-    /// Its name from the section-name string table (empty when unknown).
-    pub name: String,
-    /// File offsets of its contents.
-    pub range: Range<u64>,
-    /// Its role.
-    pub kind: SectionKind,
-}
-
-/// Classify a section by name.
-pub fn section_kind(name: &str) -> SectionKind {
-    const DATA: &[&str] = &[
-        ".rodata", ".data", ".tdata", ".lrodata", ".ldata", ".comment", ".sdata", ".srodata",
-    ];
-    const DEBUG: &[&str] = &[
-        ".debug",
-        ".zdebug",
-        ".gnu_debuglink",
-        ".gnu_debugaltlink",
-        ".stab",
-    ];
-    const GPU: &[&str] = &[
-        ".hip_fatbin",
-        ".hipFatBinSegment",
-        ".nv_fatbin",
-        ".nvFatBinSegment",
-    ];
-    if name == ".interp" {
-        SectionKind::Interp
-    } else if name == ".dynstr" {
-        SectionKind::DynStr
-    } else if DEBUG.iter().any(|p| name.starts_with(p)) {
-        SectionKind::Debug
-    } else if GPU.contains(&name) {
-        SectionKind::Gpu
-    } else if DATA
-        .iter()
-        .any(|p| name == *p || name.strip_prefix(p).is_some_and(|r| r.starts_with('.')))
-    {
-        SectionKind::Data
-    } else {
-        SectionKind::Other
-    }
+    /// Names for `dlopen` ([`ElfFacts::dlopen`]) this directory supplies, searched as the
+    /// loader would (filled by [`ElfFacts::resolve_needed`]).
+    pub dlopen: Vec<String>,
 }
 
 /// What an ELF file tells the loader and the classifier.
@@ -175,6 +115,9 @@ pub struct ElfFacts {
     pub sections: Vec<Section>,
     /// Embedded or native GPU code.
     pub gpu: GpuCode,
+    /// Sonames the file names for `dlopen` (data-section strings, `.note.dlopen`); filled
+    /// by the caller with `crate::elf::dlopen_names`, which needs the file's bytes.
+    pub dlopen: Vec<String>,
     /// Whether [`ElfFacts::resolve_needed`] has run.
     pub needed_resolved: bool,
     /// Parts of the file that could not be read.
@@ -211,6 +154,7 @@ impl ElfFacts {
             runpath: Vec::new(),
             sections: Vec::new(),
             gpu: GpuCode::default(),
+            dlopen: Vec::new(),
             needed_resolved: false,
             warnings: Vec::new(),
         };
@@ -249,16 +193,26 @@ impl ElfFacts {
     pub fn resolve_needed(&mut self, exists: &dyn Fn(&str) -> bool) {
         for e in &mut self.runpath {
             e.supplies.clear();
+            e.dlopen.clear();
         }
-        for name in &self.needed {
-            if name.value.contains('/') || name.value.is_empty() {
+        for (name, dlopen) in self
+            .needed
+            .iter()
+            .map(|n| (&n.value, false))
+            .chain(self.dlopen.iter().map(|n| (n, true)))
+        {
+            if name.contains('/') || name.is_empty() {
                 continue;
             }
             for e in self.runpath.iter_mut().filter(|e| e.active) {
                 let Some(dir) = &e.dir else { continue };
-                let candidate = format!("{}/{}", dir.trim_end_matches('/'), name.value);
+                let candidate = format!("{}/{}", dir.trim_end_matches('/'), name);
                 if exists(&candidate) {
-                    e.supplies.push(name.value.clone());
+                    if dlopen {
+                        e.dlopen.push(name.clone());
+                    } else {
+                        e.supplies.push(name.clone());
+                    }
                     break;
                 }
             }
@@ -552,6 +506,7 @@ fn split_search_path(
             dir: expand_origin(part, origin_dir),
             range,
             supplies: Vec::new(),
+            dlopen: Vec::new(),
         });
     }
     out

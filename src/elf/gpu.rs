@@ -11,8 +11,8 @@
 //! The formats are described in `docs/rocm-runtime.md`. Anything unexpected stops the
 //! walk quietly: this is inventory, not validation.
 
-use super::facts::{Section, SectionKind};
-use super::source::ByteSource;
+use super::bytes::ByteSource;
+use super::section::{Section, SectionKind};
 
 const BUNDLE_MAGIC: &[u8; 24] = b"__CLANG_OFFLOAD_BUNDLE__";
 const CCOB_MAGIC: &[u8; 4] = b"CCOB";

@@ -1,20 +1,21 @@
 //! Facts from ELF files, read with goblin and positional reads: interpreter, `DT_NEEDED`,
 //! RUNPATH/RPATH entries with their file offsets, the section table and embedded GPU
-//! code ([`ElfFacts`]), and the classification of a reference hash by where it sits in
-//! the file ([`classify_hit`]).
+//! code ([`ElfFacts`]). Facts only: what a hash at some offset *is* (an `elf-needed`
+//! RUNPATH entry, a `__FILE__` string …) is decided by the rules in `crate::classify`.
 //!
-//! The walkers in `crate::scan` call this for ELF files that contain hits; the kinds come
-//! from `crate::classify`. Malformed files give an [`ElfError`] or warnings, never a panic.
+//! The walkers in `crate::scan` read these for ELF files; malformed files give an
+//! [`ElfError`] or warnings, never a panic.
 
-mod classify;
+mod bytes;
+mod dlopen;
 mod facts;
 mod gpu;
-mod source;
+mod section;
 
-pub use classify::{classify_hit, names_source_path, HitClass, SOURCE_EXTENSIONS, STRING_CAP};
+pub use bytes::{ByteSource, FileBytes};
+pub use dlopen::{dlopen_names, soname_tokens};
 pub use facts::{
     expand_origin, has_elf_magic, section_kind, ElfError, ElfFacts, ElfString, RunpathEntry,
     RunpathTag, Section, SectionKind, ELF_MAGIC,
 };
 pub use gpu::{amdgpu_target, bundle_target, GpuCode};
-pub use source::{ByteSource, FileSource};

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::{EvidenceLevel, SourceRef};
+use crate::classify::{EvidenceKind, FileClass, Verdict};
 
 /// `nixcut refs PATH…` / `nixcut refs --closure ROOT`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -16,7 +17,7 @@ pub struct RefsReport {
     pub evidence: EvidenceLevel,
     /// Where the files came from: `store` (a directory tree), `nar` (binary cache), or
     /// `unavailable`.
-    pub files_from: String,
+    pub files_from: crate::source::FilesFrom,
     /// Whether candidates were every path of the closure (`--discover`) rather than
     /// each path's registered references.
     pub discover: bool,
@@ -46,7 +47,7 @@ pub struct RefEntry {
     pub path: String,
     /// The strongest verdict among the evidence (`runtime`, `gpu:<arch>`, `unknown`,
     /// `dev`, `doc`, `removable`); `unknown` when there is no evidence.
-    pub verdict: String,
+    pub verdict: Verdict,
     /// The rule that produced the verdict.
     pub rule: String,
     /// Nix registered this reference (false: found only with `--discover`).
@@ -70,8 +71,14 @@ pub struct EvidenceItem {
     pub file: String,
     /// Byte offset of the hash in the file's contents, symlink target or name.
     pub offset: u64,
-    pub kind: String,
+    pub kind: EvidenceKind,
     pub detail: String,
-    pub verdict: String,
+    pub verdict: Verdict,
     pub rule: String,
+    /// The class of the file the hit lies in (`lib`, `dev`, `gpu:gfx90a` …).
+    pub file_class: FileClass,
+    /// With a consumer (`refs --closure ROOT`): whether ROOT loads, runs or opens the
+    /// file at run time. Absent without a consumer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reached: Option<bool>,
 }

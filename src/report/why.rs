@@ -4,6 +4,36 @@ use serde::{Deserialize, Serialize};
 
 use super::{EvidenceLevel, SourceRef};
 
+/// What `why` ranks by (JSON `sort`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SortKey {
+    /// Added size (what dropping the path frees).
+    #[default]
+    Added,
+    /// Closure size.
+    Closure,
+    /// NAR size.
+    Nar,
+}
+
+impl SortKey {
+    /// The JSON spelling: `added`, `closure` or `nar`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SortKey::Added => "added",
+            SortKey::Closure => "closure",
+            SortKey::Nar => "nar",
+        }
+    }
+}
+
+impl std::fmt::Display for SortKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// `nixcut why ROOT`: what makes the closure big.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -19,7 +49,7 @@ pub struct WhyReport {
     /// False when some NAR sizes were unknown (counted as 0).
     pub sizes_known: bool,
     /// The key `paths` is ranked by: `added`, `closure` or `nar`.
-    pub sort: String,
+    pub sort: SortKey,
     /// The ranked paths (all, or the first `--top`).
     pub paths: Vec<WhyPath>,
     /// What `--top` hid, if anything.
@@ -62,12 +92,20 @@ pub struct HopEvidence {
     /// The referring path.
     pub referrer: String,
     /// Strongest verdict among the evidence, as in `refs`.
-    pub verdict: String,
+    pub verdict: crate::classify::Verdict,
     pub rule: String,
     /// Hits per evidence kind.
     pub kinds: std::collections::BTreeMap<String, u64>,
     /// The first few pieces of evidence (`refs` lists them all).
     pub evidence: Vec<super::EvidenceItem>,
+}
+
+impl HopEvidence {
+    /// Every hit of the reference: the sum of [`HopEvidence::kinds`] (`evidence` holds
+    /// only the first few).
+    pub fn hit_count(&self) -> u64 {
+        self.kinds.values().sum()
+    }
 }
 
 /// The paths `--top` hid.

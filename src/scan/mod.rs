@@ -21,11 +21,12 @@ use std::io;
 use std::path::Path;
 
 use crate::classify::text::escape_bytes;
-use crate::classify::{EvidenceKind, Place};
+use crate::classify::{EvidenceKind, Place, RuleId};
 use crate::elf::ElfFacts;
+use crate::source::PathFiles;
 use crate::store::{StoreDir, StorePath};
 
-pub use nar::{nar_size, open_nar, scan_nar, scan_nar_file, Compression};
+pub use nar::{nar_size, scan_nar, scan_nar_file};
 pub use scanner::{Hit, ReferenceScanner, ScanStream, StreamResult, DEFAULT_MAX_HITS_PER_FILE};
 
 /// A path inside a store path as raw bytes, `/`-separated, empty for the top level.
@@ -172,7 +173,12 @@ pub struct FileScan {
     pub capped_hits: u64,
     /// ELF facts, for ELF files that were analysed.
     pub elf: Option<ElfFacts>,
+    /// The first bytes of a regular file (up to [`HEAD_LEN`]), for content rules.
+    pub head: Vec<u8>,
 }
+
+/// How many leading bytes of each regular file [`FileScan::head`] keeps.
+pub const HEAD_LEN: usize = 64;
 
 /// One hit with its classification.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -188,7 +194,7 @@ pub struct Evidence {
     /// Candidate index in the [`ReferenceScanner`].
     pub candidate: u32,
     /// The rule that gave the kind.
-    pub rule: &'static str,
+    pub rule: RuleId,
 }
 
 impl Evidence {
@@ -226,8 +232,9 @@ impl PathScan {
     }
 }
 
-/// Answers "does this absolute logical path exist?" for library resolution.
-pub type Resolver<'a> = dyn Fn(&str) -> bool + Sync + 'a;
+/// Answers "does this absolute logical path exist?" for library resolution (bytes:
+/// RUNPATH entries and library names need not be UTF-8).
+pub type Resolver<'a> = dyn Fn(&[u8]) -> bool + Sync + 'a;
 
 /// When to read ELF facts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -310,6 +317,34 @@ pub enum ScanError {
     },
 }
 
+/// Scan the files a [`crate::source::FileSource`] handed out for the store path whose
+/// full logical path is `logical_root`. Trees use `opts.resolver` (none: RUNPATH entries
+/// stay unchecked), NAR streams likewise.
+pub fn scan_path_files(
+    files: PathFiles,
+    logical_root: &str,
+    scanner: &ReferenceScanner,
+    opts: &ScanOptions<'_>,
+) -> Result<PathScan, ScanError> {
+    match files {
+        PathFiles::Tree { physical } => {
+            tree::scan_tree_at(&physical, logical_root, opts.resolver, scanner, opts)
+        }
+        PathFiles::Nar {
+            label,
+            compression,
+            reader,
+        } => nar::scan_nar_stream(
+            reader,
+            &label,
+            compression,
+            Some(logical_root),
+            scanner,
+            opts,
+        ),
+    }
+}
+
 /// Scan the store path `path` of `store_dir`, whose files are at
 /// `<store_root>/<store_dir>/<hash>-<name>` (no store root: the real store directory).
 /// Symlinks are never followed; FIFOs, sockets and devices are skipped with a warning.
@@ -327,6 +362,7 @@ pub fn scan_store_path(
 mod tests {
     use super::*;
     use std::collections::BTreeSet;
+    use std::os::unix::ffi::OsStrExt;
     use std::process::Command;
 
     /// (path, narSize, references) of every valid path, from `nix-store --dump-db`.
@@ -370,7 +406,7 @@ mod tests {
         let scanner = ReferenceScanner::new(&all);
         let opts = ScanOptions::default();
         // The same resolver for both walkers, so that runpath kinds can be compared.
-        let on_disk = |abs: &str| Path::new(abs).exists();
+        let on_disk = |abs: &[u8]| Path::new(std::ffi::OsStr::from_bytes(abs)).exists();
         let fs_opts = ScanOptions {
             resolver: Some(&on_disk),
             ..ScanOptions::default()

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::path::{PathInfo, StoreDir, StorePath};
 
 /// Which kind of input a closure came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SourceKind {
     /// `nix path-info --json` output, any Nix version.

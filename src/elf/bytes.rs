@@ -68,20 +68,20 @@ impl ByteSource for Vec<u8> {
 
 /// An open file with its length taken once.
 #[derive(Debug)]
-pub struct FileSource {
+pub struct FileBytes {
     file: File,
     len: u64,
 }
 
-impl FileSource {
+impl FileBytes {
     /// Wrap an open file; its length is read now.
-    pub fn new(file: File) -> io::Result<FileSource> {
+    pub fn new(file: File) -> io::Result<FileBytes> {
         let len = file.metadata()?.len();
-        Ok(FileSource { file, len })
+        Ok(FileBytes { file, len })
     }
 }
 
-impl ByteSource for FileSource {
+impl ByteSource for FileBytes {
     fn len(&self) -> u64 {
         self.len
     }
@@ -108,7 +108,7 @@ mod tests {
         let data: Vec<u8> = (0..=255u8).cycle().take(5000).collect();
         let mut tmp = tempfile::tempfile().unwrap();
         std::io::Write::write_all(&mut tmp, &data).unwrap();
-        let f = FileSource::new(tmp).unwrap();
+        let f = FileBytes::new(tmp).unwrap();
         for (off, len) in [(0u64, 10usize), (4990, 100), (5000, 1), (9999, 4), (17, 0)] {
             assert_eq!(
                 data.read_vec(off, len).unwrap(),

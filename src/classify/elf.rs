@@ -7,12 +7,11 @@
 //! `elf-source-path` when the path around the hash names a source file or an include
 //! directory), debug sections, GPU code, anything else. Every result names its rule.
 
-use crate::classify::text::{binary_context, cstr_around, escaped_excerpt};
-use crate::classify::EvidenceKind;
+use crate::elf::{ByteSource, ElfFacts, RunpathTag, SectionKind};
 use crate::store::HASH_LEN;
 
-use super::facts::{ElfFacts, RunpathTag, SectionKind};
-use super::source::ByteSource;
+use super::text::{binary_context, cstr_around, escaped_excerpt};
+use super::{EvidenceKind, RuleId};
 
 /// Longest string kept on each side of a hit in an `elf-string` detail.
 pub const STRING_CAP: usize = 4096;
@@ -32,12 +31,16 @@ pub struct HitClass {
     /// Human-readable detail (the string, the directory and what it supplies …).
     pub detail: String,
     /// The rule that decided.
-    pub rule: &'static str,
+    pub rule: RuleId,
 }
 
 impl HitClass {
     fn new(kind: EvidenceKind, rule: &'static str, detail: String) -> HitClass {
-        HitClass { kind, detail, rule }
+        HitClass {
+            kind,
+            detail,
+            rule: RuleId::new(rule),
+        }
     }
 }
 
@@ -75,6 +78,12 @@ pub fn classify_hit<S: ByteSource + ?Sized>(facts: &ElfFacts, offset: u64, src: 
                 K::ElfNeeded,
                 "elf-runpath-unchecked",
                 format!("{dir} ({tag}; which DT_NEEDED libraries it supplies was not checked)"),
+            )
+        } else if e.supplies.is_empty() && !e.dlopen.is_empty() {
+            HitClass::new(
+                K::ElfRunpathDlopen,
+                "elf-runpath-supplies-dlopen",
+                format!("{dir} supplies {} (named for dlopen)", e.dlopen.join(", ")),
             )
         } else if e.supplies.is_empty() {
             HitClass::new(
@@ -227,7 +236,6 @@ mod tests {
     use proptest::prelude::*;
     use std::path::{Path, PathBuf};
     use std::process::Command;
-    use std::sync::OnceLock;
 
     use crate::elf::ElfFacts;
 
@@ -243,15 +251,18 @@ mod tests {
         cmd.output().map(|o| o.status.success()).unwrap_or(false)
     }
 
-    /// Build `prog` (and `libfoo.so`) with the host C compiler; `None` (skip) without one.
-    fn build(dir: &Path, new_dtags: bool) -> Option<PathBuf> {
-        if !run(Command::new("cc").arg("--version")) {
-            eprintln!("skipping: no `cc` on this machine");
-            return None;
-        }
+    /// Build `prog` (and `libfoo.so`) with the host C compiler. Building this crate
+    /// needs one (rusqlite compiles SQLite), so a missing or failing `cc` is a failure,
+    /// never a skip.
+    fn build(dir: &Path, new_dtags: bool) -> PathBuf {
+        assert!(
+            run(Command::new("cc").arg("--version")),
+            "no working `cc` on this machine"
+        );
         let src_dir = dir.join(format!("{H_DEBUG}-src"));
-        std::fs::create_dir_all(&src_dir).ok()?;
-        std::fs::write(src_dir.join("foo.c"), "int foo(void) { return 42; }\n").ok()?;
+        std::fs::create_dir_all(&src_dir).expect("create the source directory");
+        std::fs::write(src_dir.join("foo.c"), "int foo(void) { return 42; }\n")
+            .expect("write a C source");
         let prog_c = format!(
             "#include <stdio.h>\n\
              int foo(void);\n\
@@ -259,7 +270,7 @@ mod tests {
              const char *data_str = \"/nix/store/{H_STR}-share/data\";\n\
              int main(void) {{ puts(msg); puts(data_str); return foo(); }}\n"
         );
-        std::fs::write(src_dir.join("prog.c"), prog_c).ok()?;
+        std::fs::write(src_dir.join("prog.c"), prog_c).expect("write a C source");
         if !run(Command::new("cc").current_dir(&src_dir).args([
             "-shared",
             "-fPIC",
@@ -267,8 +278,7 @@ mod tests {
             "libfoo.so",
             "foo.c",
         ])) {
-            eprintln!("skipping: `cc -shared` failed");
-            return None;
+            panic!("`cc -shared` failed");
         }
         let out = src_dir.join("prog");
         let dtags = if new_dtags {
@@ -289,10 +299,9 @@ mod tests {
             &format!("-Wl,--dynamic-linker=/nix/store/{H_INTERP}-glibc/lib/ld-linux.so.2"),
         ]));
         if !ok {
-            eprintln!("skipping: `cc` could not link the test program");
-            return None;
+            panic!("`cc` could not link the test program");
         }
-        Some(out)
+        out
     }
 
     fn scanner() -> ReferenceScanner {
@@ -316,9 +325,7 @@ mod tests {
 
     fn check_program(new_dtags: bool) {
         let dir = tempfile::tempdir().unwrap();
-        let Some(prog) = build(dir.path(), new_dtags) else {
-            return;
-        };
+        let prog = build(dir.path(), new_dtags);
         let bytes = std::fs::read(prog).unwrap();
         let facts = ElfFacts::parse(&bytes[..], None).unwrap();
         assert!(
@@ -380,9 +387,7 @@ mod tests {
     #[test]
     fn unresolved_runpath_is_kept_as_needed() {
         let dir = tempfile::tempdir().unwrap();
-        let Some(prog) = build(dir.path(), true) else {
-            return;
-        };
+        let prog = build(dir.path(), true);
         let bytes = std::fs::read(prog).unwrap();
         let facts = ElfFacts::parse(&bytes[..], None).unwrap();
         for h in scanner().scan_slice(&bytes) {
@@ -395,15 +400,9 @@ mod tests {
     }
 
     /// The test program's bytes, built once for the mutation tests.
-    fn fixture() -> Option<&'static [u8]> {
-        static BYTES: OnceLock<Option<Vec<u8>>> = OnceLock::new();
-        BYTES
-            .get_or_init(|| {
-                let dir = tempfile::tempdir().ok()?;
-                std::fs::read(build(dir.path(), true)?).ok()
-            })
-            .as_deref()
-    }
+    /// A committed program (`tests/fixtures/elf/`, with its source and the command that
+    /// built it), so the property test runs the same bytes on every machine.
+    const FIXTURE: &[u8] = include_bytes!("../../tests/fixtures/elf/prog");
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(300))]
@@ -415,8 +414,7 @@ mod tests {
             truncate in any::<bool>(),
             probes in proptest::collection::vec(any::<prop::sample::Index>(), 1..8),
         ) {
-            let Some(orig) = fixture() else { return Ok(()) };
-            let mut b = orig.to_vec();
+            let mut b = FIXTURE.to_vec();
             for (i, v, region) in muts {
                 // Aim most mutations at the headers: ELF header, program headers, the
                 // section header table at the end, or anywhere.

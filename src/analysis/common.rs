@@ -1,0 +1,75 @@
+//! Helpers every analysis shares: choosing the roots of a loaded closure, building its
+//! graph, the warnings a report must carry about the input, and where it came from.
+
+use crate::graph::ClosureGraph;
+use crate::report::SourceRef;
+use crate::store::{Closure, StorePath};
+
+use super::AnalysisError;
+
+/// Where the closure came from, for the report header.
+pub(crate) fn source_ref(c: &Closure) -> SourceRef {
+    SourceRef {
+        kind: c.source,
+        origin: c.origin.clone(),
+    }
+}
+
+/// Pick the roots: `--root` if given, else the closure's roots.
+pub(crate) fn pick_roots(c: &Closure, root: Option<&str>) -> Result<Vec<StorePath>, AnalysisError> {
+    match root {
+        Some(q) => Ok(vec![c.select_root(q)?]),
+        None => {
+            let roots = c.roots();
+            if roots.is_empty() {
+                if c.paths.is_empty() {
+                    return Err(crate::store::RootSelectionError::Empty {
+                        origin: c.origin.clone(),
+                    }
+                    .into());
+                }
+                return Err(AnalysisError::NoRoot {
+                    origin: c.origin.clone(),
+                });
+            }
+            Ok(roots)
+        }
+    }
+}
+
+/// The graph of the closure of `--root`, or of every root. Without `--root` and
+/// declared roots the graph finds the roots itself (paths nothing references), which
+/// saves a pass over every reference.
+pub(crate) fn graph_for(c: &Closure, root: Option<&str>) -> Result<ClosureGraph, AnalysisError> {
+    let roots = match root {
+        Some(_) => pick_roots(c, root)?,
+        None => c.declared_roots.clone(),
+    };
+    let g = ClosureGraph::new(c, &roots);
+    if g.roots.is_empty() {
+        // Same errors as pick_roots.
+        pick_roots(c, root)?;
+        return Err(AnalysisError::NoRoot {
+            origin: c.origin.clone(),
+        });
+    }
+    Ok(g)
+}
+
+/// The loader's warnings, plus what a report must say about invalid paths and unknown
+/// sizes when the loader did not already say it.
+pub(crate) fn load_warnings(c: &Closure) -> Vec<String> {
+    let mut w = c.warnings.clone();
+    for inv in &c.invalid {
+        if !c.warnings.iter().any(|x| x.contains(&inv.path)) {
+            w.push(format!(
+                "{} is listed as invalid ({}); it is not counted",
+                inv.path, inv.why
+            ));
+        }
+    }
+    if !c.has_sizes() && !c.warnings.iter().any(|x| x.contains("size")) {
+        w.push("NAR sizes are unknown for some paths (size unknown counts as 0)".to_string());
+    }
+    w
+}

@@ -1,0 +1,452 @@
+//! The scan cache: one file per scanned store path in a directory the caller chooses
+//! (the binary uses `$XDG_CACHE_HOME/nixcut/scan`), holding what the scan found
+//! ([`ScannedPath`]: facts, no verdicts) in its own versioned format.
+//!
+//! Store paths never change, so a scan is valid forever for the same path, NAR hash,
+//! candidate set, class rules and tool version; all five make the file name. The file is a header
+//! line `nixcut-scan-cache <format> <sha256 of the payload>` and the payload, JSON of the
+//! wire structs below (raw bytes for names and symlink targets that are not UTF-8). An
+//! entry whose header, checksum or payload does not match, or that describes another
+//! path, is a miss and is rewritten: it is never trusted. Entries are written atomically
+//! (temporary file, then rename), so a crash leaves no half-written entry.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::{ElfLink, EntryFact, HitFact, ScannedPath, ScannedRef, SearchDir, SearchTag};
+use crate::classify::{EntryType, EvidenceKind, FileClass, RuleId};
+use crate::scan::{Location, RelPath};
+use crate::store::{NarHash, StorePath};
+
+/// Version of the cache file format; part of every key, so a new format never reads
+/// an old entry.
+pub const CACHE_FORMAT: u32 = 3;
+
+const KEY_VERSION: &str = concat!("nixcut-scan-cache-3-", env!("CARGO_PKG_VERSION"));
+const MAGIC: &str = "nixcut-scan-cache";
+
+/// A directory of cached scans.
+#[derive(Debug, Clone)]
+pub struct ScanCache {
+    dir: PathBuf,
+}
+
+impl ScanCache {
+    /// A cache in `dir` (created when the first entry is written).
+    pub fn at(dir: impl Into<PathBuf>) -> ScanCache {
+        ScanCache { dir: dir.into() }
+    }
+
+    /// The cache directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The entry file for a path, NAR hash and candidate set; `None` without a NAR hash
+    /// (nothing would tell a changed path apart).
+    pub fn key(
+        &self,
+        path: &StorePath,
+        nar_hash: Option<&NarHash>,
+        candidates: &[StorePath],
+        rules: &[u8],
+    ) -> Option<PathBuf> {
+        let nar_hash = nar_hash?;
+        let mut h = Sha256::new();
+        h.update(KEY_VERSION.as_bytes());
+        h.update(Sha256::digest(rules));
+        h.update(path.to_string().as_bytes());
+        h.update(nar_hash.to_sri().as_bytes());
+        for c in candidates {
+            h.update(c.hash_bytes());
+        }
+        let digest = hex(&h.finalize()[..12]);
+        Some(self.dir.join(format!("{}-{digest}.scan", path.hash_part())))
+    }
+
+    /// Read an entry for `expect`; anything unreadable or inconsistent is a miss.
+    pub fn get(&self, file: &Path, expect: &StorePath) -> Option<ScannedPath> {
+        let bytes = std::fs::read(file).ok()?;
+        let nl = memchr::memchr(b'\n', &bytes)?;
+        let header = std::str::from_utf8(&bytes[..nl]).ok()?;
+        let payload = &bytes[nl + 1..];
+        let mut words = header.split(' ');
+        if words.next()? != MAGIC || words.next()?.parse::<u32>().ok()? != CACHE_FORMAT {
+            return None;
+        }
+        if words.next()? != hex(&Sha256::digest(payload)) || words.next().is_some() {
+            return None;
+        }
+        let entry: WireEntry = serde_json::from_slice(payload).ok()?;
+        if entry.path != expect.to_string() {
+            return None;
+        }
+        entry.into_scanned()
+    }
+
+    /// Write an entry atomically; failures are returned for a warning, never fatal.
+    pub fn put(&self, file: &Path, path: &StorePath, scanned: &ScannedPath) -> std::io::Result<()> {
+        let payload = serde_json::to_vec(&WireEntry::from_scanned(path, scanned))
+            .map_err(std::io::Error::other)?;
+        let mut bytes = format!(
+            "{MAGIC} {CACHE_FORMAT} {}\n",
+            hex(&Sha256::digest(&payload))
+        )
+        .into_bytes();
+        bytes.extend_from_slice(&payload);
+        std::fs::create_dir_all(&self.dir)?;
+        let mut tmp = tempfile::NamedTempFile::new_in(&self.dir)?;
+        std::io::Write::write_all(&mut tmp, &bytes)?;
+        tmp.persist(file).map_err(|e| e.error)?;
+        Ok(())
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Bytes on the wire: a string when they are UTF-8, else the raw byte values.
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum WireBytes {
+    Text(String),
+    Raw(Vec<u8>),
+}
+
+impl WireBytes {
+    fn of(b: &[u8]) -> WireBytes {
+        match std::str::from_utf8(b) {
+            Ok(s) => WireBytes::Text(s.to_string()),
+            Err(_) => WireBytes::Raw(b.to_vec()),
+        }
+    }
+
+    fn into_bytes(self) -> Vec<u8> {
+        match self {
+            WireBytes::Text(s) => s.into_bytes(),
+            WireBytes::Raw(b) => b,
+        }
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+enum WirePlace {
+    Contents,
+    SymlinkTarget,
+    FileName,
+}
+
+#[derive(Serialize, Deserialize)]
+struct WireHit {
+    file: WireBytes,
+    place: WirePlace,
+    offset: u64,
+    kind: EvidenceKind,
+    kind_rule: RuleId,
+    detail: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    symlink_target: Option<WireBytes>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    target_exists: Option<bool>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct WireRef {
+    /// Base name `<hash>-<name>`.
+    target: String,
+    hits: Vec<WireHit>,
+    capped: u64,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+enum WireType {
+    Regular,
+    Executable,
+    Symlink,
+    Directory,
+}
+
+#[derive(Serialize, Deserialize)]
+struct WireSearch {
+    rpath: bool,
+    dir: Option<String>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct WireElf {
+    interpreter: Option<String>,
+    needed: Vec<String>,
+    soname: Option<String>,
+    search: Vec<WireSearch>,
+    dlopen: Vec<String>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct WireFile {
+    path: WireBytes,
+    #[serde(rename = "type")]
+    entry: WireType,
+    size: u64,
+    class: FileClass,
+    class_rule: RuleId,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    target: Option<WireBytes>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    elf: Option<WireElf>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    shebang: Option<WireBytes>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    names: Vec<WireBytes>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct WireEntry {
+    /// Base name of the scanned path.
+    path: String,
+    files: u64,
+    bytes: u64,
+    capped_total: u64,
+    references: Vec<WireRef>,
+    warnings: Vec<String>,
+    entries: Vec<WireFile>,
+}
+
+fn wire_file(e: &EntryFact) -> WireFile {
+    WireFile {
+        path: WireBytes::of(e.path.as_bytes()),
+        entry: match e.entry {
+            EntryType::Regular => WireType::Regular,
+            EntryType::Executable => WireType::Executable,
+            EntryType::Symlink => WireType::Symlink,
+            EntryType::Directory => WireType::Directory,
+        },
+        size: e.size,
+        class: e.class.clone(),
+        class_rule: e.class_rule,
+        target: e.symlink_target.as_deref().map(WireBytes::of),
+        elf: e.elf.as_ref().map(|l| WireElf {
+            interpreter: l.interpreter.clone(),
+            needed: l.needed.clone(),
+            soname: l.soname.clone(),
+            search: l
+                .search
+                .iter()
+                .map(|s| WireSearch {
+                    rpath: s.tag == SearchTag::Rpath,
+                    dir: s.dir.clone(),
+                })
+                .collect(),
+            dlopen: l.dlopen.clone(),
+        }),
+        shebang: e.shebang.as_deref().map(WireBytes::of),
+        names: e.names.iter().map(|n| WireBytes::of(n)).collect(),
+    }
+}
+
+fn entry_fact(w: WireFile) -> EntryFact {
+    EntryFact {
+        path: RelPath::from_bytes(w.path.into_bytes()),
+        entry: match w.entry {
+            WireType::Regular => EntryType::Regular,
+            WireType::Executable => EntryType::Executable,
+            WireType::Symlink => EntryType::Symlink,
+            WireType::Directory => EntryType::Directory,
+        },
+        size: w.size,
+        class: w.class,
+        class_rule: w.class_rule,
+        symlink_target: w.target.map(WireBytes::into_bytes),
+        elf: w.elf.map(|l| ElfLink {
+            interpreter: l.interpreter,
+            needed: l.needed,
+            soname: l.soname,
+            search: l
+                .search
+                .into_iter()
+                .map(|s| SearchDir {
+                    tag: if s.rpath {
+                        SearchTag::Rpath
+                    } else {
+                        SearchTag::Runpath
+                    },
+                    dir: s.dir,
+                })
+                .collect(),
+            dlopen: l.dlopen,
+        }),
+        shebang: w.shebang.map(WireBytes::into_bytes),
+        names: w.names.into_iter().map(WireBytes::into_bytes).collect(),
+    }
+}
+
+impl WireEntry {
+    fn from_scanned(path: &StorePath, s: &ScannedPath) -> WireEntry {
+        WireEntry {
+            path: path.to_string(),
+            files: s.files,
+            bytes: s.bytes,
+            capped_total: s.capped_total,
+            references: s
+                .references
+                .iter()
+                .map(|r| WireRef {
+                    target: r.target.to_string(),
+                    capped: r.capped,
+                    hits: r
+                        .hits
+                        .iter()
+                        .map(|h| {
+                            let (place, offset) = match h.location {
+                                Location::Contents { offset } => (WirePlace::Contents, offset),
+                                Location::SymlinkTarget { offset } => {
+                                    (WirePlace::SymlinkTarget, offset)
+                                }
+                                Location::FileName { offset } => (WirePlace::FileName, offset),
+                            };
+                            WireHit {
+                                file: WireBytes::of(h.file.as_bytes()),
+                                place,
+                                offset,
+                                kind: h.kind,
+                                kind_rule: h.kind_rule,
+                                detail: h.detail.clone(),
+                                symlink_target: h.symlink_target.as_deref().map(WireBytes::of),
+                                target_exists: h.target_exists,
+                            }
+                        })
+                        .collect(),
+                })
+                .collect(),
+            warnings: s.warnings.clone(),
+            entries: s.entries.iter().map(wire_file).collect(),
+        }
+    }
+
+    fn into_scanned(self) -> Option<ScannedPath> {
+        let mut references = Vec::with_capacity(self.references.len());
+        for r in self.references {
+            let target = StorePath::from_base_name(&r.target).ok()?;
+            let hits = r
+                .hits
+                .into_iter()
+                .map(|h| HitFact {
+                    file: RelPath::from_bytes(h.file.into_bytes()),
+                    location: match h.place {
+                        WirePlace::Contents => Location::Contents { offset: h.offset },
+                        WirePlace::SymlinkTarget => Location::SymlinkTarget { offset: h.offset },
+                        WirePlace::FileName => Location::FileName { offset: h.offset },
+                    },
+                    kind: h.kind,
+                    kind_rule: h.kind_rule,
+                    detail: h.detail,
+                    symlink_target: h.symlink_target.map(WireBytes::into_bytes),
+                    target_exists: h.target_exists,
+                })
+                .collect();
+            references.push(ScannedRef {
+                target,
+                hits,
+                capped: r.capped,
+            });
+        }
+        Some(ScannedPath {
+            files: self.files,
+            bytes: self.bytes,
+            references,
+            capped_total: self.capped_total,
+            warnings: self.warnings,
+            entries: self.entries.into_iter().map(entry_fact).collect(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(p: &StorePath) -> ScannedPath {
+        ScannedPath {
+            files: 3,
+            bytes: 99,
+            references: vec![ScannedRef {
+                target: p.clone(),
+                capped: 1,
+                hits: vec![HitFact {
+                    file: RelPath::from_bytes(b"lib/\xff\\odd".to_vec()),
+                    location: Location::SymlinkTarget { offset: 11 },
+                    kind: EvidenceKind::Symlink,
+                    kind_rule: RuleId::new("symlink-target"),
+                    detail: "/nix/store/…".into(),
+                    symlink_target: Some(b"/nix/store/x/\x80".to_vec()),
+                    target_exists: Some(true),
+                }],
+            }],
+            capped_total: 1,
+            warnings: vec!["w".into()],
+            entries: vec![EntryFact {
+                path: RelPath::from_bytes(b"lib/libx.so".to_vec()),
+                entry: EntryType::Executable,
+                size: 7,
+                class: FileClass::Gpu("gfx90a".into()),
+                class_rule: RuleId::new("class/lib"),
+                symlink_target: None,
+                elf: Some(ElfLink {
+                    interpreter: Some("/nix/store/x/ld.so".into()),
+                    needed: vec!["libc.so.6".into()],
+                    soname: None,
+                    search: vec![SearchDir {
+                        tag: SearchTag::Rpath,
+                        dir: Some("/nix/store/x/lib".into()),
+                    }],
+                    dlopen: vec!["libamd_comgr.so.2".into()],
+                }),
+                shebang: Some(b"/bin/sh".to_vec()),
+                names: vec![b"/nix/store/\xff".to_vec()],
+            }],
+        }
+    }
+
+    #[test]
+    fn roundtrip_raw_bytes_and_corruption() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = ScanCache::at(dir.path().join("c"));
+        let p =
+            StorePath::from_base_name("9fm8cfjwd9nhpc06bz4fdgmc4gwdi2dq-rocblas-5.7.1").unwrap();
+        let q = StorePath::from_base_name("0al28vamp5nn339hq5kpi9jl1fpkhl6a-rocm-llvm-clang-5.7.1")
+            .unwrap();
+        let h = NarHash::parse("sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=");
+        assert!(cache.key(&p, None, &[], b"").is_none());
+        let k = cache
+            .key(&p, Some(&h), std::slice::from_ref(&p), b"")
+            .unwrap();
+        assert_ne!(
+            Some(&k),
+            cache.key(&p, Some(&h), &[], b"").as_ref(),
+            "candidates are part of the key"
+        );
+        assert!(cache.get(&k, &p).is_none());
+        cache.put(&k, &p, &sample(&p)).unwrap();
+        assert_eq!(cache.get(&k, &p), Some(sample(&p)), "raw bytes survive");
+        assert!(
+            cache.get(&k, &q).is_none(),
+            "an entry for another path is not trusted"
+        );
+
+        // A well-formed but edited entry: the checksum no longer matches.
+        let text = std::fs::read_to_string(&k).unwrap_or_default();
+        let bytes = std::fs::read(&k).unwrap();
+        let edited = String::from_utf8_lossy(&bytes).replace("\"files\":3", "\"files\":4");
+        assert_ne!(edited, text);
+        std::fs::write(&k, edited.as_bytes()).unwrap();
+        assert!(cache.get(&k, &p).is_none(), "edited entry is a miss");
+        std::fs::write(&k, &bytes[..bytes.len() - 5]).unwrap();
+        assert!(cache.get(&k, &p).is_none(), "truncated entry is a miss");
+        cache.put(&k, &p, &sample(&p)).unwrap();
+        assert!(cache.get(&k, &p).is_some(), "and is rewritten");
+    }
+}

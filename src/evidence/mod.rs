@@ -1,0 +1,229 @@
+//! The typed evidence layer between the scan and the analyses: for one store path, each
+//! reference with the hits that show it, as enums and raw bytes ([`PathEvidence`]).
+//!
+//! [`Collector`] turns a store path into evidence: it asks the file source
+//! (`crate::source`) for the files, scans them (`crate::scan`, which gives every hit its
+//! kind), asks the source whether each absolute symlink target exists, and applies the
+//! verdict rules (`crate::classify`). What the scan found ([`ScannedPath`], facts only)
+//! is cached per store path in its own versioned format ([`ScanCache`]); verdicts are
+//! derived again on every run, so a change of rules never needs a cache flush.
+//!
+//! The `refs` report is made from this at the edge (`crate::analysis`); reachability,
+//! split planning and GPU accounting consume it directly.
+
+mod cache;
+mod collect;
+
+pub use cache::{ScanCache, CACHE_FORMAT};
+pub use collect::{Collector, Progress, ReachedFn, Scanned};
+
+use std::collections::BTreeMap;
+
+use crate::classify::{EntryType, EvidenceKind, FileClass, RuleId, Verdict};
+use crate::scan::{Location, RelPath};
+use crate::store::StorePath;
+
+/// What the scan found for one hit: facts, before any verdict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HitFact {
+    /// The file (or directory, or symlink) holding the hit.
+    pub file: RelPath,
+    /// Where in it.
+    pub location: Location,
+    /// What kind of place that is.
+    pub kind: EvidenceKind,
+    /// The rule that gave the kind.
+    pub kind_rule: RuleId,
+    /// Human-readable context: the string, the line, escaped bytes …
+    pub detail: String,
+    /// A symlink's target, raw (not UTF-8 in general, never escaped).
+    pub symlink_target: Option<Vec<u8>>,
+    /// For a symlink with an absolute target: whether the source found the target
+    /// (`None` when the source cannot tell).
+    pub target_exists: Option<bool>,
+}
+
+/// Which dynamic tag a search directory came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SearchTag {
+    /// `DT_RUNPATH`: searched for the file's own `DT_NEEDED` libraries only.
+    Runpath,
+    /// `DT_RPATH`: searched for the file's libraries and, unless they have a
+    /// `DT_RUNPATH`, for those of the libraries it loads.
+    Rpath,
+}
+
+/// One RUNPATH/RPATH directory of an ELF file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchDir {
+    /// The tag it came from.
+    pub tag: SearchTag,
+    /// The directory with `$ORIGIN` expanded (`None` when it could not be).
+    pub dir: Option<String>,
+}
+
+/// What the dynamic loader needs to know about one ELF file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ElfLink {
+    /// `PT_INTERP`.
+    pub interpreter: Option<String>,
+    /// `DT_NEEDED`, in order.
+    pub needed: Vec<String>,
+    /// `DT_SONAME`.
+    pub soname: Option<String>,
+    /// The search directories the loader uses for this file, in order: its
+    /// `DT_RUNPATH` entries when it has them, else its `DT_RPATH` entries.
+    pub search: Vec<SearchDir>,
+    /// Sonames the file names for `dlopen`.
+    pub dlopen: Vec<String>,
+}
+
+/// One entry of a scanned store path, with the facts reachability and splitting need.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntryFact {
+    /// Path inside the store path (empty for the top level).
+    pub path: RelPath,
+    /// File, executable, symlink or directory.
+    pub entry: EntryType,
+    /// Content length for files, target length for symlinks, 0 for directories.
+    pub size: u64,
+    /// What the file is for, and the rule that said so.
+    pub class: FileClass,
+    /// The rule behind `class`.
+    pub class_rule: RuleId,
+    /// A symlink's target, raw.
+    pub symlink_target: Option<Vec<u8>>,
+    /// Loader facts, for ELF files.
+    pub elf: Option<ElfLink>,
+    /// The interpreter of a script (`#!/nix/store/…/bin/sh` → that path).
+    pub shebang: Option<Vec<u8>>,
+    /// Absolute paths into the store that the file names in a script line or an ELF data
+    /// string (what it may exec or open by name).
+    pub names: Vec<Vec<u8>>,
+}
+
+/// The hits of one candidate reference in one store path's scan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScannedRef {
+    /// The referenced store path.
+    pub target: StorePath,
+    /// Every reported hit, in scan order.
+    pub hits: Vec<HitFact>,
+    /// Hits dropped by the scanner's per-file cap in files that show this reference.
+    pub capped: u64,
+}
+
+/// What scanning one store path found: the cached part of the evidence.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ScannedPath {
+    /// Entries serialised (files, directories, symlinks).
+    pub files: u64,
+    /// Bytes of file contents read.
+    pub bytes: u64,
+    /// Candidates with at least one hit, in candidate order.
+    pub references: Vec<ScannedRef>,
+    /// Hits beyond the per-file caps, over all files.
+    pub capped_total: u64,
+    /// Per-file problems, each starting with the file's path.
+    pub warnings: Vec<String>,
+    /// Every entry, in NAR order.
+    pub entries: Vec<EntryFact>,
+}
+
+/// One hit with its verdict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hit {
+    /// What the scan found.
+    pub fact: HitFact,
+    /// The class of its file and whether the consumer reaches it.
+    pub place: HitPlace,
+    /// What this hit alone says the reference is needed for.
+    pub verdict: Verdict,
+    /// The rule that said it.
+    pub rule: RuleId,
+}
+
+/// One reference of a store path, with its evidence and verdict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reference {
+    /// The referenced store path.
+    pub target: StorePath,
+    /// Nix registered this reference (false: found only by discovery).
+    pub registered: bool,
+    /// The path refers to itself.
+    pub self_reference: bool,
+    /// The strongest verdict among the hits (`unknown` without hits).
+    pub verdict: Verdict,
+    /// The rule behind `verdict`.
+    pub rule: RuleId,
+    /// Hits dropped by the per-file cap (counted in [`Reference::hit_count`]).
+    pub capped: u64,
+    /// Hit counts per evidence kind.
+    pub kinds: BTreeMap<EvidenceKind, u64>,
+    /// Every reported hit, in scan order.
+    pub hits: Vec<Hit>,
+}
+
+/// Where a hit lies, for the verdict: the file's class and, with a consumer, whether the
+/// consumer reaches the file at run time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HitPlace {
+    /// The class of the file holding the hit.
+    pub class: FileClass,
+    /// Whether the consumer loads or opens the file (`None` without a consumer).
+    pub reached: Option<bool>,
+}
+
+impl Reference {
+    /// Every hit found, the capped ones included.
+    pub fn hit_count(&self) -> u64 {
+        self.hits.len() as u64 + self.capped
+    }
+}
+
+/// Whether and how a store path's files were scanned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScanStatus {
+    /// Scanned now, or read from the scan cache.
+    Scanned {
+        /// Entries serialised.
+        files: u64,
+        /// Bytes of file contents read.
+        bytes: u64,
+        /// Whether the result came from the scan cache.
+        cached: bool,
+    },
+    /// Not scanned: references come from the graph only (see the warnings).
+    NotScanned,
+}
+
+/// The evidence of one store path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PathEvidence {
+    /// The store path.
+    pub path: StorePath,
+    /// Whether it was scanned.
+    pub status: ScanStatus,
+    /// Its references: scanned ones strongest verdict first (then by path), unscanned
+    /// ones in store-path order.
+    pub references: Vec<Reference>,
+    /// Problems, each a sentence (file problems start with the file's path).
+    pub warnings: Vec<String>,
+    /// Every entry with its class (empty when not scanned).
+    pub entries: Vec<EntryFact>,
+}
+
+impl PathEvidence {
+    /// The reference to `target`, if the path has one.
+    pub fn reference(&self, target: &StorePath) -> Option<&Reference> {
+        self.references.iter().find(|r| &r.target == target)
+    }
+
+    /// Bytes of file contents read (0 when not scanned).
+    pub fn bytes_scanned(&self) -> u64 {
+        match self.status {
+            ScanStatus::Scanned { bytes, .. } => bytes,
+            ScanStatus::NotScanned => 0,
+        }
+    }
+}

@@ -1,0 +1,139 @@
+//! [`NarDir`]: store paths as the NAR files of a binary cache directory
+//! (`nix copy --to file://…`), found through each `.narinfo`'s `URL`, streamed and
+//! decompressed, never unpacked.
+//!
+//! Whether a file exists in a store path is answered from the cache's `<hash>.ls`
+//! listings (`write-nar-listing=true`), each read and parsed at most once for the life
+//! of the source, whichever store path's scan asks. A cache without a listing for every
+//! path cannot answer ([`FileSource::can_resolve`] is false).
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use serde::Deserialize;
+
+use super::{open_nar, FileSource, FilesFrom, PathFiles, SourceError};
+use crate::load::binary_cache::{nar_locations, CacheEntry};
+use crate::store::{StoreDir, StorePath};
+
+/// A binary cache directory with NARs.
+#[derive(Debug)]
+pub struct NarDir {
+    dir: PathBuf,
+    store_dir: StoreDir,
+    entries: BTreeMap<StorePath, CacheEntry>,
+    all_listed: bool,
+    listings: Mutex<HashMap<String, Option<Arc<Node>>>>,
+}
+
+/// One node of a `.ls` listing.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+enum Node {
+    Directory {
+        #[serde(default)]
+        entries: BTreeMap<String, Node>,
+    },
+    Regular {},
+    Symlink {},
+}
+
+#[derive(Debug, Deserialize)]
+struct Listing {
+    root: Node,
+}
+
+impl NarDir {
+    /// The cache at `dir`, when its narinfos point at NAR files that are there.
+    pub fn open(dir: &Path, store_dir: &StoreDir) -> Option<NarDir> {
+        let entries = nar_locations(dir).ok()?;
+        if !entries
+            .values()
+            .any(|e| e.nar_file(dir).is_some_and(|f| f.is_file()))
+        {
+            return None;
+        }
+        let all_listed = entries
+            .keys()
+            .all(|p| dir.join(format!("{}.ls", p.hash_part())).is_file());
+        Some(NarDir {
+            dir: dir.to_path_buf(),
+            store_dir: store_dir.clone(),
+            entries,
+            all_listed,
+            listings: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The parsed listing of the store path with this hash part (read once).
+    fn listing(&self, hash: &str) -> Option<Arc<Node>> {
+        let mut cache = self.listings.lock().unwrap_or_else(|e| e.into_inner());
+        cache
+            .entry(hash.to_string())
+            .or_insert_with(|| {
+                let bytes = std::fs::read(self.dir.join(format!("{hash}.ls"))).ok()?;
+                // Nix writes names that are not UTF-8 as they are, which is not JSON:
+                // read them lossily (such names are never looked up, see `exists`) so
+                // that one odd name does not lose the whole listing.
+                let text = String::from_utf8_lossy(&bytes);
+                serde_json::from_str::<Listing>(&text)
+                    .ok()
+                    .map(|l| Arc::new(l.root))
+            })
+            .clone()
+    }
+}
+
+impl FileSource for NarDir {
+    fn kind(&self) -> FilesFrom {
+        FilesFrom::Nar
+    }
+
+    fn open(&self, path: &StorePath) -> Result<PathFiles, SourceError> {
+        let nar = self
+            .entries
+            .get(path)
+            .and_then(|e| e.nar_file(&self.dir))
+            .ok_or_else(|| SourceError::Missing {
+                path: self.store_dir.display(path),
+            })?;
+        let (reader, compression) = open_nar(&nar)?;
+        Ok(PathFiles::Nar {
+            label: nar.display().to_string(),
+            compression,
+            reader,
+        })
+    }
+
+    /// Whether the path names an entry (file, directory or symlink) of a store path in
+    /// the cache. Paths outside the store and store paths the cache does not hold: false.
+    /// A path that is not UTF-8, or a listing that cannot be read: cannot tell.
+    fn exists(&self, abs: &[u8]) -> Option<bool> {
+        let Ok(abs) = std::str::from_utf8(abs) else {
+            return None;
+        };
+        let Ok((p, sub)) = self.store_dir.split_path(abs) else {
+            return Some(false);
+        };
+        if !self.entries.contains_key(&p) {
+            return Some(false);
+        }
+        let root = self.listing(p.hash_part())?;
+        let mut node: &Node = &root;
+        for part in sub.split('/').filter(|c| !c.is_empty()) {
+            match node {
+                Node::Directory { entries } => match entries.get(part) {
+                    Some(next) => node = next,
+                    None => return Some(false),
+                },
+                _ => return Some(false),
+            }
+        }
+        Some(true)
+    }
+
+    fn can_resolve(&self) -> bool {
+        self.all_listed
+    }
+}
