@@ -1,6 +1,7 @@
 //! Property tests through the binary: random bytes, random JSON values, random
-//! `nix path-info` entries, random narinfo fields, random registration records and
-//! random snapshots are given to every command, as a file and on standard input.
+//! `nix path-info` entries and structured attrs, random narinfo fields, random
+//! registration records, closureInfo directories and random snapshots are given to
+//! every command, as a file or directory and (files) on standard input.
 //! Whatever the input: no panic, exit code 0, 1 or 2, and nothing on stdout or stderr
 //! that a terminal would act on (a raw control character other than `\n` and `\t`, or a
 //! bidirectional override U+202A–U+202E, U+2066–U+2069).
@@ -170,6 +171,26 @@ fn path_info_json() -> impl Strategy<Value = String> {
         } else {
             Value::Object(objs.into_iter().collect()).to_string()
         }
+    })
+}
+
+/// A structured-attrs `.attrs.json`: an `exportReferencesGraph` result under a key of
+/// its own, beside other attributes.
+fn structured_attrs() -> impl Strategy<Value = String> {
+    (path_info_json(), hostile_string()).prop_map(|(text, other)| {
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let entries: Vec<serde_json::Value> = match v {
+            serde_json::Value::Array(a) => a,
+            serde_json::Value::Object(o) => o
+                .into_iter()
+                .map(|(p, mut e)| {
+                    e["path"] = p.into();
+                    e
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        serde_json::json!({"builder": other, "closure": entries, "name": "x"}).to_string()
     })
 }
 
@@ -457,6 +478,11 @@ proptest! {
     #[test]
     fn random_path_info_through_every_command(text in path_info_json()) {
         file_case(text.as_bytes(), "closure.json")?;
+    }
+
+    #[test]
+    fn random_structured_attrs_through_every_command(text in structured_attrs()) {
+        file_case(text.as_bytes(), ".attrs.json")?;
     }
 
     #[test]
