@@ -374,6 +374,19 @@ fn registration_text_on_standard_input_is_detected_from_the_content() {
     assert_eq!(v["source"]["kind"], "registration");
 }
 
+#[test]
+fn standard_input_given_twice_is_refused_not_read_as_empty() {
+    for args in [
+        vec!["diff", "-", "-"],
+        vec!["check", "-", "--baseline", "-"],
+        vec!["refs", "-", "-"],
+    ] {
+        let (code, _, err) = run(&args);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(err.contains("can be read only once"), "{args:?}: {err}");
+    }
+}
+
 // ---- 8. binary input is refused early ----
 
 /// Deterministic pseudo-random bytes.

@@ -8,7 +8,8 @@ use anyhow::{anyhow, Context, Result};
 
 use super::args::{CheckArgs, GlobalArgs};
 use super::{
-    emit, is_broken_pipe, load_input, print_warnings, printable, refuse_store_object, Outcome,
+    emit, is_broken_pipe, load_input, print_warnings, printable, refuse_store_object,
+    stdin_at_most_once, Outcome,
 };
 use nixcut::analysis::{self, CheckOptions, Growth};
 use nixcut::render::{render, Format, Style};
@@ -49,6 +50,12 @@ pub(super) fn run(g: &GlobalArgs, a: &CheckArgs, format: Format, style: &Style) 
     if let Some(file) = &a.summary {
         refuse_store_object(g, file, "the summary")?;
     }
+    stdin_at_most_once(
+        [Some(&a.input), a.baseline.as_ref(), a.against.as_ref()]
+            .into_iter()
+            .flatten()
+            .map(String::as_str),
+    )?;
     let growth = match &a.max_growth {
         Some(s) => parse_growth(s)?,
         None => Growth::default(),

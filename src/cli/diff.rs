@@ -3,11 +3,12 @@
 use anyhow::{Context, Result};
 
 use super::args::{DiffArgs, GlobalArgs};
-use super::{emit, load_input, print_warnings, Outcome};
+use super::{emit, load_input, print_warnings, stdin_at_most_once, Outcome};
 use nixcut::analysis::{self, DiffOptions};
 use nixcut::render::{Format, Style};
 
 pub(super) fn run(g: &GlobalArgs, a: &DiffArgs, format: Format, style: &Style) -> Result<Outcome> {
+    stdin_at_most_once([a.old.as_str(), a.new.as_str()])?;
     let old = load_input(g, &a.old)?;
     let new = load_input(g, &a.new)?;
     let opts = DiffOptions {

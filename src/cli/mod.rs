@@ -116,6 +116,18 @@ fn refuse_store_object(g: &GlobalArgs, file: &Path, what: &str) -> Result<()> {
     Ok(())
 }
 
+/// Standard input can be read once: refuse `-` given for two inputs of one command
+/// (the second would read nothing and be called an empty file).
+fn stdin_at_most_once<'a>(inputs: impl IntoIterator<Item = &'a str>) -> Result<()> {
+    if inputs.into_iter().filter(|i| *i == "-").count() > 1 {
+        return Err(anyhow::anyhow!(
+            "`-` (standard input) is given for more than one input, but it can be read only \
+             once; save one of them to a file"
+        ));
+    }
+    Ok(())
+}
+
 fn load_input(g: &GlobalArgs, input: &str) -> Result<Closure> {
     let closure =
         load(input, &load_options(g)).with_context(|| format!("cannot load `{input}`"))?;
@@ -323,6 +335,7 @@ fn cmd_refs(g: &GlobalArgs, a: &RefsArgs, format: Format, style: &Style) -> Resu
         Some(root) => vec![(root.clone(), true)],
         None => a.paths.iter().map(|p| (p.clone(), false)).collect(),
     };
+    stdin_at_most_once(inputs.iter().map(|(i, _)| i.as_str()))?;
     let mut merged: Option<nixcut::report::RefsReport> = None;
     for (input, whole_closure) in inputs {
         let closure = load_input(g, &input)?;
