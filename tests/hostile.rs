@@ -117,6 +117,27 @@ fn snapshot_output_through_a_symlink_replaces_its_target() {
     assert_eq!(std::fs::read_to_string(&target).unwrap(), expected);
 }
 
+/// `-o /proc/self/fd/3` where fd 3 is a pipe: a link whose text (`pipe:[…]`) names no
+/// file, which must be opened, not resolved (the `/dev/stdout` and `/dev/fd/N` case,
+/// without touching /dev).
+#[test]
+fn snapshot_output_to_an_inherited_pipe_descriptor_is_written_through() {
+    let bin = env!("CARGO_BIN_EXE_nixcut");
+    let out = nix_cmd("bash")
+        .arg("-c")
+        .arg(format!(
+            "'{bin}' snapshot '{}' -o /proc/self/fd/3 3>&1 1>&2 | cat",
+            ex(ROCM)
+        ))
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let (code, got, err) = decode(out);
+    assert_eq!(code, 0, "{err}");
+    let (_, expected, _) = run(&["snapshot", &ex(ROCM), "-o", "-"]);
+    assert_eq!(got, expected, "{err}");
+}
+
 #[test]
 fn snapshot_output_onto_a_directory_or_socket_is_refused() {
     let dir = tempfile::tempdir().unwrap();

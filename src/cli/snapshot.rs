@@ -89,7 +89,12 @@ enum Destination {
 
 /// Decide how to write `output`, following symlinks (at most 40, as the kernel does).
 fn destination(output: &str) -> Result<Destination> {
-    if output == "-" {
+    // `/dev/stdout` is this process's standard output whatever it is (a pipe, a
+    // terminal, a file opened for appending): write to it, never resolve and replace.
+    if matches!(
+        output,
+        "-" | "/dev/stdout" | "/dev/fd/1" | "/proc/self/fd/1"
+    ) {
         return Ok(Destination::Stdout);
     }
     if output.is_empty() {
@@ -107,6 +112,16 @@ fn destination(output: &str) -> Result<Destination> {
             }
         };
         let ft = meta.file_type();
+        // What the kernel reaches through the link: `/dev/fd/N` and `/proc/…/fd/N` of a
+        // pipe are links whose text (`pipe:[…]`) names no file, but they open.
+        if ft.is_symlink() {
+            if let Ok(target) = std::fs::metadata(&cur) {
+                let tt = target.file_type();
+                if tt.is_fifo() || tt.is_char_device() {
+                    return Ok(Destination::InPlace(cur));
+                }
+            }
+        }
         if ft.is_symlink() {
             let target = std::fs::read_link(&cur)
                 .with_context(|| format!("cannot read the symlink {}", cur.display()))?;
@@ -257,6 +272,9 @@ mod tests {
     #[test]
     fn fifos_and_stdout_are_written_in_place() {
         assert_eq!(destination("-").unwrap(), Destination::Stdout);
+        // Names, not files: nothing under /dev is looked at.
+        assert_eq!(destination("/dev/stdout").unwrap(), Destination::Stdout);
+        assert_eq!(destination("/dev/fd/1").unwrap(), Destination::Stdout);
         assert!(destination("").is_err());
         // A FIFO in a temporary directory (tests never touch /dev).
         let dir = tempfile::tempdir().unwrap();
@@ -268,7 +286,14 @@ mod tests {
         assert!(st.success());
         assert_eq!(
             destination(fifo.to_str().unwrap()).unwrap(),
-            Destination::InPlace(fifo)
+            Destination::InPlace(fifo.clone())
+        );
+        // A symlink to a FIFO is written through, in place.
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&fifo, &link).unwrap();
+        assert_eq!(
+            destination(link.to_str().unwrap()).unwrap(),
+            Destination::InPlace(link)
         );
     }
 }
