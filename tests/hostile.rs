@@ -432,6 +432,27 @@ fn a_large_binary_file_is_refused_from_its_first_bytes() {
     assert!(err.contains(s(&f)) && err.contains("binary data"), "{err}");
 }
 
+/// A 3 GiB file (sparse: it takes no disk) that starts like JSON: refused from its size,
+/// before anything past the first bytes is read.
+#[test]
+fn a_file_over_the_input_cap_is_refused_before_it_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("huge.json");
+    let file = std::fs::File::create(&f).unwrap();
+    // Blank past the first bytes nixcut judges; the rest is a hole of NUL bytes.
+    let mut head = b"[".to_vec();
+    head.resize(64 << 10, b' ');
+    (&file).write_all(&head).unwrap();
+    file.set_len(3 << 30).unwrap();
+    drop(file);
+    let (code, _, err) = run(&["why", s(&f)]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains(s(&f)) && err.contains("larger than 2.0 GiB"),
+        "{err}"
+    );
+}
+
 #[test]
 fn an_endless_binary_stream_is_refused_without_reading_it_all() {
     let dir = tempfile::tempdir().unwrap();
