@@ -311,6 +311,34 @@ fn nar_sizes_adding_up_past_u64_are_an_error_naming_the_input() {
     }
 }
 
+/// diff works in signed deltas: two new paths of 3·2^61 bytes each overflowed its i64
+/// sum of the hidden packages (a panic in debug builds, a wrong sign in release).
+#[test]
+fn diff_of_closures_beyond_signed_sizes_is_an_error_not_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let (r, a, b) = (
+        sp('r', "root-1.0"),
+        sp('a', "alpha-1.0"),
+        sp('b', "beta-1.0"),
+    );
+    let old = write(dir.path(), "old.json", &path_info_json(&[(&r, "1", &[])]));
+    let big = (3u64 << 61).to_string();
+    let new = write(
+        dir.path(),
+        "new.json",
+        &path_info_json(&[
+            (&r, "1", &[a.as_str(), b.as_str()]),
+            (&a, &big, &[]),
+            (&b, &big, &[]),
+        ]),
+    );
+    for top in ["0", "5"] {
+        let (code, _, err) = run(&["diff", s(&old), s(&new), "--top", top]);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains(s(&new)) && err.contains("2^63 - 1"), "{err}");
+    }
+}
+
 #[test]
 fn a_narinfo_size_of_u64_max_plus_another_path_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
