@@ -76,6 +76,7 @@ fn size_value() -> impl Strategy<Value = serde_json::Value> {
         4 => (0u64..1 << 40).prop_map(|n| json!(n)),
         1 => Just(json!(u64::MAX)),
         1 => Just(json!(1u64 << 63)),
+        1 => Just(json!(3u64 << 61)),
         1 => Just(json!(-1)),
         1 => Just(json!(1.5)),
         1 => hostile_string().prop_map(|s| json!(s)),
