@@ -12,7 +12,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// `nix`; NIXCUT_NO_STORE_DB=1 always asks `nix`); a `nix path-info --json -r` file of
 /// any Nix version; a closureInfo directory or its `registration` file; a `nix-store
 /// --dump-db` dump; an `exportReferencesGraph` file or structured-attrs `.attrs.json`;
-/// a binary cache directory. The format is detected from the content.
+/// a binary cache directory. The format is detected from the content. `-` reads
+/// standard input; pipes and process substitution (`<(nix path-info --json -r …)`) are
+/// read as streams.
 #[derive(Debug, Parser)]
 #[command(name = "nixcut", version, max_term_width = 100)]
 #[command(after_help = "Examples:
@@ -91,7 +93,9 @@ pub enum Command {
     /// The file is versioned JSON (`"kind": "nixcut-snapshot"`): the root, every path
     /// with NAR size, NAR hash, closure size and references, the store directory and
     /// where it was taken from. Every command accepts it as an input. It is written
-    /// atomically: an existing file is replaced only once the new one is complete.
+    /// atomically: an existing file is replaced only once the new one is complete (a
+    /// symlink is followed and its target replaced; a FIFO or a device such as
+    /// /dev/stdout is written in place; a directory or a store object is refused).
     /// The file is always JSON (`--format` does not apply); the same closure always
     /// gives the same bytes, so a committed baseline changes only when the closure does.
     Snapshot(SnapshotArgs),
@@ -167,7 +171,7 @@ pub struct CheckArgs {
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<String>,
     /// How much the closure may grow over the baseline: a percentage (`5%`, or a bare
-    /// number) or a size (`10MiB`). Default 5%.
+    /// number) or a size with a unit, as for --max-size (`10MiB`, `50MB`). Default 5%.
     #[arg(long, value_name = "G", requires = "baseline")]
     pub max_growth: Option<String>,
     /// Compare with another closure (e.g. the CUDA build of the same program).
@@ -176,12 +180,20 @@ pub struct CheckArgs {
     /// With --against: how many times OTHER's closure size ROOT's may be (`2`, `1.5`).
     #[arg(long, value_name = "R", requires = "against", value_parser = parse_ratio)]
     pub max_ratio: Option<f64>,
-    /// An absolute budget for the closure size (`500M`, `1.5GiB`, bytes).
+    /// An absolute budget for the closure size: bytes, or a number with a unit taken as
+    /// written: KiB, MiB, GiB, TiB, PiB, EiB (and a bare K, M, G, T, P, E, as Nix
+    /// prints sizes) are powers of 1024; kB, MB, GB, TB, PB, EB are powers of 1000
+    /// (GB = 10^9 bytes). `500M`, `1.5GiB`, `20GB`; at most 2^64 - 1 bytes.
     #[arg(long, value_name = "SIZE")]
     pub max_size: Option<String>,
     /// How many paths to list per criterion.
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub top: usize,
+    /// Check inputs whose references leave them (`nix path-info --json` without `-r`)
+    /// instead of refusing them: their sizes are lower bounds, so the gate may pass
+    /// when the real closure would not.
+    #[arg(long)]
+    pub allow_partial: bool,
     /// Append the Markdown report to FILE (default: $GITHUB_STEP_SUMMARY when set).
     #[arg(long, value_name = "FILE")]
     pub summary: Option<PathBuf>,
