@@ -28,9 +28,10 @@ mod verdict;
 
 pub use class::{
     base_arch, ClassFacts, ClassMatcher, ClassOf, ClassRule, ClassRules, EntryType, FileClass,
+    CLASS_OUT,
 };
 pub use elf::{classify_hit, names_source_path, HitClass, SOURCE_EXTENSIONS, STRING_CAP};
-pub use gpu_arch::arch_of_name;
+pub use gpu_arch::{arch_of_name, miopen_db_arch};
 pub use kind::{EvidenceKind, UnknownKind};
 pub use kinds::{file_rule, FileFacts, FileRule, Matcher, Place, FILE_RULES};
 pub use rule::RuleId;
