@@ -5,6 +5,7 @@
 mod args;
 mod check;
 mod diff;
+mod rules;
 mod snapshot;
 
 pub use args::Cli;
@@ -40,7 +41,12 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         FormatArg::Json => Format::Json,
         FormatArg::Markdown => Format::Markdown,
     };
+    // Read and checked before anything else, so a bad rules file fails every command.
+    // The evidence and reachability layers take these rules (EvidenceOptions,
+    // RefsOptions) as they gain the field (issue 9).
+    let class_rules = rules::class_rules(g)?;
     match &cli.command {
+        Command::Rules(_) => rules::run(g, &class_rules, format, &style),
         Command::Why(args) => cmd_why(g, args, format, &style),
         Command::Snapshot(args) => snapshot::run(g, args),
         Command::Diff(args) => diff::run(g, args, format, &style),
