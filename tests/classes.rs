@@ -6,7 +6,9 @@
 //! The hipcc tests print `SKIP …` and pass when `hipcc` is missing
 //! (`apt-get install -y hipcc`), and fail instead under `NIXCUT_REQUIRE_NIX=1`, as
 //! `.ci/run` sets. hipcc runs four times per test run (about 3 s each); the outputs are
-//! shared by every test through [`device_code`].
+//! shared by every test through [`device_code`]. `tests/worlds/gpu.nix` puts the same
+//! kinds of device code into store paths built by real Nix, and every file's class is
+//! asserted there too.
 
 mod common;
 
@@ -59,15 +61,24 @@ fn hipcc_available() -> bool {
         .unwrap_or(false)
 }
 
+/// True when the test may use hipcc; false (after saying so) when it must skip. Under
+/// `NIXCUT_REQUIRE_NIX=1` a missing hipcc fails the test instead.
+fn hipcc_or_skip(test: &str) -> bool {
+    if hipcc_available() {
+        return true;
+    }
+    if std::env::var("NIXCUT_REQUIRE_NIX").as_deref() == Ok("1") {
+        panic!("{test}: hipcc is required (NIXCUT_REQUIRE_NIX=1) but `hipcc` does not run (apt-get install -y hipcc)");
+    }
+    eprintln!("SKIP {test}: hipcc is not installed (apt-get install -y hipcc); set NIXCUT_REQUIRE_NIX=1 to make this a failure");
+    false
+}
+
 /// The device code, built once per test run; `None` (after saying so) when hipcc is
 /// missing and the test may skip.
 fn device_code(test: &str) -> Option<&'static DeviceCode> {
     static BUILT: OnceLock<Result<DeviceCode, String>> = OnceLock::new();
-    if !hipcc_available() {
-        if std::env::var("NIXCUT_REQUIRE_NIX").as_deref() == Ok("1") {
-            panic!("{test}: hipcc is required (NIXCUT_REQUIRE_NIX=1) but `hipcc` does not run (apt-get install -y hipcc)");
-        }
-        eprintln!("SKIP {test}: hipcc is not installed (apt-get install -y hipcc); set NIXCUT_REQUIRE_NIX=1 to make this a failure");
+    if !hipcc_or_skip(test) {
         return None;
     }
     match BUILT.get_or_init(build_device_code) {
@@ -530,4 +541,198 @@ fn malformed_rules_file_names_its_line_on_every_command() {
         err.contains("cannot read rules file `/nonexistent/rules.toml`"),
         "{err}"
     );
+}
+
+/// Every entry below `dir` (files and symlinks), with its path relative to `top`.
+fn walk(top: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("read {}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        let meta = std::fs::symlink_metadata(&p).unwrap();
+        if meta.is_dir() {
+            walk(top, &p, out);
+        } else {
+            let rel = p.strip_prefix(top).unwrap().to_string_lossy().into_owned();
+            out.push((rel, p));
+        }
+    }
+}
+
+#[test]
+fn nix_built_store_paths_with_real_device_code() {
+    let test = "nix_built_store_paths_with_real_device_code";
+    if !common::nix_or_skip(test) || !hipcc_or_skip(test) {
+        return;
+    }
+    let nix_file = common::repo().join("tests/worlds/gpu.nix");
+    let built = common::nix_stdout(
+        "nix-build",
+        &[
+            nix_file.to_str().unwrap(),
+            "-A",
+            "rocblas-gpu",
+            "-A",
+            "miopen-gpu",
+            "--no-out-link",
+        ],
+    );
+    let paths: Vec<&str> = built.lines().collect();
+    assert_eq!(paths.len(), 2, "{built}");
+    let t = "lib/rocblas/library/TensileLibrary_Type_SS_Contraction_l_Ailk_Bjlk_Cijk_Dijk";
+    let gpu = |a: &str| FileClass::Gpu(a.into());
+    let want: Vec<(String, FileClass, &str)> = vec![
+        ("include/rocblas.h".into(), FileClass::Dev, "class/dev"),
+        ("lib/librocblas.so".into(), FileClass::Lib, "class/lib"),
+        ("lib/librocblas.so.3".into(), FileClass::Lib, "class/lib"),
+        (
+            "lib/rocblas/library/Kernels.co".into(),
+            FileClass::GpuGeneric,
+            "class/offload-bundle",
+        ),
+        (
+            "lib/rocblas/library/Kernels.so-000-gfx1030.hsaco".into(),
+            gpu("gfx1030"),
+            "class/gpu-arch-name",
+        ),
+        (
+            "lib/rocblas/library/TensileLibrary.dat".into(),
+            FileClass::GpuGeneric,
+            "class/gpu-generic-data",
+        ),
+        (
+            format!("{t}_fallback.dat"),
+            FileClass::GpuGeneric,
+            "class/tensile-fallback",
+        ),
+        (
+            format!("{t}_fallback_gfx1030.hsaco"),
+            gpu("gfx1030"),
+            "class/offload-bundle",
+        ),
+        (
+            format!("{t}_gfx1030.co"),
+            gpu("gfx1030"),
+            "class/amdgpu-code-object",
+        ),
+        (
+            format!("{t}_gfx803.co"),
+            gpu("gfx803"),
+            "class/amdgpu-code-object",
+        ),
+        (
+            format!("{t}_gfx906-xnack-.co"),
+            gpu("gfx906"),
+            "class/amdgpu-code-object",
+        ),
+        (
+            format!("{t}_gfx90a-xnack+.co"),
+            gpu("gfx90a"),
+            "class/amdgpu-code-object",
+        ),
+        (
+            "lib/rocblas/library/TensileLibrary_lazy_gfx90a.dat".into(),
+            gpu("gfx90a"),
+            "class/gpu-data-arch-name",
+        ),
+        (
+            "lib/rocblas/library/TensileManifest.txt".into(),
+            FileClass::Removable,
+            "class/build-inventory",
+        ),
+        (
+            "share/doc/miopen/README".into(),
+            FileClass::Doc,
+            "class/doc",
+        ),
+        (
+            "share/miopen/db/gfx1030_36.HIP.fdb.txt".into(),
+            gpu("gfx1030"),
+            "class/miopen-db",
+        ),
+        (
+            "share/miopen/db/gfx1030_36.db".into(),
+            gpu("gfx1030"),
+            "class/miopen-db",
+        ),
+        (
+            "share/miopen/db/gfx900_56.db".into(),
+            gpu("gfx900"),
+            "class/miopen-db",
+        ),
+        (
+            "share/miopen/db/gfx900_56.db.txt".into(),
+            gpu("gfx900"),
+            "class/miopen-db",
+        ),
+        (
+            "share/miopen/db/gfx908.tn.model".into(),
+            gpu("gfx908"),
+            "class/miopen-db",
+        ),
+        (
+            "share/miopen/db/gfx90a68.HIP.fdb.txt".into(),
+            gpu("gfx90a"),
+            "class/miopen-db",
+        ),
+        (
+            "share/miopen/db/gfx90a68.db".into(),
+            gpu("gfx90a"),
+            "class/miopen-db",
+        ),
+        (
+            "share/miopen/db/gfx90a68.kdb".into(),
+            gpu("gfx90a"),
+            "class/miopen-db",
+        ),
+        (
+            "share/miopen/db/gfx90a_metadata.tn.model".into(),
+            gpu("gfx90a"),
+            "class/miopen-db",
+        ),
+        (
+            "share/miopen/db/gfx942130.kdb".into(),
+            gpu("gfx942"),
+            "class/miopen-db",
+        ),
+    ];
+    let rules = ClassRules::builtin();
+    let mut got = Vec::new();
+    for top in &paths {
+        let mut files = Vec::new();
+        walk(Path::new(top), Path::new(top), &mut files);
+        for (rel, p) in files {
+            let meta = std::fs::symlink_metadata(&p).unwrap();
+            let (class, rule) = if meta.file_type().is_symlink() {
+                let (c, r) = rules.class_of(&ClassFacts {
+                    path: rel.as_bytes(),
+                    entry: EntryType::Symlink,
+                    head: b"",
+                    elf: None,
+                });
+                (c, r)
+            } else {
+                let (c, r, _) = class_of(&rules, &rel, &read(&p));
+                (c, r)
+            };
+            got.push((rel, class, rule.to_string()));
+        }
+    }
+    got.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut want: Vec<(String, FileClass, String)> = want
+        .into_iter()
+        .map(|(p, c, r)| (p, c, r.to_string()))
+        .collect();
+    want.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(got, want);
+    // The fat binary holds code for three targets (what `nixcut gpu` will count).
+    let rocblas = paths
+        .iter()
+        .find(|p| p.ends_with("-rocblas-gpu-5.7.1"))
+        .unwrap();
+    let fat = read(&Path::new(rocblas).join("lib/librocblas.so.3"));
+    let elf = ElfFacts::parse(&fat[..], None).unwrap();
+    assert_eq!(elf.gpu.targets, vec!["gfx1030", "gfx900", "gfx90a:xnack+"]);
 }
