@@ -20,7 +20,9 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::gpu_arch::miopen_db_arch;
 use super::{arch_of_name, RuleId};
-use crate::elf::{amdgpu_arch, cuda_arch, read_bundle_head, ElfFacts, EM_AMDGPU, EM_CUDA};
+use crate::elf::{
+    amdgpu_arch, cuda_arch, has_bundle_magic, read_bundle_head, ElfFacts, EM_AMDGPU, EM_CUDA,
+};
 
 /// The SQLite database header (MIOpen perf dbs, rocFFT's kernel cache).
 const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
@@ -198,7 +200,7 @@ impl ClassMatcher {
             ClassMatcher::AmdgpuElf => f.elf.is_some_and(|e| e.machine == EM_AMDGPU),
             ClassMatcher::CudaElf => f.elf.is_some_and(|e| e.machine == EM_CUDA),
             ClassMatcher::OffloadBundle => {
-                f.entry != EntryType::Symlink && read_bundle_head(f.head).is_some()
+                f.entry != EntryType::Symlink && has_bundle_magic(f.head)
             }
             ClassMatcher::GpuDataNamedForArch => {
                 f.entry != EntryType::Symlink

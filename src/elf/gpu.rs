@@ -339,6 +339,11 @@ const CCOB_READ: usize = 64 << 10;
 /// How much decompressed output is kept (the inner header comes first).
 const CCOB_INNER: usize = 16 << 10;
 
+/// Whether `head` starts with a bundle magic (`__CLANG_OFFLOAD_BUNDLE__` or `CCOB`).
+pub fn has_bundle_magic(head: &[u8]) -> bool {
+    head.starts_with(BUNDLE_MAGIC) || head.starts_with(CCOB_MAGIC)
+}
+
 /// The targets of a bundle file from its first bytes: an uncompressed offload bundle or
 /// a `CCOB` compressed one at offset 0. `None` when `head` is neither.
 pub fn read_bundle_head(head: &[u8]) -> Option<BundleTargets> {

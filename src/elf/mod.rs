@@ -17,6 +17,6 @@ pub use facts::{
     RunpathTag, Section, SectionKind, ELF_MAGIC,
 };
 pub use gpu::{
-    amdgpu_arch, amdgpu_processors, amdgpu_target, bundle_target, cuda_arch, read_bundle_head,
-    BundleContainer, BundleTargets, GpuCode, EM_AMDGPU, EM_CUDA,
+    amdgpu_arch, amdgpu_processors, amdgpu_target, bundle_target, cuda_arch, has_bundle_magic,
+    read_bundle_head, BundleContainer, BundleTargets, GpuCode, EM_AMDGPU, EM_CUDA,
 };
