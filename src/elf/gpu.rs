@@ -633,6 +633,45 @@ mod tests {
     }
 
     #[test]
+    fn mutated_bundle_heads_never_panic() {
+        let plain = bundle_file(&[
+            "host-x86_64-unknown-linux",
+            "hipv4-amdgcn-amd-amdhsa--gfx1030",
+            "hipv4-amdgcn-amd-amdhsa--gfx900",
+        ]);
+        let inputs = [
+            plain.clone(),
+            ccob(2, 1, &plain),
+            ccob(3, 0, &plain),
+            ccob(1, 1, &plain),
+        ];
+        let mut seed = 0x9e37_79b9_u32;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed as usize
+        };
+        for input in &inputs {
+            for _ in 0..300 {
+                let mut b = input.clone();
+                for _ in 0..1 + next() % 8 {
+                    let i = next() % b.len().min(256);
+                    b[i] = next() as u8;
+                }
+                let cut = next() % (b.len() + 1);
+                let _ = read_bundle_head(&b[..cut]);
+                let sections = vec![Section {
+                    name: ".hip_fatbin".into(),
+                    range: 0..cut as u64 + 64,
+                    kind: SectionKind::Gpu,
+                }];
+                let _ = GpuCode::detect(&b[..cut], &sections, 62, 0);
+            }
+        }
+    }
+
+    #[test]
     fn compressed_bundle_in_hip_fatbin() {
         let inner = bundle_file(&["hipv4-amdgcn-amd-amdhsa--gfx1030"]);
         let mut data = ccob(2, 1, &inner);
