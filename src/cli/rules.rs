@@ -233,12 +233,30 @@ fn table(r: &RulesReport, style: &Style, out: &mut String) {
     let _ = writeln!(out, "{VERDICT_HEADING}\n{t}");
 }
 
+/// A Markdown code span's text (`|` would end the cell).
 fn md(s: &str) -> String {
     s.replace('|', "\\|")
 }
 
+/// Plain Markdown text: `_`, `*`, `<` and `|` shown as themselves.
+fn md_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '|' | '_' | '*' | '`' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 fn markdown(r: &RulesReport, out: &mut String) {
-    let _ = writeln!(out, "### {}\n", class_heading(r));
+    let _ = writeln!(out, "### {}\n", md_text(&class_heading(r)));
     let _ = writeln!(
         out,
         "| rule | source | matches | class |\n|---|---|---|---|"
@@ -249,7 +267,7 @@ fn markdown(r: &RulesReport, out: &mut String) {
             "| `{}` | {} | {} | `{}` |",
             md(&c.name),
             c.source,
-            md(&c.matches),
+            md_text(&c.matches),
             md(&c.class)
         );
     }
@@ -260,7 +278,7 @@ fn markdown(r: &RulesReport, out: &mut String) {
             out,
             "| `{}` | {} | `{}` |",
             md(&k.name),
-            md(&k.matches),
+            md_text(&k.matches),
             k.kind
         );
     }
@@ -271,9 +289,9 @@ fn markdown(r: &RulesReport, out: &mut String) {
             out,
             "| `{}` | {} | `{}` | {} |",
             md(&v.name),
-            md(&v.when),
+            md_text(&v.when),
             md(&v.verdict),
-            md(&v.why)
+            md_text(&v.why)
         );
     }
 }
