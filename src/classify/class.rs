@@ -73,7 +73,7 @@ impl FileClass {
             "removable" => FileClass::Removable,
             _ => {
                 let arch = s.strip_prefix("gpu:")?;
-                if arch.is_empty()
+                if !arch.starts_with(|c: char| c.is_ascii_alphanumeric())
                     || !arch
                         .bytes()
                         .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
@@ -810,6 +810,7 @@ mod tests {
         }
         assert_eq!(FileClass::parse("gpu:"), None);
         assert_eq!(FileClass::parse("gpu:a b"), None);
+        assert_eq!(FileClass::parse("gpu:-x"), None);
         assert_eq!(FileClass::parse("binary"), None);
     }
 }

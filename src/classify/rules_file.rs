@@ -20,7 +20,7 @@ use std::ops::Range;
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::{ClassMatcher, ClassOf, ClassRule, ClassRules, FileClass, RuleId};
+use super::{ClassMatcher, ClassOf, ClassRule, ClassRules, FileClass, RuleId, CLASS_OUT};
 
 /// What is wrong with a rules file, and where.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -92,7 +92,7 @@ pub fn parse_rules_file(text: &str, file: &str) -> Result<Vec<ClassRule>, RulesF
                 format!("rule name {name:?} is empty or holds spaces or control characters"),
             ));
         }
-        if builtin.rules().iter().any(|b| b.id == name.as_str()) {
+        if name == CLASS_OUT.as_str() || builtin.rules().iter().any(|b| b.id == name.as_str()) {
             return Err(err(
                 name_span,
                 format!("rule name `{name}` is the name of a built-in rule; choose another"),
@@ -278,6 +278,7 @@ class = "gpu:gfx90a"
             ("[[class]]\nname = \"a\"\nunder = [\"/lib/\"]\nclass = \"bin\"\n", 3, "relative"),
             ("[[class]]\nname = \"a\"\nname_is = [\"lib/x\"]\nclass = \"bin\"\n", 3, "use `under`"),
             ("[[class]]\nname = \"class/lib\"\nunder = [\"x/\"]\nclass = \"bin\"\n", 2, "built-in rule"),
+            ("[[class]]\nname = \"class/out\"\nunder = [\"x/\"]\nclass = \"bin\"\n", 2, "built-in rule"),
             ("[[class]]\nname = \"a b\"\nunder = [\"x/\"]\nclass = \"bin\"\n", 2, "spaces"),
             ("[[class]]\nname = \"a\"\nunder = \"x/\"\nclass = \"bin\"\n", 3, "invalid type"),
         ];
