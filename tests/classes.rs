@@ -747,3 +747,74 @@ fn nix_built_store_paths_with_real_device_code() {
     let elf = ElfFacts::parse(&fat[..], None).unwrap();
     assert_eq!(elf.gpu.targets, vec!["gfx1030", "gfx900", "gfx90a:xnack+"]);
 }
+
+/// The `rules` JSON document, field for field (unknown fields fail the test).
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct RulesDoc {
+    schema_version: u32,
+    rules_file: Option<String>,
+    class_rules: Vec<ClassRowDoc>,
+    kind_rules: Vec<KindRowDoc>,
+    verdict_rules: Vec<VerdictRowDoc>,
+}
+
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct ClassRowDoc {
+    name: String,
+    source: String,
+    matches: String,
+    class: String,
+}
+
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct KindRowDoc {
+    name: String,
+    matches: String,
+    kind: String,
+}
+
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct VerdictRowDoc {
+    name: String,
+    when: String,
+    verdict: String,
+    why: String,
+}
+
+#[test]
+fn rules_json_is_the_documented_shape_and_lists_every_rule() {
+    let (code, out, err) = common::run(&["rules", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let doc: RulesDoc = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}\n{out}"));
+    assert_eq!(doc.schema_version, 1);
+    assert_eq!(doc.rules_file, None);
+    let builtin = ClassRules::builtin();
+    // Every built-in class rule, in order, then the class/out fallback.
+    let names: Vec<&str> = doc.class_rules.iter().map(|r| r.name.as_str()).collect();
+    let mut want: Vec<&str> = builtin.rules().iter().map(|r| r.id.as_str()).collect();
+    want.push("class/out");
+    assert_eq!(names, want);
+    assert!(doc.class_rules.iter().all(|r| r.source == "builtin"));
+    assert_eq!(doc.kind_rules.len(), nixcut::classify::FILE_RULES.len());
+    assert_eq!(
+        doc.verdict_rules.len(),
+        nixcut::classify::verdict_rules().len()
+    );
+    // Every class a row gives is a class spelling or says where the arch comes from.
+    for r in &doc.class_rules {
+        assert!(
+            FileClass::parse(&r.class).is_some() || r.class.starts_with("gpu:<"),
+            "{}: {}",
+            r.name,
+            r.class
+        );
+    }
+}
