@@ -12,6 +12,7 @@ pub mod elf;
 pub mod evidence;
 pub mod graph;
 pub mod load;
+pub mod reach;
 pub mod render;
 pub mod report;
 pub mod scan;

@@ -5,8 +5,8 @@ mod common;
 
 use std::path::Path;
 
+use common::contract::{pin, CheckReport};
 use common::*;
-use nixcut::report::CheckReport;
 
 const ROCM: &str = "examples/llama-cpp-rocm.json";
 const CUDA: &str = "examples/llama-cpp-cuda.json";
@@ -31,8 +31,7 @@ fn check_json(args: &[&str]) -> (i32, CheckReport) {
     all.extend(["--format", "json"]);
     let (code, out, err) = check_env(&all, &[]);
     assert!(code == 0 || code == 1, "check {args:?} errored: {err}");
-    let r: CheckReport = serde_json::from_str(&out)
-        .unwrap_or_else(|e| panic!("check JSON does not match report::CheckReport: {e}\n{out}"));
+    let r: CheckReport = pin("check JSON", &out);
     (code, r)
 }
 
@@ -149,7 +148,7 @@ fn github_summary_and_annotations() {
         &[("GITHUB_ACTIONS", Path::new("true"))],
     );
     assert_eq!(code, 1);
-    serde_json::from_str::<CheckReport>(&out).expect("stdout is JSON");
+    pin::<CheckReport>("check JSON with annotations on stderr", &out);
     assert!(err.contains("::error title="), "{err}");
 
     // No annotation on success, nor outside GitHub Actions.

@@ -5,8 +5,8 @@ mod common;
 
 use std::collections::BTreeSet;
 
+use common::contract::{pin, DiffReport, PackageChange};
 use common::*;
-use nixcut::report::{DiffReport, PackageChange};
 
 const ROCM: &str = "examples/llama-cpp-rocm.json";
 const CUDA: &str = "examples/llama-cpp-cuda.json";
@@ -16,8 +16,8 @@ fn ex(p: &str) -> String {
 }
 
 fn diff_json(old: &str, new: &str) -> DiffReport {
-    serde_json::from_value(json(&["diff", old, new, "--format", "json"]))
-        .expect("diff JSON deserialises into report::DiffReport")
+    let doc = json(&["diff", old, new, "--format", "json"]);
+    pin("diff JSON", &doc.to_string())
 }
 
 #[test]

@@ -3,9 +3,8 @@
 
 mod common;
 
+use common::contract::{pin, Snapshot, WhyReport};
 use common::*;
-use nixcut::report::{Snapshot, WhyReport};
-use nixcut::store::SourceKind;
 
 const ROCM: &str = "examples/llama-cpp-rocm.json";
 
@@ -29,13 +28,12 @@ fn snapshot_of(input: &str, dir: &std::path::Path, name: &str) -> std::path::Pat
 fn snapshot_is_an_input_like_any_other() {
     let dir = tempfile::tempdir().unwrap();
     let f = snapshot_of(&ex(ROCM), dir.path(), "base.json");
-    let snap: Snapshot = serde_json::from_str(&std::fs::read_to_string(&f).unwrap())
-        .expect("snapshot deserialises into report::Snapshot");
+    let snap: Snapshot = pin("snapshot", &std::fs::read_to_string(&f).unwrap());
     assert_eq!(snap.kind, "nixcut-snapshot");
     assert_eq!(snap.schema_version, 1);
     assert_eq!(snap.path_count, 84);
     assert_eq!(snap.closure_size, 11_382_742_168);
-    assert_eq!(snap.created_from.kind, SourceKind::PathInfoJson);
+    assert_eq!(snap.created_from.kind, "path-info-json");
     assert!(snap.root.ends_with("-llama-cpp-rocm-0.0.0"));
     assert_eq!(
         snap.paths.iter().map(|p| p.nar_size).sum::<u64>(),
@@ -43,11 +41,15 @@ fn snapshot_is_an_input_like_any_other() {
     );
 
     // `why` on the snapshot equals `why` on the JSON it was taken from.
-    let from_json: WhyReport =
-        serde_json::from_value(json(&["why", &ex(ROCM), "--format", "json"])).unwrap();
-    let from_snap: WhyReport =
-        serde_json::from_value(json(&["why", f.to_str().unwrap(), "--format", "json"])).unwrap();
-    assert_eq!(from_snap.source.kind, SourceKind::Snapshot);
+    let from_json: WhyReport = pin(
+        "why on the JSON",
+        &json(&["why", &ex(ROCM), "--format", "json"]).to_string(),
+    );
+    let from_snap: WhyReport = pin(
+        "why on the snapshot",
+        &json(&["why", f.to_str().unwrap(), "--format", "json"]).to_string(),
+    );
+    assert_eq!(from_snap.source.kind, "snapshot");
     assert_eq!(from_snap.paths, from_json.paths);
     assert_eq!(from_snap.closure_size, from_json.closure_size);
 
@@ -58,9 +60,9 @@ fn snapshot_is_an_input_like_any_other() {
 
     // A snapshot of a snapshot is the same closure (only `created_from` differs).
     let again = snapshot_of(f.to_str().unwrap(), dir.path(), "again.json");
-    let again: Snapshot = serde_json::from_str(&std::fs::read_to_string(again).unwrap()).unwrap();
+    let again: Snapshot = pin("snapshot", &std::fs::read_to_string(again).unwrap());
     assert_eq!(again.paths, snap.paths);
-    assert_eq!(again.created_from.kind, SourceKind::Snapshot);
+    assert_eq!(again.created_from.kind, "snapshot");
 }
 
 /// Regression: a snapshot from a newer nixcut must not be half-understood.
@@ -137,7 +139,7 @@ fn failed_write_names_the_file_and_keeps_the_old_one() {
     let cuda = ex("examples/llama-cpp-cuda.json");
     let (code, _, err) = run(&["snapshot", &cuda, "-o", f.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
-    let snap: Snapshot = serde_json::from_str(&std::fs::read_to_string(&f).unwrap()).unwrap();
+    let snap: Snapshot = pin("snapshot", &std::fs::read_to_string(&f).unwrap());
     assert!(snap.root.ends_with("llama-cpp-cuda-0.0.0"));
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
 }
@@ -151,7 +153,7 @@ fn world_snapshot_matches_nix() {
     let w = rocm_world();
     let dir = tempfile::tempdir().unwrap();
     let f = snapshot_of(&w.root, dir.path(), "world.json");
-    let snap: Snapshot = serde_json::from_str(&std::fs::read_to_string(&f).unwrap()).unwrap();
+    let snap: Snapshot = pin("snapshot", &std::fs::read_to_string(&f).unwrap());
     let expect = nix_closure_sizes(&w.root);
     assert_eq!(snap.path_count, expect.len());
     assert_eq!(snap.closure_size, expect[&w.root]);

@@ -27,10 +27,11 @@ use crate::graph::{
     added_sizes, dominator_tree, exclusive_added_sizes, ClosureGraph, DominatorTree,
 };
 use crate::report::{
-    AgainstCheck, BaselineCheck, CheckReport, Contributor, ExtraPaths, MaxSizeCheck, RestRow,
-    SourceRef, SCHEMA_VERSION,
+    AgainstCheck, AllowedGrowth, BaselineCheck, Blame, CheckFailure, CheckReport, CheckSubject,
+    CheckWarning, ClosureHeader, ClosureRef, Contributor, ExtraPaths, MaxSizeCheck, PathGroup,
+    RestRow, SourceRef,
 };
-use crate::store::{format_size, Closure, StoreDir};
+use crate::store::{Closure, StoreDir};
 
 use super::common::{load_warnings, pick_roots, source_ref};
 use super::AnalysisError;
@@ -70,9 +71,6 @@ pub struct CheckOptions<'a> {
     /// How many paths to list per criterion (`--top`).
     pub top: usize,
 }
-
-/// How many contributors a failure message names.
-const MESSAGE_NAMES: usize = 5;
 
 /// ROOT's graph, prepared once for every criterion.
 struct Measured<'a> {
@@ -178,37 +176,17 @@ impl<'a> Reference<'a> {
     }
 }
 
-/// The base name of a full store path, for messages.
-fn base(p: &str) -> &str {
-    let b = p.rsplit_once('/').map_or(p, |(_, b)| b);
-    match b.split_once('-') {
-        Some((h, name)) if h.len() == 32 => name,
-        _ => b,
+/// What a failure says of an [`ExtraPaths`]: the group, and its ranked paths (the
+/// roots are never ranked).
+fn blame(e: &ExtraPaths) -> Blame {
+    Blame {
+        group: Some(PathGroup {
+            count: e.count,
+            size: e.size,
+        }),
+        top: e.top.clone(),
+        ranked: e.top.len() + e.rest.as_ref().map_or(0, |r| r.count),
     }
-}
-
-/// `big-blob-1.0 (2.0 MiB), rocblas-5.7.1 (1.2 MiB), … and 3 more`; `total` is how
-/// many could have been listed.
-fn name_list(top: &[Contributor], total: usize) -> String {
-    if top.is_empty() {
-        return "nothing but the root itself".to_string();
-    }
-    let mut s = top
-        .iter()
-        .take(MESSAGE_NAMES)
-        .map(|c| format!("{} ({})", base(&c.path), format_size(c.added_size)))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let named = top.len().min(MESSAGE_NAMES);
-    if total > named {
-        s.push_str(&format!(", … and {} more", total - named));
-    }
-    s
-}
-
-/// How many paths an [`ExtraPaths`] ranks (the roots are never ranked).
-fn listed(e: &ExtraPaths) -> usize {
-    e.top.len() + e.rest.as_ref().map_or(0, |r| r.count)
 }
 
 fn signed(x: u64) -> i64 {
@@ -242,12 +220,15 @@ pub fn check(c: &Closure, opts: &CheckOptions) -> Result<CheckReport, AnalysisEr
             .iter()
             .filter_map(|&r| m.g.path(r).map(|p| m.sd().display(p)))
             .collect();
-    let root_label = match root_names.as_slice() {
-        [one] => base(one).to_string(),
-        many => format!("{} roots", many.len()),
+    let subject = match root_names.as_slice() {
+        [one] => CheckSubject::Root(one.clone()),
+        many => CheckSubject::Roots(many.len()),
     };
     let mut failures = Vec::new();
-    let mut warnings = load_warnings(c);
+    let mut warnings: Vec<CheckWarning> = load_warnings(c)
+        .into_iter()
+        .map(CheckWarning::Input)
+        .collect();
 
     let baseline = match opts.baseline {
         None => None,
@@ -268,29 +249,23 @@ pub fn check(c: &Closure, opts: &CheckOptions) -> Result<CheckReport, AnalysisEr
             let pass = size <= limit;
             let new_paths = m.extra_paths(&r.g, opts.top);
             if !pass {
-                let allowed = match growth {
-                    Growth::Percent(p) => format!("{p}%"),
-                    Growth::Bytes(b) => format_size(b),
-                };
-                failures.push(format!(
-                    "closure of {root_label} is {} and grew by {} ({:+.1}%) over the baseline \
-                     {}, more than the allowed {allowed} (limit {}); new since the baseline \
-                     ({} paths, {}): {}",
-                    format_size(size),
-                    format_size(growth_bytes.unsigned_abs()),
-                    growth_percent.unwrap_or(f64::INFINITY),
-                    format_size(baseline_size),
-                    format_size(limit),
-                    new_paths.count,
-                    format_size(new_paths.size),
-                    name_list(&new_paths.top, listed(&new_paths)),
-                ));
+                failures.push(CheckFailure::Baseline {
+                    subject: subject.clone(),
+                    measured: size,
+                    growth: growth_bytes,
+                    growth_percent,
+                    baseline_size,
+                    allowed: match growth {
+                        Growth::Percent(p) => AllowedGrowth::Percent(p),
+                        Growth::Bytes(b) => AllowedGrowth::Bytes(b),
+                    },
+                    limit,
+                    new_paths: blame(&new_paths),
+                });
             } else if growth_bytes < 0 {
-                warnings.push(format!(
-                    "the closure shrank by {} since the baseline; consider updating it \
-                     (`nixcut snapshot`)",
-                    format_size(growth_bytes.unsigned_abs())
-                ));
+                warnings.push(CheckWarning::BaselineShrank {
+                    by: growth_bytes.unsigned_abs(),
+                });
             }
             Some(BaselineCheck {
                 pass,
@@ -328,17 +303,16 @@ pub fn check(c: &Closure, opts: &CheckOptions) -> Result<CheckReport, AnalysisEr
             let pass = size <= limit;
             let only_in_root = m.extra_paths(&r.g, opts.top);
             if !pass {
-                failures.push(format!(
-                    "closure of {root_label} is {} = {ratio:.2}× that of {} ({}), more than the \
-                     allowed {max_ratio}× (limit {}); only in {root_label} ({} paths, {}): {}",
-                    format_size(size),
-                    base(&r.root_display()),
-                    format_size(other_size),
-                    format_size(limit),
-                    only_in_root.count,
-                    format_size(only_in_root.size),
-                    name_list(&only_in_root.top, listed(&only_in_root)),
-                ));
+                failures.push(CheckFailure::Against {
+                    subject: subject.clone(),
+                    measured: size,
+                    ratio,
+                    other_root: r.root_display(),
+                    other_size,
+                    max_ratio,
+                    limit,
+                    only_in_root: blame(&only_in_root),
+                });
             }
             Some(AgainstCheck {
                 pass,
@@ -364,14 +338,16 @@ pub fn check(c: &Closure, opts: &CheckOptions) -> Result<CheckReport, AnalysisEr
             .collect();
         let pass = size <= limit;
         if !pass {
-            failures.push(format!(
-                "closure of {root_label} is {}, over the --max-size limit {} by {}; largest by \
-                 added size: {}",
-                format_size(size),
-                format_size(limit),
-                format_size(size - limit),
-                name_list(&largest, order.len()),
-            ));
+            failures.push(CheckFailure::MaxSize {
+                subject: subject.clone(),
+                measured: size,
+                limit,
+                largest: Blame {
+                    group: None,
+                    top: largest.clone(),
+                    ranked: order.len(),
+                },
+            });
         }
         MaxSizeCheck {
             pass,
@@ -391,10 +367,11 @@ pub fn check(c: &Closure, opts: &CheckOptions) -> Result<CheckReport, AnalysisEr
     .min()
     .unwrap_or(u64::MAX);
     Ok(CheckReport {
-        schema_version: SCHEMA_VERSION,
-        root: root_names.first().cloned().unwrap_or_default(),
-        roots: root_names,
-        source: source_ref(c),
+        header: ClosureHeader::new(ClosureRef {
+            root: root_names.first().cloned().unwrap_or_default(),
+            roots: root_names,
+            source: source_ref(c),
+        }),
         pass: failures.is_empty(),
         closure_size: size,
         path_count: m.g.len(),
@@ -449,7 +426,28 @@ mod tests {
         assert_eq!(b.new_paths.count, 1);
         assert_eq!(b.new_paths.top[0].path, format!("/nix/store/{}", path(2)));
         assert_eq!(b.new_paths.top[0].chain.len(), 2);
-        assert!(r.failures[0].contains("p2 (1000 B)"), "{}", r.failures[0]);
+        match &r.failures[..] {
+            [CheckFailure::Baseline {
+                subject,
+                growth: 1000,
+                baseline_size: 115,
+                limit: 120,
+                new_paths,
+                ..
+            }] => {
+                assert_eq!(subject, &CheckSubject::Root(r.header.closure.root.clone()));
+                assert_eq!(
+                    new_paths.group,
+                    Some(PathGroup {
+                        count: 1,
+                        size: 1000
+                    })
+                );
+                assert_eq!(new_paths.top, b.new_paths.top);
+                assert_eq!(new_paths.ranked, 1);
+            }
+            other => panic!("{other:?}"),
+        }
         assert_eq!(r.limit, 120);
 
         let generous = CheckOptions {
@@ -466,6 +464,22 @@ mod tests {
         assert!(
             check(&new, &bytes).unwrap().pass,
             "exactly at the limit passes"
+        );
+
+        // The other way round the check passes, and says the baseline could shrink.
+        let shrunk = check(
+            &old,
+            &CheckOptions {
+                baseline: Some((&new, Growth::default())),
+                top: 10,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert!(shrunk.pass && shrunk.failures.is_empty());
+        assert_eq!(
+            shrunk.warnings,
+            vec![CheckWarning::BaselineShrank { by: 1000 }]
         );
     }
 
@@ -490,12 +504,27 @@ mod tests {
         assert_eq!(a.only_in_root.count, 3);
         assert_eq!(a.only_in_root.size, 1110);
         assert!(r.max_size.as_ref().unwrap().pass);
-        assert_eq!(r.failures.len(), 1);
-        assert!(
-            r.failures[0].contains("p2 (1000 B), p1 (100 B)"),
-            "{}",
-            r.failures[0]
-        );
+        match &r.failures[..] {
+            [CheckFailure::Against {
+                other_size: 12,
+                limit: 24,
+                ratio,
+                only_in_root,
+                ..
+            }] => {
+                assert_eq!(*ratio, 1115.0 / 12.0, "unrounded, for the sentence");
+                assert_eq!(
+                    only_in_root.group,
+                    Some(PathGroup {
+                        count: 3,
+                        size: 1110
+                    })
+                );
+                assert_eq!(only_in_root.top, a.only_in_root.top);
+                assert_eq!(only_in_root.ranked, 2, "the root is never ranked");
+            }
+            other => panic!("{other:?}"),
+        }
         assert_eq!(r.limit, 24);
     }
 
@@ -510,15 +539,24 @@ mod tests {
             },
         )
         .unwrap();
-        let s = r.max_size.unwrap();
+        let s = r.max_size.as_ref().unwrap();
         assert!(!s.pass);
+        assert_eq!((s.over_by(), s.to_spare()), (1015, 0));
         assert_eq!(s.largest.len(), 2);
         assert_eq!(s.largest[0].added_size, 1000);
-        assert!(
-            r.failures[0].contains("over the --max-size limit 100 B by 1015 B"),
-            "{}",
-            r.failures[0]
-        );
+        match &r.failures[..] {
+            [CheckFailure::MaxSize {
+                measured: 1115,
+                limit: 100,
+                largest,
+                ..
+            }] => {
+                assert_eq!(largest.group, None);
+                assert_eq!(largest.top, s.largest);
+                assert_eq!(largest.ranked, 3, "every path but the root");
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
@@ -532,11 +570,12 @@ mod tests {
             },
         )
         .unwrap();
-        assert!(
-            r.failures[0].ends_with("largest by added size: nothing but the root itself"),
-            "{}",
-            r.failures[0]
-        );
+        match &r.failures[..] {
+            [CheckFailure::MaxSize { largest, .. }] => {
+                assert!(largest.top.is_empty() && largest.ranked == 0, "{largest:?}")
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

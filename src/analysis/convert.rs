@@ -15,6 +15,8 @@ pub(crate) fn evidence_item(h: &Hit) -> EvidenceItem {
         kind: h.fact.kind,
         detail: h.fact.detail.clone(),
         verdict: h.verdict.clone(),
+        file_class: h.place.class.clone(),
+        reached: h.place.reached,
         rule: if h.fact.kind_rule.is_empty() {
             h.rule.to_string()
         } else {

@@ -22,8 +22,8 @@ use crate::graph::{
     dominator_tree, exclusive_added_sizes, group_added_sizes, ClosureGraph, DominatorTree,
 };
 use crate::report::{
-    DiffReport, DiffRest, DiffSide, PackageChange, PackageDiff, PathChange, PathDiff,
-    SCHEMA_VERSION,
+    ClosureRef, DiffReport, DiffRest, DiffSide, DiffWarning, PackageChange, PackageDiff,
+    PathChange, PathDiff, Side as Which, VersionChange, SCHEMA_VERSION,
 };
 use crate::store::{parse_package_name, Closure};
 
@@ -88,9 +88,11 @@ impl<'a> Side<'a> {
             .filter_map(|&r| self.g.path(r).map(|p| sd.display(p)))
             .collect();
         DiffSide {
-            root: roots.first().cloned().unwrap_or_default(),
-            roots,
-            source: source_ref(self.closure),
+            closure: ClosureRef {
+                root: roots.first().cloned().unwrap_or_default(),
+                roots,
+                source: source_ref(self.closure),
+            },
             closure_size: self.g.total_size(),
             path_count: self.g.len(),
             sizes_known: self.g.sizes_known,
@@ -108,18 +110,6 @@ struct Group {
     old: Vec<usize>,
     new: Vec<usize>,
 }
-
-/// `nix store diff-closures` notation for a set of versions.
-fn show_versions(v: &BTreeSet<&str>) -> String {
-    if v.is_empty() {
-        return "∅".to_string();
-    }
-    v.iter()
-        .map(|s| if s.is_empty() { "ε" } else { s })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// Diff two closures.
 pub fn diff(old: &Closure, new: &Closure, opts: &DiffOptions) -> Result<DiffReport, AnalysisError> {
     let mut o = Side::new(old, opts.root.as_deref())?;
@@ -185,10 +175,9 @@ pub fn diff(old: &Closure, new: &Closure, opts: &DiffOptions) -> Result<DiffRepo
         } else {
             PackageChange::Rebuilt
         };
-        let version_change = if gone.is_empty() && came.is_empty() {
-            String::new()
-        } else {
-            format!("{} → {}", show_versions(&gone), show_versions(&came))
+        let version_change = VersionChange {
+            gone: gone.iter().map(|s| s.to_string()).collect(),
+            came: came.iter().map(|s| s.to_string()).collect(),
         };
         let old_size: u64 = g.old.iter().map(|&i| o.g.nar_sizes[i]).sum();
         let new_size: u64 = g.new.iter().map(|&i| n.g.nar_sizes[i]).sum();
@@ -273,11 +262,12 @@ pub fn diff(old: &Closure, new: &Closure, opts: &DiffOptions) -> Result<DiffRepo
         _ => None,
     };
     let unchanged = o.only.iter().filter(|&&x| !x).count();
-    let mut warnings: Vec<String> = load_warnings(old)
-        .into_iter()
-        .map(|w| format!("OLD: {w}"))
-        .collect();
-    warnings.extend(load_warnings(new).into_iter().map(|w| format!("NEW: {w}")));
+    let on = |side: Which, c: &Closure| {
+        load_warnings(c)
+            .into_iter()
+            .map(move |message| DiffWarning { side, message })
+    };
+    let warnings: Vec<DiffWarning> = on(Which::Old, old).chain(on(Which::New, new)).collect();
     let (old_side, new_side) = (o.report_side(), n.report_side());
     Ok(DiffReport {
         schema_version: SCHEMA_VERSION,
@@ -360,14 +350,16 @@ mod tests {
         assert_eq!(app.impact, 5169 - 110);
         assert_eq!(app.paths[0].change, PathChange::Changed);
         let blob = &r.packages[1];
-        assert_eq!(
-            (blob.change, blob.version_change.as_str()),
-            (PackageChange::Added, "∅ → 1.0")
-        );
+        let versions = |gone: &[&str], came: &[&str]| VersionChange {
+            gone: gone.iter().map(|s| s.to_string()).collect(),
+            came: came.iter().map(|s| s.to_string()).collect(),
+        };
+        assert_eq!(blob.change, PackageChange::Added);
+        assert_eq!(blob.version_change, versions(&[], &["1.0"]));
         assert_eq!(blob.added_size, 5007);
         let lib = &r.packages[2];
         assert_eq!(lib.change, PackageChange::Version);
-        assert_eq!(lib.version_change, "1.0 → 2.0");
+        assert_eq!(lib.version_change, versions(&["1.0"], &["2.0"]));
         assert_eq!(lib.nar_delta, 50);
         let sum: i64 = r.packages.iter().map(|p| p.nar_delta).sum();
         assert_eq!(sum, r.closure_size_delta);

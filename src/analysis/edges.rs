@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::classify::ClassRules;
 use crate::evidence::{Collector, PathEvidence, Progress, ScanCache};
 use crate::report::HopEvidence;
 use crate::source::Files;
@@ -24,6 +25,8 @@ pub struct EvidenceOptions {
     pub max_referrers: usize,
     /// Evidence items kept per edge.
     pub max_items: usize,
+    /// The file-class rules in force (built-in plus `--rules FILE`).
+    pub rules: ClassRules,
 }
 
 impl Default for EvidenceOptions {
@@ -34,6 +37,7 @@ impl Default for EvidenceOptions {
             cache: None,
             max_referrers: 4,
             max_items: 3,
+            rules: ClassRules::builtin(),
         }
     }
 }
@@ -69,7 +73,8 @@ impl<'a> EdgeEvidence<'a> {
             self.closure,
             self.opts.files.source(),
             self.opts.cache.as_ref(),
-        );
+        )
+        .rules(&self.opts.rules);
         for e in collector.collect(&todo, progress) {
             self.collected.insert(e.path.clone(), e);
         }

@@ -5,15 +5,20 @@
 //! Files come from the source the caller located (`crate::source`); without one the
 //! report says that evidence is unavailable and lists the registered references only.
 
+use std::collections::{HashMap, HashSet};
+
 use rayon::prelude::*;
 
 use super::common::{load_warnings, pick_roots, source_ref};
 use super::convert::refs_path;
 use super::AnalysisError;
-use crate::evidence::{Collector, Progress, ScanCache};
+use crate::classify::ClassRules;
+use crate::evidence::{Collector, Progress, ScanCache, Scanned};
+use crate::reach::{reach, FileId, Inventory};
 use crate::report::{EvidenceLevel, RefsReport, SCHEMA_VERSION};
+use crate::scan::RelPath;
 use crate::source::{Files, FilesFrom};
-use crate::store::{Closure, StorePath};
+use crate::store::{Closure, StoreDir, StorePath};
 
 /// Options of `nixcut refs`.
 #[derive(Debug, Clone, Default)]
@@ -34,6 +39,46 @@ pub struct RefsOptions {
     pub files: Files,
     /// The scan cache; `None` disables it (`--no-cache`).
     pub cache: Option<ScanCache>,
+    /// The file-class rules in force (built-in plus `--rules FILE`).
+    pub rules: ClassRules,
+}
+
+/// For each scanned path, the files that the roots reach at run time (their own
+/// run-time files are the entry points).
+fn reached_files(
+    sd: &StoreDir,
+    scanned: &[Scanned],
+    roots: &[StorePath],
+) -> HashMap<StorePath, HashSet<RelPath>> {
+    let inv = Inventory::new(
+        sd,
+        scanned.iter().filter_map(|s| {
+            s.result
+                .as_ref()
+                .ok()
+                .map(|(sp, _)| (&s.path, sp.entries.as_slice()))
+        }),
+    );
+    let entry_points: Vec<FileId> = roots
+        .iter()
+        .filter_map(|r| inv.path_index(r))
+        .flat_map(|pi| inv.files_of(pi).collect::<Vec<_>>())
+        .filter(|f| inv.entry(*f).class.is_runtime())
+        .collect();
+    let reached = reach(&inv, entry_points);
+    let mut out: HashMap<StorePath, HashSet<RelPath>> = HashMap::new();
+    for s in scanned {
+        let Some(pi) = inv.path_index(&s.path) else {
+            continue;
+        };
+        let set = inv
+            .files_of(pi)
+            .filter(|f| reached.contains(*f))
+            .map(|f| inv.entry(f).path.clone())
+            .collect();
+        out.insert(s.path.clone(), set);
+    }
+    out
 }
 
 /// The store paths a `refs` run reports on.
@@ -57,19 +102,42 @@ pub fn refs(
     progress: Option<Progress<'_>>,
 ) -> Result<RefsReport, AnalysisError> {
     let targets = targets(c, opts)?;
-    let collector =
-        Collector::new(c, opts.files.source(), opts.cache.as_ref()).discover(opts.discover);
+    let collector = Collector::new(c, opts.files.source(), opts.cache.as_ref())
+        .rules(&opts.rules)
+        .discover(opts.discover);
     let sd = &c.store_dir;
-    let paths = collector
-        .collect(&targets, progress)
-        .par_iter()
-        .map(|e| refs_path(sd, e, opts.max_evidence))
+    let scanned = collector.scan(&targets, progress);
+    // With a consumer (`--closure ROOT`), verdicts say what ROOT needs at run time: what
+    // it loads, runs or opens. Without one, each path is judged on its own.
+    let reached = if opts.closure && opts.files.source().is_some() {
+        let roots = pick_roots(c, opts.root.as_deref())?;
+        Some(reached_files(sd, &scanned, &roots))
+    } else {
+        None
+    };
+    let paths = scanned
+        .into_par_iter()
+        .map(|s| {
+            let e = match &reached {
+                Some(r) => {
+                    let files = r.get(&s.path);
+                    let f = |rel: &RelPath| files.is_some_and(|set| set.contains(rel));
+                    collector.derive(s, Some(&f))
+                }
+                None => collector.derive(s, None),
+            };
+            refs_path(sd, &e, opts.max_evidence)
+        })
         .collect();
     let mut warnings = load_warnings(c);
     if let Files::Unavailable { looked_in } = &opts.files {
+        let looked = if looked_in.as_os_str().is_empty() {
+            "no store directory was given".to_string()
+        } else {
+            format!("not in {}", looked_in.display())
+        };
         warnings.push(format!(
-            "the files of these paths are not available (not in {}, no NARs in the input): evidence is graph-level only; use --store-root or a binary cache with nar/",
-            looked_in.display()
+            "the files of these paths are not available ({looked}, no NARs in the input): evidence is graph-level only; use --store-root or a binary cache with nar/"
         ));
     }
     let files_from = opts.files.kind();

@@ -73,10 +73,11 @@ impl FileClass {
             "removable" => FileClass::Removable,
             _ => {
                 let arch = s.strip_prefix("gpu:")?;
+                // Whatever `Display` writes must parse back (`gfx10-3-generic`,
+                // `amdgcn-mach-0x33` too).
+                let arch_byte = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'-';
                 if !arch.starts_with(|c: char| c.is_ascii_alphanumeric())
-                    || !arch
-                        .bytes()
-                        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+                    || !arch.bytes().all(arch_byte)
                 {
                     return None;
                 }
@@ -803,6 +804,7 @@ mod tests {
             FileClass::Out,
             FileClass::Gpu("sm_80".into()),
             FileClass::Gpu("gfx10-3-generic".into()),
+            FileClass::Gpu("amdgcn-mach-0x33".into()),
             FileClass::GpuGeneric,
             FileClass::Removable,
         ] {

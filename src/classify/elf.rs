@@ -79,6 +79,12 @@ pub fn classify_hit<S: ByteSource + ?Sized>(facts: &ElfFacts, offset: u64, src: 
                 "elf-runpath-unchecked",
                 format!("{dir} ({tag}; which DT_NEEDED libraries it supplies was not checked)"),
             )
+        } else if e.supplies.is_empty() && !e.dlopen.is_empty() {
+            HitClass::new(
+                K::ElfRunpathDlopen,
+                "elf-runpath-supplies-dlopen",
+                format!("{dir} supplies {} (named for dlopen)", e.dlopen.join(", ")),
+            )
         } else if e.supplies.is_empty() {
             HitClass::new(
                 K::ElfRunpathUnused,

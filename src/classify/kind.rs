@@ -16,8 +16,12 @@ pub enum EvidenceKind {
     /// A RUNPATH/RPATH directory that supplies a `DT_NEEDED` library (or a `DT_NEEDED`
     /// entry that is itself an absolute path).
     ElfNeeded,
-    /// A RUNPATH/RPATH directory that supplies no `DT_NEEDED` library.
+    /// A RUNPATH/RPATH directory that supplies no `DT_NEEDED` library and no library
+    /// the file names for `dlopen`.
     ElfRunpathUnused,
+    /// A RUNPATH/RPATH directory that supplies a library the file names for `dlopen`
+    /// (a soname string, `.note.dlopen`) and no `DT_NEEDED` one.
+    ElfRunpathDlopen,
     /// A string in a data section.
     ElfString,
     /// A data-section string that names a source file or an include directory.
@@ -46,10 +50,11 @@ pub enum EvidenceKind {
 
 impl EvidenceKind {
     /// Every kind, in declaration order.
-    pub const ALL: [EvidenceKind; 15] = [
+    pub const ALL: [EvidenceKind; 16] = [
         EvidenceKind::ElfInterpreter,
         EvidenceKind::ElfNeeded,
         EvidenceKind::ElfRunpathUnused,
+        EvidenceKind::ElfRunpathDlopen,
         EvidenceKind::ElfString,
         EvidenceKind::ElfSourcePath,
         EvidenceKind::ElfDebug,
@@ -70,6 +75,7 @@ impl EvidenceKind {
             EvidenceKind::ElfInterpreter => "elf-interpreter",
             EvidenceKind::ElfNeeded => "elf-needed",
             EvidenceKind::ElfRunpathUnused => "elf-runpath-unused",
+            EvidenceKind::ElfRunpathDlopen => "elf-runpath-dlopen",
             EvidenceKind::ElfString => "elf-string",
             EvidenceKind::ElfSourcePath => "elf-source-path",
             EvidenceKind::ElfDebug => "elf-debug",

@@ -40,6 +40,6 @@ pub use kinds::{file_rule, FileFacts, FileRule, Matcher, Place, FILE_RULES};
 pub use rule::RuleId;
 pub use rules_file::{class_rules_from_file, parse_rules_file, RulesFileError};
 pub use verdict::{
-    hit_verdict, reference_verdict, verdict_rules, Gives, HitCondition, HitFacts, Verdict,
-    VerdictRule, NO_EVIDENCE,
+    hit_verdict, reference_verdict, verdict_rules, FileClassName, Gives, HitCondition, HitFacts,
+    Verdict, VerdictRule, NO_EVIDENCE,
 };

@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::{arch_of_name, EvidenceKind, RuleId};
+use super::{arch_of_name, EvidenceKind, FileClass, RuleId};
 
 /// What a reference (or a file) is needed for.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -110,6 +110,47 @@ pub enum HitCondition {
     SymlinkNamedForArch,
     /// Any hit of this kind.
     Kind(EvidenceKind),
+    /// A hit in a file of one of these classes.
+    ClassIn(&'static [FileClassName]),
+    /// A hit in a per-architecture file (`gpu:<arch>` class).
+    GpuClass,
+    /// A hit of a kind whose own row says `runtime` (interpreter, needed library,
+    /// dlopen directory, symlink, script), in a file the consumer does not reach.
+    UnreachedRuntimeKind,
+}
+
+/// File classes a verdict rule can name (the arch-free part of [`FileClass`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileClassName {
+    /// `dev`.
+    Dev,
+    /// `static`.
+    Static,
+    /// `doc`.
+    Doc,
+    /// `man`.
+    Man,
+    /// `info`.
+    Info,
+    /// `debug`.
+    Debug,
+    /// `removable`.
+    Removable,
+}
+
+impl FileClassName {
+    fn is(self, c: &FileClass) -> bool {
+        matches!(
+            (self, c),
+            (FileClassName::Dev, FileClass::Dev)
+                | (FileClassName::Static, FileClass::Static)
+                | (FileClassName::Doc, FileClass::Doc)
+                | (FileClassName::Man, FileClass::Man)
+                | (FileClassName::Info, FileClass::Info)
+                | (FileClassName::Debug, FileClass::Debug)
+                | (FileClassName::Removable, FileClass::Removable)
+        )
+    }
 }
 
 /// What a verdict rule gives.
@@ -119,6 +160,8 @@ pub enum Gives {
     Verdict(Verdict),
     /// `gpu:<arch>` for the architecture named in the file name.
     GpuArchOfName,
+    /// `gpu:<arch>` for the architecture of the file's class.
+    GpuArchOfClass,
 }
 
 /// One row of the verdict table: hits matching `when` get `gives`, named `id`.
@@ -145,6 +188,10 @@ pub struct HitFacts<'a> {
     /// For a symlink with an absolute target: whether the target exists (`None` when
     /// that cannot be known, or for any other hit).
     pub target_exists: Option<bool>,
+    /// The class of the file holding the hit, when classes were decided.
+    pub class: Option<&'a FileClass>,
+    /// With a consumer: whether it loads or opens the file at run time.
+    pub reached: Option<bool>,
 }
 
 /// No evidence at all for a reference Nix registered.
@@ -164,21 +211,29 @@ pub fn verdict_rules() -> &'static [VerdictRule] {
             why,
         };
         let k = |kind, verdict, id, why| r(id, HitCondition::Kind(kind), V(verdict), why);
+        use FileClassName as N;
+        let removable_kind = |kind, id, why| k(kind, Verdict::Removable, id, why);
         vec![
             r("symlink/dangling", HitCondition::DanglingSymlink, V(Verdict::Removable), "a symlink whose target does not exist is never followed successfully"),
+            removable_kind(K::ElfRunpathUnused, "kind/elf-runpath-unused", "no DT_NEEDED library and no library named for dlopen resolves here: patchelf --set-rpath without it"),
+            removable_kind(K::ElfSourcePath, "kind/elf-source-path", "a source-file or include path (__FILE__, assert message) is never opened at run time"),
+            removable_kind(K::ElfDebug, "kind/elf-debug", "debug info is not loaded at run time: strip or separateDebugInfo"),
+            removable_kind(K::Manifest, "kind/manifest", "build inventories such as TensileManifest.txt are not read at run time"),
+            r("class/dev-file", HitCondition::ClassIn(&[N::Dev, N::Static]), V(Verdict::Dev), "headers, cmake, pkg-config files and static archives are used only to build against the package"),
+            r("class/doc-file", HitCondition::ClassIn(&[N::Doc, N::Man, N::Info]), V(Verdict::Doc), "documentation is not read to run the program"),
+            r("class/removable-file", HitCondition::ClassIn(&[N::Debug, N::Removable]), V(Verdict::Removable), "debug info and build inventories are not read at run time"),
+            r("reach/not-reached", HitCondition::UnreachedRuntimeKind, V(Verdict::Removable), "the consumer never loads, runs or opens this file, so what it points at is not needed at run time for that consumer"),
+            r("class/gpu-arch-file", HitCondition::GpuClass, Gives::GpuArchOfClass, "a file for one GPU architecture is opened only on that GPU"),
             r("name/gpu-arch", HitCondition::SymlinkNamedForArch, Gives::GpuArchOfName, "a symlink to a file named for one GPU architecture is opened only on that GPU"),
             k(K::ElfInterpreter, Verdict::Runtime, "kind/elf-interpreter", "the kernel loads PT_INTERP to start the program"),
             k(K::ElfNeeded, Verdict::Runtime, "kind/elf-needed", "the dynamic loader finds a DT_NEEDED library in this RUNPATH directory"),
-            k(K::ElfRunpathUnused, Verdict::Removable, "kind/elf-runpath-unused", "no DT_NEEDED library resolves here: patchelf --shrink-rpath drops it"),
+            k(K::ElfRunpathDlopen, Verdict::Runtime, "kind/elf-runpath-dlopen", "dlopen searches the caller's RUNPATH: this directory supplies a library the file names for dlopen (errs towards runtime: patchelf --shrink-rpath would break it)"),
             k(K::ElfString, Verdict::Unknown, "kind/elf-string", "a string in a data section may be opened at run time"),
-            k(K::ElfSourcePath, Verdict::Removable, "kind/elf-source-path", "a source-file or include path (__FILE__, assert message) is never opened at run time"),
-            k(K::ElfDebug, Verdict::Removable, "kind/elf-debug", "debug info is not loaded at run time: strip or separateDebugInfo"),
             k(K::ElfOther, Verdict::Unknown, "kind/elf-other", "bytes outside known sections: cannot tell"),
             k(K::Symlink, Verdict::Runtime, "kind/symlink", "a symlink is followed when its name is opened"),
             k(K::FileName, Verdict::Unknown, "kind/file-name", "a hash in a file name: cannot tell who reads it"),
             k(K::Script, Verdict::Runtime, "kind/script", "an executable script runs its interpreter and commands"),
             k(K::BuildConfig, Verdict::Dev, "kind/build-config", "cmake, pkg-config, libtool and nix-support files are read only when building against the package"),
-            k(K::Manifest, Verdict::Removable, "kind/manifest", "build inventories such as TensileManifest.txt are not read at run time"),
             k(K::Doc, Verdict::Doc, "kind/doc", "documentation"),
             k(K::Text, Verdict::Unknown, "kind/text", "a text file: cannot tell who reads it"),
             k(K::Binary, Verdict::Unknown, "kind/binary", "a data file: cannot tell who reads it"),
@@ -186,9 +241,24 @@ pub fn verdict_rules() -> &'static [VerdictRule] {
     })
 }
 
+/// The verdict of a kind's own row.
+fn kind_row_verdict(kind: EvidenceKind) -> Option<&'static Verdict> {
+    verdict_rules()
+        .iter()
+        .find_map(|r| match (&r.when, &r.gives) {
+            (HitCondition::Kind(k), Gives::Verdict(v)) if *k == kind => Some(v),
+            _ => None,
+        })
+}
+
 impl HitCondition {
     fn matches(self, h: &HitFacts<'_>) -> bool {
         match self {
+            HitCondition::ClassIn(names) => h.class.is_some_and(|c| names.iter().any(|n| n.is(c))),
+            HitCondition::GpuClass => matches!(h.class, Some(FileClass::Gpu(_))),
+            HitCondition::UnreachedRuntimeKind => {
+                h.reached == Some(false) && kind_row_verdict(h.kind) == Some(&Verdict::Runtime)
+            }
             HitCondition::DanglingSymlink => {
                 h.kind == EvidenceKind::Symlink && h.target_exists == Some(false)
             }
@@ -210,6 +280,10 @@ pub fn hit_verdict(h: &HitFacts<'_>) -> (Verdict, RuleId) {
                 Gives::GpuArchOfName => match arch_of_name(h.file_name) {
                     Some(arch) => Verdict::Gpu(arch),
                     None => continue,
+                },
+                Gives::GpuArchOfClass => match h.class {
+                    Some(FileClass::Gpu(arch)) => Verdict::Gpu(arch.clone()),
+                    _ => continue,
                 },
             };
             return (v, rule.id);
@@ -298,6 +372,8 @@ mod tests {
             kind,
             file_name: name.as_bytes(),
             target_exists,
+            class: None,
+            reached: None,
         })
     }
 

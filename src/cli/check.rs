@@ -59,7 +59,8 @@ pub(super) fn run(g: &GlobalArgs, a: &CheckArgs, format: Format, style: &Style) 
     let report =
         analysis::check(&closure, &opts).with_context(|| format!("cannot check `{}`", a.input))?;
     if format != Format::Markdown {
-        print_warnings(&report.warnings, g.quiet);
+        let warnings: Vec<String> = report.warnings.iter().map(ToString::to_string).collect();
+        print_warnings(&warnings, g.quiet);
     }
     emit(&report, format, style)?;
 
@@ -105,11 +106,14 @@ fn append_summary(report: &CheckReport, file: &Path) -> Result<()> {
 fn annotate(report: &CheckReport, format: Format) -> Result<()> {
     let title = escape_property(&format!(
         "closure size check failed: {}",
-        nixcut::render::short_path(&report.root)
+        nixcut::render::short_path(&report.header.closure.root)
     ));
     let mut lines = String::new();
     for f in &report.failures {
-        lines.push_str(&format!("::error title={title}::{}\n", escape_data(f)));
+        lines.push_str(&format!(
+            "::error title={title}::{}\n",
+            escape_data(&f.to_string())
+        ));
     }
     let res = if format == Format::Json {
         io::stderr().write_all(lines.as_bytes())

@@ -22,7 +22,8 @@ pub(super) fn run(g: &GlobalArgs, a: &DiffArgs, format: Format, style: &Style) -
     let report = analysis::diff(&old, &new, &opts)
         .with_context(|| format!("cannot diff `{}` and `{}`", a.old, a.new))?;
     if format != Format::Markdown {
-        print_warnings(&report.warnings, g.quiet);
+        let warnings: Vec<String> = report.warnings.iter().map(ToString::to_string).collect();
+        print_warnings(&warnings, g.quiet);
     }
     emit(&report, format, style)?;
     Ok(Outcome::Success)

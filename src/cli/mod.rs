@@ -16,9 +16,10 @@ use anyhow::{Context, Result};
 
 use args::{Command, FormatArg, GlobalArgs, RefsArgs, SortArg, WhyArgs};
 use nixcut::analysis;
+use nixcut::classify::ClassRules;
 use nixcut::evidence::ScanCache;
 use nixcut::load::{load, LoadOptions};
-use nixcut::render::{render, Format, Render, Style};
+use nixcut::render::{render, Format, Report, Style};
 use nixcut::source::{self, Files};
 use nixcut::store::{Closure, StoreDir};
 
@@ -42,16 +43,14 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         FormatArg::Markdown => Format::Markdown,
     };
     // Read and checked before anything else, so a bad rules file fails every command.
-    // The evidence and reachability layers take these rules (EvidenceOptions,
-    // RefsOptions) as they gain the field (issue 9).
     let class_rules = rules::class_rules(g)?;
     match &cli.command {
         Command::Rules(_) => rules::run(g, &class_rules, format, &style),
-        Command::Why(args) => cmd_why(g, args, format, &style),
+        Command::Why(args) => cmd_why(g, args, class_rules, format, &style),
         Command::Snapshot(args) => snapshot::run(g, args),
         Command::Diff(args) => diff::run(g, args, format, &style),
         Command::Check(args) => check::run(g, args, format, &style),
-        Command::Refs(args) => cmd_refs(g, args, format, &style),
+        Command::Refs(args) => cmd_refs(g, args, class_rules, format, &style),
     }
 }
 
@@ -100,7 +99,7 @@ fn print_warnings(warnings: &[String], quiet: bool) {
     }
 }
 
-fn emit<R: Render>(report: &R, format: Format, style: &Style) -> Result<()> {
+fn emit<'a>(report: impl Into<Report<'a>>, format: Format, style: &Style) -> Result<()> {
     let stdout = io::stdout();
     // Large reports: fewer, bigger writes.
     let mut out = io::BufWriter::with_capacity(1 << 20, stdout.lock());
@@ -109,7 +108,13 @@ fn emit<R: Render>(report: &R, format: Format, style: &Style) -> Result<()> {
         .context("cannot write the report to standard output")
 }
 
-fn cmd_why(g: &GlobalArgs, a: &WhyArgs, format: Format, style: &Style) -> Result<Outcome> {
+fn cmd_why(
+    g: &GlobalArgs,
+    a: &WhyArgs,
+    rules: ClassRules,
+    format: Format,
+    style: &Style,
+) -> Result<Outcome> {
     let closure = load_input(g, &a.input)?;
     let evidence = analysis::EvidenceOptions {
         enabled: !a.no_evidence,
@@ -120,6 +125,7 @@ fn cmd_why(g: &GlobalArgs, a: &WhyArgs, format: Format, style: &Style) -> Result
         },
         cache: scan_cache(a.no_cache),
         max_referrers: a.evidence_referrers,
+        rules,
         ..Default::default()
     };
     let bar = Progress::new(g, 0);
@@ -182,11 +188,11 @@ fn scan_cache(no_cache: bool) -> Option<ScanCache> {
 
 /// Clear the progress bar, print warnings on stderr (Markdown carries them itself) and
 /// write the report.
-fn show<R: Render>(
+fn show<'a>(
     g: &GlobalArgs,
     bar: Option<Progress>,
     warnings: &[String],
-    report: &R,
+    report: impl Into<Report<'a>>,
     format: Format,
     style: &Style,
 ) -> Result<()> {
@@ -206,12 +212,19 @@ fn discard<T>(value: T) {
     std::mem::forget(value);
 }
 
-fn cmd_refs(g: &GlobalArgs, a: &RefsArgs, format: Format, style: &Style) -> Result<Outcome> {
+fn cmd_refs(
+    g: &GlobalArgs,
+    a: &RefsArgs,
+    rules: ClassRules,
+    format: Format,
+    style: &Style,
+) -> Result<Outcome> {
     let base = analysis::RefsOptions {
         root: g.root.clone(),
         discover: a.discover,
         max_evidence: a.max_evidence,
         cache: scan_cache(a.no_cache),
+        rules,
         ..Default::default()
     };
     let inputs: Vec<(String, bool)> = match &a.closure {

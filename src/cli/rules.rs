@@ -18,8 +18,8 @@ use serde::Serialize;
 use super::args::GlobalArgs;
 use super::Outcome;
 use nixcut::classify::{
-    class_rules_from_file, verdict_rules, ClassRules, Gives, HitCondition, Matcher, Place,
-    CLASS_OUT, FILE_RULES,
+    class_rules_from_file, verdict_rules, ClassRules, FileClassName, Gives, HitCondition, Matcher,
+    Place, CLASS_OUT, FILE_RULES,
 };
 use nixcut::render::{Format, Style};
 
@@ -120,6 +120,7 @@ fn report(g: &GlobalArgs, rules: &ClassRules) -> RulesReport {
                 verdict: match &r.gives {
                     Gives::Verdict(v) => v.to_string(),
                     Gives::GpuArchOfName => "gpu:<arch of the name>".into(),
+                    Gives::GpuArchOfClass => "gpu:<arch of the file's class>".into(),
                 },
                 why: r.why.to_string(),
             })
@@ -154,6 +155,25 @@ fn describe_condition(c: HitCondition) -> String {
             "a symlink whose name carries a GPU architecture".into()
         }
         HitCondition::Kind(k) => format!("kind {k}"),
+        HitCondition::ClassIn(classes) => {
+            let names: Vec<&str> = classes
+                .iter()
+                .map(|c| match c {
+                    FileClassName::Dev => "dev",
+                    FileClassName::Static => "static",
+                    FileClassName::Doc => "doc",
+                    FileClassName::Man => "man",
+                    FileClassName::Info => "info",
+                    FileClassName::Debug => "debug",
+                    FileClassName::Removable => "removable",
+                })
+                .collect();
+            format!("a hit in a file of class {}", names.join(" "))
+        }
+        HitCondition::GpuClass => "a hit in a gpu:<arch> file".into(),
+        HitCondition::UnreachedRuntimeKind => {
+            "a runtime kind of hit in a file the consumer does not reach".into()
+        }
     }
 }
 

@@ -87,6 +87,9 @@ pub struct RunpathEntry {
     pub range: Range<u64>,
     /// `DT_NEEDED` names this directory supplies (filled by [`ElfFacts::resolve_needed`]).
     pub supplies: Vec<String>,
+    /// Names for `dlopen` ([`ElfFacts::dlopen`]) this directory supplies, searched as the
+    /// loader would (filled by [`ElfFacts::resolve_needed`]).
+    pub dlopen: Vec<String>,
 }
 
 /// What an ELF file tells the loader and the classifier.
@@ -112,6 +115,9 @@ pub struct ElfFacts {
     pub sections: Vec<Section>,
     /// Embedded or native GPU code.
     pub gpu: GpuCode,
+    /// Sonames the file names for `dlopen` (data-section strings, `.note.dlopen`); filled
+    /// by the caller with `crate::elf::dlopen_names`, which needs the file's bytes.
+    pub dlopen: Vec<String>,
     /// Whether [`ElfFacts::resolve_needed`] has run.
     pub needed_resolved: bool,
     /// Parts of the file that could not be read.
@@ -148,6 +154,7 @@ impl ElfFacts {
             runpath: Vec::new(),
             sections: Vec::new(),
             gpu: GpuCode::default(),
+            dlopen: Vec::new(),
             needed_resolved: false,
             warnings: Vec::new(),
         };
@@ -186,16 +193,26 @@ impl ElfFacts {
     pub fn resolve_needed(&mut self, exists: &dyn Fn(&str) -> bool) {
         for e in &mut self.runpath {
             e.supplies.clear();
+            e.dlopen.clear();
         }
-        for name in &self.needed {
-            if name.value.contains('/') || name.value.is_empty() {
+        for (name, dlopen) in self
+            .needed
+            .iter()
+            .map(|n| (&n.value, false))
+            .chain(self.dlopen.iter().map(|n| (n, true)))
+        {
+            if name.contains('/') || name.is_empty() {
                 continue;
             }
             for e in self.runpath.iter_mut().filter(|e| e.active) {
                 let Some(dir) = &e.dir else { continue };
-                let candidate = format!("{}/{}", dir.trim_end_matches('/'), name.value);
+                let candidate = format!("{}/{}", dir.trim_end_matches('/'), name);
                 if exists(&candidate) {
-                    e.supplies.push(name.value.clone());
+                    if dlopen {
+                        e.dlopen.push(name.clone());
+                    } else {
+                        e.supplies.push(name.clone());
+                    }
                     break;
                 }
             }
@@ -489,6 +506,7 @@ fn split_search_path(
             dir: expand_origin(part, origin_dir),
             range,
             supplies: Vec::new(),
+            dlopen: Vec::new(),
         });
     }
     out

@@ -7,11 +7,13 @@
 //! [`ElfError`] or warnings, never a panic.
 
 mod bytes;
+mod dlopen;
 mod facts;
 mod gpu;
 mod section;
 
 pub use bytes::{ByteSource, FileBytes};
+pub use dlopen::{dlopen_names, soname_tokens};
 pub use facts::{
     expand_origin, has_elf_magic, section_kind, ElfError, ElfFacts, ElfString, RunpathEntry,
     RunpathTag, Section, SectionKind, ELF_MAGIC,

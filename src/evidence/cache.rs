@@ -3,7 +3,7 @@
 //! ([`ScannedPath`]: facts, no verdicts) in its own versioned format.
 //!
 //! Store paths never change, so a scan is valid forever for the same path, NAR hash,
-//! candidate set and tool version; all four make the file name. The file is a header
+//! candidate set, class rules and tool version; all five make the file name. The file is a header
 //! line `nixcut-scan-cache <format> <sha256 of the payload>` and the payload, JSON of the
 //! wire structs below (raw bytes for names and symlink targets that are not UTF-8). An
 //! entry whose header, checksum or payload does not match, or that describes another
@@ -15,16 +15,16 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::{HitFact, ScannedPath, ScannedRef};
-use crate::classify::{EvidenceKind, RuleId};
+use super::{ElfLink, EntryFact, HitFact, ScannedPath, ScannedRef, SearchDir, SearchTag};
+use crate::classify::{EntryType, EvidenceKind, FileClass, RuleId};
 use crate::scan::{Location, RelPath};
 use crate::store::{NarHash, StorePath};
 
 /// Version of the cache file format; part of every key, so a new format never reads
 /// an old entry.
-pub const CACHE_FORMAT: u32 = 2;
+pub const CACHE_FORMAT: u32 = 3;
 
-const KEY_VERSION: &str = concat!("nixcut-scan-cache-2-", env!("CARGO_PKG_VERSION"));
+const KEY_VERSION: &str = concat!("nixcut-scan-cache-3-", env!("CARGO_PKG_VERSION"));
 const MAGIC: &str = "nixcut-scan-cache";
 
 /// A directory of cached scans.
@@ -51,10 +51,12 @@ impl ScanCache {
         path: &StorePath,
         nar_hash: Option<&NarHash>,
         candidates: &[StorePath],
+        rules: &[u8],
     ) -> Option<PathBuf> {
         let nar_hash = nar_hash?;
         let mut h = Sha256::new();
         h.update(KEY_VERSION.as_bytes());
+        h.update(Sha256::digest(rules));
         h.update(path.to_string().as_bytes());
         h.update(nar_hash.to_sri().as_bytes());
         for c in candidates {
@@ -161,6 +163,48 @@ struct WireRef {
 }
 
 #[derive(Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+enum WireType {
+    Regular,
+    Executable,
+    Symlink,
+    Directory,
+}
+
+#[derive(Serialize, Deserialize)]
+struct WireSearch {
+    rpath: bool,
+    dir: Option<String>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct WireElf {
+    interpreter: Option<String>,
+    needed: Vec<String>,
+    soname: Option<String>,
+    search: Vec<WireSearch>,
+    dlopen: Vec<String>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct WireFile {
+    path: WireBytes,
+    #[serde(rename = "type")]
+    entry: WireType,
+    size: u64,
+    class: FileClass,
+    class_rule: RuleId,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    target: Option<WireBytes>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    elf: Option<WireElf>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    shebang: Option<WireBytes>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    names: Vec<WireBytes>,
+}
+
+#[derive(Serialize, Deserialize)]
 struct WireEntry {
     /// Base name of the scanned path.
     path: String,
@@ -169,6 +213,75 @@ struct WireEntry {
     capped_total: u64,
     references: Vec<WireRef>,
     warnings: Vec<String>,
+    entries: Vec<WireFile>,
+}
+
+fn wire_file(e: &EntryFact) -> WireFile {
+    WireFile {
+        path: WireBytes::of(e.path.as_bytes()),
+        entry: match e.entry {
+            EntryType::Regular => WireType::Regular,
+            EntryType::Executable => WireType::Executable,
+            EntryType::Symlink => WireType::Symlink,
+            EntryType::Directory => WireType::Directory,
+        },
+        size: e.size,
+        class: e.class.clone(),
+        class_rule: e.class_rule,
+        target: e.symlink_target.as_deref().map(WireBytes::of),
+        elf: e.elf.as_ref().map(|l| WireElf {
+            interpreter: l.interpreter.clone(),
+            needed: l.needed.clone(),
+            soname: l.soname.clone(),
+            search: l
+                .search
+                .iter()
+                .map(|s| WireSearch {
+                    rpath: s.tag == SearchTag::Rpath,
+                    dir: s.dir.clone(),
+                })
+                .collect(),
+            dlopen: l.dlopen.clone(),
+        }),
+        shebang: e.shebang.as_deref().map(WireBytes::of),
+        names: e.names.iter().map(|n| WireBytes::of(n)).collect(),
+    }
+}
+
+fn entry_fact(w: WireFile) -> EntryFact {
+    EntryFact {
+        path: RelPath::from_bytes(w.path.into_bytes()),
+        entry: match w.entry {
+            WireType::Regular => EntryType::Regular,
+            WireType::Executable => EntryType::Executable,
+            WireType::Symlink => EntryType::Symlink,
+            WireType::Directory => EntryType::Directory,
+        },
+        size: w.size,
+        class: w.class,
+        class_rule: w.class_rule,
+        symlink_target: w.target.map(WireBytes::into_bytes),
+        elf: w.elf.map(|l| ElfLink {
+            interpreter: l.interpreter,
+            needed: l.needed,
+            soname: l.soname,
+            search: l
+                .search
+                .into_iter()
+                .map(|s| SearchDir {
+                    tag: if s.rpath {
+                        SearchTag::Rpath
+                    } else {
+                        SearchTag::Runpath
+                    },
+                    dir: s.dir,
+                })
+                .collect(),
+            dlopen: l.dlopen,
+        }),
+        shebang: w.shebang.map(WireBytes::into_bytes),
+        names: w.names.into_iter().map(WireBytes::into_bytes).collect(),
+    }
 }
 
 impl WireEntry {
@@ -210,6 +323,7 @@ impl WireEntry {
                 })
                 .collect(),
             warnings: s.warnings.clone(),
+            entries: s.entries.iter().map(wire_file).collect(),
         }
     }
 
@@ -246,6 +360,7 @@ impl WireEntry {
             references,
             capped_total: self.capped_total,
             warnings: self.warnings,
+            entries: self.entries.into_iter().map(entry_fact).collect(),
         })
     }
 }
@@ -273,6 +388,26 @@ mod tests {
             }],
             capped_total: 1,
             warnings: vec!["w".into()],
+            entries: vec![EntryFact {
+                path: RelPath::from_bytes(b"lib/libx.so".to_vec()),
+                entry: EntryType::Executable,
+                size: 7,
+                class: FileClass::Gpu("gfx90a".into()),
+                class_rule: RuleId::new("class/lib"),
+                symlink_target: None,
+                elf: Some(ElfLink {
+                    interpreter: Some("/nix/store/x/ld.so".into()),
+                    needed: vec!["libc.so.6".into()],
+                    soname: None,
+                    search: vec![SearchDir {
+                        tag: SearchTag::Rpath,
+                        dir: Some("/nix/store/x/lib".into()),
+                    }],
+                    dlopen: vec!["libamd_comgr.so.2".into()],
+                }),
+                shebang: Some(b"/bin/sh".to_vec()),
+                names: vec![b"/nix/store/\xff".to_vec()],
+            }],
         }
     }
 
@@ -285,11 +420,13 @@ mod tests {
         let q = StorePath::from_base_name("0al28vamp5nn339hq5kpi9jl1fpkhl6a-rocm-llvm-clang-5.7.1")
             .unwrap();
         let h = NarHash::parse("sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=");
-        assert!(cache.key(&p, None, &[]).is_none());
-        let k = cache.key(&p, Some(&h), std::slice::from_ref(&p)).unwrap();
+        assert!(cache.key(&p, None, &[], b"").is_none());
+        let k = cache
+            .key(&p, Some(&h), std::slice::from_ref(&p), b"")
+            .unwrap();
         assert_ne!(
             Some(&k),
-            cache.key(&p, Some(&h), &[]).as_ref(),
+            cache.key(&p, Some(&h), &[], b"").as_ref(),
             "candidates are part of the key"
         );
         assert!(cache.get(&k, &p).is_none());

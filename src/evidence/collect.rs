@@ -10,11 +10,20 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use rayon::prelude::*;
 
 use super::cache::ScanCache;
-use super::{Hit, HitFact, PathEvidence, Reference, ScanStatus, ScannedPath, ScannedRef};
-use crate::classify::{hit_verdict, reference_verdict, EvidenceKind, HitFacts, Verdict};
-use crate::scan::{scan_path_files, FileType, ReferenceScanner, ScanOptions};
+use super::{
+    ElfLink, EntryFact, Hit, HitFact, HitPlace, PathEvidence, Reference, ScanStatus, ScannedPath,
+    ScannedRef, SearchDir, SearchTag,
+};
+use crate::classify::{
+    hit_verdict, reference_verdict, ClassFacts, ClassRules, EntryType, EvidenceKind, FileClass,
+    HitFacts, Verdict,
+};
+use crate::elf::{ElfFacts, RunpathTag};
+use crate::scan::{
+    scan_path_files, ElfFactsWhen, FileScan, FileType, ReferenceScanner, RelPath, ScanOptions,
+};
 use crate::source::{FileSource, SourceError};
-use crate::store::{Closure, StorePath};
+use crate::store::{Closure, StoreDir, StorePath};
 
 /// Called after each collected path with its byte count (for progress bars).
 pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
@@ -24,8 +33,27 @@ pub struct Collector<'a> {
     closure: &'a Closure,
     source: Option<&'a dyn FileSource>,
     cache: Option<&'a ScanCache>,
+    rules: &'a ClassRules,
     /// Every path of the closure, sorted, when discovering.
     discover: Option<Vec<StorePath>>,
+}
+
+/// What phase one found for one store path: the scan (fresh or cached), or why there
+/// is none.
+#[derive(Debug, Clone)]
+pub struct Scanned {
+    /// The store path.
+    pub path: StorePath,
+    /// The scan and whether it came from the cache, or the warning of an unscanned path.
+    pub result: Result<(ScannedPath, bool), String>,
+}
+
+/// Answers "does the consumer reach this file of this store path?".
+pub type ReachedFn<'a> = &'a (dyn Fn(&RelPath) -> bool + Sync);
+
+fn builtin_rules() -> &'static ClassRules {
+    static RULES: std::sync::OnceLock<ClassRules> = std::sync::OnceLock::new();
+    RULES.get_or_init(ClassRules::builtin)
 }
 
 impl<'a> Collector<'a> {
@@ -40,8 +68,15 @@ impl<'a> Collector<'a> {
             closure,
             source,
             cache,
+            rules: builtin_rules(),
             discover: None,
         }
+    }
+
+    /// Classify files with these rules (default: the built-in table).
+    pub fn rules(mut self, rules: &'a ClassRules) -> Collector<'a> {
+        self.rules = rules;
+        self
     }
 
     /// Look for the hash of every path of the closure, not only registered references.
@@ -54,81 +89,125 @@ impl<'a> Collector<'a> {
         self
     }
 
-    /// The evidence of every path in `paths`, in that order, in parallel.
+    /// The evidence of every path in `paths`, in that order, in parallel, without a
+    /// consumer (verdicts from kinds and file classes).
     pub fn collect(
         &self,
         paths: &[StorePath],
         progress: Option<Progress<'_>>,
     ) -> Vec<PathEvidence> {
+        self.scan(paths, progress)
+            .into_par_iter()
+            .map(|s| self.derive(s, None))
+            .collect()
+    }
+
+    /// The evidence of one store path, without a consumer.
+    pub fn path(&self, p: &StorePath) -> PathEvidence {
+        let s = self.scan_one(p);
+        self.derive(s, None)
+    }
+
+    /// Phase one: scan (or read from the cache) every path in `paths`, in parallel.
+    pub fn scan(&self, paths: &[StorePath], progress: Option<Progress<'_>>) -> Vec<Scanned> {
         paths
             .par_iter()
             .map(|p| {
-                let e = self.path(p);
+                let s = self.scan_one(p);
                 if let Some(f) = progress {
-                    f(e.bytes_scanned());
+                    f(s.result.as_ref().map_or(0, |(s, _)| s.bytes));
                 }
-                e
+                s
             })
             .collect()
     }
 
-    /// The evidence of one store path.
-    pub fn path(&self, p: &StorePath) -> PathEvidence {
+    fn registered(&self, p: &StorePath) -> BTreeSet<StorePath> {
+        self.closure
+            .paths
+            .get(p)
+            .map(|i| i.references.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    fn scan_one(&self, p: &StorePath) -> Scanned {
         let sd = &self.closure.store_dir;
         let info = self.closure.paths.get(p);
-        let registered: BTreeSet<StorePath> = info
-            .map(|i| i.references.iter().cloned().collect())
-            .unwrap_or_default();
-        let unscanned = |warning: String| PathEvidence {
+        let done = |result| Scanned {
             path: p.clone(),
-            status: ScanStatus::NotScanned,
-            references: registered.iter().map(|r| no_evidence(p, r)).collect(),
-            warnings: vec![warning],
+            result,
         };
         let Some(source) = self.source else {
-            return unscanned("files unavailable: references are from the graph only".to_string());
+            return done(Err(
+                "files unavailable: references are from the graph only".to_string()
+            ));
         };
         let candidates: Vec<StorePath> = match &self.discover {
             Some(all) => all.clone(),
             None => {
-                let mut v: Vec<StorePath> = registered.iter().cloned().collect();
+                let mut v: Vec<StorePath> = self.registered(p).into_iter().collect();
                 v.push(p.clone());
                 v.sort();
                 v.dedup();
                 v
             }
         };
-        let cache_file = self
-            .cache
-            .and_then(|cache| cache.key(p, info.and_then(|i| i.nar_hash.as_ref()), &candidates));
-        let (scanned, cached) = match (self.cache, &cache_file) {
-            (Some(cache), Some(file)) => match cache.get(file, p) {
-                Some(hit) => (hit, true),
-                None => match scan(source, sd.display(p), p, &candidates) {
-                    Ok(s) => {
-                        // A cache that cannot be written only costs speed next time.
-                        let _ = cache.put(file, p, &s);
-                        (s, false)
-                    }
-                    Err(w) => return unscanned(w),
-                },
+        let rules_id = format!("{:?}", self.rules);
+        let cache_file = self.cache.and_then(|cache| {
+            cache.key(
+                p,
+                info.and_then(|i| i.nar_hash.as_ref()),
+                &candidates,
+                rules_id.as_bytes(),
+            )
+        });
+        if let (Some(cache), Some(file)) = (self.cache, &cache_file) {
+            if let Some(hit) = cache.get(file, p) {
+                return done(Ok((hit, true)));
+            }
+        }
+        let result = scan(source, sd, p, &candidates, self.rules);
+        if let (Some(cache), Some(file), Ok(s)) = (self.cache, &cache_file, &result) {
+            // A cache that cannot be written only costs speed next time.
+            let _ = cache.put(file, p, s);
+        }
+        done(result.map(|s| (s, false)))
+    }
+
+    /// Phase two: verdicts for what phase one found; `reached` says which of the
+    /// path's files the consumer reaches (none: no consumer).
+    pub fn derive(&self, s: Scanned, reached: Option<ReachedFn<'_>>) -> PathEvidence {
+        let p = &s.path;
+        let registered = self.registered(p);
+        match s.result {
+            Ok((scanned, cached)) => derive(
+                p,
+                &registered,
+                scanned,
+                cached,
+                &self.closure.store_dir,
+                reached,
+            ),
+            Err(warning) => PathEvidence {
+                path: p.clone(),
+                status: ScanStatus::NotScanned,
+                references: registered.iter().map(|r| no_evidence(p, r)).collect(),
+                warnings: vec![warning],
+                entries: Vec::new(),
             },
-            _ => match scan(source, sd.display(p), p, &candidates) {
-                Ok(s) => (s, false),
-                Err(w) => return unscanned(w),
-            },
-        };
-        derive(p, &registered, scanned, cached, sd)
+        }
     }
 }
 
 /// Scan one path through the source; `Err` is the warning of an unscanned path.
 fn scan(
     source: &dyn FileSource,
-    full: String,
+    sd: &StoreDir,
     p: &StorePath,
     candidates: &[StorePath],
+    rules: &ClassRules,
 ) -> Result<ScannedPath, String> {
+    let full = sd.display(p);
     let files = match source.open(p) {
         Ok(f) => f,
         Err(e @ SourceError::Missing { .. }) => return Err(e.to_string()),
@@ -142,6 +221,8 @@ fn scan(
     let can_resolve = source.can_resolve();
     let opts = ScanOptions {
         resolver: if can_resolve { Some(&exists) } else { None },
+        // Every ELF file, hits or not: reachability follows DT_NEEDED through them all.
+        elf_facts: ElfFactsWhen::Always,
         ..ScanOptions::default()
     };
     let scan =
@@ -152,8 +233,27 @@ fn scan(
         .filter(|f| f.file_type == FileType::Symlink && !f.hits.is_empty())
         .filter_map(|f| Some((f.path.as_bytes(), f.symlink_target.as_deref()?)))
         .collect();
+    let mut entries: Vec<EntryFact> = scan.files.iter().map(|f| entry_fact(f, rules)).collect();
+    let index: HashMap<&[u8], usize> = scan
+        .files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.path.as_bytes(), i))
+        .collect();
     let mut by_ref: BTreeMap<u32, Vec<HitFact>> = BTreeMap::new();
     for e in &scan.evidence {
+        if matches!(e.kind, EvidenceKind::Script | EvidenceKind::ElfString) {
+            if let (Some(&i), Some(target)) = (
+                index.get(e.file.as_bytes()),
+                candidates.get(e.candidate as usize),
+            ) {
+                if let Some(name) = named_path(sd, &e.detail, target) {
+                    if !entries[i].names.contains(&name) {
+                        entries[i].names.push(name);
+                    }
+                }
+            }
+        }
         let symlink_target = (e.kind == EvidenceKind::Symlink)
             .then(|| targets.get(e.file.as_bytes()).map(|t| t.to_vec()))
             .flatten();
@@ -194,7 +294,85 @@ fn scan(
         references,
         capped_total: scan.files.iter().map(|f| f.capped_hits).sum(),
         warnings: scan.warnings,
+        entries,
     })
+}
+
+/// The inventory entry of one scanned file.
+fn entry_fact(f: &FileScan, rules: &ClassRules) -> EntryFact {
+    let entry = match f.file_type {
+        FileType::Regular => EntryType::Regular,
+        FileType::Executable => EntryType::Executable,
+        FileType::Symlink => EntryType::Symlink,
+        FileType::Directory => EntryType::Directory,
+    };
+    let (class, class_rule) = rules.class_of(&ClassFacts {
+        path: f.path.as_bytes(),
+        entry,
+        head: &f.head,
+        elf: f.elf.as_ref(),
+    });
+    let shebang = f.head.strip_prefix(b"#!").and_then(|rest| {
+        let line = rest.split(|&b| b == b'\n').next()?;
+        let interp = line
+            .split(|b| b.is_ascii_whitespace())
+            .find(|t| !t.is_empty())?;
+        Some(interp.to_vec())
+    });
+    EntryFact {
+        path: f.path.clone(),
+        entry,
+        size: f.size,
+        class,
+        class_rule,
+        symlink_target: f.symlink_target.clone(),
+        elf: f.elf.as_ref().map(elf_link),
+        shebang,
+        names: Vec::new(),
+    }
+}
+
+/// The loader's view of an ELF file: `DT_RUNPATH` entries when there are any (the
+/// loader then ignores `DT_RPATH`), else `DT_RPATH` entries.
+fn elf_link(e: &ElfFacts) -> ElfLink {
+    let has_runpath = e.runpath.iter().any(|r| r.tag == RunpathTag::Runpath);
+    ElfLink {
+        interpreter: e.interpreter.as_ref().map(|i| i.value.clone()),
+        needed: e.needed.iter().map(|n| n.value.clone()).collect(),
+        soname: e.soname.as_ref().map(|s| s.value.clone()),
+        search: e
+            .runpath
+            .iter()
+            .filter(|r| (r.tag == RunpathTag::Runpath) == has_runpath)
+            .map(|r| SearchDir {
+                tag: match r.tag {
+                    RunpathTag::Runpath => SearchTag::Runpath,
+                    RunpathTag::Rpath => SearchTag::Rpath,
+                },
+                dir: r.dir.clone(),
+            })
+            .collect(),
+        dlopen: e.dlopen.clone(),
+    }
+}
+
+/// The absolute path into the store that a hit's detail names around `target`'s hash:
+/// from the store directory prefix to the first byte that cannot be in a path. `None`
+/// for a bare hash.
+fn named_path(sd: &StoreDir, detail: &str, target: &StorePath) -> Option<Vec<u8>> {
+    let hash = target.hash_part();
+    let at = detail.find(hash)?;
+    let prefix = format!("{}/", sd.as_str());
+    let start = at.checked_sub(prefix.len())?;
+    if detail.get(start..at)? != prefix {
+        return None;
+    }
+    let is_path = |b: u8| b.is_ascii_alphanumeric() || b"+._?=/-".contains(&b);
+    let end = detail.as_bytes()[at..]
+        .iter()
+        .position(|&b| !is_path(b))
+        .map_or(detail.len(), |i| at + i);
+    Some(detail.as_bytes()[start..end].to_vec())
 }
 
 /// Verdicts for what a scan found, and the registered references it did not find.
@@ -203,8 +381,14 @@ fn derive(
     registered: &BTreeSet<StorePath>,
     scanned: ScannedPath,
     cached: bool,
-    sd: &crate::store::StoreDir,
+    sd: &StoreDir,
+    reached: Option<ReachedFn<'_>>,
 ) -> PathEvidence {
+    let classes: HashMap<&[u8], &FileClass> = scanned
+        .entries
+        .iter()
+        .map(|e| (e.path.as_bytes(), &e.class))
+        .collect();
     let mut seen = BTreeSet::new();
     let mut references: Vec<Reference> = Vec::with_capacity(scanned.references.len());
     for r in scanned.references {
@@ -213,13 +397,21 @@ fn derive(
             .hits
             .into_iter()
             .map(|fact| {
+                let class = classes.get(fact.file.as_bytes()).copied();
+                let place = HitPlace {
+                    class: class.cloned().unwrap_or(FileClass::Out),
+                    reached: reached.map(|f| f(&fact.file)),
+                };
                 let (verdict, rule) = hit_verdict(&HitFacts {
                     kind: fact.kind,
                     file_name: fact.file.name(),
                     target_exists: fact.target_exists,
+                    class,
+                    reached: place.reached,
                 });
                 Hit {
                     fact,
+                    place,
                     verdict,
                     rule,
                 }
@@ -271,6 +463,7 @@ fn derive(
         },
         references,
         warnings,
+        entries: scanned.entries,
     }
 }
 

@@ -15,11 +15,11 @@ mod cache;
 mod collect;
 
 pub use cache::{ScanCache, CACHE_FORMAT};
-pub use collect::{Collector, Progress};
+pub use collect::{Collector, Progress, ReachedFn, Scanned};
 
 use std::collections::BTreeMap;
 
-use crate::classify::{EvidenceKind, RuleId, Verdict};
+use crate::classify::{EntryType, EvidenceKind, FileClass, RuleId, Verdict};
 use crate::scan::{Location, RelPath};
 use crate::store::StorePath;
 
@@ -41,6 +41,65 @@ pub struct HitFact {
     /// For a symlink with an absolute target: whether the source found the target
     /// (`None` when the source cannot tell).
     pub target_exists: Option<bool>,
+}
+
+/// Which dynamic tag a search directory came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SearchTag {
+    /// `DT_RUNPATH`: searched for the file's own `DT_NEEDED` libraries only.
+    Runpath,
+    /// `DT_RPATH`: searched for the file's libraries and, unless they have a
+    /// `DT_RUNPATH`, for those of the libraries it loads.
+    Rpath,
+}
+
+/// One RUNPATH/RPATH directory of an ELF file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchDir {
+    /// The tag it came from.
+    pub tag: SearchTag,
+    /// The directory with `$ORIGIN` expanded (`None` when it could not be).
+    pub dir: Option<String>,
+}
+
+/// What the dynamic loader needs to know about one ELF file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ElfLink {
+    /// `PT_INTERP`.
+    pub interpreter: Option<String>,
+    /// `DT_NEEDED`, in order.
+    pub needed: Vec<String>,
+    /// `DT_SONAME`.
+    pub soname: Option<String>,
+    /// The search directories the loader uses for this file, in order: its
+    /// `DT_RUNPATH` entries when it has them, else its `DT_RPATH` entries.
+    pub search: Vec<SearchDir>,
+    /// Sonames the file names for `dlopen`.
+    pub dlopen: Vec<String>,
+}
+
+/// One entry of a scanned store path, with the facts reachability and splitting need.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntryFact {
+    /// Path inside the store path (empty for the top level).
+    pub path: RelPath,
+    /// File, executable, symlink or directory.
+    pub entry: EntryType,
+    /// Content length for files, target length for symlinks, 0 for directories.
+    pub size: u64,
+    /// What the file is for, and the rule that said so.
+    pub class: FileClass,
+    /// The rule behind `class`.
+    pub class_rule: RuleId,
+    /// A symlink's target, raw.
+    pub symlink_target: Option<Vec<u8>>,
+    /// Loader facts, for ELF files.
+    pub elf: Option<ElfLink>,
+    /// The interpreter of a script (`#!/nix/store/…/bin/sh` → that path).
+    pub shebang: Option<Vec<u8>>,
+    /// Absolute paths into the store that the file names in a script line or an ELF data
+    /// string (what it may exec or open by name).
+    pub names: Vec<Vec<u8>>,
 }
 
 /// The hits of one candidate reference in one store path's scan.
@@ -67,6 +126,8 @@ pub struct ScannedPath {
     pub capped_total: u64,
     /// Per-file problems, each starting with the file's path.
     pub warnings: Vec<String>,
+    /// Every entry, in NAR order.
+    pub entries: Vec<EntryFact>,
 }
 
 /// One hit with its verdict.
@@ -74,6 +135,8 @@ pub struct ScannedPath {
 pub struct Hit {
     /// What the scan found.
     pub fact: HitFact,
+    /// The class of its file and whether the consumer reaches it.
+    pub place: HitPlace,
     /// What this hit alone says the reference is needed for.
     pub verdict: Verdict,
     /// The rule that said it.
@@ -99,6 +162,16 @@ pub struct Reference {
     pub kinds: BTreeMap<EvidenceKind, u64>,
     /// Every reported hit, in scan order.
     pub hits: Vec<Hit>,
+}
+
+/// Where a hit lies, for the verdict: the file's class and, with a consumer, whether the
+/// consumer reaches the file at run time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HitPlace {
+    /// The class of the file holding the hit.
+    pub class: FileClass,
+    /// Whether the consumer loads or opens the file (`None` without a consumer).
+    pub reached: Option<bool>,
 }
 
 impl Reference {
@@ -136,6 +209,8 @@ pub struct PathEvidence {
     pub references: Vec<Reference>,
     /// Problems, each a sentence (file problems start with the file's path).
     pub warnings: Vec<String>,
+    /// Every entry with its class (empty when not scanned).
+    pub entries: Vec<EntryFact>,
 }
 
 impl PathEvidence {

@@ -1,17 +1,23 @@
-//! Renderers: table (comfy-table), JSON and Markdown. They read a report and write to
-//! any `io::Write`; they compute nothing, so every format shows the same numbers.
+//! Renderers, one module per output format, ripgrep-style: `table` for a
+//! terminal, `markdown` for CI summaries, `json` for the contract; `words` holds what
+//! each report's facts say in English, shared by the formats. Every format reads a
+//! [`Report`] and writes to any `io::Write`; none computes (totals a format needs are
+//! in the report), so every format shows the same numbers.
+//!
+//! A new format (HTML, dot) is a new module with a `render(Report, …)` function and a
+//! [`Format`] variant; the report types do not change.
 
-mod check;
-mod diff;
-mod refs;
+mod json;
+mod markdown;
+mod table;
 mod text;
-mod why;
+mod words;
 
 pub use text::{format_delta, short_path, tree_prefix, via_chain};
 
 use std::io::{self, Write};
 
-use serde::Serialize;
+use crate::report::{CheckReport, DiffReport, RefsReport, WhyChainsReport, WhyReport};
 
 /// Output format (`--format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -33,31 +39,62 @@ pub struct Style {
     pub pretty_json: bool,
 }
 
-/// A report that can be shown in every format.
-pub trait Render: Serialize {
-    /// Human-readable table for a terminal.
-    fn table(&self, out: &mut dyn Write, style: &Style) -> io::Result<()>;
-    /// GitHub-flavoured Markdown (CI summaries, PR comments).
-    fn markdown(&self, out: &mut dyn Write) -> io::Result<()>;
+/// Any report a command shows.
+#[derive(Debug, Clone, Copy)]
+pub enum Report<'a> {
+    /// `nixcut why ROOT`.
+    Why(&'a WhyReport),
+    /// `nixcut why ROOT TARGET`.
+    WhyChains(&'a WhyChainsReport),
+    /// `nixcut refs`.
+    Refs(&'a RefsReport),
+    /// `nixcut diff OLD NEW`.
+    Diff(&'a DiffReport),
+    /// `nixcut check ROOT`.
+    Check(&'a CheckReport),
 }
 
-/// Write `report` in `format`.
-pub fn render<R: Render>(
-    report: &R,
+impl<'a> From<&'a WhyReport> for Report<'a> {
+    fn from(r: &'a WhyReport) -> Self {
+        Report::Why(r)
+    }
+}
+
+impl<'a> From<&'a WhyChainsReport> for Report<'a> {
+    fn from(r: &'a WhyChainsReport) -> Self {
+        Report::WhyChains(r)
+    }
+}
+
+impl<'a> From<&'a RefsReport> for Report<'a> {
+    fn from(r: &'a RefsReport) -> Self {
+        Report::Refs(r)
+    }
+}
+
+impl<'a> From<&'a DiffReport> for Report<'a> {
+    fn from(r: &'a DiffReport) -> Self {
+        Report::Diff(r)
+    }
+}
+
+impl<'a> From<&'a CheckReport> for Report<'a> {
+    fn from(r: &'a CheckReport) -> Self {
+        Report::Check(r)
+    }
+}
+
+/// Write `report` in `format` (`style` is for tables and JSON; Markdown ignores it).
+pub fn render<'a>(
+    report: impl Into<Report<'a>>,
     format: Format,
     style: &Style,
     out: &mut dyn Write,
 ) -> io::Result<()> {
+    let report = report.into();
     match format {
-        Format::Table => report.table(out, style),
-        Format::Markdown => report.markdown(out),
-        Format::Json => {
-            if style.pretty_json {
-                serde_json::to_writer_pretty(&mut *out, report).map_err(io::Error::other)?;
-            } else {
-                serde_json::to_writer(&mut *out, report).map_err(io::Error::other)?;
-            }
-            writeln!(out)
-        }
+        Format::Table => table::render(report, style, out),
+        Format::Markdown => markdown::render(report, out),
+        Format::Json => json::render(report, style, out),
     }
 }

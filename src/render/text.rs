@@ -1,8 +1,6 @@
-//! Small text helpers shared by the renderers.
+//! Small text helpers shared by every format: short store paths, package names,
+//! signed sizes, chains and tree prefixes.
 
-use comfy_table::{presets, ContentArrangement, Table};
-
-use super::Style;
 use crate::store::format_size;
 
 /// `/nix/store/<hash>-<name>` → `<first 7 hash chars>…-<name>`; other strings as is.
@@ -57,39 +55,6 @@ pub fn tree_prefix(ancestors_last: &[bool], last: bool) -> String {
     }
     s.push_str(if last { "└───" } else { "├───" });
     s
-}
-
-/// A table with the house style.
-pub(crate) fn new_table(style: &Style) -> Table {
-    let mut t = Table::new();
-    t.load_preset(presets::UTF8_FULL_CONDENSED);
-    match style.width {
-        Some(w) => {
-            t.set_width(w);
-            t.set_content_arrangement(ContentArrangement::Dynamic);
-        }
-        None => {
-            t.set_content_arrangement(ContentArrangement::Disabled);
-        }
-    }
-    if !style.color {
-        t.force_no_tty();
-    }
-    t
-}
-
-/// Escape `|` for Markdown table cells.
-pub(crate) fn md_cell(s: &str) -> String {
-    s.replace('|', "\\|")
-}
-
-/// Bold with ANSI when colour is allowed.
-pub(crate) fn bold(s: &str, style: &Style) -> String {
-    if style.color {
-        format!("\x1b[1m{s}\x1b[0m")
-    } else {
-        s.to_string()
-    }
 }
 
 #[cfg(test)]

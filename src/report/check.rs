@@ -35,20 +35,24 @@
 //! `against` adds the `ratio` and its `max_ratio`. Lists of paths are ranked by added
 //! size over the part shared with the baseline or OTHER (see
 //! `crate::graph::exclusive_added_sizes`), so the first entries are what to cut.
+//!
+//! `failures` and `warnings` are facts ([`CheckFailure`], [`CheckWarning`]): which
+//! criterion failed, with the numbers and paths its message names. The words are the
+//! renderers' (`crate::render::words`), which also serialise each as the one sentence
+//! the JSON contract has always carried, so the JSON is a list of strings. That is
+//! also why [`CheckReport`] is `Serialize` only: a sentence cannot be read back into
+//! its facts.
 
 use serde::{Deserialize, Serialize};
 
-use super::{RestRow, SourceRef};
+use super::{ClosureHeader, RestRow, SourceRef};
 
 /// `nixcut check ROOT`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CheckReport {
-    pub schema_version: u32,
-    /// The root (full store path); with several roots the first.
-    pub root: String,
-    pub roots: Vec<String>,
-    pub source: SourceRef,
+    /// `schema_version`, `root` (with several roots the first), `roots`, `source`.
+    #[serde(flatten)]
+    pub header: ClosureHeader,
     /// True when every criterion passes.
     pub pass: bool,
     /// Sum of the NAR sizes of every path in ROOT's closure.
@@ -62,14 +66,106 @@ pub struct CheckReport {
     pub against: Option<AgainstCheck>,
     /// `--max-size SIZE`.
     pub max_size: Option<MaxSizeCheck>,
-    /// One sentence per failed criterion, naming the top contributors.
-    pub failures: Vec<String>,
-    pub warnings: Vec<String>,
+    /// One per failed criterion, naming the top contributors (JSON: one sentence each).
+    pub failures: Vec<CheckFailure>,
+    /// JSON: one sentence each.
+    pub warnings: Vec<CheckWarning>,
+}
+
+/// A failed criterion, with what its message says.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CheckFailure {
+    /// `--baseline`: the closure grew by more than allowed.
+    Baseline {
+        subject: CheckSubject,
+        /// ROOT's closure size.
+        measured: u64,
+        /// `measured - baseline_size`.
+        growth: i64,
+        /// As [`BaselineCheck::growth_percent`] (two decimals; `None` for an empty
+        /// baseline).
+        growth_percent: Option<f64>,
+        baseline_size: u64,
+        allowed: AllowedGrowth,
+        limit: u64,
+        /// The paths the baseline lacks.
+        new_paths: Blame,
+    },
+    /// `--against`: the closure is more than `max_ratio` times OTHER's.
+    Against {
+        subject: CheckSubject,
+        measured: u64,
+        /// `measured / other_size`, unrounded.
+        ratio: f64,
+        /// OTHER's root(s), as [`AgainstCheck::other_root`].
+        other_root: String,
+        other_size: u64,
+        max_ratio: f64,
+        limit: u64,
+        /// The paths OTHER lacks.
+        only_in_root: Blame,
+    },
+    /// `--max-size`: the closure is over the budget.
+    MaxSize {
+        subject: CheckSubject,
+        measured: u64,
+        limit: u64,
+        /// The largest paths by added size.
+        largest: Blame,
+    },
+}
+
+/// Whose closure a message speaks of.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CheckSubject {
+    /// One root (full store path).
+    Root(String),
+    /// Several roots, by count.
+    Roots(usize),
+}
+
+/// The growth a baseline criterion allows, as it was given.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum AllowedGrowth {
+    /// `--max-growth 5%`.
+    Percent(f64),
+    /// `--max-growth 10MiB`.
+    Bytes(u64),
+}
+
+/// The paths a failure names: the group they come from (`None` when it is the whole
+/// closure), and its first ranked paths.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Blame {
+    /// The paths ROOT has and the reference lacks (`None` for `--max-size`, where the
+    /// group is the whole closure).
+    pub group: Option<PathGroup>,
+    /// The first ranked paths (`--top` of them), most to blame first.
+    pub top: Vec<Contributor>,
+    /// How many paths were ranked in all (the roots never are).
+    pub ranked: usize,
+}
+
+/// A set of paths, by count and size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PathGroup {
+    pub count: usize,
+    /// Their NAR sizes together.
+    pub size: u64,
+}
+
+/// A warning the check adds to those of loading its inputs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CheckWarning {
+    /// A warning from loading ROOT, as loading worded it.
+    Input(String),
+    /// The check passed and the closure is smaller than the baseline's by this many
+    /// bytes: the baseline could be updated.
+    BaselineShrank { by: u64 },
 }
 
 /// Growth against a baseline (a snapshot, or any other input).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct BaselineCheck {
     pub pass: bool,
     /// Largest allowed closure size: the baseline plus the allowed growth.
@@ -94,7 +190,6 @@ pub struct BaselineCheck {
 
 /// ROOT compared with another closure.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct AgainstCheck {
     pub pass: bool,
     /// Largest allowed closure size: `max_ratio` times OTHER's closure size.
@@ -114,7 +209,6 @@ pub struct AgainstCheck {
 
 /// An absolute budget.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct MaxSizeCheck {
     pub pass: bool,
     pub limit: u64,
@@ -123,10 +217,21 @@ pub struct MaxSizeCheck {
     pub largest: Vec<Contributor>,
 }
 
+impl MaxSizeCheck {
+    /// Bytes over the limit (0 when within it).
+    pub fn over_by(&self) -> u64 {
+        self.measured.saturating_sub(self.limit)
+    }
+
+    /// Bytes left under the limit (0 when over it).
+    pub fn to_spare(&self) -> u64 {
+        self.limit.saturating_sub(self.measured)
+    }
+}
+
 /// Paths of ROOT's closure that a reference closure lacks, ranked by added size over
 /// the shared part.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct ExtraPaths {
     /// How many such paths there are.
     pub count: usize,
@@ -140,7 +245,6 @@ pub struct ExtraPaths {
 
 /// One path that contributes to the size.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct Contributor {
     pub path: String,
     pub nar_size: u64,

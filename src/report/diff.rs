@@ -34,14 +34,17 @@
 //! of 2 GiB, although its own NAR is small. Impacts overlap (a package's impact
 //! includes what its new dependencies bring), so they do not add up; packages are
 //! ranked by the size of their impact.
+//!
+//! `version_change` and `warnings` are facts ([`VersionChange`], [`DiffWarning`]),
+//! worded and serialised as the strings above by `crate::render::words`; so
+//! [`DiffReport`] is `Serialize` only.
 
 use serde::{Deserialize, Serialize};
 
-use super::SourceRef;
+use super::ClosureRef;
 
 /// `nixcut diff OLD NEW`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DiffReport {
     pub schema_version: u32,
     pub old: DiffSide,
@@ -60,17 +63,39 @@ pub struct DiffReport {
     pub packages: Vec<PackageDiff>,
     /// What `--top` hid, if anything.
     pub rest: Option<DiffRest>,
-    pub warnings: Vec<String>,
+    /// Warnings from loading either side (JSON: `OLD: …`, `NEW: …`).
+    pub warnings: Vec<DiffWarning>,
+}
+
+impl DiffReport {
+    /// The change of the closure size in percent of OLD's (`None` when OLD is empty).
+    pub fn closure_size_change_percent(&self) -> Option<f64> {
+        (self.old.closure_size > 0)
+            .then(|| self.closure_size_delta as f64 / self.old.closure_size as f64 * 100.0)
+    }
+}
+
+/// Which input of a diff.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    Old,
+    New,
+}
+
+/// A warning from loading one side of a diff.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiffWarning {
+    pub side: Side,
+    /// The warning, as loading worded it.
+    pub message: String,
 }
 
 /// One side of a diff.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct DiffSide {
-    /// The root (full store path); with several roots the first.
-    pub root: String,
-    pub roots: Vec<String>,
-    pub source: SourceRef,
+    /// `root` (with several roots the first), `roots`, `source`.
+    #[serde(flatten)]
+    pub closure: ClosureRef,
     pub closure_size: u64,
     pub path_count: usize,
     /// False when some NAR sizes were unknown (counted as 0).
@@ -92,8 +117,7 @@ pub enum PackageChange {
 }
 
 /// The paths of one package (`pname`, all versions and outputs) that changed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PackageDiff {
     /// The package name (`rocblas`, `gcc`).
     pub package: String,
@@ -101,7 +125,7 @@ pub struct PackageDiff {
     /// `nix store diff-closures` notation: versions only in OLD → versions only in
     /// NEW (`5.7.1 → 6.0.0`, `∅ → 1.0`, `ε` for an empty version); empty when the
     /// versions did not change.
-    pub version_change: String,
+    pub version_change: VersionChange,
     /// Every version of the package in OLD (sorted, deduplicated; `""` for none).
     pub old_versions: Vec<String>,
     /// Every version of the package in NEW.
@@ -123,6 +147,41 @@ pub struct PackageDiff {
     pub paths: Vec<PathDiff>,
 }
 
+impl PackageDiff {
+    /// How many of [`PackageDiff::paths`] were added, removed, changed.
+    pub fn path_counts(&self) -> PathCounts {
+        let n = |k: PathChange| self.paths.iter().filter(|p| p.change == k).count();
+        PathCounts {
+            added: n(PathChange::Added),
+            removed: n(PathChange::Removed),
+            changed: n(PathChange::Changed),
+        }
+    }
+}
+
+/// The versions of a package only in OLD and only in NEW (each sorted, deduplicated;
+/// `""` for a path without version). Both empty: the versions did not change.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct VersionChange {
+    pub gone: Vec<String>,
+    pub came: Vec<String>,
+}
+
+impl VersionChange {
+    /// True when the package's set of versions is the same on both sides.
+    pub fn is_empty(&self) -> bool {
+        self.gone.is_empty() && self.came.is_empty()
+    }
+}
+
+/// Paths of one package by how they changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PathCounts {
+    pub added: usize,
+    pub removed: usize,
+    pub changed: usize,
+}
+
 /// How one path changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -137,7 +196,6 @@ pub enum PathChange {
 
 /// One changed path of a [`PackageDiff`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct PathDiff {
     pub change: PathChange,
     /// The store name without hash (`gcc-12.2.0-lib`).
@@ -159,7 +217,6 @@ pub struct PathDiff {
 
 /// The packages `--top` hid.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct DiffRest {
     /// How many packages are not shown.
     pub count: usize,

@@ -3,6 +3,15 @@
 //!
 //! Field names follow `SPEC.md` ("Core JSON fields"). Adding a field is compatible;
 //! renaming or removing one needs a new `SCHEMA_VERSION` and a deprecation path.
+//! The contract is pinned from outside, by `tests/json_contract.rs`, which reads the
+//! binary's output into its own mirror structs; the structs here need not refuse
+//! unknown fields (and cannot, where they flatten a shared header).
+//!
+//! Reports hold facts, not prose: where the JSON has a sentence (check failures,
+//! warnings a command adds, diff version changes), the struct holds an enum or struct
+//! of what the sentence says, and `crate::render::words` both words it and serialises
+//! it as that sentence. The few derived figures a renderer needs (a hop's hit count,
+//! a package's path counts) are methods here, so that every format shows the same.
 
 mod check;
 mod diff;
@@ -10,8 +19,14 @@ mod refs;
 pub mod snapshot;
 mod why;
 
-pub use check::{AgainstCheck, BaselineCheck, CheckReport, Contributor, ExtraPaths, MaxSizeCheck};
-pub use diff::{DiffReport, DiffRest, DiffSide, PackageChange, PackageDiff, PathChange, PathDiff};
+pub use check::{
+    AgainstCheck, AllowedGrowth, BaselineCheck, Blame, CheckFailure, CheckReport, CheckSubject,
+    CheckWarning, Contributor, ExtraPaths, MaxSizeCheck, PathGroup,
+};
+pub use diff::{
+    DiffReport, DiffRest, DiffSide, DiffWarning, PackageChange, PackageDiff, PathChange,
+    PathCounts, PathDiff, Side, VersionChange,
+};
 pub use refs::{EvidenceItem, RefEntry, RefsPath, RefsReport};
 pub use snapshot::{Snapshot, SnapshotPath, SNAPSHOT_KIND, SNAPSHOT_SCHEMA_VERSION};
 pub use why::{ChainNode, HopEvidence, RestRow, SortKey, WhyChainsReport, WhyPath, WhyReport};
@@ -20,6 +35,35 @@ use serde::{Deserialize, Serialize};
 
 /// Version of every JSON document nixcut writes.
 pub const SCHEMA_VERSION: u32 = 1;
+
+/// The closure a report (or one side of a diff) is about: its root(s) and input.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClosureRef {
+    /// The root (full store path); with several roots the first, and `roots` has all.
+    pub root: String,
+    pub roots: Vec<String>,
+    pub source: SourceRef,
+}
+
+/// The fields every closure report starts with: `schema_version`, then the
+/// [`ClosureRef`]. Flattened (`#[serde(flatten)]`) into the reports, so the JSON keys
+/// stay where they always were.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClosureHeader {
+    pub schema_version: u32,
+    #[serde(flatten)]
+    pub closure: ClosureRef,
+}
+
+impl ClosureHeader {
+    /// A header of the current [`SCHEMA_VERSION`].
+    pub fn new(closure: ClosureRef) -> ClosureHeader {
+        ClosureHeader {
+            schema_version: SCHEMA_VERSION,
+            closure,
+        }
+    }
+}
 
 /// Where a report's closure came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

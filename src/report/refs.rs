@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::{EvidenceLevel, SourceRef};
-use crate::classify::{EvidenceKind, Verdict};
+use crate::classify::{EvidenceKind, FileClass, Verdict};
 
 /// `nixcut refs PATH…` / `nixcut refs --closure ROOT`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -75,4 +75,10 @@ pub struct EvidenceItem {
     pub detail: String,
     pub verdict: Verdict,
     pub rule: String,
+    /// The class of the file the hit lies in (`lib`, `dev`, `gpu:gfx90a` …).
+    pub file_class: FileClass,
+    /// With a consumer (`refs --closure ROOT`): whether ROOT loads, runs or opens the
+    /// file at run time. Absent without a consumer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reached: Option<bool>,
 }

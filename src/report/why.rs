@@ -100,6 +100,14 @@ pub struct HopEvidence {
     pub evidence: Vec<super::EvidenceItem>,
 }
 
+impl HopEvidence {
+    /// Every hit of the reference: the sum of [`HopEvidence::kinds`] (`evidence` holds
+    /// only the first few).
+    pub fn hit_count(&self) -> u64 {
+        self.kinds.values().sum()
+    }
+}
+
 /// The paths `--top` hid.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -7,12 +7,12 @@ use crate::classify::classify_hit;
 use crate::classify::kinds::{hit_detail, name_detail, CONTEXT_WINDOW};
 use crate::classify::text::{looks_like_text, TEXT_SNIFF_LEN};
 use crate::classify::{file_rule, FileFacts, Place};
-use crate::elf::{has_elf_magic, ByteSource, ElfFacts};
+use crate::elf::{dlopen_names, has_elf_magic, ByteSource, ElfFacts};
 use crate::store::HASH_LEN;
 
 use super::{
     ElfFactsWhen, Evidence, FileScan, FileType, LocatedHit, Location, ReferenceScanner, RelPath,
-    Resolver, ScanOptions, StreamResult,
+    Resolver, ScanOptions, StreamResult, HEAD_LEN,
 };
 
 /// What the walkers know about the store path as a whole.
@@ -77,6 +77,7 @@ fn entry(path: RelPath, file_type: FileType, size: u64, hits: Vec<LocatedHit>) -
         hits,
         capped_hits: 0,
         elf: None,
+        head: Vec::new(),
     }
 }
 
@@ -163,6 +164,7 @@ pub(crate) fn regular<S: ByteSource + ?Sized>(
         });
         match ElfFacts::parse(src, origin.as_deref()) {
             Ok(mut f) => {
+                f.dlopen = dlopen_names(&f, src);
                 if let Some(resolve) = ctx.resolver {
                     f.resolve_needed(&|lib: &str| resolve(lib.as_bytes()));
                 }
@@ -228,6 +230,7 @@ pub(crate) fn regular<S: ByteSource + ?Sized>(
     file.is_elf = is_elf;
     file.capped_hits = contents.scan.capped;
     file.elf = facts;
+    file.head = head[..head.len().min(HEAD_LEN)].to_vec();
     Outcome {
         file,
         evidence,

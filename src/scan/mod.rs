@@ -173,7 +173,12 @@ pub struct FileScan {
     pub capped_hits: u64,
     /// ELF facts, for ELF files that were analysed.
     pub elf: Option<ElfFacts>,
+    /// The first bytes of a regular file (up to [`HEAD_LEN`]), for content rules.
+    pub head: Vec<u8>,
 }
+
+/// How many leading bytes of each regular file [`FileScan::head`] keeps.
+pub const HEAD_LEN: usize = 64;
 
 /// One hit with its classification.
 #[derive(Debug, Clone, PartialEq, Eq)]

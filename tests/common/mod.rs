@@ -3,9 +3,12 @@
 //!
 //! Tests that need Nix call [`nix_or_skip`]: without Nix they print why they skip and
 //! return early, unless `NIXCUT_REQUIRE_NIX=1` (set by `.ci/run`), where a missing
-//! Nix fails the test.
+//! Nix fails the test. [`contract`] is the JSON contract written down independently
+//! of the library, for tests that read the binary's JSON.
 
 #![allow(dead_code)]
+
+pub mod contract;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -110,16 +110,35 @@ let
     '';
   };
 
+  # The code object manager: loaded only with dlopen (see clr).
+  rocm-comgr = mkDerivation {
+    name = "rocm-comgr-5.7.1";
+    src = ./src/comgr.c;
+    buildCommand = ''
+      cp $src comgr.c
+      mkdir -p $out/lib
+      gcc $CFLAGS -shared -Wl,-soname,libamd_comgr.so.2 ${rpath [ glibc ]} \
+        -o $out/lib/libamd_comgr.so.2 comgr.c
+    '';
+  };
+
   clr = mkDerivation {
     name = "clr-5.7.1";
     src = ./src/amdhip.c;
     buildCommand = ''
       cp $src amdhip.c
-      mkdir -p $out/lib $out/include/hip
+      mkdir -p $out/lib $out/include/hip $out/bin
       # elf-needed: NEEDED libhsa-runtime64.so.1 through RUNPATH rocm-runtime/lib.
+      # elf-runpath-dlopen: RUNPATH rocm-comgr/lib supplies no NEEDED library, but the
+      # libamd_comgr.so.2 that libamdhip64.so names for dlopen.
       gcc $CFLAGS -shared -Wl,-soname,libamdhip64.so -o $out/lib/libamdhip64.so amdhip.c \
-        -L${rocm-runtime}/lib -lhsa-runtime64 ${rpath [ rocm-runtime glibc ]}
+        -L${rocm-runtime}/lib -lhsa-runtime64 ${rpath [ rocm-runtime rocm-comgr glibc ]}
       printf 'int hipInit(unsigned flags);\n' > $out/include/hip/hip_runtime_api.h
+      # script: the compiler driver, a build tool that runs the LLVM clang. A consumer
+      # that only loads libamdhip64.so never runs it, so clr -> rocm-llvm is not
+      # runtime for that consumer (it is for clr on its own).
+      printf '#!%s/bin/sh\nexec %s/bin/clang "$@"\n' "${bash}" "${rocm-llvm}" > $out/bin/hipcc
+      chmod +x $out/bin/hipcc
     '';
   };
 
@@ -283,9 +302,11 @@ let
       gcc $CFLAGS -c fatbin.c -o fatbin.o
       # elf-debug: compiled with -g from the rocsparse-src store path, not stripped, so
       # that path is in .debug_info/.debug_line/.debug_str only.
+      # elf-runpath-unused: RUNPATH rocm-comgr/lib supplies nothing, and librocsparse.so
+      # names no comgr soname (the same entry is elf-runpath-dlopen in clr).
       gcc $CFLAGS -g -c ${rocsparse-src}/library/src/rocsparse.c -o rocsparse.o
       gcc $CFLAGS -shared -Wl,-soname,librocsparse.so -o $out/lib/librocsparse.so \
-        rocsparse.o fatbin.o -L${clr}/lib -lamdhip64 ${rpath [ clr glibc ]}
+        rocsparse.o fatbin.o -L${clr}/lib -lamdhip64 ${rpath [ clr rocm-comgr glibc ]}
     '';
   };
 
@@ -352,6 +373,6 @@ let
 in
 groups // {
   inherit glibc gcc-lib bash cmake rocm-cmake libdrm zstd rocm-device-libs rocm-llvm
-    rocm-runtime clr tensile rocblas rocsparse-src rocsparse rocsolver hipblas
+    rocm-runtime rocm-comgr clr tensile rocblas rocsparse-src rocsparse rocsolver hipblas
     llama-cpp-rocm;
 } // (if heavy then { inherit big-blob; } else { })

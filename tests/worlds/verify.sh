@@ -47,10 +47,10 @@ expect_refs rocm glibc
 expect_refs rocm gcc-lib glibc
 expect_refs rocm rocm-llvm glibc
 expect_refs rocm rocm-runtime glibc gcc-lib rocm-llvm libdrm
-expect_refs rocm clr glibc rocm-runtime
+expect_refs rocm clr glibc rocm-runtime rocm-comgr rocm-llvm bash
 # shellcheck disable=SC2086
 expect_refs rocm rocblas rocblas $groups5 tensile clr glibc rocm-cmake cmake bash zstd rocm-runtime
-expect_refs rocm rocsparse glibc clr rocsparse-src
+expect_refs rocm rocsparse glibc clr rocsparse-src rocm-comgr
 expect_refs rocm rocsolver glibc clr rocblas rocsparse rocm-device-libs
 expect_refs rocm hipblas glibc clr rocblas rocsolver   # not cmake: its hash is upper-cased
 expect_refs rocm llama-cpp-rocm glibc clr rocblas hipblas
@@ -90,8 +90,18 @@ unused=$(for r in "${P[rocm:llama-cpp-rocm]}" "${P[cuda:llama-cpp-cuda]}"; do
     done
   done
 done | sort -u)
-check "elf-runpath-unused: the only unused RUNPATH entry is rocm-llvm's in libhsa" \
-  test "$unused" = "$hsa ${P[rocm:rocm-llvm]}/lib"
+# Entries that supply no NEEDED library: rocm-llvm's in libhsa, rocm-comgr's in
+# librocsparse and glibc's in libamd_comgr (which needs nothing) are elf-runpath-unused;
+# rocm-comgr's in libamdhip64, which dlopens libamd_comgr.so.2 from it, is
+# elf-runpath-dlopen.
+want_unused=$(printf '%s\n' "$hsa ${P[rocm:rocm-llvm]}/lib" \
+  "${P[rocm:rocm-comgr]}/lib/libamd_comgr.so.2 ${P[rocm:glibc]}/lib" \
+  "${P[rocm:clr]}/lib/libamdhip64.so ${P[rocm:rocm-comgr]}/lib" \
+  "${P[rocm:rocsparse]}/lib/librocsparse.so ${P[rocm:rocm-comgr]}/lib" | sort -u)
+check "elf-runpath-unused/dlopen: RUNPATH entries without NEEDED are the four planted ones" \
+  test "$unused" = "$want_unused"
+check "elf-runpath-dlopen: libamdhip64.so names libamd_comgr.so.2 in .rodata" \
+  grep -qF libamd_comgr.so.2 <(readelf -p .rodata "${P[rocm:clr]}/lib/libamdhip64.so")
 check "elf-needed: every library NEEDs libc.so.6" \
   test -z "$(for f in "$hsa" "$rb/lib/librocblas.so" "${P[rocm:gcc-lib]}/lib/libhelper.so" "${P[cuda:libcublas]}/lib/libcublas.so.12"; do
     readelf -d "$f" | grep -q 'NEEDED.*\[libc.so.6\]' || echo "$f"; done)"

@@ -1,0 +1,121 @@
+//! Libraries an ELF file names for `dlopen`: soname-like strings (`libamd_comgr.so.2`)
+//! in its data sections, and the sonames of a FreeDesktop `.note.dlopen` note (the
+//! dlopen metadata systemd writes). `dlopen` searches the caller's RUNPATH, so a RUNPATH
+//! directory that supplies such a library is needed even when it supplies no
+//! `DT_NEEDED` one (Debian's `libamdhip64.so.5` loads comgr this way).
+//!
+//! Reads at most [`MAX_DATA`] bytes of sections per file, by position.
+
+use super::bytes::ByteSource;
+use super::facts::ElfFacts;
+use super::section::SectionKind;
+
+/// Most bytes of data sections read per file.
+pub const MAX_DATA: u64 = 64 << 20;
+/// Most names kept per file.
+const MAX_NAMES: usize = 4096;
+
+fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'+' | b'-' | b'.')
+}
+
+/// Every soname-like token in `bytes`: `lib<name>.so` with optional `.N` version parts,
+/// delimited on both sides by bytes that cannot be part of a file name.
+pub fn soname_tokens(bytes: &[u8], out: &mut Vec<String>) {
+    for at in memchr::memmem::find_iter(bytes, b".so") {
+        let mut start = at;
+        while start > 0 && is_name_byte(bytes[start - 1]) {
+            start -= 1;
+        }
+        let mut end = at + 3;
+        // Version parts: `.2`, `.5.7.1`.
+        while end + 1 < bytes.len() && bytes[end] == b'.' && bytes[end + 1].is_ascii_digit() {
+            end += 1;
+            while end < bytes.len() && bytes[end].is_ascii_digit() {
+                end += 1;
+            }
+        }
+        if end < bytes.len() && is_name_byte(bytes[end]) {
+            continue;
+        }
+        // The name starts at the last `lib` that begins a token inside the run
+        // (`/usr/lib/libfoo.so` has no `/` inside the run; `xlibfoo.so` is no soname).
+        let token = &bytes[start..end];
+        if !token.starts_with(b"lib") || token.len() <= b"lib.so".len() {
+            continue;
+        }
+        if let Ok(s) = std::str::from_utf8(token) {
+            out.push(s.to_string());
+        }
+    }
+}
+
+/// The sonames `facts`' file names for `dlopen`, sorted and deduplicated.
+pub fn dlopen_names<S: ByteSource + ?Sized>(facts: &ElfFacts, src: &S) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut budget = MAX_DATA;
+    for s in &facts.sections {
+        let wanted = s.kind == SectionKind::Data || s.name == ".note.dlopen";
+        if !wanted || s.name == ".comment" {
+            continue;
+        }
+        let len = (s.range.end - s.range.start).min(budget);
+        if len == 0 {
+            continue;
+        }
+        budget -= len;
+        let Ok(bytes) = src.read_vec(s.range.start, len as usize) else {
+            continue;
+        };
+        soname_tokens(&bytes, &mut names);
+        if names.len() > MAX_NAMES {
+            break;
+        }
+    }
+    let own = facts.soname.as_ref().map(|s| s.value.as_str());
+    let needed: Vec<&str> = facts.needed.iter().map(|n| n.value.as_str()).collect();
+    names.retain(|n| Some(n.as_str()) != own && !needed.contains(&n.as_str()));
+    names.sort();
+    names.dedup();
+    names.truncate(MAX_NAMES);
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tokens(s: &[u8]) -> Vec<String> {
+        let mut v = Vec::new();
+        soname_tokens(s, &mut v);
+        v
+    }
+
+    #[test]
+    fn soname_like_strings() {
+        assert_eq!(
+            tokens(b"\0Loading COMGR library.\0libamd_comgr.so.2\0"),
+            ["libamd_comgr.so.2"]
+        );
+        assert_eq!(tokens(b"/usr/lib/libfoo.so\0"), ["libfoo.so"]);
+        assert_eq!(tokens(b"libz.so.1.2.13 x"), ["libz.so.1.2.13"]);
+        assert_eq!(
+            tokens(br#"[{"feature":"x","soname":["libqrencode.so.4","libqrencode.so.3"]}]"#),
+            ["libqrencode.so.4", "libqrencode.so.3"]
+        );
+        for none in [
+            &b"Kernels.so-000-"[..],
+            b".so",
+            b"lib.so",
+            b"libfoo.sox",
+            b"libfoo.so.x1",
+            b"xyz.so.1",
+        ] {
+            assert!(
+                tokens(none).is_empty(),
+                "{:?}",
+                String::from_utf8_lossy(none)
+            );
+        }
+    }
+}

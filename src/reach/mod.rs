@@ -1,0 +1,486 @@
+//! Runtime reachability: which files of a closure a consumer loads, runs or opens,
+//! found the way the dynamic loader and the libraries themselves find them.
+//!
+//! From the entry points (the consumer's own run-time files), a worklist follows:
+//! - ELF files: `PT_INTERP`; each `DT_NEEDED` library through the search directories the
+//!   loader uses (the file's `DT_RUNPATH`; without one, its `DT_RPATH` and the `DT_RPATH`
+//!   of the objects that loaded it); each soname it names for `dlopen` the same way;
+//!   every store path its data strings name; and the data directories a known library
+//!   opens beside itself ([`data_dirs`]: rocBLAS' and hipBLASLt's Tensile libraries,
+//!   MIOpen's databases, rocFFT's kernel cache);
+//! - scripts: the `#!` interpreter and every store path the script names;
+//! - symlinks: their targets (relative or absolute, within the store only);
+//! - directories: everything below them.
+//!
+//! Paths are resolved in the scanned inventories ([`Inventory`]), symlinks followed
+//! within the store (at most [`MAX_SYMLINKS`] per lookup); nothing is read from disk.
+//! Cost: O(entries + edges) with hash lookups; every file is processed once.
+
+mod data_dirs;
+
+pub use data_dirs::{data_dir_rules, DataBase, DataDirRule};
+
+use std::collections::{HashMap, HashSet, VecDeque};
+
+use crate::classify::EntryType;
+use crate::evidence::{EntryFact, SearchTag};
+use crate::scan::RelPath;
+use crate::store::{StoreDir, StorePath};
+
+/// Most symlinks followed while resolving one path (as Linux' `ELOOP` limit).
+pub const MAX_SYMLINKS: usize = 40;
+
+/// One entry of one store path in an [`Inventory`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FileId {
+    /// Index of the store path.
+    pub path: u32,
+    /// Index of the entry in that path's inventory.
+    pub entry: u32,
+}
+
+/// Why a file is reached: the edge from the file that reached it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Why {
+    /// One of the consumer's own run-time files.
+    EntryPoint,
+    /// The program interpreter (`PT_INTERP`).
+    Interpreter,
+    /// A `DT_NEEDED` library, found in this search directory.
+    Needed {
+        /// The library name.
+        name: String,
+        /// The RUNPATH/RPATH directory that supplied it.
+        dir: String,
+    },
+    /// A library named for `dlopen`, found in this search directory.
+    Dlopen {
+        /// The soname.
+        name: String,
+        /// The RUNPATH/RPATH directory that supplied it.
+        dir: String,
+    },
+    /// A script's `#!` interpreter.
+    Shebang,
+    /// A store path named in a script line or an ELF data string.
+    Named,
+    /// The target of a symlink (or a symlink on the way to it).
+    Symlink,
+    /// An entry below a reached directory.
+    Inside,
+    /// A data directory a library opens beside itself (the rule's name).
+    DataDir(&'static str),
+}
+
+/// The scanned entries of the closure's store paths, indexed for path lookups.
+pub struct Inventory<'a> {
+    store_dir: &'a StoreDir,
+    paths: Vec<(&'a StorePath, &'a [EntryFact])>,
+    by_base: HashMap<String, u32>,
+    files: Vec<HashMap<&'a [u8], u32>>,
+}
+
+impl<'a> Inventory<'a> {
+    /// An inventory of these store paths with their entries (in NAR order).
+    pub fn new(
+        store_dir: &'a StoreDir,
+        paths: impl IntoIterator<Item = (&'a StorePath, &'a [EntryFact])>,
+    ) -> Inventory<'a> {
+        let paths: Vec<_> = paths.into_iter().collect();
+        let by_base = paths
+            .iter()
+            .enumerate()
+            .map(|(i, (p, _))| (p.to_string(), i as u32))
+            .collect();
+        let files = paths
+            .iter()
+            .map(|(_, entries)| {
+                entries
+                    .iter()
+                    .enumerate()
+                    .map(|(i, e)| (e.path.as_bytes(), i as u32))
+                    .collect()
+            })
+            .collect();
+        Inventory {
+            store_dir,
+            paths,
+            by_base,
+            files,
+        }
+    }
+
+    /// The index of a store path.
+    pub fn path_index(&self, p: &StorePath) -> Option<u32> {
+        self.by_base.get(&p.to_string()).copied()
+    }
+
+    /// The store path with this index.
+    pub fn store_path(&self, i: u32) -> &StorePath {
+        self.paths[i as usize].0
+    }
+
+    /// The entry behind an id.
+    pub fn entry(&self, f: FileId) -> &EntryFact {
+        &self.paths[f.path as usize].1[f.entry as usize]
+    }
+
+    /// The id of the entry at `rel` in store path `path`.
+    pub fn file(&self, path: u32, rel: &RelPath) -> Option<FileId> {
+        let entry = *self.files.get(path as usize)?.get(rel.as_bytes())?;
+        Some(FileId { path, entry })
+    }
+
+    /// Every entry of store path `path`.
+    pub fn files_of(&self, path: u32) -> impl Iterator<Item = FileId> + '_ {
+        (0..self.paths[path as usize].1.len() as u32).map(move |entry| FileId { path, entry })
+    }
+
+    /// The full logical path of an entry.
+    pub fn display(&self, f: FileId) -> String {
+        let base = self.store_dir.display(self.store_path(f.path));
+        let rel = &self.entry(f).path;
+        if rel.is_root() {
+            base
+        } else {
+            format!("{base}/{rel}")
+        }
+    }
+
+    /// The absolute logical path of an entry, as bytes.
+    fn abs(&self, f: FileId) -> Vec<u8> {
+        let mut v = format!("{}/{}", self.store_dir.as_str(), self.store_path(f.path)).into_bytes();
+        let rel = self.entry(f).path.as_bytes();
+        if !rel.is_empty() {
+            v.push(b'/');
+            v.extend_from_slice(rel);
+        }
+        v
+    }
+
+    /// Resolve an absolute logical path to the entry it names, following symlinks
+    /// within the store; the symlinks passed on the way are returned too. `None` for
+    /// paths outside the scanned store paths, missing entries and symlink loops.
+    pub fn resolve(&self, abs: &[u8]) -> Option<(FileId, Vec<FileId>)> {
+        let mut links = Vec::new();
+        let mut todo: Vec<u8> = abs.to_vec();
+        for _ in 0..=MAX_SYMLINKS {
+            match self.step(&todo, &mut links)? {
+                Step::Done(f) => return Some((f, links)),
+                Step::Again(next) => todo = next,
+            }
+        }
+        None
+    }
+
+    /// Walk `abs` component by component; stop at the first symlink with the path that
+    /// replaces it.
+    fn step(&self, abs: &[u8], links: &mut Vec<FileId>) -> Option<Step> {
+        let rest = abs.strip_prefix(self.store_dir.as_str().as_bytes())?;
+        let rest = rest.strip_prefix(b"/")?;
+        let mut parts = rest
+            .split(|&b| b == b'/')
+            .filter(|c| !c.is_empty() && *c != b".");
+        let base = std::str::from_utf8(parts.next()?).ok()?;
+        let path = *self.by_base.get(base)?;
+        let parts: Vec<&[u8]> = parts.collect();
+        let mut cur: Vec<&[u8]> = Vec::new();
+        let mut i = 0;
+        loop {
+            let rel = cur.join(&b'/');
+            let entry = *self.files[path as usize].get(rel.as_slice())?;
+            let id = FileId { path, entry };
+            let e = self.entry(id);
+            if e.entry == EntryType::Symlink {
+                links.push(id);
+                let target = e.symlink_target.as_deref()?;
+                let mut next = if target.starts_with(b"/") {
+                    target.to_vec()
+                } else {
+                    let mut dir = self.abs(id);
+                    let cut = dir.iter().rposition(|&b| b == b'/').unwrap_or(0);
+                    dir.truncate(cut);
+                    dir.push(b'/');
+                    dir.extend_from_slice(target);
+                    normalise(&dir)
+                };
+                for p in &parts[i..] {
+                    next.push(b'/');
+                    next.extend_from_slice(p);
+                }
+                return Some(Step::Again(normalise(&next)));
+            }
+            let Some(&part) = parts.get(i) else {
+                return Some(Step::Done(id));
+            };
+            i += 1;
+            if part == b".." {
+                cur.pop()?;
+            } else {
+                cur.push(part);
+            }
+        }
+    }
+
+    /// The entries below a directory (NAR order keeps them right after it).
+    fn below(&self, dir: FileId) -> impl Iterator<Item = FileId> + '_ {
+        let entries = self.paths[dir.path as usize].1;
+        let prefix = entries[dir.entry as usize].path.as_bytes();
+        let root = prefix.is_empty();
+        entries[dir.entry as usize + 1..]
+            .iter()
+            .take_while(move |e| {
+                root || (e.path.as_bytes().starts_with(prefix)
+                    && e.path.as_bytes().get(prefix.len()) == Some(&b'/'))
+            })
+            .enumerate()
+            .map(move |(k, _)| FileId {
+                path: dir.path,
+                entry: dir.entry + 1 + k as u32,
+            })
+    }
+}
+
+enum Step {
+    Done(FileId),
+    Again(Vec<u8>),
+}
+
+/// Lexically normalise `a/./b`, `a//b` and `a/x/../b` in an absolute path.
+fn normalise(p: &[u8]) -> Vec<u8> {
+    let mut out: Vec<&[u8]> = Vec::new();
+    for c in p.split(|&b| b == b'/') {
+        match c {
+            b"" | b"." => {}
+            b".." => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    let mut v = Vec::with_capacity(p.len());
+    for c in out {
+        v.push(b'/');
+        v.extend_from_slice(c);
+    }
+    v
+}
+
+/// What reaching found: for every reached file, the edge it was first reached by.
+#[derive(Debug, Default)]
+pub struct Reached {
+    first: HashMap<FileId, (Option<FileId>, Why)>,
+}
+
+impl Reached {
+    /// Whether the file is reached.
+    pub fn contains(&self, f: FileId) -> bool {
+        self.first.contains_key(&f)
+    }
+
+    /// How many files are reached.
+    pub fn len(&self) -> usize {
+        self.first.len()
+    }
+
+    /// Whether nothing is reached.
+    pub fn is_empty(&self) -> bool {
+        self.first.is_empty()
+    }
+
+    /// The chain of loads that reaches `f`, from an entry point to `f` itself.
+    pub fn chain(&self, f: FileId) -> Vec<(FileId, Why)> {
+        let mut out = Vec::new();
+        let mut cur = Some(f);
+        while let Some(c) = cur {
+            let Some((parent, why)) = self.first.get(&c) else {
+                break;
+            };
+            out.push((c, why.clone()));
+            if out.len() > self.first.len() {
+                break;
+            }
+            cur = *parent;
+        }
+        out.reverse();
+        out
+    }
+}
+
+/// An edge to follow: the absolute path it names, why, and what the target inherits
+/// (the loader chain's `DT_RPATH`, the directory a library was found in).
+type Edge = (Vec<u8>, Why, Vec<String>, Option<Vec<u8>>);
+
+struct Item {
+    file: FileId,
+    /// `DT_RPATH` directories of the objects that loaded this one (the loader chain).
+    inherited: Vec<String>,
+    /// The directory the loader found this library in (for data directories).
+    loaded_from: Option<Vec<u8>>,
+}
+
+/// Reach everything the entry points load, run or open.
+pub fn reach(inv: &Inventory<'_>, entry_points: impl IntoIterator<Item = FileId>) -> Reached {
+    let mut r = Reached::default();
+    let mut queue = VecDeque::new();
+    // Files whose own edges are followed (a symlink only passed through is reached but
+    // not followed, unless it is reached again in its own right).
+    let mut queued: HashSet<FileId> = HashSet::new();
+    for f in entry_points {
+        r.first.entry(f).or_insert((None, Why::EntryPoint));
+        if queued.insert(f) {
+            queue.push_back(Item {
+                file: f,
+                inherited: Vec::new(),
+                loaded_from: None,
+            });
+        }
+    }
+    while let Some(item) = queue.pop_front() {
+        let mut edges: Vec<Edge> = Vec::new();
+        let f = item.file;
+        let e = inv.entry(f);
+        match e.entry {
+            EntryType::Symlink => {
+                // Resolving the symlink's own path follows it.
+                edges.push((inv.abs(f), Why::Symlink, item.inherited.clone(), None));
+            }
+            EntryType::Directory => {
+                for c in inv.below(f) {
+                    r.first.entry(c).or_insert((Some(f), Why::Inside));
+                    if queued.insert(c) {
+                        queue.push_back(Item {
+                            file: c,
+                            inherited: Vec::new(),
+                            loaded_from: None,
+                        });
+                    }
+                }
+            }
+            EntryType::Regular | EntryType::Executable => {
+                if let Some(elf) = &e.elf {
+                    if let Some(interp) = &elf.interpreter {
+                        edges.push((
+                            interp.clone().into_bytes(),
+                            Why::Interpreter,
+                            Vec::new(),
+                            None,
+                        ));
+                    }
+                    let has_runpath = elf.search.iter().any(|s| s.tag == SearchTag::Runpath);
+                    let own: Vec<String> =
+                        elf.search.iter().filter_map(|s| s.dir.clone()).collect();
+                    let dirs: Vec<String> = if has_runpath {
+                        own.clone()
+                    } else {
+                        own.iter().chain(&item.inherited).cloned().collect()
+                    };
+                    // What this object passes on to the objects it loads.
+                    let pass_on: Vec<String> = if has_runpath {
+                        item.inherited.clone()
+                    } else {
+                        own.iter().chain(&item.inherited).cloned().collect()
+                    };
+                    let lookups = elf
+                        .needed
+                        .iter()
+                        .map(|n| (n, false))
+                        .chain(elf.dlopen.iter().map(|n| (n, true)));
+                    for (name, dlopen) in lookups {
+                        if name.contains('/') {
+                            if name.starts_with('/') {
+                                let why = Why::Needed {
+                                    name: name.clone(),
+                                    dir: String::new(),
+                                };
+                                edges.push((name.clone().into_bytes(), why, pass_on.clone(), None));
+                            }
+                            continue;
+                        }
+                        for dir in &dirs {
+                            let cand = format!("{}/{name}", dir.trim_end_matches('/'));
+                            if inv.resolve(cand.as_bytes()).is_some() {
+                                let why = if dlopen {
+                                    Why::Dlopen {
+                                        name: name.clone(),
+                                        dir: dir.clone(),
+                                    }
+                                } else {
+                                    Why::Needed {
+                                        name: name.clone(),
+                                        dir: dir.clone(),
+                                    }
+                                };
+                                edges.push((
+                                    cand.into_bytes(),
+                                    why,
+                                    pass_on.clone(),
+                                    Some(dir.clone().into_bytes()),
+                                ));
+                                break;
+                            }
+                        }
+                    }
+                }
+                // Data directories a known library opens beside itself.
+                let own_dir = {
+                    let mut d = inv.abs(f);
+                    let cut = d.iter().rposition(|&b| b == b'/').unwrap_or(0);
+                    d.truncate(cut);
+                    d
+                };
+                let name = e.path.name();
+                for rule in data_dir_rules() {
+                    if !rule.applies_to(name) {
+                        continue;
+                    }
+                    let base = match rule.base {
+                        DataBase::LoadedAs => {
+                            item.loaded_from.clone().unwrap_or_else(|| own_dir.clone())
+                        }
+                        DataBase::RealPath => own_dir.clone(),
+                    };
+                    for rel in rule.dirs {
+                        let mut p = base.clone();
+                        p.push(b'/');
+                        p.extend_from_slice(rel.as_bytes());
+                        edges.push((normalise(&p), Why::DataDir(rule.id), Vec::new(), None));
+                    }
+                }
+                if let Some(interp) = &e.shebang {
+                    edges.push((interp.clone(), Why::Shebang, Vec::new(), None));
+                }
+                for n in &e.names {
+                    edges.push((n.clone(), Why::Named, Vec::new(), None));
+                }
+            }
+        }
+        for (abs, why, inherited, loaded_from) in edges {
+            let Some((target, links)) = inv.resolve(&abs) else {
+                continue;
+            };
+            // The symlinks on the way are reached (they are opened) but only passed
+            // through: a symlinked `lib` directory does not make all of its target
+            // reached. The target is processed.
+            let mut parent = f;
+            for l in links {
+                if l != f && !r.first.contains_key(&l) {
+                    r.first.insert(l, (Some(parent), Why::Symlink));
+                }
+                parent = l;
+            }
+            r.first.entry(target).or_insert((Some(parent), why));
+            if queued.insert(target) {
+                queue.push_back(Item {
+                    file: target,
+                    inherited,
+                    loaded_from,
+                });
+            }
+        }
+    }
+    r
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,329 @@
+//! Reachability on hand-made inventories: each test is one loader rule.
+
+use super::*;
+use crate::classify::{FileClass, RuleId};
+use crate::evidence::{ElfLink, SearchDir};
+
+const SD: &str = "/nix/store";
+
+fn sp(c: char, name: &str) -> StorePath {
+    let hash: String = std::iter::repeat_n(c, 32).collect();
+    StorePath::from_base_name(&format!("{hash}-{name}")).unwrap()
+}
+
+fn abs(p: &StorePath, rel: &str) -> String {
+    format!("{SD}/{p}/{rel}")
+}
+
+fn e(path: &str, entry: EntryType) -> EntryFact {
+    EntryFact {
+        path: RelPath::from_bytes(path.as_bytes().to_vec()),
+        entry,
+        size: 1,
+        class: FileClass::Out,
+        class_rule: RuleId::new("test"),
+        symlink_target: None,
+        elf: None,
+        shebang: None,
+        names: Vec::new(),
+    }
+}
+
+fn dir(path: &str) -> EntryFact {
+    e(path, EntryType::Directory)
+}
+
+fn file(path: &str) -> EntryFact {
+    e(path, EntryType::Regular)
+}
+
+fn link(path: &str, target: &str) -> EntryFact {
+    let mut x = e(path, EntryType::Symlink);
+    x.symlink_target = Some(target.as_bytes().to_vec());
+    x
+}
+
+fn elf(path: &str, needed: &[&str], search: &[(SearchTag, String)], dlopen: &[&str]) -> EntryFact {
+    let mut x = e(path, EntryType::Regular);
+    x.elf = Some(ElfLink {
+        interpreter: None,
+        needed: needed.iter().map(|s| s.to_string()).collect(),
+        soname: None,
+        search: search
+            .iter()
+            .map(|(tag, d)| SearchDir {
+                tag: *tag,
+                dir: Some(d.clone()),
+            })
+            .collect(),
+        dlopen: dlopen.iter().map(|s| s.to_string()).collect(),
+    });
+    x
+}
+
+struct World {
+    sd: StoreDir,
+    paths: Vec<(StorePath, Vec<EntryFact>)>,
+}
+
+impl World {
+    fn inv(&self) -> Inventory<'_> {
+        Inventory::new(&self.sd, self.paths.iter().map(|(p, e)| (p, e.as_slice())))
+    }
+}
+
+fn reached_names(w: &World, from: (usize, &str)) -> Vec<String> {
+    let inv = w.inv();
+    let start = inv
+        .file(
+            from.0 as u32,
+            &RelPath::from_bytes(from.1.as_bytes().to_vec()),
+        )
+        .unwrap();
+    let r = reach(&inv, [start]);
+    let mut v: Vec<String> = (0..w.paths.len() as u32)
+        .flat_map(|p| inv.files_of(p).collect::<Vec<_>>())
+        .filter(|f| r.contains(*f))
+        .map(|f| inv.display(f).replace(SD, ""))
+        .collect();
+    v.sort();
+    v
+}
+
+fn has(v: &[String], p: &StorePath, rel: &str) -> bool {
+    let want = format!("/{p}/{rel}");
+    v.contains(&want)
+}
+
+#[test]
+fn runpath_applies_to_own_needed_only_rpath_is_inherited() {
+    let app = sp('a', "app");
+    let mid_rp = sp('b', "mid-runpath");
+    let mid_r = sp('c', "mid-rpath");
+    let leaf = sp('d', "leaf");
+    let w = World {
+        sd: StoreDir::new(SD),
+        paths: vec![
+            (
+                app.clone(),
+                vec![
+                    dir(""),
+                    dir("bin"),
+                    elf(
+                        "bin/app",
+                        &["libmidrp.so", "libmidr.so"],
+                        &[
+                            (SearchTag::Rpath, abs(&mid_rp, "lib")),
+                            (SearchTag::Rpath, abs(&mid_r, "lib")),
+                            (SearchTag::Rpath, abs(&leaf, "lib")),
+                        ],
+                        &[],
+                    ),
+                ],
+            ),
+            (
+                mid_rp.clone(),
+                vec![
+                    dir(""),
+                    dir("lib"),
+                    // Has a RUNPATH (elsewhere): the app's RPATH is not searched for its
+                    // libleaf.so, so it is not found.
+                    elf(
+                        "lib/libmidrp.so",
+                        &["libleaf.so"],
+                        &[(SearchTag::Runpath, abs(&mid_rp, "nothing"))],
+                        &[],
+                    ),
+                ],
+            ),
+            (
+                mid_r.clone(),
+                vec![
+                    dir(""),
+                    dir("lib"),
+                    // No RUNPATH: the app's RPATH is inherited and finds libleaf2.so.
+                    elf("lib/libmidr.so", &["libleaf2.so"], &[], &[]),
+                ],
+            ),
+            (
+                leaf.clone(),
+                vec![
+                    dir(""),
+                    dir("lib"),
+                    file("lib/libleaf.so"),
+                    file("lib/libleaf2.so"),
+                ],
+            ),
+        ],
+    };
+    let v = reached_names(&w, (0, "bin/app"));
+    assert!(has(&v, &mid_rp, "lib/libmidrp.so"), "{v:?}");
+    assert!(has(&v, &mid_r, "lib/libmidr.so"), "{v:?}");
+    assert!(has(&v, &leaf, "lib/libleaf2.so"), "RPATH inherited: {v:?}");
+    assert!(
+        !has(&v, &leaf, "lib/libleaf.so"),
+        "RUNPATH is not inherited: {v:?}"
+    );
+}
+
+#[test]
+fn symlinked_lib_dir_scripts_cycles_dlopen_and_data_dirs() {
+    let app = sp('a', "app");
+    let libs = sp('b', "libs");
+    let real = sp('c', "real");
+    let sh = sp('d', "bash");
+    let tool = sp('f', "tool");
+    let lonely = sp('g', "lonely");
+    let blas = sp('h', "rocblas");
+    let w = World {
+        sd: StoreDir::new(SD),
+        paths: vec![
+            (
+                app.clone(),
+                vec![
+                    dir(""),
+                    dir("bin"),
+                    {
+                        let mut s = e("bin/run", EntryType::Executable);
+                        s.shebang = Some(abs(&sh, "bin/sh").into_bytes());
+                        s.names = vec![abs(&tool, "bin/tool").into_bytes()];
+                        s
+                    },
+                    elf(
+                        "bin/app",
+                        &["libreal.so", "librocblas.so"],
+                        &[
+                            (SearchTag::Runpath, abs(&libs, "lib")),
+                            (SearchTag::Runpath, abs(&blas, "lib")),
+                        ],
+                        &["libplugin.so.1"],
+                    ),
+                ],
+            ),
+            // lib -> the real package's lib: the library is found through the symlink.
+            (libs.clone(), vec![dir(""), link("lib", &abs(&real, "lib"))]),
+            (
+                real.clone(),
+                vec![
+                    dir(""),
+                    dir("lib"),
+                    // A cycle: libreal needs itself through its own RUNPATH.
+                    elf(
+                        "lib/libreal.so",
+                        &["libreal.so"],
+                        &[(SearchTag::Runpath, abs(&real, "lib"))],
+                        &[],
+                    ),
+                    link("lib/libplugin.so.1", "libplugin.so.1.0"),
+                    file("lib/libplugin.so.1.0"),
+                    file("lib/unused.so"),
+                ],
+            ),
+            (sh.clone(), vec![dir(""), dir("bin"), file("bin/sh")]),
+            (
+                tool.clone(),
+                vec![dir(""), dir("bin"), file("bin/tool"), file("bin/other")],
+            ),
+            (
+                lonely.clone(),
+                vec![dir(""), dir("lib"), file("lib/liblonely.so")],
+            ),
+            (
+                blas.clone(),
+                vec![
+                    dir(""),
+                    dir("lib"),
+                    file("lib/librocblas.so"),
+                    dir("lib/rocblas"),
+                    dir("lib/rocblas/library"),
+                    file("lib/rocblas/library/TensileLibrary_gfx90a.dat"),
+                    file("lib/other.txt"),
+                ],
+            ),
+        ],
+    };
+    let v = reached_names(&w, (0, ""));
+    assert!(
+        has(&v, &real, "lib/libreal.so"),
+        "through the symlinked lib dir: {v:?}"
+    );
+    assert!(has(&v, &libs, "lib"), "the symlink itself: {v:?}");
+    assert!(
+        has(&v, &real, "lib/libplugin.so.1.0"),
+        "dlopen by soname, via a symlink: {v:?}"
+    );
+    assert!(!has(&v, &real, "lib/unused.so"), "{v:?}");
+    assert!(has(&v, &sh, "bin/sh"), "shebang: {v:?}");
+    assert!(has(&v, &tool, "bin/tool"), "a path the script names: {v:?}");
+    assert!(!has(&v, &tool, "bin/other"), "{v:?}");
+    assert!(
+        v.iter().all(|x| !x.contains("lonely")),
+        "nobody loads it: {v:?}"
+    );
+    assert!(
+        has(&v, &blas, "lib/rocblas/library/TensileLibrary_gfx90a.dat"),
+        "rocBLAS' data directory beside the library: {v:?}"
+    );
+    assert!(!has(&v, &blas, "lib/other.txt"), "{v:?}");
+
+    // The chain that reaches the kernel file.
+    let inv = w.inv();
+    let start = inv.file(0, &RelPath::root()).unwrap();
+    let r = reach(&inv, [start]);
+    let k = inv
+        .file(
+            6,
+            &RelPath::from_bytes(&b"lib/rocblas/library/TensileLibrary_gfx90a.dat"[..]),
+        )
+        .unwrap();
+    let chain: Vec<String> = r
+        .chain(k)
+        .iter()
+        .map(|(f, why)| format!("{} {why:?}", inv.display(*f).replace(SD, "")))
+        .collect();
+    assert!(chain[0].ends_with("EntryPoint"), "{chain:?}");
+    assert!(
+        chain
+            .iter()
+            .any(|c| c.contains("DataDir(\"data/rocblas-tensile\")")),
+        "{chain:?}"
+    );
+}
+
+#[test]
+fn resolve_handles_dotdot_loops_and_outside_paths() {
+    let a = sp('a', "a");
+    let w = World {
+        sd: StoreDir::new(SD),
+        paths: vec![(
+            a.clone(),
+            vec![
+                dir(""),
+                dir("lib"),
+                file("lib/x"),
+                link("lib/up", "../lib/x"),
+                link("lib/l1", "l2"),
+                link("lib/l2", "l1"),
+                link("lib/out", "/etc/passwd"),
+            ],
+        )],
+    };
+    let inv = w.inv();
+    let x = inv.file(0, &RelPath::from_bytes(&b"lib/x"[..])).unwrap();
+    assert_eq!(
+        inv.resolve(abs(&a, "lib/up").as_bytes()).map(|r| r.0),
+        Some(x)
+    );
+    assert_eq!(
+        inv.resolve(abs(&a, "lib/../lib/./x").as_bytes())
+            .map(|r| r.0),
+        Some(x)
+    );
+    assert!(inv.resolve(abs(&a, "lib/l1").as_bytes()).is_none(), "loop");
+    assert!(
+        inv.resolve(abs(&a, "lib/out").as_bytes()).is_none(),
+        "outside the store"
+    );
+    assert!(inv.resolve(b"/etc/passwd").is_none());
+    assert!(inv.resolve(abs(&a, "lib/missing").as_bytes()).is_none());
+}

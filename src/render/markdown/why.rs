@@ -1,0 +1,69 @@
+//! The `why` reports in Markdown: the ranked paths as a table, the chain tree in a
+//! code block.
+
+use std::io::{self, Write};
+
+use super::md_cell;
+use crate::render::text::short_path;
+use crate::render::words::why::{chains_header, header, kept_by, sort_note, tree_lines, via};
+use crate::report::{EvidenceLevel, WhyChainsReport, WhyReport};
+use crate::store::format_size;
+
+pub(super) fn why(r: &WhyReport, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "### {}\n", md_cell(&header(r)))?;
+    let files = r.evidence == EvidenceLevel::Files;
+    if files {
+        writeln!(
+            out,
+            "| # | path | NAR | closure | added | via | kept in by |"
+        )?;
+        writeln!(out, "|--:|---|--:|--:|--:|---|---|")?;
+    } else {
+        writeln!(out, "| # | path | NAR | closure | added | via |")?;
+        writeln!(out, "|--:|---|--:|--:|--:|---|")?;
+    }
+    for (i, p) in r.paths.iter().enumerate() {
+        write!(
+            out,
+            "| {} | `{}` | {} | {} | {} | {} |",
+            i + 1,
+            md_cell(&short_path(&p.path)),
+            format_size(p.nar_size),
+            format_size(p.closure_size),
+            format_size(p.added_size),
+            md_cell(&via(p))
+        )?;
+        if files {
+            write!(out, " {} |", md_cell(&kept_by(p)).replace('\n', "<br>"))?;
+        }
+        writeln!(out)?;
+    }
+    if let Some(rest) = &r.rest {
+        writeln!(
+            out,
+            "| | … {} more paths | {} | | | |",
+            rest.count,
+            format_size(rest.nar_size)
+        )?;
+    }
+    writeln!(out, "\n_{}._", sort_note(r))?;
+    for w in &r.warnings {
+        writeln!(out, "\n> **warning:** {}", md_cell(w))?;
+    }
+    Ok(())
+}
+
+pub(super) fn chains(r: &WhyChainsReport, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "### {}\n", md_cell(&chains_header(r)))?;
+    if let Some(tree) = &r.tree {
+        writeln!(out, "```")?;
+        for line in tree_lines(tree) {
+            writeln!(out, "{line}")?;
+        }
+        writeln!(out, "```")?;
+    }
+    for w in &r.warnings {
+        writeln!(out, "\n> **warning:** {}", md_cell(w))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,70 @@
+//! The `check` report as tables: the header, one row per criterion, the path lists,
+//! then warnings and the failure sentences (last, so that the tail of a build log has
+//! the reason).
+
+use std::io::{self, Write};
+
+use comfy_table::{Cell, CellAlignment};
+
+use super::{bold, new_table};
+use crate::render::text::{short_path, via_chain};
+use crate::render::words::check::{criteria, header, lists, verdict};
+use crate::render::Style;
+use crate::report::CheckReport;
+use crate::store::format_size;
+
+pub(super) fn check(r: &CheckReport, style: &Style, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "{}", bold(&header(r), style))?;
+    let mut t = new_table(style);
+    t.set_header(vec![
+        "check",
+        "measured",
+        "limit",
+        "reference",
+        "difference",
+        "result",
+    ]);
+    for row in criteria(r) {
+        t.add_row(vec![
+            Cell::new(row.name),
+            Cell::new(row.measured).set_alignment(CellAlignment::Right),
+            Cell::new(row.limit).set_alignment(CellAlignment::Right),
+            Cell::new(row.reference),
+            Cell::new(row.difference).set_alignment(CellAlignment::Right),
+            Cell::new(verdict(row.pass)),
+        ]);
+    }
+    writeln!(out, "{t}")?;
+    for list in lists(r) {
+        writeln!(out, "\n{}:", list.title)?;
+        let mut t = new_table(style);
+        t.set_header(vec!["#", "path", "NAR", "added", "via"]);
+        for (i, c) in list.paths.iter().enumerate() {
+            t.add_row(vec![
+                Cell::new(i + 1).set_alignment(CellAlignment::Right),
+                Cell::new(short_path(&c.path)),
+                Cell::new(format_size(c.nar_size)).set_alignment(CellAlignment::Right),
+                Cell::new(format_size(c.added_size)).set_alignment(CellAlignment::Right),
+                Cell::new(via_chain(&c.chain)),
+            ]);
+        }
+        if let Some(rest) = list.rest {
+            t.add_row(vec![
+                Cell::new(""),
+                Cell::new(format!("… {} more paths", rest.count)),
+                Cell::new(format_size(rest.nar_size)).set_alignment(CellAlignment::Right),
+                Cell::new(""),
+                Cell::new(""),
+            ]);
+        }
+        writeln!(out, "{t}")?;
+    }
+    for w in &r.warnings {
+        writeln!(out, "warning: {w}")?;
+    }
+    // Last, so that a build log's tail (`nix-build` shows ten lines) has the reason.
+    for f in &r.failures {
+        writeln!(out, "FAIL: {f}")?;
+    }
+    Ok(())
+}

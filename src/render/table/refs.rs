@@ -1,0 +1,62 @@
+//! The `refs` report as tables: per path, a summary table of its references (verdict,
+//! hit count, kinds, rule), then the first evidence lines of each.
+
+use std::io::{self, Write};
+
+use comfy_table::{Cell, CellAlignment};
+
+use super::{bold, new_table};
+use crate::render::words::refs::{clip, kinds, path_heading, ref_label, SHOWN};
+use crate::render::Style;
+use crate::report::{EvidenceLevel, RefsReport};
+
+pub(super) fn refs(r: &RefsReport, style: &Style, out: &mut dyn Write) -> io::Result<()> {
+    for p in &r.paths {
+        writeln!(out, "{}", bold(&path_heading(p), style))?;
+        if p.references.is_empty() {
+            writeln!(out, "  no references")?;
+        } else {
+            let mut t = new_table(style);
+            t.set_header(vec!["reference", "verdict", "hits", "kinds", "rule"]);
+            for e in &p.references {
+                t.add_row(vec![
+                    Cell::new(ref_label(e)),
+                    Cell::new(e.verdict.to_string()),
+                    Cell::new(e.evidence_count).set_alignment(CellAlignment::Right),
+                    Cell::new(kinds(e)),
+                    Cell::new(&e.rule),
+                ]);
+            }
+            writeln!(out, "{t}")?;
+        }
+        for e in p.references.iter().filter(|e| !e.evidence.is_empty()) {
+            writeln!(out, "  {} ({}):", ref_label(e), e.verdict)?;
+            for item in e.evidence.iter().take(SHOWN) {
+                writeln!(
+                    out,
+                    "    {}@{} {} {}",
+                    if item.file.is_empty() {
+                        "."
+                    } else {
+                        &item.file
+                    },
+                    item.offset,
+                    item.kind,
+                    clip(&item.detail, 120)
+                )?;
+            }
+            let more = e.evidence_count.saturating_sub(SHOWN as u64);
+            if more > 0 {
+                writeln!(out, "    … {more} more (--format json lists them)")?;
+            }
+        }
+        for w in &p.warnings {
+            writeln!(out, "  warning: {w}")?;
+        }
+        writeln!(out)?;
+    }
+    if r.evidence == EvidenceLevel::Graph {
+        writeln!(out, "evidence: graph-level only (files unavailable).")?;
+    }
+    Ok(())
+}

@@ -1,0 +1,62 @@
+//! The words of the `refs` report: the heading of each scanned path, a reference's
+//! label and kind counts, clipped details; shared by table and Markdown.
+
+use crate::render::text::name_of;
+use crate::report::{RefEntry, RefsPath};
+use crate::store::format_size;
+
+/// Evidence lines shown per reference in tables (JSON has them all).
+pub(crate) const SHOWN: usize = 4;
+
+/// `elf-needed 2, symlink 26`.
+pub(crate) fn kinds(r: &RefEntry) -> String {
+    r.kinds
+        .iter()
+        .map(|(k, n)| format!("{k} {n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `s` cut to `max` characters, with `…` when cut.
+pub(crate) fn clip(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(max.saturating_sub(1)).collect();
+        t.push('…');
+        t
+    }
+}
+
+/// The reference's name, marked `(self)` and `(not registered)`.
+pub(crate) fn ref_label(r: &RefEntry) -> String {
+    let mut s = name_of(&r.path).to_string();
+    if r.self_reference {
+        s.push_str(" (self)");
+    }
+    if !r.registered {
+        s.push_str(" (not registered)");
+    }
+    s
+}
+
+/// `/nix/store/…-x: 2 references; 14 files, 1.2 MiB scanned (cached)`.
+pub(crate) fn path_heading(p: &RefsPath) -> String {
+    if p.scanned {
+        format!(
+            "{}: {} reference{}; {} files, {} scanned{}",
+            p.path,
+            p.references.len(),
+            if p.references.len() == 1 { "" } else { "s" },
+            p.files_scanned,
+            format_size(p.bytes_scanned),
+            if p.cached { " (cached)" } else { "" }
+        )
+    } else {
+        format!(
+            "{}: {} references (not scanned)",
+            p.path,
+            p.references.len()
+        )
+    }
+}

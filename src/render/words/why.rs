@@ -1,0 +1,140 @@
+//! The words of the `why` reports: header lines, the "via" and "kept in by" cells, the
+//! note on the ranking, and the lines of the chain tree; shared by table and Markdown.
+//!
+//! Verdicts, kinds and the sort key are read through `Display` only, whatever type the
+//! report gives them.
+
+use crate::render::text::{name_of, tree_prefix, via_chain};
+use crate::report::{ChainNode, HopEvidence, WhyChainsReport, WhyPath, WhyReport};
+use crate::store::format_size;
+
+/// A size, marked as a lower bound when some NAR sizes were unknown.
+pub(crate) fn size_or_unknown(bytes: u64, known: bool) -> String {
+    if known {
+        format_size(bytes)
+    } else {
+        format!("≥{}", format_size(bytes))
+    }
+}
+
+/// The chain from the root to the path's parent, as names: `llama-cpp-rocm → rocblas`.
+pub(crate) fn via(p: &WhyPath) -> String {
+    via_chain(&p.chain)
+}
+
+/// `rocblas-5.7.1: 26 symlink → gpu:gfx900,gfx906`
+fn hop_summary(h: &HopEvidence) -> String {
+    let kinds = h
+        .kinds
+        .iter()
+        .map(|(k, n)| format!("{n} {k}"))
+        .collect::<Vec<_>>()
+        .join(" + ");
+    format!("{}: {kinds} → {}", name_of(&h.referrer), h.verdict)
+}
+
+/// The "kept in by" cell: each scanned referrer's evidence, and how many were not.
+pub(crate) fn kept_by(p: &WhyPath) -> String {
+    let mut lines: Vec<String> = p.kept_by.iter().map(hop_summary).collect();
+    if p.kept_by_more > 0 {
+        lines.push(format!("(+{} more referrers)", p.kept_by_more));
+    }
+    lines.join("\n")
+}
+
+/// One line of hop evidence for the chain tree: the first piece, and the count.
+fn hop_line(h: &HopEvidence) -> String {
+    let total = h.hit_count();
+    match h.evidence.first() {
+        Some(e) => {
+            let more = if total > 1 {
+                format!(", +{} more", total - 1)
+            } else {
+                String::new()
+            };
+            format!(
+                "  ← {} @{} {} ({}{more})",
+                e.file, e.offset, e.kind, h.verdict
+            )
+        }
+        None => format!("  ← ({})", h.verdict),
+    }
+}
+
+/// `llama-cpp-rocm-0.0.0: closure 10.6 GiB in 164 paths`.
+pub(crate) fn header(r: &WhyReport) -> String {
+    let root = if r.roots.len() > 1 {
+        format!("{} roots", r.roots.len())
+    } else {
+        name_of(&r.root).to_string()
+    };
+    format!(
+        "{root}: closure {} in {} paths",
+        size_or_unknown(r.closure_size, r.sizes_known),
+        r.path_count
+    )
+}
+
+/// What the ranking is by.
+pub(crate) fn sort_note(r: &WhyReport) -> &'static str {
+    match r.sort.to_string().as_str() {
+        "closure" => "ranked by closure size",
+        "nar" => "ranked by NAR size",
+        _ => "ranked by added size (what leaving the path out would free)",
+    }
+}
+
+/// `3 chain(s) from a to b through 7 paths; b adds 1.2 MiB to the closure`.
+pub(crate) fn chains_header(r: &WhyChainsReport) -> String {
+    if r.tree.is_none() {
+        return format!(
+            "{} does not depend on {}",
+            name_of(&r.root),
+            name_of(&r.target)
+        );
+    }
+    let count = if r.chain_count_saturated {
+        format!("more than {}", r.chain_count)
+    } else {
+        r.chain_count.to_string()
+    };
+    format!(
+        "{count} chain(s) from {} to {} through {} paths; {} adds {} to the closure",
+        name_of(&r.root),
+        name_of(&r.target),
+        r.paths_on_chains,
+        name_of(&r.target),
+        format_size(r.target_added_size)
+    )
+}
+
+/// The chain tree as lines, depth first, in the style of `nix why-depends`.
+pub(crate) fn tree_lines(root: &ChainNode) -> Vec<String> {
+    let mut out = vec![node_label(root)];
+    // Stack of (node, ancestors' last flags, last); children pushed in reverse.
+    let mut stack: Vec<(&ChainNode, Vec<bool>, bool)> = Vec::new();
+    for (i, c) in root.children.iter().enumerate().rev() {
+        stack.push((c, Vec::new(), i + 1 == root.children.len()));
+    }
+    while let Some((n, anc, last)) = stack.pop() {
+        out.push(format!("{}{}", tree_prefix(&anc, last), node_label(n)));
+        let mut child_anc = anc.clone();
+        child_anc.push(last);
+        for (i, c) in n.children.iter().enumerate().rev() {
+            stack.push((c, child_anc.clone(), i + 1 == n.children.len()));
+        }
+    }
+    out
+}
+
+fn node_label(n: &ChainNode) -> String {
+    let mut s = if n.repeat {
+        format!("{} (see above)", n.path)
+    } else {
+        n.path.clone()
+    };
+    if let Some(h) = &n.via {
+        s.push_str(&hop_line(h));
+    }
+    s
+}

@@ -1,0 +1,369 @@
+//! The JSON contract, written down a second time, independently of the library's
+//! `report` structs: every document nixcut prints, with every field, refusing unknown
+//! ones (`deny_unknown_fields`), as ripgrep's `tests/json.rs` pins its wire format.
+//!
+//! A field renamed or removed in the library fails [`pin`]: the document no longer
+//! deserialises into these structs, or reads back into a different JSON value. These
+//! structs change only when the contract does (and then `SPEC.md` and
+//! `schema_version` with them).
+
+use std::collections::BTreeMap;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+/// Deserialise `text` into `T` and check that `T` holds the whole document: written
+/// back, it is the same JSON value (no field dropped, none defaulted, no number
+/// changed type).
+pub fn pin<T: DeserializeOwned + Serialize>(what: &str, text: &str) -> T {
+    let doc: serde_json::Value =
+        serde_json::from_str(text).unwrap_or_else(|e| panic!("{what}: not JSON: {e}\n{text}"));
+    let typed: T = serde_json::from_value(doc.clone())
+        .unwrap_or_else(|e| panic!("{what}: does not match the contract: {e}\n{text}"));
+    let back = serde_json::to_value(&typed).expect("mirror serialises");
+    assert_eq!(
+        back, doc,
+        "{what}: the mirror does not hold the whole document"
+    );
+    typed
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// `source`, `created_from`, and the source of a baseline or OTHER.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourceRef {
+    pub kind: String,
+    pub origin: String,
+}
+
+/// `evidence`: `graph` or `files`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EvidenceLevel {
+    Graph,
+    Files,
+}
+
+/// `nixcut why ROOT`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WhyReport {
+    pub schema_version: u32,
+    pub root: String,
+    pub roots: Vec<String>,
+    pub source: SourceRef,
+    pub closure_size: u64,
+    pub path_count: usize,
+    pub sizes_known: bool,
+    pub sort: String,
+    pub paths: Vec<WhyPath>,
+    pub rest: Option<RestRow>,
+    pub evidence: EvidenceLevel,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WhyPath {
+    pub path: String,
+    pub nar_size: u64,
+    pub closure_size: u64,
+    pub added_size: u64,
+    pub chain: Vec<String>,
+    /// Absent when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kept_by: Vec<HopEvidence>,
+    /// Absent when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub kept_by_more: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HopEvidence {
+    pub referrer: String,
+    pub verdict: String,
+    pub rule: String,
+    pub kinds: BTreeMap<String, u64>,
+    pub evidence: Vec<EvidenceItem>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RestRow {
+    pub count: usize,
+    pub nar_size: u64,
+}
+
+/// `nixcut why ROOT TARGET`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WhyChainsReport {
+    pub schema_version: u32,
+    pub root: String,
+    pub target: String,
+    pub source: SourceRef,
+    pub chain_count: u64,
+    pub chain_count_saturated: bool,
+    pub paths_on_chains: usize,
+    pub target_added_size: u64,
+    pub tree: Option<ChainNode>,
+    pub evidence: EvidenceLevel,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChainNode {
+    pub path: String,
+    pub nar_size: u64,
+    pub repeat: bool,
+    /// Absent for the root and at graph level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub via: Option<HopEvidence>,
+    pub children: Vec<ChainNode>,
+}
+
+/// `nixcut refs`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RefsReport {
+    pub schema_version: u32,
+    pub source: SourceRef,
+    pub evidence: EvidenceLevel,
+    pub files_from: String,
+    pub discover: bool,
+    pub paths: Vec<RefsPath>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RefsPath {
+    pub path: String,
+    pub scanned: bool,
+    pub cached: bool,
+    pub files_scanned: u64,
+    pub bytes_scanned: u64,
+    pub references: Vec<RefEntry>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RefEntry {
+    pub path: String,
+    pub verdict: String,
+    pub rule: String,
+    pub registered: bool,
+    pub self_reference: bool,
+    pub evidence_count: u64,
+    pub capped: u64,
+    pub kinds: BTreeMap<String, u64>,
+    pub evidence: Vec<EvidenceItem>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EvidenceItem {
+    pub file: String,
+    pub offset: u64,
+    pub kind: String,
+    pub detail: String,
+    pub verdict: String,
+    pub rule: String,
+    pub file_class: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reached: Option<bool>,
+}
+
+/// A `nixcut snapshot` file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Snapshot {
+    pub kind: String,
+    pub schema_version: u32,
+    pub nixcut_version: String,
+    pub store_dir: String,
+    pub root: String,
+    pub roots: Vec<String>,
+    pub created_from: SourceRef,
+    pub closure_size: u64,
+    pub path_count: usize,
+    pub paths: Vec<SnapshotPath>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SnapshotPath {
+    pub path: String,
+    pub nar_size: u64,
+    pub nar_hash: Option<String>,
+    pub closure_size: u64,
+    pub references: Vec<String>,
+    pub deriver: Option<String>,
+}
+
+/// `nixcut diff OLD NEW`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DiffReport {
+    pub schema_version: u32,
+    pub old: DiffSide,
+    pub new: DiffSide,
+    pub closure_size_delta: i64,
+    pub paths_added: usize,
+    pub paths_removed: usize,
+    pub paths_changed: usize,
+    pub paths_unchanged: usize,
+    pub packages: Vec<PackageDiff>,
+    pub rest: Option<DiffRest>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DiffSide {
+    pub root: String,
+    pub roots: Vec<String>,
+    pub source: SourceRef,
+    pub closure_size: u64,
+    pub path_count: usize,
+    pub sizes_known: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PackageChange {
+    Added,
+    Removed,
+    Version,
+    Rebuilt,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PackageDiff {
+    pub package: String,
+    pub change: PackageChange,
+    pub version_change: String,
+    pub old_versions: Vec<String>,
+    pub new_versions: Vec<String>,
+    pub old_size: u64,
+    pub new_size: u64,
+    pub nar_delta: i64,
+    pub added_size: u64,
+    pub removed_size: u64,
+    pub impact: i64,
+    pub paths: Vec<PathDiff>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PathChange {
+    Added,
+    Removed,
+    Changed,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PathDiff {
+    pub change: PathChange,
+    pub name: String,
+    pub version: String,
+    pub output: String,
+    pub old_path: Option<String>,
+    pub new_path: Option<String>,
+    pub old_nar_size: Option<u64>,
+    pub new_nar_size: Option<u64>,
+    pub added_size: u64,
+    pub removed_size: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DiffRest {
+    pub count: usize,
+    pub nar_delta: i64,
+}
+
+/// `nixcut check ROOT`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckReport {
+    pub schema_version: u32,
+    pub root: String,
+    pub roots: Vec<String>,
+    pub source: SourceRef,
+    pub pass: bool,
+    pub closure_size: u64,
+    pub path_count: usize,
+    pub limit: u64,
+    pub baseline: Option<BaselineCheck>,
+    pub against: Option<AgainstCheck>,
+    pub max_size: Option<MaxSizeCheck>,
+    pub failures: Vec<String>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BaselineCheck {
+    pub pass: bool,
+    pub limit: u64,
+    pub measured: u64,
+    pub source: SourceRef,
+    pub baseline_root: String,
+    pub baseline_size: u64,
+    pub max_growth_percent: Option<f64>,
+    pub max_growth_bytes: Option<u64>,
+    pub growth: i64,
+    pub growth_percent: Option<f64>,
+    pub new_paths: ExtraPaths,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgainstCheck {
+    pub pass: bool,
+    pub limit: u64,
+    pub measured: u64,
+    pub source: SourceRef,
+    pub other_root: String,
+    pub other_size: u64,
+    pub max_ratio: f64,
+    pub ratio: f64,
+    pub only_in_root: ExtraPaths,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MaxSizeCheck {
+    pub pass: bool,
+    pub limit: u64,
+    pub measured: u64,
+    pub largest: Vec<Contributor>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExtraPaths {
+    pub count: usize,
+    pub size: u64,
+    pub top: Vec<Contributor>,
+    pub rest: Option<RestRow>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Contributor {
+    pub path: String,
+    pub nar_size: u64,
+    pub added_size: u64,
+    pub chain: Vec<String>,
+}

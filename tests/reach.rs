@@ -1,0 +1,192 @@
+//! Runtime reachability on the Nix-built ROCm world (issue 9): with the consumer
+//! `llama-cpp-rocm` (`refs --closure ROOT`), every reference's verdict says what the
+//! consumer needs at run time, asserted per reference; without a consumer, a package's
+//! own tools count.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use common::*;
+use serde_json::Value;
+
+/// `refs …` as JSON, without the scan cache.
+fn refs(args: &[&str]) -> Value {
+    let mut a = vec!["refs"];
+    a.extend_from_slice(args);
+    a.extend_from_slice(&["--no-cache", "--format", "json"]);
+    json(&a)
+}
+
+/// (referrer attr, reference attr) → the reference's JSON entry.
+fn by_attr(w: &World, report: &Value) -> BTreeMap<(String, String), Value> {
+    let attr_of: BTreeMap<&str, &str> = w
+        .attrs
+        .iter()
+        .map(|(a, p)| (p.as_str(), a.as_str()))
+        .collect();
+    let mut out = BTreeMap::new();
+    for p in report["paths"].as_array().unwrap() {
+        let from = attr_of[p["path"].as_str().unwrap()];
+        for r in p["references"].as_array().unwrap() {
+            let to = attr_of[r["path"].as_str().unwrap()];
+            out.insert((from.to_string(), to.to_string()), r.clone());
+        }
+    }
+    out
+}
+
+fn verdict<'a>(m: &'a BTreeMap<(String, String), Value>, from: &str, to: &str) -> &'a str {
+    let r = m
+        .get(&(from.to_string(), to.to_string()))
+        .unwrap_or_else(|| panic!("no reference {from} -> {to}"));
+    r["verdict"].as_str().unwrap()
+}
+
+/// The evidence items of one reference as (file, kind, verdict, file_class, reached).
+fn items(
+    m: &BTreeMap<(String, String), Value>,
+    from: &str,
+    to: &str,
+) -> Vec<(String, String, String, String, Option<bool>)> {
+    m[&(from.to_string(), to.to_string())]["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["file"].as_str().unwrap().to_string(),
+                e["kind"].as_str().unwrap().to_string(),
+                e["verdict"].as_str().unwrap().to_string(),
+                e["file_class"].as_str().unwrap().to_string(),
+                e["reached"].as_bool(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn consumer_llama_gets_exact_verdicts_per_reference() {
+    if !nix_or_skip("consumer_llama_gets_exact_verdicts_per_reference") {
+        return;
+    }
+    let w = rocm_world();
+    let r = refs(&["--closure", &w.root]);
+    let m = by_attr(w, &r);
+
+    // Loaded libraries, through RUNPATH: runtime.
+    for (from, to) in [
+        ("llama-cpp-rocm", "hipblas"),
+        ("llama-cpp-rocm", "rocblas"),
+        ("llama-cpp-rocm", "clr"),
+        ("llama-cpp-rocm", "glibc"),
+        ("hipblas", "rocsolver"),
+        ("rocsolver", "rocsparse"),
+        ("clr", "rocm-runtime"),
+        ("rocm-runtime", "gcc-lib"),
+    ] {
+        assert_eq!(verdict(&m, from, to), "runtime", "{from} -> {to}");
+    }
+    // The library clr dlopens by soname through its RUNPATH (no DT_NEEDED): runtime,
+    // kind elf-runpath-dlopen; the same RUNPATH entry in rocsparse, which names no
+    // comgr soname, is removable.
+    assert_eq!(verdict(&m, "clr", "rocm-comgr"), "runtime");
+    assert_eq!(items(&m, "clr", "rocm-comgr")[0].1, "elf-runpath-dlopen");
+    assert_eq!(verdict(&m, "rocsparse", "rocm-comgr"), "removable");
+    assert_eq!(
+        items(&m, "rocsparse", "rocm-comgr")[0].1,
+        "elf-runpath-unused"
+    );
+    // An unused RUNPATH entry: removable.
+    assert_eq!(verdict(&m, "rocm-runtime", "rocm-llvm"), "removable");
+
+    // rocblas' symlinked Tensile kernels: per-architecture files are gpu:<arch>, the
+    // arch-generic fallbacks runtime (librocblas.so is loaded, so its library directory
+    // is reached).
+    assert_eq!(
+        verdict(&m, "rocblas", "rocblas-tensile-gfx80"),
+        "gpu:gfx803"
+    );
+    assert_eq!(
+        verdict(&m, "rocblas", "rocblas-tensile-gfx90"),
+        "gpu:gfx900,gfx906,gfx908,gfx90a"
+    );
+    assert_eq!(
+        verdict(&m, "rocblas", "rocblas-tensile-gfx11"),
+        "gpu:gfx1100,gfx1101,gfx1102"
+    );
+    assert_eq!(
+        verdict(&m, "rocblas", "rocblas-tensile-fallbacks"),
+        "runtime"
+    );
+    for (file, kind, v, class, reached) in items(&m, "rocblas", "rocblas-tensile-gfx90") {
+        assert_eq!(kind, "symlink", "{file}");
+        assert!(v.starts_with("gpu:") && class == v, "{file}: {v} {class}");
+        assert_eq!(reached, Some(true), "{file}");
+    }
+    // TensileManifest.txt (the manifest naming the gfx94 group): removable.
+    let manifest: Vec<_> = items(&m, "rocblas", "rocblas-tensile-gfx94")
+        .into_iter()
+        .filter(|i| i.1 == "manifest")
+        .collect();
+    assert_eq!(manifest.len(), 1);
+    assert!(manifest[0].0.ends_with("TensileManifest.txt"));
+    assert_eq!(
+        (manifest[0].2.as_str(), manifest[0].3.as_str()),
+        ("removable", "removable")
+    );
+
+    // The Tensile path reaching librocblas through a __FILE__ string: removable; the
+    // reference as a whole is dev (cmake names tensile too).
+    let tensile = items(&m, "rocblas", "tensile");
+    let file = tensile
+        .iter()
+        .find(|i| i.1 == "elf-source-path")
+        .expect("__FILE__ hit");
+    assert_eq!(
+        (file.0.as_str(), file.2.as_str()),
+        ("lib/librocblas.so", "removable")
+    );
+    assert_eq!(verdict(&m, "rocblas", "tensile"), "dev");
+    // cmake and pkg-config: dev.
+    assert_eq!(verdict(&m, "rocblas", "rocm-cmake"), "dev");
+    // Docs naming the compiler: doc.
+    assert_eq!(verdict(&m, "rocblas", "cmake"), "doc");
+
+    // Build-tool scripts the consumer never runs: not runtime. clr's bin/hipcc execs the
+    // LLVM clang; rocblas' benchmark wrapper runs bash.
+    for (from, to) in [("clr", "rocm-llvm"), ("clr", "bash"), ("rocblas", "bash")] {
+        assert_eq!(verdict(&m, from, to), "removable", "{from} -> {to}");
+        assert!(
+            items(&m, from, to)
+                .iter()
+                .all(|i| i.1 == "script" && i.4 == Some(false)),
+            "{from} -> {to}: {:?}",
+            items(&m, from, to)
+        );
+    }
+    // Libraries no one loads: what they reference is not needed by the consumer.
+    assert_eq!(verdict(&m, "zstd", "glibc"), "removable");
+    assert_eq!(verdict(&m, "rocm-llvm", "glibc"), "removable");
+    // Facts that reachability cannot settle stay unknown.
+    assert_eq!(verdict(&m, "rocblas", "zstd"), "unknown");
+    assert_eq!(verdict(&m, "rocm-runtime", "libdrm"), "unknown");
+}
+
+#[test]
+fn without_a_consumer_a_package_counts_its_own_tools() {
+    if !nix_or_skip("without_a_consumer_a_package_counts_its_own_tools") {
+        return;
+    }
+    let w = rocm_world();
+    // `refs clr` on its own: bin/hipcc is one of clr's own executables, so the LLVM
+    // clang it execs is runtime for clr.
+    let r = refs(&[w.path("clr")]);
+    let m = by_attr(w, &r);
+    assert_eq!(verdict(&m, "clr", "rocm-llvm"), "runtime");
+    assert!(
+        items(&m, "clr", "rocm-llvm").iter().all(|i| i.4.is_none()),
+        "no consumer, no `reached`"
+    );
+    assert_eq!(verdict(&m, "clr", "rocm-comgr"), "runtime");
+}
