@@ -818,3 +818,85 @@ fn rules_json_is_the_documented_shape_and_lists_every_rule() {
         );
     }
 }
+
+/// `file_class` of every evidence item of `refs PATH --format json`, by file.
+fn file_classes(args: &[&str]) -> std::collections::BTreeMap<String, String> {
+    let v = common::json(args);
+    let mut out = std::collections::BTreeMap::new();
+    for p in v["paths"].as_array().unwrap() {
+        for r in p["references"].as_array().unwrap() {
+            for e in r["evidence"].as_array().unwrap() {
+                out.insert(
+                    e["file"].as_str().unwrap().to_string(),
+                    e["file_class"].as_str().unwrap().to_string(),
+                );
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn refs_reports_file_classes_and_rules_file_overrides_them() {
+    let test = "refs_reports_file_classes_and_rules_file_overrides_them";
+    if !common::nix_or_skip(test) || !hipcc_or_skip(test) {
+        return;
+    }
+    let nix_file = common::repo().join("tests/worlds/gpu.nix");
+    let built = common::nix_stdout(
+        "nix-build",
+        &[
+            nix_file.to_str().unwrap(),
+            "-A",
+            "rocblas-links",
+            "--no-out-link",
+        ],
+    );
+    let links = built.trim();
+    let t = "lib/rocblas/library/TensileLibrary_Type_SS_Contraction_l_Ailk_Bjlk_Cijk_Dijk";
+    let classes = file_classes(&["refs", links, "--format", "json", "--no-cache"]);
+    let want = |file: &str, class: &str| (file.to_string(), class.to_string());
+    for (file, class) in [
+        want("lib/cmake/rocblas/rocblas-config.cmake", "dev"),
+        want(&format!("{t}_gfx803.co"), "gpu:gfx803"),
+        want(&format!("{t}_gfx906-xnack-.co"), "gpu:gfx906"),
+        want(&format!("{t}_gfx90a-xnack+.co"), "gpu:gfx90a"),
+        want(&format!("{t}_fallback_gfx1030.hsaco"), "gpu:gfx1030"),
+        want(&format!("{t}_fallback.dat"), "gpu-generic"),
+        want("lib/rocblas/library/TensileLibrary.dat", "gpu-generic"),
+        want("lib/rocblas/library/TensileManifest.txt", "removable"),
+        // A symlink is classed by its place: no arch in the name, under lib/.
+        want("lib/rocblas/library/Kernels.co", "lib"),
+    ] {
+        assert_eq!(
+            classes.get(&file).map(String::as_str),
+            Some(class.as_str()),
+            "{file}: {classes:#?}"
+        );
+    }
+    // A rules file moves the cmake file to lib and the manifest to gpu-generic.
+    let dir = tempfile::tempdir().unwrap();
+    let rules = dir.path().join("site.toml");
+    std::fs::write(
+        &rules,
+        format!(
+            "{OVERRIDE}\n[[class]]\nname = \"site/manifest-is-data\"\nname_is = [\"TensileManifest.txt\"]\nclass = \"gpu-generic\"\n"
+        ),
+    )
+    .unwrap();
+    let over = file_classes(&[
+        "refs",
+        links,
+        "--format",
+        "json",
+        "--no-cache",
+        "--rules",
+        rules.to_str().unwrap(),
+    ]);
+    assert_eq!(over["lib/cmake/rocblas/rocblas-config.cmake"], "lib");
+    assert_eq!(
+        over["lib/rocblas/library/TensileManifest.txt"],
+        "gpu-generic"
+    );
+    assert_eq!(over[&format!("{t}_gfx803.co")], "gpu:gfx803");
+}

@@ -9,6 +9,7 @@
 # gfx1030 code) and a Tensile-style lib/rocblas/library: bare code objects per target,
 # a one-target bundle as a fallback .hsaco, a bundle for two targets, msgpack master
 # indexes (per arch and generic), TensileManifest.txt, and a symlink named for an arch.
+# rocblas-links: symlinks to every rocblas-gpu Tensile file and a cmake file naming it.
 # miopen-gpu: share/miopen/db with SQLite perf and kernel dbs, find dbs and models whose
 # names carry the CU count in decimal (gfx900_56) and in hex above 64 (gfx90a68).
 #
@@ -18,7 +19,7 @@ let
   lib = import ./lib.nix { inherit tag; };
   inherit (lib) mkDerivation;
 in
-{
+rec {
   rocblas-gpu = mkDerivation {
     name = "rocblas-gpu-5.7.1";
     src = ../fixtures/hip/scale.hip;
@@ -61,6 +62,19 @@ in
       ln -s "''${t}_gfx1030.co" $lib/Kernels.so-000-gfx1030.hsaco
 
       printf 'int rocblas_create_handle(void **h);\n' > $out/include/rocblas.h
+    '';
+  };
+
+  # What nixpkgs' outer rocblas does (rocm-runtime.md): symlink every Tensile file of
+  # another store path into its own lib/rocblas/library, plus a cmake file naming it.
+  rocblas-links = mkDerivation {
+    name = "rocblas-links-5.7.1";
+    buildCommand = ''
+      lib=$out/lib/rocblas/library
+      mkdir -p $lib $out/lib/cmake/rocblas
+      for f in ${rocblas-gpu}/lib/rocblas/library/*; do ln -s "$f" $lib/; done
+      printf 'set(ROCBLAS_LIBRARY_DIR ${rocblas-gpu}/lib)\n' \
+        > $out/lib/cmake/rocblas/rocblas-config.cmake
     '';
   };
 
