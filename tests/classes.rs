@@ -900,3 +900,22 @@ fn refs_reports_file_classes_and_rules_file_overrides_them() {
     );
     assert_eq!(over[&format!("{t}_gfx803.co")], "gpu:gfx803");
 }
+
+#[test]
+fn rules_file_that_never_ends_is_refused_not_read_whole() {
+    let (code, _, err) = common::run(&["rules", "--rules", "/dev/zero"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("rules file `/dev/zero` is larger than 16 MiB"),
+        "{err}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _, err) = common::run(&["rules", "--rules", dir.path().to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("cannot read rules file"), "{err}");
+    let bin = dir.path().join("bin.toml");
+    std::fs::write(&bin, b"[[class]]\nname = \"\xff\"\n").unwrap();
+    let (code, _, err) = common::run(&["rules", "--rules", bin.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("is not UTF-8 text"), "{err}");
+}

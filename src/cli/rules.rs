@@ -33,9 +33,22 @@ pub fn class_rules(g: &GlobalArgs) -> Result<ClassRules> {
     }
 }
 
+/// A rules file larger than this is refused (`--rules /dev/zero` must not eat memory).
+const MAX_RULES_FILE: u64 = 16 << 20;
+
 fn load(path: &Path) -> Result<ClassRules> {
-    let bytes = std::fs::read(path)
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_RULES_FILE + 1).read_to_end(&mut bytes))
         .with_context(|| format!("cannot read rules file `{}`", path.display()))?;
+    if bytes.len() as u64 > MAX_RULES_FILE {
+        anyhow::bail!(
+            "rules file `{}` is larger than {} MiB",
+            path.display(),
+            MAX_RULES_FILE >> 20
+        );
+    }
     let text = String::from_utf8(bytes)
         .map_err(|e| anyhow::anyhow!("rules file `{}` is not UTF-8 text: {e}", path.display()))?;
     Ok(class_rules_from_file(&text, &path.display().to_string())?)
