@@ -47,4 +47,6 @@ pub enum AnalysisError {
     EmptyReference { origin: String },
     #[error("nothing to check: give --baseline, --against with --max-ratio, or --max-size")]
     NoCriterion,
+    #[error("--explain needs a consumer: use it with --closure ROOT")]
+    ExplainNeedsConsumer,
 }

@@ -244,6 +244,10 @@ pub struct RefsArgs {
     /// List at most N evidence items per reference (all are counted).
     #[arg(long, value_name = "N")]
     pub max_evidence: Option<usize>,
+    /// With --closure ROOT: show the chain of loads by which ROOT reaches FILE (a full
+    /// path inside the store, e.g. a Tensile kernel file), or say that it does not.
+    #[arg(long, value_name = "FILE", requires = "closure")]
+    pub explain: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -225,6 +225,7 @@ fn cmd_refs(
         max_evidence: a.max_evidence,
         cache: scan_cache(a.no_cache),
         rules,
+        explain: a.explain.clone(),
         ..Default::default()
     };
     let inputs: Vec<(String, bool)> = match &a.closure {
@@ -261,7 +262,12 @@ fn cmd_refs(
         match &mut merged {
             None => merged = Some(report),
             Some(m) => {
-                m.paths.extend(report.paths);
+                // The same path named twice (`refs X X`, or through two inputs) is
+                // reported once.
+                let seen: std::collections::HashSet<String> =
+                    m.paths.iter().map(|p| p.path.clone()).collect();
+                m.paths
+                    .extend(report.paths.into_iter().filter(|p| !seen.contains(&p.path)));
                 m.warnings.extend(report.warnings);
             }
         }
