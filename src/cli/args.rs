@@ -28,6 +28,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
   nixcut diff base.json ./result              what changed, by package
   nixcut check ./result --baseline base.json --max-growth 5%
   nixcut check rocm.json --against cuda.json --max-ratio 2
+  nixcut rules --rules my-rules.toml          the classification rules in force
 
 Exit status: 0 success, 1 a check failed, 2 an error (bad input, bad usage).")]
 pub struct Cli {
@@ -67,6 +68,12 @@ pub struct GlobalArgs {
     /// Do not print warnings on stderr.
     #[arg(long, short, global = true)]
     pub quiet: bool,
+
+    /// File-class rules to use ahead of the built-in ones (TOML `[[class]]` rows with
+    /// `name`, `under`/`name_is`/`name_ends_with`/`name_starts_with` and `class`; see
+    /// `nixcut rules --help`). A user rule overrides a built-in class.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub rules: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -128,7 +135,26 @@ pub enum Command {
     /// Files come from the local store (or --store-root) or the NARs of a binary cache.
     /// Results are cached per store path under $XDG_CACHE_HOME/nixcut.
     Refs(RefsArgs),
+    /// The classification rules in force, each with its name: file classes (the
+    /// user's `--rules FILE` rows first, marked `user`), evidence kinds of files, and
+    /// verdicts.
+    ///
+    /// A rules file holds `[[class]]` rows; the first matching row wins, and the
+    /// user's rows come before the built-in ones:
+    ///
+    ///   [[class]]
+    ///   name = "my/keep-tools"        # required, unique; shown with every class it gives
+    ///   under = ["share/tools/"]      # directories relative to the store path
+    ///   name_ends_with = [".sh"]      # also: name_is, name_starts_with (all must hold)
+    ///   class = "bin"                 # out bin lib dev static doc man info debug
+    ///                                 # gpu:<arch> gpu-generic removable
+    ///
+    /// Errors name the file, line and column.
+    Rules(RulesArgs),
 }
+
+#[derive(Debug, Args)]
+pub struct RulesArgs {}
 
 #[derive(Debug, Args)]
 pub struct SnapshotArgs {

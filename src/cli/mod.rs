@@ -5,6 +5,7 @@
 mod args;
 mod check;
 mod diff;
+mod rules;
 mod snapshot;
 
 pub use args::Cli;
@@ -16,6 +17,7 @@ use anyhow::{Context, Result};
 
 use args::{Command, FormatArg, GlobalArgs, RefsArgs, SortArg, WhyArgs};
 use nixcut::analysis;
+use nixcut::classify::ClassRules;
 use nixcut::evidence::ScanCache;
 use nixcut::load::{load, LoadOptions};
 use nixcut::render::{render, Format, Report, Style};
@@ -41,12 +43,15 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         FormatArg::Json => Format::Json,
         FormatArg::Markdown => Format::Markdown,
     };
+    // Read and checked before anything else, so a bad rules file fails every command.
+    let class_rules = rules::class_rules(g)?;
     match &cli.command {
-        Command::Why(args) => cmd_why(g, args, format, &style),
+        Command::Rules(_) => rules::run(g, &class_rules, format, &style),
+        Command::Why(args) => cmd_why(g, args, class_rules, format, &style),
         Command::Snapshot(args) => snapshot::run(g, args),
         Command::Diff(args) => diff::run(g, args, format, &style),
         Command::Check(args) => check::run(g, args, format, &style),
-        Command::Refs(args) => cmd_refs(g, args, format, &style),
+        Command::Refs(args) => cmd_refs(g, args, class_rules, format, &style),
     }
 }
 
@@ -224,7 +229,13 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
-fn cmd_why(g: &GlobalArgs, a: &WhyArgs, format: Format, style: &Style) -> Result<Outcome> {
+fn cmd_why(
+    g: &GlobalArgs,
+    a: &WhyArgs,
+    rules: ClassRules,
+    format: Format,
+    style: &Style,
+) -> Result<Outcome> {
     let style = &Style {
         long: a.long,
         ..*style
@@ -239,6 +250,7 @@ fn cmd_why(g: &GlobalArgs, a: &WhyArgs, format: Format, style: &Style) -> Result
         },
         cache: scan_cache(a.no_cache),
         max_referrers: a.evidence_referrers,
+        rules,
         ..Default::default()
     };
     let bar = Progress::new(g, 0);
@@ -328,12 +340,19 @@ fn discard<T>(value: T) {
     std::mem::forget(value);
 }
 
-fn cmd_refs(g: &GlobalArgs, a: &RefsArgs, format: Format, style: &Style) -> Result<Outcome> {
+fn cmd_refs(
+    g: &GlobalArgs,
+    a: &RefsArgs,
+    rules: ClassRules,
+    format: Format,
+    style: &Style,
+) -> Result<Outcome> {
     let base = analysis::RefsOptions {
         root: g.root.clone(),
         discover: a.discover,
         max_evidence: a.max_evidence,
         cache: scan_cache(a.no_cache),
+        rules,
         explain: a.explain.clone(),
         ..Default::default()
     };
