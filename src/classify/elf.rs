@@ -234,8 +234,6 @@ mod tests {
     use super::*;
     use crate::scan::ReferenceScanner;
     use proptest::prelude::*;
-    use std::path::{Path, PathBuf};
-    use std::process::Command;
 
     use crate::elf::ElfFacts;
 
@@ -246,63 +244,6 @@ mod tests {
     const H_INTERP: &str = "5g9p07z77phvv2hf6gm9f28syp39f039";
     const H_DEBUG: &str = "6h9p07z77phvv2hf6gm9f28syp39f039";
     const ALL: [&str; 6] = [H_LIB, H_UNUSED, H_SRC, H_STR, H_INTERP, H_DEBUG];
-
-    fn run(cmd: &mut Command) -> bool {
-        cmd.output().map(|o| o.status.success()).unwrap_or(false)
-    }
-
-    /// Build `prog` (and `libfoo.so`) with the host C compiler. Building this crate
-    /// needs one (rusqlite compiles SQLite), so a missing or failing `cc` is a failure,
-    /// never a skip.
-    fn build(dir: &Path, new_dtags: bool) -> PathBuf {
-        assert!(
-            run(Command::new("cc").arg("--version")),
-            "no working `cc` on this machine"
-        );
-        let src_dir = dir.join(format!("{H_DEBUG}-src"));
-        std::fs::create_dir_all(&src_dir).expect("create the source directory");
-        std::fs::write(src_dir.join("foo.c"), "int foo(void) { return 42; }\n")
-            .expect("write a C source");
-        let prog_c = format!(
-            "#include <stdio.h>\n\
-             int foo(void);\n\
-             static const char msg[] = \"Error in /nix/store/{H_SRC}-tensile/include/x.hpp\";\n\
-             const char *data_str = \"/nix/store/{H_STR}-share/data\";\n\
-             int main(void) {{ puts(msg); puts(data_str); return foo(); }}\n"
-        );
-        std::fs::write(src_dir.join("prog.c"), prog_c).expect("write a C source");
-        if !run(Command::new("cc").current_dir(&src_dir).args([
-            "-shared",
-            "-fPIC",
-            "-o",
-            "libfoo.so",
-            "foo.c",
-        ])) {
-            panic!("`cc -shared` failed");
-        }
-        let out = src_dir.join("prog");
-        let dtags = if new_dtags {
-            "-Wl,--enable-new-dtags"
-        } else {
-            "-Wl,--disable-new-dtags"
-        };
-        let ok = run(Command::new("cc").current_dir(&src_dir).args([
-            "-g",
-            "-O0",
-            "-o",
-            "prog",
-            "prog.c",
-            "-L.",
-            "-lfoo",
-            dtags,
-            &format!("-Wl,-rpath,/nix/store/{H_LIB}-foo/lib:/nix/store/{H_UNUSED}-bar/lib"),
-            &format!("-Wl,--dynamic-linker=/nix/store/{H_INTERP}-glibc/lib/ld-linux.so.2"),
-        ]));
-        if !ok {
-            panic!("`cc` could not link the test program");
-        }
-        out
-    }
 
     fn scanner() -> ReferenceScanner {
         ReferenceScanner::from_hashes(ALL.iter().map(|h| {
@@ -324,10 +265,8 @@ mod tests {
     }
 
     fn check_program(new_dtags: bool) {
-        let dir = tempfile::tempdir().unwrap();
-        let prog = build(dir.path(), new_dtags);
-        let bytes = std::fs::read(prog).unwrap();
-        let facts = ElfFacts::parse(&bytes[..], None).unwrap();
+        let bytes = if new_dtags { FIXTURE } else { FIXTURE_RPATH };
+        let facts = ElfFacts::parse(bytes, None).unwrap();
         assert!(
             facts.needed.iter().any(|n| n.value == "libfoo.so"),
             "{facts:?}"
@@ -338,7 +277,7 @@ mod tests {
             RunpathTag::Rpath
         };
         assert!(facts.runpath.iter().all(|e| e.tag == tag && e.active));
-        let hits = kinds_of(&bytes);
+        let hits = kinds_of(bytes);
         let kinds_for = |c: usize| -> Vec<EvidenceKind> {
             hits.iter()
                 .filter(|(i, _)| *i == c)
@@ -386,12 +325,10 @@ mod tests {
 
     #[test]
     fn unresolved_runpath_is_kept_as_needed() {
-        let dir = tempfile::tempdir().unwrap();
-        let prog = build(dir.path(), true);
-        let bytes = std::fs::read(prog).unwrap();
-        let facts = ElfFacts::parse(&bytes[..], None).unwrap();
-        for h in scanner().scan_slice(&bytes) {
-            let c = classify_hit(&facts, h.offset, &bytes[..]);
+        let bytes = FIXTURE;
+        let facts = ElfFacts::parse(bytes, None).unwrap();
+        for h in scanner().scan_slice(bytes) {
+            let c = classify_hit(&facts, h.offset, bytes);
             if h.candidate <= 1 {
                 assert_eq!(c.kind, EvidenceKind::ElfNeeded);
                 assert_eq!(c.rule, "elf-runpath-unchecked");
@@ -400,9 +337,13 @@ mod tests {
     }
 
     /// The test program's bytes, built once for the mutation tests.
-    /// A committed program (`tests/fixtures/elf/`, with its source and the command that
-    /// built it), so the property test runs the same bytes on every machine.
+    /// Committed programs (`tests/fixtures/elf/`, with their source and the commands
+    /// that built them: `build.sh`), so every machine tests the same bytes: `prog` has a
+    /// DT_RUNPATH, `prog-rpath` a DT_RPATH; both NEED libfoo.so from the first entry and
+    /// nothing from the second, name a `__FILE__`-style header path and a data path, and
+    /// carry debug info naming their source directory.
     const FIXTURE: &[u8] = include_bytes!("../../tests/fixtures/elf/prog");
+    const FIXTURE_RPATH: &[u8] = include_bytes!("../../tests/fixtures/elf/prog-rpath");
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(300))]

@@ -77,10 +77,22 @@ fn style_for(g: &GlobalArgs) -> Style {
     }
 }
 
+/// How inputs are read: the flags, and the environment the local Nix and nixcut read
+/// (`NIX_STORE_DIR`, `NIX_STATE_DIR`, `NIXCUT_NO_STORE_DB`), turned into plain options
+/// here so that the library never reads the environment.
 fn load_options(g: &GlobalArgs) -> LoadOptions {
+    let no_store_db = std::env::var_os(nixcut::load::store_db::NO_STORE_DB_ENV)
+        .is_some_and(|v| !v.is_empty() && v != "0");
     LoadOptions {
         store_dir: g.store_dir.as_deref().map(StoreDir::new),
         store_root: g.store_root.clone(),
+        no_store_db,
+        nix_store_dir: std::env::var("NIX_STORE_DIR")
+            .ok()
+            .filter(|d| !d.is_empty()),
+        nix_state_dir: std::env::var_os("NIX_STATE_DIR")
+            .filter(|d| !d.is_empty())
+            .map(std::path::PathBuf::from),
         ..LoadOptions::default()
     }
 }

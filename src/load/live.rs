@@ -206,7 +206,7 @@ pub fn load(
     store_path: &StorePath,
     opts: &LoadOptions,
 ) -> Result<Closure, LoadError> {
-    let db_file = if opts.no_store_db || store_db::disabled_by_env() {
+    let db_file = if opts.no_store_db {
         None
     } else {
         store_db::location(opts)

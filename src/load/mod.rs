@@ -19,6 +19,7 @@
 
 pub mod binary_cache;
 pub mod closure_info;
+pub mod json;
 pub mod live;
 pub mod path_info_json;
 pub mod registration;
@@ -45,9 +46,15 @@ pub struct LoadOptions {
     pub store_root: Option<PathBuf>,
     /// The `nix` binary used to query the live store.
     pub nix: NixCommand,
-    /// Never read the local store database; always ask `nix` (what
-    /// `NIXCUT_NO_STORE_DB=1` does too). See [`store_db`].
+    /// Never read the local store database; always ask `nix` (the binary sets it
+    /// from `NIXCUT_NO_STORE_DB=1`). See [`store_db`].
     pub no_store_db: bool,
+    /// The local Nix's store directory (the binary passes `$NIX_STORE_DIR`); `None`:
+    /// `/nix/store`. Only the store database of that directory is read.
+    pub nix_store_dir: Option<String>,
+    /// The local Nix's state directory (the binary passes `$NIX_STATE_DIR`); `None`:
+    /// `/nix/var/nix`.
+    pub nix_state_dir: Option<PathBuf>,
     /// The most bytes read from one input file or stream; `None`:
     /// [`DEFAULT_MAX_INPUT_BYTES`].
     pub max_input_bytes: Option<u64>,
@@ -504,17 +511,17 @@ fn sniff_text(text: &str, path: &Path) -> Result<Result<Detected, String>, LoadE
         return Ok(Ok(Detected::PathInfoJson));
     }
     if t.starts_with('{') || t.starts_with('[') {
-        let value: serde_json::Value = match path_info_json::parse_value(text, path) {
+        let value: serde_json::Value = match json::parse_value(text, path) {
             Ok(v) => v,
             // A snapshot cut short: its reader says it is truncated.
             Err(_) if snapshot::looks_like_snapshot(t) => return Ok(Ok(Detected::Snapshot)),
             Err(e) => return Err(e),
         };
-        return Ok(match path_info_json::classify(&value) {
-            path_info_json::JsonShape::PathInfo(_) => Ok(Detected::PathInfoJson),
-            path_info_json::JsonShape::StructuredAttrs => Ok(Detected::StructuredAttrs),
-            path_info_json::JsonShape::Snapshot => Ok(Detected::Snapshot),
-            path_info_json::JsonShape::Unknown(seen) => Err(seen),
+        return Ok(match json::classify(&value) {
+            json::JsonShape::PathInfo(_) => Ok(Detected::PathInfoJson),
+            json::JsonShape::StructuredAttrs => Ok(Detected::StructuredAttrs),
+            json::JsonShape::Snapshot => Ok(Detected::Snapshot),
+            json::JsonShape::Unknown(seen) => Err(seen),
         });
     }
     if t.is_empty() {

@@ -173,7 +173,7 @@ pub fn parse(
 }
 
 fn e_hint(msg: &str, sd: &StoreDir) -> String {
-    super::path_info_json::with_store_dir_hint(msg.to_string(), sd)
+    super::json::with_store_dir_hint(msg.to_string(), sd)
 }
 
 #[cfg(test)]

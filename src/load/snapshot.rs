@@ -20,7 +20,7 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::path_info_json::{json_error, located, with_store_dir_hint};
+use super::json::{json_error, located, with_store_dir_hint};
 use super::{LoadError, LoadOptions};
 use crate::report::{SNAPSHOT_KIND, SNAPSHOT_SCHEMA_VERSION};
 use crate::store::{Closure, NarHash, PathInfo, SourceKind, StoreDir, StorePath};

@@ -35,34 +35,28 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::{LoadError, LoadOptions};
 use crate::store::{Closure, NarHash, PathInfo, SourceKind, StoreDir, StorePath};
 
-/// Set to a non-empty value other than `0` to never read the store database and
-/// always ask `nix`.
+/// The binary's environment variable for [`LoadOptions::no_store_db`]: a non-empty
+/// value other than `0` never reads the store database and always asks `nix`. The
+/// library reads no environment itself; `src/cli/` turns this into the option.
 pub const NO_STORE_DB_ENV: &str = "NIXCUT_NO_STORE_DB";
 
 /// How long to wait for a lock held by a writing Nix before giving up (and falling
 /// back to `nix`).
 const BUSY_TIMEOUT: Duration = Duration::from_secs(2);
 
-/// Whether `NIXCUT_NO_STORE_DB` asks to leave the database alone.
-pub fn disabled_by_env() -> bool {
-    match std::env::var_os(NO_STORE_DB_ENV) {
-        Some(v) => !v.is_empty() && v != "0",
-        None => false,
-    }
-}
-
 /// The database of the store `opts` describes, or `None` when there is none to read:
 /// the store directory is not the one the local Nix uses.
 ///
 /// Under `--store-root` it is `<store-root>/nix/var/nix/db/db.sqlite`, where Nix keeps
-/// a chroot store's state. Otherwise it is `$NIX_STATE_DIR/db/db.sqlite` (default
-/// `/nix/var/nix/db/db.sqlite`), and only when the logical store directory is the
-/// local store's (`$NIX_STORE_DIR`, default `/nix/store`).
+/// a chroot store's state. Otherwise it is `<state dir>/db/db.sqlite` (the local
+/// Nix's state directory, [`LoadOptions::nix_state_dir`], default `/nix/var/nix`), and
+/// only when the logical store directory is the local store's
+/// ([`LoadOptions::nix_store_dir`], default `/nix/store`).
 pub fn location(opts: &LoadOptions) -> Option<PathBuf> {
     location_with(
         opts,
-        std::env::var("NIX_STORE_DIR").ok().as_deref(),
-        std::env::var_os("NIX_STATE_DIR").as_deref().map(Path::new),
+        opts.nix_store_dir.as_deref(),
+        opts.nix_state_dir.as_deref(),
     )
 }
 

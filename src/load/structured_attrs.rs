@@ -5,33 +5,16 @@
 //! references, closureSize}`. Every key holding such an array is read and the results
 //! merged; two keys that disagree about a path give a warning and the first one wins.
 //! Everything else in the file (the derivation's other attributes) is ignored.
-//! `super::path_info_json::classify` uses [`graph_keys`] to recognise the file.
+//! `super::json::classify` uses `graph_keys` to recognise the file.
 
 use std::path::Path;
 
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::path_info_json::{json_error, located, parse_value, with_store_dir_hint};
+use super::json::{graph_keys, json_error, located, parse_value, with_store_dir_hint};
 use super::{LoadError, LoadOptions};
 use crate::store::{Closure, NarHash, PathInfo, SourceKind};
-
-/// The keys of `map` that hold `exportReferencesGraph` results: non-empty arrays of
-/// objects that each have a string `path` and a `narHash` or `narSize`.
-pub fn graph_keys(map: &Map<String, Value>) -> Vec<&str> {
-    map.iter()
-        .filter(|(_, v)| {
-            v.as_array().is_some_and(|items| {
-                !items.is_empty()
-                    && items.iter().all(|i| {
-                        i.get("path").is_some_and(Value::is_string)
-                            && (i.get("narHash").is_some() || i.get("narSize").is_some())
-                    })
-            })
-        })
-        .map(|(k, _)| k.as_str())
-        .collect()
-}
 
 #[derive(Debug, Deserialize)]
 struct Entry {

@@ -5,7 +5,7 @@ use base64::Engine as _;
 use std::fmt;
 
 use super::nix32::{decode_nix32, encode_nix32};
-use super::path::is_terminal_hazard;
+use super::text::is_terminal_hazard;
 
 /// A NAR hash. SHA-256 digests are normalised so that the same hash read from any
 /// format compares equal; anything else keeps its original text (control characters

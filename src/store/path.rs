@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use super::hash::NarHash;
 use super::nix32::is_nix32_byte;
+use super::text::shown;
 
 /// Length of the hash part of a store path.
 pub const HASH_LEN: usize = 32;
@@ -27,40 +28,6 @@ pub enum StorePathError {
     NoDash(String),
     #[error("`{}` has an invalid name: {why}", shown(.path))]
     BadName { path: String, why: &'static str },
-}
-
-/// Whether a character would act on a terminal rather than show: a control character
-/// (C0, DEL, C1: escape sequences, carriage returns) or a bidirectional embedding,
-/// override or isolate (U+202A–U+202E, U+2066–U+2069), which make text read
-/// differently from what it is.
-pub fn is_terminal_hazard(c: char) -> bool {
-    c.is_control()
-        || ('\u{202a}'..='\u{202e}').contains(&c)
-        || ('\u{2066}'..='\u{2069}').contains(&c)
-}
-
-/// A string from input as a message quotes it: at most 300 characters, and every
-/// character that would act on a terminal (control characters, bidirectional
-/// embeddings, overrides and isolates) replaced by `?`.
-pub(crate) fn shown(s: &str) -> String {
-    const MAX: usize = 300;
-    let mut out: String = s
-        .chars()
-        .take(MAX)
-        .map(|c| {
-            let bidi =
-                ('\u{202a}'..='\u{202e}').contains(&c) || ('\u{2066}'..='\u{2069}').contains(&c);
-            if c.is_control() || bidi {
-                '?'
-            } else {
-                c
-            }
-        })
-        .collect();
-    if s.chars().nth(MAX).is_some() {
-        out.push('…');
-    }
-    out
 }
 
 /// The logical store directory (`/nix/store` unless configured otherwise), without a

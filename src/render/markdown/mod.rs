@@ -49,7 +49,7 @@ fn md_cell(s: &str) -> String {
 /// Control characters and bidirectional embeddings, overrides and isolates: never
 /// written raw.
 fn is_hazard(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    crate::store::is_terminal_hazard(c)
 }
 
 /// `s` as an inline code span, shown verbatim: fenced with one backtick more than the
