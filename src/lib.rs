@@ -1,10 +1,14 @@
 //! nixcut: explain what makes a Nix closure big, prove with file-level evidence which
 //! references are needed at run time, and gate closure size in CI.
 //!
-//! Layers, with dependencies pointing one way:
-//! `store` (vocabulary) ← `load` (inputs → [`store::Closure`]) ← `graph` (reachability,
-//! dominators, added size) ← `analysis` (one report per command) → `report` (the JSON
-//! contract) ← `render` (table, JSON, Markdown).
+//! Layers, with dependencies pointing one way (no two files import each other):
+//! `store` (vocabulary, no I/O) ← `load` (inputs → [`store::Closure`]) and `source`
+//! (where files come from: a store tree or a binary cache's NARs) ← `scan` (hashes in
+//! bytes, with `elf` facts and the kind rules of `classify`) ← `evidence` (typed
+//! per-path evidence and its cache; verdicts from `classify`) ← `reach` (what a consumer
+//! loads at run time) ← `analysis` (one report per command, with `graph`: dominators,
+//! added size) → `report` (the JSON contract) ← `render` (one module per format).
+//! Only the binary (`src/main.rs`, `src/cli/`) reads flags and the environment.
 
 pub mod analysis;
 pub mod classify;

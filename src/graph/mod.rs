@@ -1,4 +1,4 @@
-//! The reference graph of a [`Closure`](crate::store::Closure) on petgraph, and the
+//! The reference graph of a [`Closure`] on petgraph, and the
 //! pure graph computations every report is built from: reachability, shortest chains,
 //! per-path closure sizes, dominators and added size, and all chains to a target.
 //!

@@ -6,7 +6,7 @@
 //!   loader uses (the file's `DT_RUNPATH`; without one, its `DT_RPATH` and the `DT_RPATH`
 //!   of the objects that loaded it); each soname it names for `dlopen` the same way;
 //!   every store path its data strings name; and the data directories a known library
-//!   opens beside itself ([`data_dirs`]: rocBLAS' and hipBLASLt's Tensile libraries,
+//!   opens beside itself ([`data_dir_rules`]: rocBLAS' and hipBLASLt's Tensile libraries,
 //!   MIOpen's databases, rocFFT's kernel cache);
 //! - scripts: the `#!` interpreter and every store path the script names;
 //! - symlinks: their targets (relative or absolute, within the store only);

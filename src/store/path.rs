@@ -11,7 +11,7 @@ use super::text::shown;
 pub const HASH_LEN: usize = 32;
 const MAX_NAME_LEN: usize = 211;
 
-/// Why a string is not a store path. The messages quote the string through [`shown`]:
+/// Why a string is not a store path. The messages quote the string through `shown`:
 /// it comes from input, and may hold anything.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StorePathError {
