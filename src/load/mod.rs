@@ -19,6 +19,7 @@
 
 pub mod binary_cache;
 pub mod closure_info;
+pub mod http_cache;
 pub mod live;
 pub mod path_info_json;
 pub mod registration;
@@ -48,6 +49,8 @@ pub struct LoadOptions {
     /// Never read the local store database; always ask `nix` (what
     /// `NIXCUT_NO_STORE_DB=1` does too). See [`store_db`].
     pub no_store_db: bool,
+    /// Binary caches over HTTP (`--cache URL`) and the client to reach them.
+    pub http: http_cache::HttpInputs,
 }
 
 impl LoadOptions {
@@ -164,6 +167,9 @@ pub enum LoadError {
         /// Why `nix` failed.
         nix: Box<LoadError>,
     },
+    /// A binary cache could not be reached, or answered with an error.
+    #[error(transparent)]
+    Fetch(#[from] crate::http::FetchError),
     /// `nix` ran and failed.
     #[error("`{command}` failed ({status}):\n{stderr}")]
     NixFailed {
@@ -203,6 +209,9 @@ enum Detected {
 /// Load `input` (a path, see the module docs) into a [`Closure`], detecting its format
 /// from its content.
 pub fn load(input: &str, opts: &LoadOptions) -> Result<Closure, LoadError> {
+    if http_cache::wants(input, opts) {
+        return http_cache::load(input, opts);
+    }
     let path = Path::new(input);
     let mut closure = match store_path_of(path, opts)? {
         // A store path that is itself a file in a format we know (a snapshot baseline
