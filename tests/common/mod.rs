@@ -7,6 +7,8 @@
 
 #![allow(dead_code)]
 
+pub mod serve;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
