@@ -250,9 +250,11 @@ struct Walk<'a> {
     progress: Option<&'a WalkProgress>,
 }
 
-/// A narinfo to find: its hash, and who references it (for the error when missing).
+/// A narinfo to find: its hash, the store path a reference names (the root may be a
+/// bare hash), and who references it with the URL of its narinfo.
 struct Job {
     hash: String,
+    want: Option<StorePath>,
     referrer: Option<(StorePath, String)>,
 }
 
@@ -321,6 +323,7 @@ impl Walk<'_> {
         submit(
             Job {
                 hash: root_hash.to_string(),
+                want: None,
                 referrer: None,
             },
             &mut ready,
@@ -330,13 +333,22 @@ impl Walk<'_> {
             while let Some((job, n, fetched)) = ready.pop_front() {
                 let url = narinfo_url(&n.base, &job.hash);
                 let parsed = parse_narinfo(&n.text, Path::new(&url), self.sd)?;
-                if parsed.info.path.hash_part() != job.hash {
+                let named = job
+                    .want
+                    .as_ref()
+                    .map_or(parsed.info.path.hash_part() == job.hash, |w| {
+                        *w == parsed.info.path
+                    });
+                if !named {
+                    let asked = match &job.want {
+                        Some(w) => self.sd.display(w),
+                        None => format!("hash {}", job.hash),
+                    };
                     return Err(LoadError::Invalid {
                         path: PathBuf::from(&url),
                         message: format!(
-                            "it describes {}, whose hash is not {}",
+                            "it describes {}, not {asked}",
                             self.sd.display(&parsed.info.path),
-                            job.hash
                         ),
                     });
                 }
@@ -348,6 +360,7 @@ impl Walk<'_> {
                     if seen.insert(r.hash_part().to_string()) {
                         let next = Job {
                             hash: r.hash_part().to_string(),
+                            want: Some(r.clone()),
                             referrer: Some((parsed.info.path.clone(), url.clone())),
                         };
                         submit(next, &mut ready, &mut in_flight);
@@ -421,7 +434,9 @@ impl Walk<'_> {
                 message: format!(
                     "{} references {}, but no cache has its narinfo (404 from {})",
                     self.sd.display(from),
-                    job.hash,
+                    job.want
+                        .as_ref()
+                        .map_or_else(|| job.hash.clone(), |w| self.sd.display(w)),
                     tried.join(", ")
                 ),
             },
