@@ -16,13 +16,13 @@
 
 mod narinfo_db;
 
-use std::collections::HashMap;
 use std::io::{self, Read};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use narinfo_db::NarinfoDb;
+use rustc_hash::FxHashMap;
 
 /// How the client talks to caches.
 #[derive(Debug, Clone)]
@@ -77,7 +77,7 @@ pub struct HttpClient {
     agent: ureq::Agent,
     config: HttpConfig,
     /// narinfos known this run, by hash part.
-    memo: Mutex<HashMap<String, CachedNarinfo>>,
+    memo: Mutex<FxHashMap<String, CachedNarinfo>>,
     /// narinfos fetched this run and not yet written to the database.
     unsaved: Mutex<Vec<narinfo_db::Row>>,
     db: Option<Mutex<NarinfoDb>>,
@@ -118,7 +118,7 @@ impl HttpClient {
         HttpClient {
             agent,
             config,
-            memo: Mutex::new(HashMap::new()),
+            memo: Mutex::new(FxHashMap::default()),
             unsaved: Mutex::new(Vec::new()),
             db,
             db_problem,
@@ -294,7 +294,7 @@ impl HttpClient {
 
     /// The narinfo for `hash` as known this run or recorded in the narinfo cache for the
     /// cache at `base`; `None` when it has to be fetched.
-    pub fn known_narinfo(&self, base: &str, hash: &str) -> Option<CachedNarinfo> {
+    pub fn known_narinfo(&self, base: &Arc<str>, hash: &str) -> Option<CachedNarinfo> {
         if let Some(hit) = self.memo_get(hash) {
             return Some(hit);
         }
@@ -304,7 +304,7 @@ impl HttpClient {
             .unwrap_or_else(|e| e.into_inner())
             .get(base, hash)?;
         let hit = CachedNarinfo {
-            base: Arc::from(base),
+            base: Arc::clone(base),
             text: Arc::from(text),
         };
         self.memo_lock().insert(hash.to_string(), hit.clone());
@@ -320,7 +320,7 @@ impl HttpClient {
     /// when the cache does not have it. A text fetched is remembered for [`Self::save`].
     pub fn fetch_narinfo(
         &self,
-        base: &str,
+        base: &Arc<str>,
         hash: &str,
     ) -> Result<Option<CachedNarinfo>, FetchError> {
         let url = narinfo_url(base, hash);
@@ -328,15 +328,19 @@ impl HttpClient {
             return Ok(None);
         };
         Ok(Some(CachedNarinfo {
-            base: Arc::from(base),
+            base: Arc::clone(base),
             text: Arc::from(text),
         }))
     }
 
-    /// Remember a narinfo that parsed: for this run, and for [`Self::save`] to write.
+    /// Remember a narinfo that parsed: for this run and, when `fetched` from the network,
+    /// for [`Self::save`] to write.
     pub fn remember(&self, hash: &str, n: &CachedNarinfo, fetched: bool) {
+        if !fetched {
+            return; // known already: in the memo since it was looked up
+        }
         self.memo_lock().insert(hash.to_string(), n.clone());
-        if fetched && self.db.is_some() {
+        if self.db.is_some() {
             self.unsaved
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
@@ -358,7 +362,14 @@ impl HttpClient {
         db.lock().unwrap_or_else(|e| e.into_inner()).put(&batch)
     }
 
-    fn memo_lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, CachedNarinfo>> {
+    /// Done looking narinfos up for now: let other processes write the cache.
+    pub fn end_lookups(&self) {
+        if let Some(db) = &self.db {
+            db.lock().unwrap_or_else(|e| e.into_inner()).end_read();
+        }
+    }
+
+    fn memo_lock(&self) -> std::sync::MutexGuard<'_, FxHashMap<String, CachedNarinfo>> {
         self.memo.lock().unwrap_or_else(|e| e.into_inner())
     }
 }

@@ -5,8 +5,9 @@
 //! A narinfo never changes for a given cache and hash, so entries never expire; only
 //! narinfos that parsed are written, and a reader parses them again (a damaged entry is
 //! fetched anew). One file rather than one file per narinfo: a warm run of a
-//! 20,000-path closure reads it in a few dozen milliseconds, and a cold run writes it
-//! in one transaction. Several processes may share it (WAL mode, a busy timeout).
+//! 20,000-path closure reads it in a few dozen milliseconds (one read transaction,
+//! memory-mapped), and a cold run writes it in one transaction. Several processes may
+//! share it (SQLite's locking, a busy timeout).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -22,41 +23,71 @@ pub(super) type Row = (Arc<str>, String, Arc<str>);
 /// An open narinfo cache.
 pub(super) struct NarinfoDb {
     conn: Connection,
+    /// Whether a read transaction is open (lookups share one: no lock per lookup, and
+    /// the page cache stays valid between them).
+    reading: bool,
+}
+
+/// Whether an error says the file is damaged (rather than, say, unwritable).
+fn is_damage(e: &rusqlite::Error) -> bool {
+    use rusqlite::ErrorCode as C;
+    matches!(
+        e.sqlite_error_code(),
+        Some(C::DatabaseCorrupt | C::NotADatabase)
+    )
+}
+
+fn open_file(file: &Path) -> Result<NarinfoDb, rusqlite::Error> {
+    let conn = Connection::open_with_flags(
+        file,
+        OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.busy_timeout(Duration::from_secs(10))?;
+    // Reads go through a memory map (no copy per page); writes come in one transaction
+    // per run, so the rollback journal is cheap and readers always read the main file.
+    let _ = conn.pragma_update(None, "mmap_size", 1i64 << 30);
+    // A cache needs no durability: no fsync (a crash of the process is still rolled
+    // back by the journal; a power loss may damage the file, which `open` replaces).
+    let _ = conn.pragma_update(None, "synchronous", "OFF");
+    conn.execute_batch(
+        "CREATE TABLE IF NOT EXISTS narinfo (
+             cache TEXT NOT NULL,
+             hash TEXT NOT NULL,
+             text TEXT NOT NULL,
+             PRIMARY KEY (cache, hash)
+         ) WITHOUT ROWID;",
+    )?;
+    Ok(NarinfoDb {
+        conn,
+        reading: false,
+    })
 }
 
 impl NarinfoDb {
-    /// Open (creating) the cache in `dir`; `Err` says why it cannot be used.
+    /// Open (creating) the cache in `dir`; `Err` says why it cannot be used. A file
+    /// that is not a sound database (damaged by a power loss: writes are not synced) is
+    /// replaced by an empty one.
     pub(super) fn open(dir: &Path) -> Result<NarinfoDb, String> {
         let file = dir.join(FILE);
         let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", file.display());
         std::fs::create_dir_all(dir).map_err(|e| fail(&e))?;
-        let conn = Connection::open_with_flags(
-            &file,
-            OpenFlags::SQLITE_OPEN_READ_WRITE
-                | OpenFlags::SQLITE_OPEN_CREATE
-                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )
-        .map_err(|e| fail(&e))?;
-        conn.busy_timeout(Duration::from_secs(10))
-            .map_err(|e| fail(&e))?;
-        // WAL lets readers run while another process writes; not every file system
-        // supports it, and the cache works without it.
-        let _ = conn.pragma_update(None, "journal_mode", "WAL");
-        let _ = conn.pragma_update(None, "synchronous", "NORMAL");
-        conn.execute_batch(
-            "CREATE TABLE IF NOT EXISTS narinfo (
-                 cache TEXT NOT NULL,
-                 hash TEXT NOT NULL,
-                 text TEXT NOT NULL,
-                 PRIMARY KEY (cache, hash)
-             ) WITHOUT ROWID;",
-        )
-        .map_err(|e| fail(&e))?;
-        Ok(NarinfoDb { conn })
+        match open_file(&file) {
+            Err(e) if is_damage(&e) => {
+                let _ = std::fs::remove_file(&file);
+                let _ = std::fs::remove_file(dir.join(format!("{FILE}-journal")));
+                open_file(&file).map_err(|e| fail(&e))
+            }
+            r => r.map_err(|e| fail(&e)),
+        }
     }
 
     /// The narinfo of `hash` in the cache at `base`, if recorded.
-    pub(super) fn get(&self, base: &str, hash: &str) -> Option<String> {
+    pub(super) fn get(&mut self, base: &str, hash: &str) -> Option<String> {
+        if !self.reading {
+            self.reading = self.conn.execute_batch("BEGIN").is_ok();
+        }
         let mut stmt = self
             .conn
             .prepare_cached("SELECT text FROM narinfo WHERE cache = ?1 AND hash = ?2")
@@ -67,6 +98,7 @@ impl NarinfoDb {
 
     /// Record narinfos (cache, hash, text) in one transaction.
     pub(super) fn put(&mut self, batch: &[Row]) -> Result<(), String> {
+        self.end_read();
         let fail = |e: rusqlite::Error| format!("cannot write the narinfo cache: {e}");
         let tx = self.conn.transaction().map_err(fail)?;
         {
@@ -81,6 +113,13 @@ impl NarinfoDb {
             }
         }
         tx.commit().map_err(fail)
+    }
+
+    /// End the read transaction of the lookups, if one is open.
+    pub(super) fn end_read(&mut self) {
+        if std::mem::take(&mut self.reading) {
+            let _ = self.conn.execute_batch("COMMIT");
+        }
     }
 }
 
@@ -100,20 +139,33 @@ mod tests {
         )])
         .unwrap();
         drop(db);
-        let db = NarinfoDb::open(dir.path()).unwrap();
+        let mut db = NarinfoDb::open(dir.path()).unwrap();
         assert_eq!(db.get("http://a", "h1").as_deref(), Some("StorePath: x\n"));
         assert_eq!(db.get("http://b", "h1"), None);
     }
 
     #[test]
-    fn a_damaged_file_is_reported_not_fatal() {
+    fn a_damaged_file_is_replaced() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(
             dir.path().join(FILE),
-            b"this is not a database at all, really",
+            b"this is not a database at all, really, not even close to one",
         )
         .unwrap();
-        let e = NarinfoDb::open(dir.path()).err().unwrap();
-        assert!(e.contains(FILE), "{e}");
+        let mut db = NarinfoDb::open(dir.path()).unwrap();
+        assert_eq!(db.get("http://a", "h1"), None);
+        db.put(&[(Arc::from("http://a"), "h1".into(), Arc::from("x"))])
+            .unwrap();
+    }
+
+    #[test]
+    fn an_unusable_directory_is_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("plain-file");
+        std::fs::write(&file, b"").unwrap();
+        let Err(e) = NarinfoDb::open(&file.join("sub")) else {
+            panic!("a directory below a file cannot be made");
+        };
+        assert!(e.contains("plain-file"), "{e}");
     }
 }

@@ -16,7 +16,7 @@
 //!
 //! [`HttpConfig::connections`]: crate::http::HttpConfig::connections
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -26,6 +26,8 @@ use super::{LoadError, LoadOptions};
 use crate::http::{
     is_http_url, narinfo_url, normalize_base, CachedNarinfo, FetchError, HttpClient, HttpConfig,
 };
+use rustc_hash::FxHashSet;
+
 use crate::store::{is_nix32_byte, Closure, SourceKind, StoreDir, StorePath};
 
 /// Called during the walk with (narinfos read, paths known so far).
@@ -157,6 +159,7 @@ pub fn load(input: &str, opts: &LoadOptions) -> Result<Closure, LoadError> {
             ))
         })?),
     };
+    let bases: Vec<Arc<str>> = bases.into_iter().map(Arc::from).collect();
     let walk = Walk {
         client: &client,
         bases: &bases,
@@ -164,6 +167,7 @@ pub fn load(input: &str, opts: &LoadOptions) -> Result<Closure, LoadError> {
         progress: opts.http.progress.as_ref(),
     };
     let result = walk.run(&root_hash, input);
+    client.end_lookups();
     if let Err(e) = client.save() {
         warnings.push(e);
     }
@@ -245,7 +249,7 @@ fn store_dir(
 /// One closure walk.
 struct Walk<'a> {
     client: &'a Arc<HttpClient>,
-    bases: &'a [String],
+    bases: &'a [Arc<str>],
     sd: &'a StoreDir,
     progress: Option<&'a WalkProgress>,
 }
@@ -303,7 +307,7 @@ impl Walk<'_> {
         jobs: &mpsc::Sender<Job>,
         done: &mpsc::Receiver<(Job, Found)>,
     ) -> Result<(Vec<NarInfo>, String), LoadError> {
-        let mut seen: HashSet<String> = HashSet::new();
+        let mut seen: FxHashSet<String> = FxHashSet::default();
         let mut ready: VecDeque<(Job, CachedNarinfo, bool)> = VecDeque::new();
         let mut in_flight = 0usize;
         let mut out: Vec<NarInfo> = Vec::new();
