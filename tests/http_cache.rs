@@ -419,3 +419,47 @@ fn every_command_reads_the_cache() {
     );
     assert_eq!(d["packages"].as_array().map(Vec::len), Some(0), "{d}");
 }
+
+/// NARs compressed with zstd, bzip2 or not at all stream through the same decoders as
+/// xz ones: `refs --closure` over HTTP gives the same report for each.
+#[test]
+fn every_nar_compression_streams() {
+    if !nix_or_skip("every_nar_compression_streams") {
+        return;
+    }
+    let w = rocm_world();
+    let xz = Server::start(world_cache());
+    let refs = |url: &str| {
+        let xdg = tempfile::tempdir().unwrap();
+        json_in(
+            xdg.path(),
+            &[
+                "refs",
+                "--cache",
+                url,
+                "--closure",
+                &w.root,
+                "--format",
+                "json",
+            ],
+        )
+    };
+    let want = refs(&xz.url);
+    for compression in ["zstd", "bzip2", "none"] {
+        let dir = tempfile::tempdir().unwrap();
+        let to = format!(
+            "file://{}?compression={compression}&write-nar-listing=true",
+            dir.path().display()
+        );
+        nix_stdout("nix", &["copy", "--to", &to, &w.root]);
+        let srv = Server::start(dir.path());
+        let got = refs(&srv.url);
+        assert_eq!(got["paths"], want["paths"], "{compression}");
+        let suffix = match compression {
+            "zstd" => ".nar.zst",
+            "bzip2" => ".nar.bz2",
+            _ => ".nar",
+        };
+        assert!(srv.count(suffix) > 0, "{compression}: {:?}", srv.log());
+    }
+}

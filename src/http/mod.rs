@@ -487,6 +487,20 @@ mod tests {
     }
 
     #[test]
+    fn https_is_spoken() {
+        // Nothing listens on port 1: the request fails to connect, rather than being
+        // refused for its scheme (TLS is compiled in).
+        let c = HttpClient::new(HttpConfig {
+            retries: 0,
+            ..HttpConfig::default()
+        });
+        let e = c.get_text("https://127.0.0.1:1/x", 10).unwrap_err();
+        assert_eq!(e.url, "https://127.0.0.1:1/x");
+        assert!(e.message.contains("Connection Failed"), "{e}");
+        assert!(e.message.contains("(1 attempt)"), "{e}");
+    }
+
+    #[test]
     fn backoff_doubles() {
         let c = HttpClient::new(HttpConfig::default());
         assert_eq!(c.backoff(0), Duration::from_millis(100));
