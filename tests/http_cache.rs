@@ -142,6 +142,27 @@ fn why_over_http_matches_nix_through_500s_and_dropped_bodies() {
     let again = json_in(xdg.path(), &args);
     assert_eq!(again["paths"], r["paths"]);
     assert_eq!(srv.count(".narinfo"), 0, "warm: {:?}", srv.log());
+    // A closure never walked as such, whose narinfos are all cached one by one.
+    let sub = w.path("rocblas");
+    let part = json_in(
+        xdg.path(),
+        &[
+            "why",
+            "--cache",
+            &srv.url,
+            sub,
+            "--no-evidence",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(part["closure_size"].as_u64().unwrap(), expect[sub]);
+    assert_eq!(
+        srv.count(".narinfo"),
+        0,
+        "warm sub-closure: {:?}",
+        srv.log()
+    );
 
     let mut no_cache = args.to_vec();
     no_cache.push("--no-cache");

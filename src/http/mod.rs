@@ -362,6 +362,61 @@ impl HttpClient {
         db.lock().unwrap_or_else(|e| e.into_inner()).put(&batch)
     }
 
+    /// Load the narinfos recorded for the closure of `root` walked through `bases` (in
+    /// that order) into this run's memory, so that a walk finds them without a lookup.
+    /// False when none are recorded (or the record does not read).
+    pub fn preload_closure(&self, bases: &[Arc<str>], root: &str) -> bool {
+        let Some(db) = &self.db else {
+            return false;
+        };
+        let key = closure_key(bases);
+        let Some(packed) = db
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get_closure(&key, root)
+        else {
+            return false;
+        };
+        let Some(entries) = unpack(&packed, bases) else {
+            return false;
+        };
+        let mut memo = self.memo_lock();
+        for (hash, n) in entries {
+            memo.entry(hash).or_insert(n);
+        }
+        true
+    }
+
+    /// Record the closure of `root` walked through `bases`: the narinfos of `hashes`,
+    /// as remembered this run. A cache that cannot be written only costs speed.
+    pub fn save_closure(
+        &self,
+        bases: &[Arc<str>],
+        root: &str,
+        hashes: &[&str],
+    ) -> Result<(), String> {
+        let Some(db) = &self.db else {
+            return Ok(());
+        };
+        let mut packed = Vec::new();
+        {
+            let memo = self.memo_lock();
+            for h in hashes {
+                let Some(n) = memo.get(*h) else {
+                    return Ok(()); // not all known: nothing to record
+                };
+                let Some(i) = bases.iter().position(|b| *b == n.base) else {
+                    return Ok(());
+                };
+                packed.extend_from_slice(format!("{i} {h} {}\n", n.text.len()).as_bytes());
+                packed.extend_from_slice(n.text.as_bytes());
+            }
+        }
+        db.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .put_closure(&closure_key(bases), root, &packed)
+    }
+
     /// Done looking narinfos up for now: let other processes write the cache.
     pub fn end_lookups(&self) {
         if let Some(db) = &self.db {
@@ -372,6 +427,35 @@ impl HttpClient {
     fn memo_lock(&self) -> std::sync::MutexGuard<'_, FxHashMap<String, CachedNarinfo>> {
         self.memo.lock().unwrap_or_else(|e| e.into_inner())
     }
+}
+
+/// The key of a closure record: the cache list, in order.
+fn closure_key(bases: &[Arc<str>]) -> String {
+    bases.iter().map(|b| &**b).collect::<Vec<_>>().join("\n")
+}
+
+/// Read a packed closure record: `<cache index> <hash> <length>\n<narinfo>` repeated.
+fn unpack(mut packed: &[u8], bases: &[Arc<str>]) -> Option<Vec<(String, CachedNarinfo)>> {
+    let mut out = Vec::new();
+    while !packed.is_empty() {
+        let nl = memchr::memchr(b'\n', packed)?;
+        let head = std::str::from_utf8(&packed[..nl]).ok()?;
+        let mut words = head.split(' ');
+        let base = bases.get(words.next()?.parse::<usize>().ok()?)?;
+        let hash = words.next()?.to_string();
+        let len: usize = words.next()?.parse().ok()?;
+        let rest = &packed[nl + 1..];
+        let text = std::str::from_utf8(rest.get(..len)?).ok()?;
+        out.push((
+            hash,
+            CachedNarinfo {
+                base: Arc::clone(base),
+                text: Arc::from(text),
+            },
+        ));
+        packed = &rest[len..];
+    }
+    Some(out)
 }
 
 /// `<base>/<hash>.narinfo`.
@@ -498,6 +582,36 @@ mod tests {
         assert_eq!(e.url, "https://127.0.0.1:1/x");
         assert!(e.message.contains("Connection Failed"), "{e}");
         assert!(e.message.contains("(1 attempt)"), "{e}");
+    }
+
+    #[test]
+    fn closure_records_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let bases: Vec<Arc<str>> = vec![Arc::from("http://a"), Arc::from("http://b")];
+        let config = HttpConfig {
+            narinfo_cache: Some(dir.path().to_path_buf()),
+            ..HttpConfig::default()
+        };
+        let c = HttpClient::new(config.clone());
+        for (h, b, t) in [("h1", 0, "one\n"), ("h2", 1, "two lines\nsecond\n")] {
+            let n = CachedNarinfo {
+                base: Arc::clone(&bases[b]),
+                text: Arc::from(t),
+            };
+            c.remember(h, &n, true);
+        }
+        c.save().unwrap();
+        c.save_closure(&bases, "h1", &["h1", "h2"]).unwrap();
+        let again = HttpClient::new(config);
+        assert!(
+            !again.preload_closure(&bases[..1], "h1"),
+            "another cache list"
+        );
+        assert!(again.preload_closure(&bases, "h1"));
+        let h2 = again.memo_get("h2").unwrap();
+        assert_eq!((&*h2.base, &*h2.text), ("http://b", "two lines\nsecond\n"));
+        assert!(unpack(b"0 h1 99\nshort", &bases).is_none(), "cut short");
+        assert!(unpack(b"7 h1 1\nx", &bases).is_none(), "no such cache");
     }
 
     #[test]

@@ -166,12 +166,21 @@ pub fn load(input: &str, opts: &LoadOptions) -> Result<Closure, LoadError> {
         sd: &sd,
         progress: opts.http.progress.as_ref(),
     };
+    // A closure walked before is in the narinfo cache as one record: the walk then
+    // finds every narinfo in memory, and checks them as if they had been fetched.
+    let recorded = client.preload_closure(&bases, &root_hash);
     let result = walk.run(&root_hash, input);
     client.end_lookups();
     if let Err(e) = client.save() {
         warnings.push(e);
     }
     let (infos, root_base) = result?;
+    if !recorded {
+        let hashes: Vec<&str> = infos.iter().map(|n| n.info.path.hash_part()).collect();
+        if let Err(e) = client.save_closure(&bases, &root_hash, &hashes) {
+            warnings.push(e);
+        }
+    }
     let mut closure = Closure::new(sd.clone(), SourceKind::HttpCache, root_base);
     closure.warnings = warnings;
     let mut root = None;
