@@ -15,6 +15,7 @@ pub mod classify;
 pub mod elf;
 pub mod evidence;
 pub mod graph;
+pub mod http;
 pub mod load;
 pub mod reach;
 pub mod render;

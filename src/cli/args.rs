@@ -12,9 +12,10 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// `nix`; NIXCUT_NO_STORE_DB=1 always asks `nix`); a `nix path-info --json -r` file of
 /// any Nix version; a closureInfo directory or its `registration` file; a `nix-store
 /// --dump-db` dump; an `exportReferencesGraph` file or structured-attrs `.attrs.json`;
-/// a binary cache directory. The format is detected from the content. `-` reads
-/// standard input; pipes and process substitution (`<(nix path-info --json -r …)`) are
-/// read as streams.
+/// a binary cache directory; with `--cache URL`, a store path, base name or hash in a
+/// binary cache over HTTP(S), or `URL/<hash>.narinfo`. The format is detected from the
+/// content. `-` reads standard input; pipes and process substitution
+/// (`<(nix path-info --json -r …)`) are read as streams.
 #[derive(Debug, Parser)]
 #[command(name = "nixcut", version, max_term_width = 100)]
 #[command(after_help = "Examples:
@@ -29,6 +30,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
   nixcut check ./result --baseline base.json --max-growth 5%
   nixcut check rocm.json --against cuda.json --max-ratio 2
   nixcut rules --rules my-rules.toml          the classification rules in force
+  nixcut why --cache https://cache.example.org /nix/store/…-llama-cpp-rocm
+                                              the same, from a binary cache over HTTPS
 
 Exit status: 0 success, 1 a check failed, 2 an error (bad input, bad usage).")]
 pub struct Cli {
@@ -74,6 +77,62 @@ pub struct GlobalArgs {
     /// `nixcut rules --help`). A user rule overrides a built-in class.
     #[arg(long, global = true, value_name = "FILE")]
     pub rules: Option<PathBuf>,
+
+    /// Neither read nor write the caches under $XDG_CACHE_HOME/nixcut (file scans, and
+    /// the narinfos of HTTP binary caches).
+    #[arg(long, global = true)]
+    pub no_cache: bool,
+
+    /// Look store paths up in this binary cache over HTTP(S) (repeatable: tried in
+    /// order, like Nix's substituters). ROOT (and PATH, OLD, NEW, OTHER) may then be a
+    /// store path, base name `<hash>-<name>` or hash; a file input is still read as a
+    /// file. A ROOT given as `URL/<hash>.narinfo` needs no --cache. narinfos are fetched
+    /// concurrently and cached under $XDG_CACHE_HOME/nixcut/narinfo; NARs and `.ls`
+    /// listings only when file-level evidence is asked for, streamed, never unpacked.
+    #[arg(long = "cache", global = true, value_name = "URL", value_parser = parse_cache_url)]
+    pub caches: Vec<String>,
+
+    /// HTTP: seconds a request may take before it is retried (a NAR download taking
+    /// longer goes on from where it stopped, with a Range request).
+    #[arg(long, global = true, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds)]
+    pub http_timeout: std::time::Duration,
+
+    /// HTTP: how many times a request is retried after a 5xx answer or a connection
+    /// error (with exponential backoff from 0.1 s).
+    #[arg(long, global = true, value_name = "N", default_value_t = 4)]
+    pub http_retries: u32,
+
+    /// HTTP: how many requests run at once (connections are kept alive).
+    #[arg(long, global = true, value_name = "N", default_value_t = 16,
+          value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub http_connections: u16,
+}
+
+fn parse_cache_url(s: &str) -> Result<String, String> {
+    let lower = s.to_ascii_lowercase();
+    let rest = lower
+        .strip_prefix("http://")
+        .or_else(|| lower.strip_prefix("https://"))
+        .ok_or_else(|| {
+            format!("`{s}` is not an http:// or https:// URL (a cache directory is given as ROOT itself)")
+        })?;
+    if rest.trim_matches('/').is_empty() {
+        return Err(format!("`{s}` names no host"));
+    }
+    Ok(s.to_string())
+}
+
+fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
+    let v: f64 = s
+        .trim()
+        .trim_end_matches('s')
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number of seconds"))?;
+    if v.is_finite() && v > 0.0 && v < 1e6 {
+        Ok(std::time::Duration::from_secs_f64(v))
+    } else {
+        Err(format!("`{s}` must be a positive number of seconds"))
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -250,9 +309,6 @@ pub struct RefsArgs {
     /// registered references (finds what Nix would register after a rebuild).
     #[arg(long)]
     pub discover: bool,
-    /// Neither read nor write the scan cache.
-    #[arg(long)]
-    pub no_cache: bool,
     /// List at most N evidence items per reference (all are counted).
     #[arg(long, value_name = "N")]
     pub max_evidence: Option<usize>,
@@ -286,9 +342,6 @@ pub struct WhyArgs {
     /// evidence (the default is one line per path with the main reason it is kept).
     #[arg(long)]
     pub long: bool,
-    /// Neither read nor write the scan cache.
-    #[arg(long)]
-    pub no_cache: bool,
     /// For each shown path, scan at most N of its referrers for evidence.
     #[arg(long, value_name = "N", default_value_t = 4)]
     pub evidence_referrers: usize,

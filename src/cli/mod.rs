@@ -5,6 +5,7 @@
 mod args;
 mod check;
 mod diff;
+mod http;
 mod rules;
 mod snapshot;
 
@@ -147,9 +148,19 @@ fn stdin_at_most_once<'a>(inputs: impl IntoIterator<Item = &'a str>) -> Result<(
 }
 
 fn load_input(g: &GlobalArgs, input: &str) -> Result<Closure> {
-    let closure =
-        load(input, &load_options(g)).with_context(|| format!("cannot load `{input}`"))?;
+    let mut opts = load_options(g);
+    let bar = http::wire(g, input, &mut opts);
+    let closure = load(input, &opts);
+    if let Some(b) = bar {
+        b.clear();
+    }
+    let closure = closure.with_context(|| format!("cannot load `{input}`"))?;
     Ok(closure)
+}
+
+/// Where the files of a loaded closure come from.
+fn files_for(g: &GlobalArgs, closure: &Closure) -> Files {
+    source::locate_with(closure, g.store_root.as_deref(), http::client_in_use())
 }
 
 fn print_warnings(warnings: &[String], quiet: bool) {
@@ -258,9 +269,9 @@ fn cmd_why(
         files: if a.no_evidence {
             Files::default()
         } else {
-            source::locate(&closure, g.store_root.as_deref())
+            files_for(g, &closure)
         },
-        cache: scan_cache(a.no_cache),
+        cache: scan_cache(g.no_cache),
         max_referrers: a.evidence_referrers,
         rules,
         ..Default::default()
@@ -314,7 +325,12 @@ fn scan_cache(no_cache: bool) -> Option<ScanCache> {
     if no_cache {
         return None;
     }
-    let base = std::env::var_os("XDG_CACHE_HOME")
+    Some(ScanCache::at(cache_home()?.join("nixcut").join("scan")))
+}
+
+/// `$XDG_CACHE_HOME`, else `$HOME/.cache`; relative values are ignored.
+fn cache_home() -> Option<std::path::PathBuf> {
+    std::env::var_os("XDG_CACHE_HOME")
         .map(std::path::PathBuf::from)
         .filter(|v| v.is_absolute())
         .or_else(|| {
@@ -322,8 +338,7 @@ fn scan_cache(no_cache: bool) -> Option<ScanCache> {
                 .map(std::path::PathBuf::from)
                 .filter(|h| h.is_absolute())
                 .map(|h| h.join(".cache"))
-        })?;
-    Some(ScanCache::at(base.join("nixcut").join("scan")))
+        })
 }
 
 /// Clear the progress bar, print warnings on stderr (Markdown carries them itself) and
@@ -363,7 +378,7 @@ fn cmd_refs(
         root: g.root.clone(),
         discover: a.discover,
         max_evidence: a.max_evidence,
-        cache: scan_cache(a.no_cache),
+        cache: scan_cache(g.no_cache),
         rules,
         explain: a.explain.clone(),
         ..Default::default()
@@ -377,7 +392,7 @@ fn cmd_refs(
     for (input, whole_closure) in inputs {
         let closure = load_input(g, &input)?;
         let mut opts = base.clone();
-        opts.files = source::locate(&closure, g.store_root.as_deref());
+        opts.files = files_for(g, &closure);
         if whole_closure {
             opts.closure = true;
         } else if !closure.declared_roots.is_empty() {
@@ -467,6 +482,40 @@ impl Progress {
     }
 
     fn finish(self) {
+        self.bar.finish_and_clear();
+    }
+
+    /// A bar for a walk whose length grows as it goes ("fetching narinfos").
+    fn walk(g: &GlobalArgs, what: &str) -> Option<Progress> {
+        let p = Progress::new(g, 0)?;
+        let template = format!("{what} {{bar:30}} {{pos}}/{{len}}");
+        p.bar.set_style(
+            indicatif::ProgressStyle::with_template(&template)
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        Some(p)
+    }
+
+    /// `done` of `known` so far.
+    fn set(&self, done: u64, known: u64) {
+        self.bar.set_length(known);
+        self.bar.set_position(done);
+        self.tick_shown();
+    }
+
+    /// Show the bar once the work has taken more than a moment.
+    fn tick_shown(&self) {
+        use std::sync::atomic::Ordering;
+        if self.start.elapsed() > std::time::Duration::from_millis(300)
+            && !self.shown.swap(true, Ordering::Relaxed)
+        {
+            self.bar
+                .set_draw_target(indicatif::ProgressDrawTarget::stderr_with_hz(4));
+        }
+    }
+
+    /// Remove the bar.
+    fn clear(&self) {
         self.bar.finish_and_clear();
     }
 }

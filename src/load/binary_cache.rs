@@ -133,7 +133,7 @@ pub fn read_cache(
 }
 
 /// The `StoreDir` of a `nix-cache-info` file, if it names one.
-fn parse_cache_info(text: &str, path: &Path) -> Result<Option<StoreDir>, LoadError> {
+pub(crate) fn parse_cache_info(text: &str, path: &Path) -> Result<Option<StoreDir>, LoadError> {
     let mut sd = None;
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {

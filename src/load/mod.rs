@@ -19,6 +19,7 @@
 
 pub mod binary_cache;
 pub mod closure_info;
+pub mod http_cache;
 pub mod json;
 pub mod live;
 pub mod path_info_json;
@@ -58,6 +59,8 @@ pub struct LoadOptions {
     /// The most bytes read from one input file or stream; `None`:
     /// [`DEFAULT_MAX_INPUT_BYTES`].
     pub max_input_bytes: Option<u64>,
+    /// Binary caches over HTTP (`--cache URL`) and the client to reach them.
+    pub http: http_cache::HttpInputs,
 }
 
 /// The most bytes nixcut reads from one input file or stream: 2 GiB, thirty times the
@@ -191,6 +194,9 @@ pub enum LoadError {
         /// Why `nix` failed.
         nix: Box<LoadError>,
     },
+    /// A binary cache could not be reached, or answered with an error.
+    #[error(transparent)]
+    Fetch(#[from] crate::http::FetchError),
     /// `nix` ran and failed.
     #[error("`{command}` failed ({status}):\n{stderr}")]
     NixFailed {
@@ -230,6 +236,9 @@ enum Detected {
 /// Load `input` (a path, see the module docs) into a [`Closure`], detecting its format
 /// from its content.
 pub fn load(input: &str, opts: &LoadOptions) -> Result<Closure, LoadError> {
+    if http_cache::wants(input, opts) {
+        return http_cache::load(input, opts);
+    }
     let path = Path::new(input);
     // Streams are read once, as they come: standard input (`-`), a pipe or process
     // substitution (`<(nix path-info --json -r …)` is `/dev/fd/N`, a symlink to

@@ -1,7 +1,8 @@
 //! Where the files of store paths come from, behind one trait ([`FileSource`]): a store
 //! directory on disk (the local store or a `--store-root`, [`StoreTree`]), or the NARs of
-//! a binary cache directory with its `.ls` listings ([`NarDir`]). An HTTP binary cache
-//! plugs in as a third implementation; nothing above this layer touches the file system.
+//! a binary cache directory with its `.ls` listings ([`NarDir`]), or those of a binary
+//! cache over HTTP ([`HttpSource`]); nothing above this layer touches the file system
+//! or the network.
 //!
 //! A source hands out a store path's files ready to walk ([`PathFiles`]: a directory
 //! tree, or a decompressed NAR stream) and answers whether an absolute logical path
@@ -9,11 +10,13 @@
 //! supplies a library from one that does not, and the evidence layer to tell a live
 //! symlink from a dangling one. [`locate`] picks the source for a loaded closure.
 
+mod http;
 mod nar;
 mod nar_dir;
 mod store_tree;
 
-pub use nar::{open_nar, Compression, OpenError};
+pub use http::HttpSource;
+pub use nar::{open_nar, open_nar_stream, Compression, OpenError};
 pub use nar_dir::NarDir;
 pub use store_tree::StoreTree;
 
@@ -152,6 +155,19 @@ pub fn physical_store_dir(store_dir: &StoreDir, store_root: Option<&Path>) -> Pa
 /// Find the files for `closure`: the NARs of the binary cache it was loaded from, else
 /// the store directory (under `store_root` when given) if its paths are there.
 pub fn locate(closure: &Closure, store_root: Option<&Path>) -> Files {
+    locate_with(closure, store_root, None)
+}
+
+/// [`locate`], and for a closure loaded from an HTTP cache, its NARs through `http` (the
+/// client that loaded it).
+pub fn locate_with(
+    closure: &Closure,
+    store_root: Option<&Path>,
+    http: Option<&Arc<crate::http::HttpClient>>,
+) -> Files {
+    if let (SourceKind::HttpCache, Some(client)) = (closure.source, http) {
+        return Files::Available(Arc::new(HttpSource::new(Arc::clone(client), closure)));
+    }
     if closure.source == SourceKind::BinaryCache {
         if let Some(dir) = NarDir::open(Path::new(&closure.origin), &closure.store_dir) {
             return Files::Available(Arc::new(dir));

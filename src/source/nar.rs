@@ -3,7 +3,7 @@
 //! so a NAR is never unpacked to disk. The walkers in `crate::scan` read the stream.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufReader, Read};
 use std::path::Path;
 
 /// A NAR file that cannot be opened, or is not a (compressed) NAR.
@@ -44,15 +44,40 @@ impl Compression {
 /// Open a (possibly compressed) NAR file, recognising the compression by its magic
 /// bytes rather than the file name.
 pub fn open_nar(path: &Path) -> Result<(Box<dyn Read + Send>, Compression), OpenError> {
+    let label = path.display().to_string();
+    let file = File::open(path).map_err(|e| OpenError {
+        file: label.clone(),
+        message: format!("cannot open: {e}"),
+    })?;
+    open_nar_stream(Box::new(file), &label)
+}
+
+/// How many bytes the compression is recognised from.
+const MAGIC_LEN: usize = 21;
+
+/// Decompress any stream holding a (possibly compressed) NAR (a file, an HTTP body),
+/// recognising the compression by its magic bytes; `label` names it in errors. The
+/// stream is read as it goes, never whole.
+pub fn open_nar_stream(
+    mut stream: Box<dyn Read + Send>,
+    label: &str,
+) -> Result<(Box<dyn Read + Send>, Compression), OpenError> {
     let open_err = |message: String| OpenError {
-        file: path.display().to_string(),
+        file: label.to_string(),
         message,
     };
-    let file = File::open(path).map_err(|e| open_err(format!("cannot open: {e}")))?;
-    let mut r = BufReader::with_capacity(1 << 20, file);
-    let head = r
-        .fill_buf()
-        .map_err(|e| open_err(format!("cannot read: {e}")))?;
+    // A network stream may hand out the first bytes in several reads: gather enough to
+    // recognise the format before deciding.
+    let mut head = Vec::with_capacity(MAGIC_LEN);
+    while head.len() < MAGIC_LEN {
+        let mut buf = [0u8; MAGIC_LEN];
+        match stream.read(&mut buf[..MAGIC_LEN - head.len()]) {
+            Ok(0) => break,
+            Ok(n) => head.extend_from_slice(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(open_err(format!("cannot read: {e}"))),
+        }
+    }
     let compression = if head.starts_with(&[0xfd, b'7', b'z', b'X', b'Z', 0]) {
         Compression::Xz
     } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
@@ -74,6 +99,7 @@ pub fn open_nar(path: &Path) -> Result<(Box<dyn Read + Send>, Compression), Open
             "not a NAR, nor an xz-, zstd- or bzip2-compressed one".into(),
         ));
     };
+    let r = BufReader::with_capacity(1 << 20, std::io::Cursor::new(head).chain(stream));
     let reader: Box<dyn Read + Send> = match compression {
         Compression::None => Box::new(r),
         Compression::Xz => Box::new(xz2::read::XzDecoder::new_multi_decoder(r)),
@@ -84,4 +110,46 @@ pub fn open_nar(path: &Path) -> Result<(Box<dyn Read + Send>, Compression), Open
         Compression::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(r)),
     };
     Ok((reader, compression))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Hands out one byte per read, as a slow network stream may.
+    struct Trickle(std::io::Cursor<Vec<u8>>);
+
+    impl Read for Trickle {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = buf.len().min(1);
+            self.0.read(&mut buf[..n])
+        }
+    }
+
+    #[test]
+    fn magic_split_over_many_reads_is_recognised() {
+        let mut nar = vec![13, 0, 0, 0, 0, 0, 0, 0];
+        nar.extend_from_slice(b"nix-archive-1\0\0\0rest");
+        let (mut r, c) =
+            open_nar_stream(Box::new(Trickle(std::io::Cursor::new(nar.clone()))), "t").unwrap();
+        assert_eq!(c, Compression::None);
+        let mut back = Vec::new();
+        r.read_to_end(&mut back).unwrap();
+        assert_eq!(back, nar, "the sniffed head is handed on");
+        let mut xz = Vec::new();
+        xz2::read::XzEncoder::new(&nar[..], 6)
+            .read_to_end(&mut xz)
+            .unwrap();
+        let (mut r, c) = open_nar_stream(Box::new(Trickle(std::io::Cursor::new(xz))), "t").unwrap();
+        assert_eq!(c, Compression::Xz);
+        let mut back = Vec::new();
+        r.read_to_end(&mut back).unwrap();
+        assert_eq!(back, nar);
+        let html = Box::new(std::io::Cursor::new(b"<html>".to_vec()));
+        let Err(e) = open_nar_stream(html, "http://x/nar") else {
+            panic!("HTML is not a NAR");
+        };
+        let e = e.to_string();
+        assert!(e.starts_with("`http://x/nar`: not a NAR"), "{e}");
+    }
 }

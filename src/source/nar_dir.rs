@@ -30,7 +30,7 @@ pub struct NarDir {
 /// One node of a `.ls` listing.
 #[derive(Debug, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
-enum Node {
+pub(super) enum Node {
     Directory {
         #[serde(default)]
         entries: BTreeMap<String, Node>,
@@ -73,13 +73,7 @@ impl NarDir {
             .entry(hash.to_string())
             .or_insert_with(|| {
                 let bytes = std::fs::read(self.dir.join(format!("{hash}.ls"))).ok()?;
-                // Nix writes names that are not UTF-8 as they are, which is not JSON:
-                // read them lossily (such names are never looked up, see `exists`) so
-                // that one odd name does not lose the whole listing.
-                let text = String::from_utf8_lossy(&bytes);
-                serde_json::from_str::<Listing>(&text)
-                    .ok()
-                    .map(|l| Arc::new(l.root))
+                parse_listing(&bytes).map(Arc::new)
             })
             .clone()
     }
@@ -120,20 +114,35 @@ impl FileSource for NarDir {
             return Some(false);
         }
         let root = self.listing(p.hash_part())?;
-        let mut node: &Node = &root;
-        for part in sub.split('/').filter(|c| !c.is_empty()) {
-            match node {
-                Node::Directory { entries } => match entries.get(part) {
-                    Some(next) => node = next,
-                    None => return Some(false),
-                },
-                _ => return Some(false),
-            }
-        }
-        Some(true)
+        Some(listing_has(&root, sub))
     }
 
     fn can_resolve(&self) -> bool {
         self.all_listed
     }
+}
+
+/// The root node of a `.ls` listing's bytes; `None` when they are not a listing.
+pub(super) fn parse_listing(bytes: &[u8]) -> Option<Node> {
+    // Nix writes names that are not UTF-8 as they are, which is not JSON: read them
+    // lossily (such names are never looked up, see `exists`) so that one odd name does
+    // not lose the whole listing.
+    let text = String::from_utf8_lossy(bytes);
+    serde_json::from_str::<Listing>(&text).ok().map(|l| l.root)
+}
+
+/// Whether the listing rooted at `root` has an entry at the relative path `sub`
+/// (`""` is the top itself).
+pub(super) fn listing_has(root: &Node, sub: &str) -> bool {
+    let mut node = root;
+    for part in sub.split('/').filter(|c| !c.is_empty()) {
+        match node {
+            Node::Directory { entries } => match entries.get(part) {
+                Some(next) => node = next,
+                None => return false,
+            },
+            _ => return false,
+        }
+    }
+    true
 }

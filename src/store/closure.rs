@@ -20,6 +20,8 @@ pub enum SourceKind {
     StructuredAttrs,
     /// A binary cache directory.
     BinaryCache,
+    /// A binary cache over HTTP(S) (`--cache URL`); `origin` is the cache's URL.
+    HttpCache,
     /// The local store, queried through the installed `nix`.
     LiveStore,
     /// A nixcut snapshot file.

@@ -9,6 +9,7 @@
 #![allow(dead_code)]
 
 pub mod contract;
+pub mod serve;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

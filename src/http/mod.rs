@@ -1,0 +1,623 @@
+//! HTTP(S) transport for binary caches: one [`HttpClient`] per process, shared by the
+//! loader that walks a closure's narinfos (`crate::load::http_cache`) and the file
+//! source that streams NARs and `.ls` listings (`crate::source::HttpSource`).
+//!
+//! The client keeps connections alive (a pool of up to [`HttpConfig::connections`] per
+//! host), gives every read a timeout, and retries with exponential backoff on 5xx,
+//! 408, 429 and connection errors, at most [`HttpConfig::retries`] times; a 404 (or
+//! 410) is an answer ("not here"), not an error. Bodies read whole (narinfos, listings)
+//! are re-fetched when the connection drops mid-body; streamed bodies (NARs) resume
+//! with a `Range` request from the byte they stopped at ([`HttpClient::stream`]).
+//!
+//! narinfos are immutable, so those fetched are remembered in memory for the life of
+//! the process and, when the caller gives a directory, in a small SQLite database
+//! there keyed by cache URL and hash ([`narinfo_db`]), so a second run asks the network
+//! for none of them. TLS is rustls (no OpenSSL). Nothing here knows Nix formats.
+
+mod narinfo_db;
+
+use std::io::{self, Read};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use narinfo_db::NarinfoDb;
+use rustc_hash::FxHashMap;
+
+/// How the client talks to caches.
+#[derive(Debug, Clone)]
+pub struct HttpConfig {
+    /// Time allowed for a request, from connecting to the end of the body; a request
+    /// that takes longer is retried. A NAR download cut by it goes on with a `Range`
+    /// request from where it stopped, so large NARs still arrive.
+    pub timeout: Duration,
+    /// How many times a failed request is retried (5xx, 408, 429, connection errors).
+    pub retries: u32,
+    /// The wait before the first retry; each further retry waits twice as long.
+    pub backoff: Duration,
+    /// How many requests run at once (and connections kept alive per host).
+    pub connections: usize,
+    /// Directory of the narinfo cache; `None`: narinfos are fetched every run.
+    pub narinfo_cache: Option<PathBuf>,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        HttpConfig {
+            timeout: Duration::from_secs(30),
+            retries: 4,
+            backoff: Duration::from_millis(100),
+            connections: 16,
+            narinfo_cache: None,
+        }
+    }
+}
+
+/// A request that failed for good (after the retries), naming the URL.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{url}: {message}")]
+pub struct FetchError {
+    /// The URL requested.
+    pub url: String,
+    /// What went wrong, with the number of attempts when retried.
+    pub message: String,
+}
+
+/// A narinfo text and the cache it came from.
+#[derive(Debug, Clone)]
+pub struct CachedNarinfo {
+    /// The cache's base URL (no trailing `/`).
+    pub base: Arc<str>,
+    /// The narinfo as served.
+    pub text: Arc<str>,
+}
+
+/// The HTTP client of one run.
+pub struct HttpClient {
+    agent: ureq::Agent,
+    config: HttpConfig,
+    /// narinfos known this run, by hash part.
+    memo: Mutex<FxHashMap<String, CachedNarinfo>>,
+    /// narinfos fetched this run and not yet written to the database.
+    unsaved: Mutex<Vec<narinfo_db::Row>>,
+    db: Option<Mutex<NarinfoDb>>,
+    /// Why the narinfo cache is not used, when it could not be opened.
+    db_problem: Option<String>,
+}
+
+impl std::fmt::Debug for HttpClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpClient")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The longest narinfo read (a path with tens of thousands of references fits).
+pub const MAX_NARINFO: u64 = 16 << 20;
+
+impl HttpClient {
+    /// A client with this configuration; the narinfo cache is opened (and created) now.
+    pub fn new(config: HttpConfig) -> HttpClient {
+        let connections = config.connections.max(1);
+        let agent = ureq::AgentBuilder::new()
+            .timeout_connect(config.timeout)
+            .timeout_read(config.timeout)
+            .timeout_write(config.timeout)
+            .max_idle_connections(connections * 2)
+            .max_idle_connections_per_host(connections)
+            .user_agent(concat!("nixcut/", env!("CARGO_PKG_VERSION")))
+            .build();
+        let (db, db_problem) = match &config.narinfo_cache {
+            None => (None, None),
+            Some(dir) => match NarinfoDb::open(dir) {
+                Ok(db) => (Some(Mutex::new(db)), None),
+                Err(e) => (None, Some(e)),
+            },
+        };
+        HttpClient {
+            agent,
+            config,
+            memo: Mutex::new(FxHashMap::default()),
+            unsaved: Mutex::new(Vec::new()),
+            db,
+            db_problem,
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &HttpConfig {
+        &self.config
+    }
+
+    /// Why the narinfo cache is not in use although a directory was given.
+    pub fn cache_problem(&self) -> Option<&str> {
+        self.db_problem.as_deref()
+    }
+
+    /// GET `url` and read the whole body (at most `limit` bytes). `Ok(None)` on 404 or
+    /// 410. A body cut short is fetched again, like any other transient failure.
+    pub fn get_bytes(&self, url: &str, limit: u64) -> Result<Option<Vec<u8>>, FetchError> {
+        self.with_retries(url, |attempt_url| {
+            let Some(resp) = self.request(attempt_url, 0)? else {
+                return Ok(None);
+            };
+            let mut body = Vec::new();
+            resp.into_reader()
+                .take(limit + 1)
+                .read_to_end(&mut body)
+                .map_err(|e| Attempt::Retry(format!("reading the body: {e}")))?;
+            if body.len() as u64 > limit {
+                return Err(Attempt::Fatal(format!(
+                    "the body is larger than {limit} bytes"
+                )));
+            }
+            Ok(Some(body))
+        })
+    }
+
+    /// GET `url` as UTF-8 text (at most `limit` bytes); `Ok(None)` on 404 or 410.
+    pub fn get_text(&self, url: &str, limit: u64) -> Result<Option<String>, FetchError> {
+        match self.get_bytes(url, limit)? {
+            None => Ok(None),
+            Some(bytes) => String::from_utf8(bytes).map(Some).map_err(|e| FetchError {
+                url: url.to_string(),
+                message: format!(
+                    "not UTF-8 text (invalid byte at {})",
+                    e.utf8_error().valid_up_to()
+                ),
+            }),
+        }
+    }
+
+    /// GET `url` as a stream that resumes where it stopped (a `Range` request) when the
+    /// connection fails mid-body, up to the retry limit; `Ok(None)` on 404 or 410.
+    pub fn stream(self: &Arc<Self>, url: &str) -> Result<Option<Box<dyn Read + Send>>, FetchError> {
+        let Some(inner) = self.open_at(url, 0)? else {
+            return Ok(None);
+        };
+        Ok(Some(Box::new(Resuming {
+            client: Arc::clone(self),
+            url: url.to_string(),
+            inner,
+            offset: 0,
+            resumed: 0,
+            resumed_at: 0,
+        })))
+    }
+
+    /// The body of `url` from byte `offset` on, with retries.
+    fn open_at(&self, url: &str, offset: u64) -> Result<Option<BodyReader>, FetchError> {
+        self.with_retries(url, |u| {
+            let Some(resp) = self.request(u, offset)? else {
+                return Ok(None);
+            };
+            let partial = resp.status() == 206;
+            if offset > 0 && partial {
+                let range = resp.header("Content-Range").unwrap_or_default();
+                if !range.starts_with(&format!("bytes {offset}-")) {
+                    return Err(Attempt::Fatal(format!(
+                        "asked for bytes from {offset}, the server sent `{range}`"
+                    )));
+                }
+            }
+            let mut reader = resp.into_reader();
+            if offset > 0 && !partial {
+                // The server ignores ranges: skip what was read already.
+                let skipped = io::copy(&mut (&mut reader).take(offset), &mut io::sink())
+                    .map_err(|e| Attempt::Retry(format!("reading the body: {e}")))?;
+                if skipped < offset {
+                    return Err(Attempt::Retry(format!(
+                        "the body is now {skipped} bytes long, shorter than the {offset} read before"
+                    )));
+                }
+            }
+            Ok(Some(reader))
+        })
+    }
+
+    /// One request; `Ok(None)` on 404/410.
+    fn request(&self, url: &str, offset: u64) -> Result<Option<ureq::Response>, Attempt> {
+        // A deadline for the whole request: the agent's read timeout is not applied to
+        // connections taken from its pool (ureq 2), so a stalled server would never be
+        // noticed on a kept-alive connection. A long NAR download cut by it resumes.
+        let mut req = self.agent.get(url).timeout(self.config.timeout);
+        if offset > 0 {
+            req = req.set("Range", &format!("bytes={offset}-"));
+        }
+        match req.call() {
+            Ok(resp) => Ok(Some(resp)),
+            Err(ureq::Error::Status(404 | 410, _)) => Ok(None),
+            Err(ureq::Error::Status(code, resp)) => {
+                let what = format!("HTTP {code} {}", resp.status_text());
+                if code >= 500 || code == 408 || code == 429 {
+                    Err(Attempt::Retry(what))
+                } else {
+                    Err(Attempt::Fatal(what))
+                }
+            }
+            Err(ureq::Error::Transport(t)) => {
+                use ureq::ErrorKind as K;
+                let what = transport_message(&t);
+                match t.kind() {
+                    K::InvalidUrl
+                    | K::UnknownScheme
+                    | K::InsecureRequestHttpsOnly
+                    | K::InvalidProxyUrl
+                    | K::ProxyUnauthorized
+                    | K::TooManyRedirects => Err(Attempt::Fatal(what)),
+                    _ => Err(Attempt::Retry(what)),
+                }
+            }
+        }
+    }
+
+    /// Run `attempt` until it succeeds, fails for good, or the retries are used up,
+    /// waiting `backoff · 2^n` between attempts.
+    fn with_retries<T>(
+        &self,
+        url: &str,
+        mut attempt: impl FnMut(&str) -> Result<T, Attempt>,
+    ) -> Result<T, FetchError> {
+        let mut n = 0u32;
+        loop {
+            match attempt(url) {
+                Ok(v) => return Ok(v),
+                Err(Attempt::Fatal(message)) => {
+                    return Err(FetchError {
+                        url: url.to_string(),
+                        message,
+                    })
+                }
+                Err(Attempt::Retry(message)) if n >= self.config.retries => {
+                    let tries = n + 1;
+                    return Err(FetchError {
+                        url: url.to_string(),
+                        message: format!(
+                            "{message} ({tries} attempt{})",
+                            if tries == 1 { "" } else { "s" }
+                        ),
+                    });
+                }
+                Err(Attempt::Retry(_)) => {
+                    std::thread::sleep(self.backoff(n));
+                    n += 1;
+                }
+            }
+        }
+    }
+
+    /// The wait before retry `n` (0-based).
+    fn backoff(&self, n: u32) -> Duration {
+        self.config.backoff.saturating_mul(1u32 << n.min(10))
+    }
+
+    /// The narinfo for `hash` as known this run or recorded in the narinfo cache for the
+    /// cache at `base`; `None` when it has to be fetched.
+    pub fn known_narinfo(&self, base: &Arc<str>, hash: &str) -> Option<CachedNarinfo> {
+        if let Some(hit) = self.memo_get(hash) {
+            return Some(hit);
+        }
+        let db = self.db.as_ref()?;
+        let text = db
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(base, hash)?;
+        let hit = CachedNarinfo {
+            base: Arc::clone(base),
+            text: Arc::from(text),
+        };
+        self.memo_lock().insert(hash.to_string(), hit.clone());
+        Some(hit)
+    }
+
+    /// The narinfo for `hash` known this run, from whichever cache.
+    pub fn memo_get(&self, hash: &str) -> Option<CachedNarinfo> {
+        self.memo_lock().get(hash).cloned()
+    }
+
+    /// Fetch `<base>/<hash>.narinfo` from the network (no cache consulted); `Ok(None)`
+    /// when the cache does not have it. A text fetched is remembered for [`Self::save`].
+    pub fn fetch_narinfo(
+        &self,
+        base: &Arc<str>,
+        hash: &str,
+    ) -> Result<Option<CachedNarinfo>, FetchError> {
+        let url = narinfo_url(base, hash);
+        let Some(text) = self.get_text(&url, MAX_NARINFO)? else {
+            return Ok(None);
+        };
+        Ok(Some(CachedNarinfo {
+            base: Arc::clone(base),
+            text: Arc::from(text),
+        }))
+    }
+
+    /// Remember a narinfo that parsed: for this run and, when `fetched` from the network,
+    /// for [`Self::save`] to write.
+    pub fn remember(&self, hash: &str, n: &CachedNarinfo, fetched: bool) {
+        if !fetched {
+            return; // known already: in the memo since it was looked up
+        }
+        self.memo_lock().insert(hash.to_string(), n.clone());
+        if self.db.is_some() {
+            self.unsaved
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push((n.base.clone(), hash.to_string(), n.text.clone()));
+        }
+    }
+
+    /// Write the narinfos fetched since the last call into the narinfo cache (one
+    /// transaction). A cache that cannot be written only costs speed next time; the
+    /// problem is returned for a warning.
+    pub fn save(&self) -> Result<(), String> {
+        let Some(db) = &self.db else {
+            return Ok(());
+        };
+        let batch = std::mem::take(&mut *self.unsaved.lock().unwrap_or_else(|e| e.into_inner()));
+        if batch.is_empty() {
+            return Ok(());
+        }
+        db.lock().unwrap_or_else(|e| e.into_inner()).put(&batch)
+    }
+
+    /// Load the narinfos recorded for the closure of `root` walked through `bases` (in
+    /// that order) into this run's memory, so that a walk finds them without a lookup.
+    /// False when none are recorded (or the record does not read).
+    pub fn preload_closure(&self, bases: &[Arc<str>], root: &str) -> bool {
+        let Some(db) = &self.db else {
+            return false;
+        };
+        let key = closure_key(bases);
+        let Some(packed) = db
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get_closure(&key, root)
+        else {
+            return false;
+        };
+        let Some(entries) = unpack(&packed, bases) else {
+            return false;
+        };
+        let mut memo = self.memo_lock();
+        for (hash, n) in entries {
+            memo.entry(hash).or_insert(n);
+        }
+        true
+    }
+
+    /// Record the closure of `root` walked through `bases`: the narinfos of `hashes`,
+    /// as remembered this run. A cache that cannot be written only costs speed.
+    pub fn save_closure(
+        &self,
+        bases: &[Arc<str>],
+        root: &str,
+        hashes: &[&str],
+    ) -> Result<(), String> {
+        let Some(db) = &self.db else {
+            return Ok(());
+        };
+        let mut packed = Vec::new();
+        {
+            let memo = self.memo_lock();
+            for h in hashes {
+                let Some(n) = memo.get(*h) else {
+                    return Ok(()); // not all known: nothing to record
+                };
+                let Some(i) = bases.iter().position(|b| *b == n.base) else {
+                    return Ok(());
+                };
+                packed.extend_from_slice(format!("{i} {h} {}\n", n.text.len()).as_bytes());
+                packed.extend_from_slice(n.text.as_bytes());
+            }
+        }
+        db.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .put_closure(&closure_key(bases), root, &packed)
+    }
+
+    /// Done looking narinfos up for now: let other processes write the cache.
+    pub fn end_lookups(&self) {
+        if let Some(db) = &self.db {
+            db.lock().unwrap_or_else(|e| e.into_inner()).end_read();
+        }
+    }
+
+    fn memo_lock(&self) -> std::sync::MutexGuard<'_, FxHashMap<String, CachedNarinfo>> {
+        self.memo.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The key of a closure record: the cache list, in order.
+fn closure_key(bases: &[Arc<str>]) -> String {
+    bases.iter().map(|b| &**b).collect::<Vec<_>>().join("\n")
+}
+
+/// Read a packed closure record: `<cache index> <hash> <length>\n<narinfo>` repeated.
+fn unpack(mut packed: &[u8], bases: &[Arc<str>]) -> Option<Vec<(String, CachedNarinfo)>> {
+    let mut out = Vec::new();
+    while !packed.is_empty() {
+        let nl = memchr::memchr(b'\n', packed)?;
+        let head = std::str::from_utf8(&packed[..nl]).ok()?;
+        let mut words = head.split(' ');
+        let base = bases.get(words.next()?.parse::<usize>().ok()?)?;
+        let hash = words.next()?.to_string();
+        let len: usize = words.next()?.parse().ok()?;
+        let rest = &packed[nl + 1..];
+        let text = std::str::from_utf8(rest.get(..len)?).ok()?;
+        out.push((
+            hash,
+            CachedNarinfo {
+                base: Arc::clone(base),
+                text: Arc::from(text),
+            },
+        ));
+        packed = &rest[len..];
+    }
+    Some(out)
+}
+
+/// `<base>/<hash>.narinfo`.
+pub fn narinfo_url(base: &str, hash: &str) -> String {
+    format!("{base}/{hash}.narinfo")
+}
+
+/// A cache URL as the base the client joins file names to: no trailing `/`.
+pub fn normalize_base(url: &str) -> String {
+    url.trim_end_matches('/').to_string()
+}
+
+/// Whether `s` is an `http://` or `https://` URL.
+pub fn is_http_url(s: &str) -> bool {
+    let lower = s.get(..8).map(str::to_ascii_lowercase).unwrap_or_default();
+    lower.starts_with("http://") || lower.starts_with("https://")
+}
+
+/// How one attempt ended, when it did not succeed.
+enum Attempt {
+    /// Worth trying again (5xx, connection error, body cut short).
+    Retry(String),
+    /// Trying again would not help (4xx, bad URL, oversized body).
+    Fatal(String),
+}
+
+type BodyReader = Box<dyn Read + Send + Sync + 'static>;
+
+/// A transport error without the URL (the caller names it once).
+fn transport_message(t: &ureq::Transport) -> String {
+    let mut s = t.kind().to_string();
+    if let Some(m) = t.message() {
+        s.push_str(": ");
+        s.push_str(m);
+    }
+    if let Some(src) = std::error::Error::source(t) {
+        s.push_str(": ");
+        s.push_str(&src.to_string());
+    }
+    s
+}
+
+/// A response body that re-requests the rest of itself when the connection fails.
+struct Resuming {
+    client: Arc<HttpClient>,
+    url: String,
+    inner: BodyReader,
+    offset: u64,
+    /// Resumes since the stream last made progress.
+    resumed: u32,
+    /// The offset of the last resume.
+    resumed_at: u64,
+}
+
+impl Read for Resuming {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            match self.inner.read(buf) {
+                Ok(n) => {
+                    self.offset += n as u64;
+                    return Ok(n);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e)
+                    if self.resumed >= self.client.config.retries
+                        && self.offset == self.resumed_at =>
+                {
+                    return Err(io::Error::new(
+                        e.kind(),
+                        format!(
+                            "{}: reading at byte {}: {e} (resumed {} time(s))",
+                            self.url, self.offset, self.resumed
+                        ),
+                    ));
+                }
+                Err(_) => {
+                    if self.offset > self.resumed_at {
+                        // Progress since the last failure: a fresh budget (a download
+                        // longer than the request deadline goes on piece by piece).
+                        self.resumed = 0;
+                        self.resumed_at = self.offset;
+                    }
+                    std::thread::sleep(self.client.backoff(self.resumed));
+                    self.resumed += 1;
+                    match self.client.open_at(&self.url, self.offset) {
+                        Ok(Some(r)) => self.inner = r,
+                        Ok(None) => {
+                            return Err(io::Error::new(
+                                io::ErrorKind::NotFound,
+                                format!("{}: gone (404) while being read", self.url),
+                            ))
+                        }
+                        Err(fe) => return Err(io::Error::other(fe.to_string())),
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls() {
+        assert!(is_http_url("http://x"));
+        assert!(is_http_url("HTTPS://x/y"));
+        assert!(!is_http_url("file:///x"));
+        assert!(!is_http_url("/nix/store/x"));
+        assert_eq!(normalize_base("http://h/c//"), "http://h/c");
+        assert_eq!(narinfo_url("http://h", "abc"), "http://h/abc.narinfo");
+    }
+
+    #[test]
+    fn https_is_spoken() {
+        // Nothing listens on port 1: the request fails to connect, rather than being
+        // refused for its scheme (TLS is compiled in).
+        let c = HttpClient::new(HttpConfig {
+            retries: 0,
+            ..HttpConfig::default()
+        });
+        let e = c.get_text("https://127.0.0.1:1/x", 10).unwrap_err();
+        assert_eq!(e.url, "https://127.0.0.1:1/x");
+        assert!(e.message.contains("Connection Failed"), "{e}");
+        assert!(e.message.contains("(1 attempt)"), "{e}");
+    }
+
+    #[test]
+    fn closure_records_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let bases: Vec<Arc<str>> = vec![Arc::from("http://a"), Arc::from("http://b")];
+        let config = HttpConfig {
+            narinfo_cache: Some(dir.path().to_path_buf()),
+            ..HttpConfig::default()
+        };
+        let c = HttpClient::new(config.clone());
+        for (h, b, t) in [("h1", 0, "one\n"), ("h2", 1, "two lines\nsecond\n")] {
+            let n = CachedNarinfo {
+                base: Arc::clone(&bases[b]),
+                text: Arc::from(t),
+            };
+            c.remember(h, &n, true);
+        }
+        c.save().unwrap();
+        c.save_closure(&bases, "h1", &["h1", "h2"]).unwrap();
+        let again = HttpClient::new(config);
+        assert!(
+            !again.preload_closure(&bases[..1], "h1"),
+            "another cache list"
+        );
+        assert!(again.preload_closure(&bases, "h1"));
+        let h2 = again.memo_get("h2").unwrap();
+        assert_eq!((&*h2.base, &*h2.text), ("http://b", "two lines\nsecond\n"));
+        assert!(unpack(b"0 h1 99\nshort", &bases).is_none(), "cut short");
+        assert!(unpack(b"7 h1 1\nx", &bases).is_none(), "no such cache");
+    }
+
+    #[test]
+    fn backoff_doubles() {
+        let c = HttpClient::new(HttpConfig::default());
+        assert_eq!(c.backoff(0), Duration::from_millis(100));
+        assert_eq!(c.backoff(3), Duration::from_millis(800));
+    }
+}

@@ -1,0 +1,500 @@
+//! A binary cache over HTTP(S): the closure of one root, walked narinfo by narinfo.
+//!
+//! The input is either `URL/<hash>.narinfo` or, with caches given (`--cache URL`, tried
+//! in order like Nix's substituters), a store path, base name or bare hash. Each cache's
+//! `nix-cache-info` is read first: its `StoreDir` is the store directory (a mismatch
+//! with `--store-dir`, or between caches, is an error). The walk then fetches narinfos
+//! concurrently (a pool of [`HttpConfig::connections`] workers over the client's
+//! kept-alive connections); narinfos already known (this run, or the narinfo cache)
+//! are taken on the walking thread without a request. A path that no cache has is an
+//! error naming its hash and the path that references it.
+//!
+//! narinfos are parsed by `binary_cache::parse_narinfo`, so a malformed one is an error
+//! naming its URL and line. The result is a [`Closure`] of kind
+//! [`SourceKind::HttpCache`]; the NARs are not touched here (see
+//! `crate::source::HttpSource`, which finds them through the same client).
+//!
+//! [`HttpConfig::connections`]: crate::http::HttpConfig::connections
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+
+use super::binary_cache::{parse_cache_info, parse_narinfo, NarInfo};
+use super::{LoadError, LoadOptions};
+use crate::http::{
+    is_http_url, narinfo_url, normalize_base, CachedNarinfo, FetchError, HttpClient, HttpConfig,
+};
+use rustc_hash::FxHashSet;
+
+use crate::store::{is_nix32_byte, Closure, SourceKind, StoreDir, StorePath};
+
+/// Called during the walk with (narinfos read, paths known so far).
+pub type WalkProgress = Arc<dyn Fn(u64, u64) + Send + Sync>;
+
+/// The HTTP side of [`LoadOptions`]: which caches, and the client to reach them.
+#[derive(Clone, Default)]
+pub struct HttpInputs {
+    /// Base URLs of the caches to look store paths up in, in order (`--cache`).
+    pub caches: Vec<String>,
+    /// The client (shared with the file source); `None`: a default one per load.
+    pub client: Option<Arc<HttpClient>>,
+    /// Progress of the narinfo walk.
+    pub progress: Option<WalkProgress>,
+}
+
+impl std::fmt::Debug for HttpInputs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpInputs")
+            .field("caches", &self.caches)
+            .field("client", &self.client)
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
+}
+
+/// Whether `input` is to be read from an HTTP cache: a URL, or (with caches given) a
+/// store path, base name or hash that is not a file here.
+pub fn wants(input: &str, opts: &LoadOptions) -> bool {
+    if is_http_url(input) {
+        return true;
+    }
+    if opts.http.caches.is_empty() {
+        return false;
+    }
+    if is_hash(input) || (!input.contains('/') && StorePath::from_base_name(input).is_ok()) {
+        return !Path::new(input).exists();
+    }
+    // A full store path: its last component is a base name and it lies in a directory.
+    input.starts_with('/')
+        && input
+            .rsplit('/')
+            .next()
+            .is_some_and(|b| StorePath::from_base_name(b).is_ok())
+}
+
+/// What the user named as the root.
+enum RootSpec {
+    /// A bare hash part (from `URL/<hash>.narinfo` or typed).
+    Hash(String),
+    /// A base name `<hash>-<name>`.
+    Base(StorePath),
+    /// A full store path, checked against the cache's store directory.
+    Full(String),
+}
+
+impl RootSpec {
+    fn hash(&self) -> &str {
+        match self {
+            RootSpec::Hash(h) => h,
+            RootSpec::Base(p) => p.hash_part(),
+            RootSpec::Full(s) => s.rsplit('/').next().and_then(|b| b.get(..32)).unwrap_or(""),
+        }
+    }
+}
+
+fn is_hash(s: &str) -> bool {
+    s.len() == 32 && s.bytes().all(is_nix32_byte)
+}
+
+/// Load the closure of `input` from the HTTP caches (see the module docs).
+pub fn load(input: &str, opts: &LoadOptions) -> Result<Closure, LoadError> {
+    let invalid = |message: String| LoadError::Invalid {
+        path: PathBuf::from(input),
+        message,
+    };
+    let mut bases: Vec<String> = Vec::new();
+    let spec = if is_http_url(input) {
+        let (base, file) = input
+            .trim_end_matches('/')
+            .rsplit_once('/')
+            .unwrap_or(("", ""));
+        let hash = file.strip_suffix(".narinfo").filter(|h| is_hash(h));
+        match hash {
+            Some(h) if base.contains("://") && !base.ends_with('/') && !base.ends_with(':') => {
+                bases.push(normalize_base(base));
+                RootSpec::Hash(h.to_string())
+            }
+            _ => {
+                return Err(invalid(
+                    "a cache URL as ROOT must name a narinfo (`URL/<hash>.narinfo`); to \
+                     look a store path up in a cache, pass `--cache URL` and the store path"
+                        .into(),
+                ))
+            }
+        }
+    } else if is_hash(input) {
+        RootSpec::Hash(input.to_string())
+    } else if let Ok(p) = StorePath::from_base_name(input) {
+        RootSpec::Base(p)
+    } else {
+        RootSpec::Full(input.to_string())
+    };
+    for c in &opts.http.caches {
+        let b = normalize_base(c);
+        if !bases.contains(&b) {
+            bases.push(b);
+        }
+    }
+    if bases.is_empty() {
+        return Err(invalid("no binary cache given (`--cache URL`)".into()));
+    }
+    let client = match &opts.http.client {
+        Some(c) => Arc::clone(c),
+        None => Arc::new(HttpClient::new(HttpConfig::default())),
+    };
+    let mut warnings = Vec::new();
+    if let Some(p) = client.cache_problem() {
+        warnings.push(format!("the narinfo cache is not used: {p}"));
+    }
+    let sd = store_dir(&client, &bases, opts, &mut warnings)?;
+    let root_hash = spec.hash().to_string();
+    let want_root: Option<StorePath> = match &spec {
+        RootSpec::Hash(_) => None,
+        RootSpec::Base(p) => Some(p.clone()),
+        RootSpec::Full(s) => Some(sd.parse_path(s).map_err(|e| {
+            invalid(format!(
+                "not a store path of the caches' store directory {sd}: {e}"
+            ))
+        })?),
+    };
+    let bases: Vec<Arc<str>> = bases.into_iter().map(Arc::from).collect();
+    let walk = Walk {
+        client: &client,
+        bases: &bases,
+        sd: &sd,
+        progress: opts.http.progress.as_ref(),
+    };
+    // A closure walked before is in the narinfo cache as one record: the walk then
+    // finds every narinfo in memory, and checks them as if they had been fetched.
+    let recorded = client.preload_closure(&bases, &root_hash);
+    let result = walk.run(&root_hash, input);
+    client.end_lookups();
+    if let Err(e) = client.save() {
+        warnings.push(e);
+    }
+    let (infos, root_base) = result?;
+    if !recorded {
+        let hashes: Vec<&str> = infos.iter().map(|n| n.info.path.hash_part()).collect();
+        if let Err(e) = client.save_closure(&bases, &root_hash, &hashes) {
+            warnings.push(e);
+        }
+    }
+    let mut closure = Closure::new(sd.clone(), SourceKind::HttpCache, root_base);
+    closure.warnings = warnings;
+    let mut root = None;
+    for n in infos {
+        if n.info.path.hash_part() == root_hash {
+            root = Some(n.info.path.clone());
+        }
+        closure.warnings.extend(n.warnings);
+        closure.insert(n.info);
+    }
+    let Some(root) = root else {
+        return Err(invalid(format!("the walk lost the root {root_hash}")));
+    };
+    if let Some(w) = want_root {
+        if w != root {
+            return Err(invalid(format!(
+                "the caches' narinfo for hash {root_hash} describes {}, not {}",
+                sd.display(&root),
+                sd.display(&w)
+            )));
+        }
+    }
+    closure.declared_roots = vec![root];
+    Ok(closure)
+}
+
+/// The store directory all caches agree on (and `--store-dir`, when given).
+fn store_dir(
+    client: &HttpClient,
+    bases: &[String],
+    opts: &LoadOptions,
+    warnings: &mut Vec<String>,
+) -> Result<StoreDir, LoadError> {
+    let mut found: Option<(StoreDir, String)> = None;
+    for base in bases {
+        let url = format!("{base}/nix-cache-info");
+        let Some(text) = client.get_text(&url, 1 << 20)? else {
+            warnings.push(format!(
+                "{url} does not exist; assuming the store directory"
+            ));
+            continue;
+        };
+        let Some(sd) = parse_cache_info(&text, Path::new(&url))? else {
+            continue;
+        };
+        if let Some(given) = &opts.store_dir {
+            if &sd != given {
+                return Err(LoadError::Invalid {
+                    path: PathBuf::from(&url),
+                    message: format!(
+                        "the cache's store directory is {sd}, but --store-dir is {given}"
+                    ),
+                });
+            }
+        }
+        match &found {
+            Some((other, other_url)) if other != &sd => {
+                return Err(LoadError::Invalid {
+                    path: PathBuf::from(&url),
+                    message: format!(
+                        "the cache's store directory is {sd}, but {other_url} says {other}"
+                    ),
+                })
+            }
+            Some(_) => {}
+            None => found = Some((sd, url)),
+        }
+    }
+    Ok(match found {
+        Some((sd, _)) => sd,
+        None => opts.store_dir_or_default(),
+    })
+}
+
+/// One closure walk.
+struct Walk<'a> {
+    client: &'a Arc<HttpClient>,
+    bases: &'a [Arc<str>],
+    sd: &'a StoreDir,
+    progress: Option<&'a WalkProgress>,
+}
+
+/// A narinfo to find: its hash, the store path a reference names (the root may be a
+/// bare hash), and who references it with the URL of its narinfo.
+struct Job {
+    hash: String,
+    want: Option<StorePath>,
+    referrer: Option<(StorePath, String)>,
+}
+
+/// What a worker found for a job.
+enum Found {
+    Narinfo(CachedNarinfo),
+    Missing,
+    Failed(FetchError),
+}
+
+impl Walk<'_> {
+    /// Every narinfo of the closure of `root_hash`, and the base URL that had the root.
+    fn run(&self, root_hash: &str, input: &str) -> Result<(Vec<NarInfo>, String), LoadError> {
+        let workers = self.client.config().connections.max(1);
+        let (job_tx, job_rx) = mpsc::channel::<Job>();
+        let job_rx = Mutex::new(job_rx);
+        let (done_tx, done_rx) = mpsc::channel::<(Job, Found)>();
+        std::thread::scope(|s| {
+            for _ in 0..workers {
+                let done_tx = done_tx.clone();
+                let job_rx = &job_rx;
+                s.spawn(move || loop {
+                    let job = match job_rx.lock() {
+                        Ok(rx) => rx.recv(),
+                        Err(_) => return,
+                    };
+                    let Ok(job) = job else { return };
+                    let found = self.fetch(&job.hash);
+                    if done_tx.send((job, found)).is_err() {
+                        return;
+                    }
+                });
+            }
+            drop(done_tx);
+            // Dropping the job sender (on return) stops the workers.
+            let job_tx = job_tx;
+            self.drive(root_hash, input, &job_tx, &done_rx)
+        })
+    }
+
+    /// The walking thread: hands unknown narinfos to the workers, parses what comes back.
+    fn drive(
+        &self,
+        root_hash: &str,
+        input: &str,
+        jobs: &mpsc::Sender<Job>,
+        done: &mpsc::Receiver<(Job, Found)>,
+    ) -> Result<(Vec<NarInfo>, String), LoadError> {
+        let mut seen: FxHashSet<String> = FxHashSet::default();
+        let mut ready: VecDeque<(Job, CachedNarinfo, bool)> = VecDeque::new();
+        let mut in_flight = 0usize;
+        let mut out: Vec<NarInfo> = Vec::new();
+        let mut root_base = String::new();
+        seen.insert(root_hash.to_string());
+        let submit =
+            |job: Job, ready: &mut VecDeque<(Job, CachedNarinfo, bool)>, in_flight: &mut usize| {
+                match self.known(&job.hash) {
+                    Some(n) => ready.push_back((job, n, false)),
+                    None => {
+                        // The workers outlive the walk; a send cannot fail before it ends.
+                        let _ = jobs.send(job);
+                        *in_flight += 1;
+                    }
+                }
+            };
+        submit(
+            Job {
+                hash: root_hash.to_string(),
+                want: None,
+                referrer: None,
+            },
+            &mut ready,
+            &mut in_flight,
+        );
+        loop {
+            while let Some((job, n, fetched)) = ready.pop_front() {
+                let url = narinfo_url(&n.base, &job.hash);
+                let parsed = parse_narinfo(&n.text, Path::new(&url), self.sd)?;
+                let named = job
+                    .want
+                    .as_ref()
+                    .map_or(parsed.info.path.hash_part() == job.hash, |w| {
+                        *w == parsed.info.path
+                    });
+                if !named {
+                    let asked = match &job.want {
+                        Some(w) => self.sd.display(w),
+                        None => format!("hash {}", job.hash),
+                    };
+                    return Err(LoadError::Invalid {
+                        path: PathBuf::from(&url),
+                        message: format!(
+                            "it describes {}, not {asked}",
+                            self.sd.display(&parsed.info.path),
+                        ),
+                    });
+                }
+                self.client.remember(&job.hash, &n, fetched);
+                if job.referrer.is_none() {
+                    root_base = n.base.to_string();
+                }
+                for r in &parsed.info.references {
+                    if seen.insert(r.hash_part().to_string()) {
+                        let next = Job {
+                            hash: r.hash_part().to_string(),
+                            want: Some(r.clone()),
+                            referrer: Some((parsed.info.path.clone(), url.clone())),
+                        };
+                        submit(next, &mut ready, &mut in_flight);
+                    }
+                }
+                out.push(parsed);
+                if let Some(p) = self.progress {
+                    p(out.len() as u64, seen.len() as u64);
+                }
+            }
+            if in_flight == 0 {
+                return Ok((out, root_base));
+            }
+            let Ok((job, found)) = done.recv() else {
+                return Err(LoadError::Invalid {
+                    path: PathBuf::from(input),
+                    message: "the narinfo workers stopped".into(),
+                });
+            };
+            in_flight -= 1;
+            match found {
+                Found::Narinfo(n) => ready.push_back((job, n, true)),
+                Found::Failed(e) => return Err(e.into()),
+                Found::Missing => return Err(self.missing(&job, input)),
+            }
+        }
+    }
+
+    /// A narinfo known without a request: this run, or the narinfo cache, in cache order.
+    fn known(&self, hash: &str) -> Option<CachedNarinfo> {
+        if let Some(n) = self.client.memo_get(hash) {
+            if self.bases.iter().any(|b| **b == *n.base) {
+                return Some(n);
+            }
+        }
+        self.bases
+            .iter()
+            .find_map(|b| self.client.known_narinfo(b, hash))
+    }
+
+    /// Ask each cache in turn.
+    fn fetch(&self, hash: &str) -> Found {
+        for base in self.bases {
+            match self.client.fetch_narinfo(base, hash) {
+                Ok(Some(n)) => return Found::Narinfo(n),
+                Ok(None) => {}
+                Err(e) => return Found::Failed(e),
+            }
+        }
+        Found::Missing
+    }
+
+    /// The error for a narinfo no cache has.
+    fn missing(&self, job: &Job, input: &str) -> LoadError {
+        let tried: Vec<String> = self
+            .bases
+            .iter()
+            .map(|b| narinfo_url(b, &job.hash))
+            .collect();
+        match &job.referrer {
+            None => LoadError::Invalid {
+                path: PathBuf::from(input),
+                message: format!(
+                    "no cache has a narinfo for {} (404 from {})",
+                    job.hash,
+                    tried.join(", ")
+                ),
+            },
+            Some((from, url)) => LoadError::Invalid {
+                path: PathBuf::from(url),
+                message: format!(
+                    "{} references {}, but no cache has its narinfo (404 from {})",
+                    self.sd.display(from),
+                    job.want
+                        .as_ref()
+                        .map_or_else(|| job.hash.clone(), |w| self.sd.display(w)),
+                    tried.join(", ")
+                ),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn which_inputs_go_to_the_caches() {
+        let none = LoadOptions::default();
+        let with = LoadOptions {
+            http: HttpInputs {
+                caches: vec!["http://127.0.0.1:1".into()],
+                ..HttpInputs::default()
+            },
+            ..LoadOptions::default()
+        };
+        let h = "x71ahacbysflg2pf8638mdh69871353b";
+        assert!(wants(&format!("http://c/{h}.narinfo"), &none));
+        assert!(!wants(h, &none));
+        assert!(wants(h, &with));
+        assert!(wants(&format!("{h}-libfoo-3.2"), &with));
+        assert!(wants(&format!("/nix/store/{h}-libfoo-3.2"), &with));
+        assert!(!wants("closure.json", &with));
+        assert!(!wants("./result", &with));
+    }
+
+    #[test]
+    fn a_cache_url_without_a_narinfo_is_refused_by_name() {
+        for bad in ["http://c", "http://c/", "http://c/nix-cache-info"] {
+            let e = load(bad, &LoadOptions::default()).unwrap_err().to_string();
+            assert!(e.starts_with(bad.trim_end_matches('/')), "{e}");
+            assert!(e.contains("URL/<hash>.narinfo"), "{e}");
+        }
+    }
+
+    #[test]
+    fn no_cache_no_load() {
+        let e = load("x71ahacbysflg2pf8638mdh69871353b", &LoadOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--cache URL"), "{e}");
+    }
+}

@@ -1,0 +1,202 @@
+//! A small HTTP/1.1 file server on 127.0.0.1 for the HTTP binary-cache tests: serves a
+//! directory (keep-alive, `Range: bytes=N-`), logs every request, and injects faults
+//! chosen per request by a rule the test sets (an error status, a connection dropped
+//! mid-body, a slow answer, a replaced body, a 404).
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// What to do with one request instead of serving it plainly.
+#[derive(Debug, Clone)]
+pub enum Fault {
+    /// Answer with this status and a short body.
+    Status(u16),
+    /// Send the headers (with the full Content-Length) and half the body, then close.
+    DropMidBody,
+    /// Wait this long before answering (normally).
+    Slow(Duration),
+    /// Serve these bytes instead of the file.
+    Body(Vec<u8>),
+    /// Answer 404.
+    NotFound,
+}
+
+/// Picks a fault for a request: (URL path, how many times this path was asked before).
+pub type Rule = dyn Fn(&str, u32) -> Option<Fault> + Send + Sync;
+
+struct State {
+    root: PathBuf,
+    rule: Mutex<Option<Arc<Rule>>>,
+    seen: Mutex<HashMap<String, u32>>,
+    log: Mutex<Vec<String>>,
+    stop: AtomicBool,
+}
+
+/// A running server; stopped when dropped.
+pub struct Server {
+    pub url: String,
+    state: Arc<State>,
+    addr: std::net::SocketAddr,
+}
+
+impl Server {
+    /// Serve `root` on a free loopback port.
+    pub fn start(root: impl Into<PathBuf>) -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
+        let addr = listener.local_addr().unwrap();
+        let state = Arc::new(State {
+            root: root.into(),
+            rule: Mutex::new(None),
+            seen: Mutex::new(HashMap::new()),
+            log: Mutex::new(Vec::new()),
+            stop: AtomicBool::new(false),
+        });
+        let s = Arc::clone(&state);
+        std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                if s.stop.load(Ordering::SeqCst) {
+                    break;
+                }
+                let Ok(conn) = conn else { continue };
+                let s = Arc::clone(&s);
+                std::thread::spawn(move || serve_connection(conn, &s));
+            }
+        });
+        Server {
+            url: format!("http://{addr}"),
+            state,
+            addr,
+        }
+    }
+
+    /// Inject faults chosen by `rule` from now on (replacing any earlier rule).
+    pub fn set_rule(&self, rule: impl Fn(&str, u32) -> Option<Fault> + Send + Sync + 'static) {
+        *self.state.rule.lock().unwrap() = Some(Arc::new(rule));
+    }
+
+    /// Serve plainly again, and forget the request counts and the log.
+    pub fn reset(&self) {
+        *self.state.rule.lock().unwrap() = None;
+        self.state.seen.lock().unwrap().clear();
+        self.state.log.lock().unwrap().clear();
+    }
+
+    /// Every request path so far, in order.
+    pub fn log(&self) -> Vec<String> {
+        self.state.log.lock().unwrap().clone()
+    }
+
+    /// How many requests asked for paths ending in `suffix`.
+    pub fn count(&self, suffix: &str) -> usize {
+        self.log().iter().filter(|p| p.ends_with(suffix)).count()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.state.stop.store(true, Ordering::SeqCst);
+        // Wake the accept loop so that it sees the flag.
+        let _ = TcpStream::connect(self.addr);
+    }
+}
+
+fn serve_connection(conn: TcpStream, s: &State) {
+    let _ = conn.set_read_timeout(Some(Duration::from_secs(30)));
+    let mut reader = BufReader::new(match conn.try_clone() {
+        Ok(c) => c,
+        Err(_) => return,
+    });
+    let mut out = conn;
+    loop {
+        let mut request_line = String::new();
+        match reader.read_line(&mut request_line) {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {}
+        }
+        let mut range_from: Option<u64> = None;
+        loop {
+            let mut h = String::new();
+            if reader.read_line(&mut h).unwrap_or(0) == 0 {
+                return;
+            }
+            let h = h.trim_end();
+            if h.is_empty() {
+                break;
+            }
+            if let Some((k, v)) = h.split_once(':') {
+                if k.eq_ignore_ascii_case("range") {
+                    range_from = v
+                        .trim()
+                        .strip_prefix("bytes=")
+                        .and_then(|r| r.strip_suffix('-'))
+                        .and_then(|n| n.parse().ok());
+                }
+            }
+        }
+        let path = request_line
+            .split_whitespace()
+            .nth(1)
+            .unwrap_or("/")
+            .to_string();
+        s.log.lock().unwrap().push(path.clone());
+        let nth = {
+            let mut seen = s.seen.lock().unwrap();
+            let n = seen.entry(path.clone()).or_insert(0);
+            *n += 1;
+            *n - 1
+        };
+        let rule = s.rule.lock().unwrap().clone();
+        let fault = rule.and_then(|r| r(&path, nth));
+        let file = s.root.join(path.trim_start_matches('/'));
+        let mut body = match &fault {
+            Some(Fault::Body(b)) => Some(b.clone()),
+            Some(Fault::NotFound) => None,
+            _ if path.contains("..") => None,
+            _ => std::fs::read(&file).ok().filter(|_| file.is_file()),
+        };
+        if let Some(Fault::Slow(d)) = &fault {
+            std::thread::sleep(*d);
+        }
+        let (status, reason) = match (&fault, &body) {
+            (Some(Fault::Status(c)), _) => (*c, "Injected"),
+            (_, None) => (404, "Not Found"),
+            (_, Some(_)) if range_from.is_some() => (206, "Partial Content"),
+            _ => (200, "OK"),
+        };
+        if status != 200 && status != 206 {
+            body = Some(format!("{status}\n").into_bytes());
+        }
+        let mut body = body.unwrap_or_default();
+        let mut extra = String::new();
+        if status == 206 {
+            let from = range_from.unwrap_or(0).min(body.len() as u64) as usize;
+            extra = format!(
+                "Content-Range: bytes {from}-{}/{}\r\n",
+                body.len().saturating_sub(1),
+                body.len()
+            );
+            body.drain(..from);
+        }
+        let head = format!(
+            "HTTP/1.1 {status} {reason}\r\nContent-Length: {}\r\n{extra}Connection: keep-alive\r\n\r\n",
+            body.len()
+        );
+        if out.write_all(head.as_bytes()).is_err() {
+            return;
+        }
+        if let Some(Fault::DropMidBody) = fault {
+            let _ = out.write_all(&body[..body.len() / 2]);
+            let _ = out.flush();
+            let _ = out.shutdown(Shutdown::Both);
+            return;
+        }
+        if out.write_all(&body).is_err() || out.flush().is_err() {
+            return;
+        }
+    }
+}

@@ -1,0 +1,486 @@
+//! A binary cache over HTTP (`--cache URL`, `URL/<hash>.narinfo`): the test world
+//! copied with `nix copy --to file://…?compression=xz&write-nar-listing=true`, served
+//! from 127.0.0.1 by the server in `common::serve`, which injects faults: 500s on a share
+//! of first requests, connections dropped mid-body, answers slower than the timeout,
+//! a malformed narinfo, a missing one. Sizes are checked against `nix path-info -rS`,
+//! file-level references against `nix-store -q --references`.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use common::serve::{Fault, Server};
+use common::*;
+use serde_json::Value;
+
+/// The ROCm world's closure as an xz binary cache with listings, made once.
+fn world_cache() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let w = rocm_world();
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!(
+            "file://{}?compression=xz&write-nar-listing=true",
+            dir.path().display()
+        );
+        nix_stdout("nix", &["copy", "--to", &url, &w.root]);
+        dir
+    })
+    .path()
+}
+
+/// Run nixcut with its caches in `xdg`.
+fn run_in(xdg: &Path, args: &[&str]) -> (i32, String, String) {
+    decode(
+        nixcut()
+            .env("XDG_CACHE_HOME", xdg)
+            .args(args)
+            .output()
+            .expect("run nixcut"),
+    )
+}
+
+fn json_in(xdg: &Path, args: &[&str]) -> Value {
+    let (code, out, err) = run_in(xdg, args);
+    assert_eq!(code, 0, "nixcut {args:?} failed: {err}");
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("bad JSON from {args:?}: {e}\n{out}"))
+}
+
+/// A stable pseudo-random share of request paths (about one in `n`).
+fn share(path: &str, n: u32, k: u32) -> bool {
+    path.bytes().map(u32::from).sum::<u32>() % n == k
+}
+
+fn hash_of(store_path: &str) -> String {
+    Path::new(store_path).file_name().unwrap().to_str().unwrap()[..32].to_string()
+}
+
+fn narinfos(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "narinfo"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// `why` over HTTP gives Nix's closure sizes while a third of first narinfo requests
+/// fail with 500 and another third are cut off mid-body; a second run asks for no
+/// narinfo (the narinfo cache), `--no-cache` asks again.
+#[test]
+fn why_over_http_matches_nix_through_500s_and_dropped_bodies() {
+    if !nix_or_skip("why_over_http_matches_nix_through_500s_and_dropped_bodies") {
+        return;
+    }
+    let w = rocm_world();
+    let cache = world_cache();
+    let srv = Server::start(cache);
+    srv.set_rule(|p, nth| {
+        if !p.ends_with(".narinfo") || nth > 0 {
+            None
+        } else if share(p, 3, 0) {
+            Some(Fault::Status(500))
+        } else if share(p, 3, 1) {
+            Some(Fault::DropMidBody)
+        } else {
+            None
+        }
+    });
+    let xdg = tempfile::tempdir().unwrap();
+    let args = [
+        "why",
+        "--cache",
+        &srv.url,
+        &w.root,
+        "--all",
+        "--no-evidence",
+        "--format",
+        "json",
+    ];
+    let r = json_in(xdg.path(), &args);
+    let expect = nix_closure_sizes(&w.root);
+    let got: BTreeMap<String, u64> = r["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["path"].as_str().unwrap().to_string(),
+                p["closure_size"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(got, expect);
+    assert_eq!(r["closure_size"].as_u64().unwrap(), expect[&w.root]);
+    assert_eq!(r["source"]["kind"], "http-cache", "{}", r["source"]);
+    let faulted: Vec<String> = srv
+        .log()
+        .into_iter()
+        .filter(|p| p.ends_with(".narinfo") && (share(p, 3, 0) || share(p, 3, 1)))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    assert!(
+        faulted.len() >= 3,
+        "the faults hit some narinfos: {faulted:?}"
+    );
+    for p in &faulted {
+        assert_eq!(srv.count(p), 2, "{p} was retried once");
+    }
+    assert_eq!(
+        srv.count("/nix-cache-info"),
+        1,
+        "nix-cache-info is read first"
+    );
+    assert_eq!(srv.log()[0], "/nix-cache-info");
+
+    srv.reset();
+    let again = json_in(xdg.path(), &args);
+    assert_eq!(again["paths"], r["paths"]);
+    assert_eq!(srv.count(".narinfo"), 0, "warm: {:?}", srv.log());
+    // A closure never walked as such, whose narinfos are all cached one by one.
+    let sub = w.path("rocblas");
+    let part = json_in(
+        xdg.path(),
+        &[
+            "why",
+            "--cache",
+            &srv.url,
+            sub,
+            "--no-evidence",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(part["closure_size"].as_u64().unwrap(), expect[sub]);
+    assert_eq!(
+        srv.count(".narinfo"),
+        0,
+        "warm sub-closure: {:?}",
+        srv.log()
+    );
+
+    let mut no_cache = args.to_vec();
+    no_cache.push("--no-cache");
+    json_in(xdg.path(), &no_cache);
+    assert_eq!(
+        srv.count(".narinfo"),
+        expect.len(),
+        "--no-cache fetches again"
+    );
+}
+
+/// `refs --closure` over HTTP streams the xz NARs (every first NAR request cut off
+/// mid-body, resumed with a Range request) and finds exactly Nix's references for every
+/// path, with the same evidence as the same cache read as a directory.
+#[test]
+fn refs_over_http_matches_nix_store_references() {
+    if !nix_or_skip("refs_over_http_matches_nix_store_references") {
+        return;
+    }
+    let w = rocm_world();
+    let cache = world_cache();
+    let srv = Server::start(cache);
+    srv.set_rule(|p, nth| (p.ends_with(".nar.xz") && nth == 0).then_some(Fault::DropMidBody));
+    let xdg = tempfile::tempdir().unwrap();
+    let r = json_in(
+        xdg.path(),
+        &[
+            "refs",
+            "--cache",
+            &srv.url,
+            "--closure",
+            &w.root,
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(r["files_from"], "nar");
+    let closure: BTreeSet<String> = nix_stdout("nix-store", &["-qR", &w.root])
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let paths = r["paths"].as_array().unwrap();
+    let listed: BTreeSet<String> = paths
+        .iter()
+        .map(|p| p["path"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(listed, closure);
+    for p in paths {
+        let path = p["path"].as_str().unwrap();
+        let with_hits: BTreeSet<String> = p["references"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["evidence_count"].as_u64().unwrap() > 0)
+            .map(|e| e["path"].as_str().unwrap().to_string())
+            .collect();
+        let nix: BTreeSet<String> = nix_stdout("nix-store", &["-q", "--references", path])
+            .lines()
+            .map(str::to_string)
+            .collect();
+        assert_eq!(with_hits, nix, "references of {path}");
+    }
+    let nars = srv.log().iter().filter(|p| p.ends_with(".nar.xz")).count();
+    assert!(nars >= 2 * closure.len(), "every NAR resumed once: {nars}");
+    assert!(srv.count(".ls") > 0, "listings were read");
+
+    let dir_xdg = tempfile::tempdir().unwrap();
+    let from_dir = json_in(
+        dir_xdg.path(),
+        &[
+            "refs",
+            "--closure",
+            cache.to_str().unwrap(),
+            "--root",
+            &w.root,
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(r["paths"], from_dir["paths"], "HTTP and directory agree");
+}
+
+/// Each fault is retried or gives a clear error (exit 2) naming what failed.
+#[test]
+fn faults_are_retried_or_named() {
+    if !nix_or_skip("faults_are_retried_or_named") {
+        return;
+    }
+    let w = rocm_world();
+    let cache = world_cache();
+    let srv = Server::start(cache);
+    let xdg = tempfile::tempdir().unwrap();
+    let root_hash = hash_of(&w.root);
+    let leaf = w.path("rocm-runtime");
+    let leaf_hash = hash_of(leaf);
+    let base = |extra: &[&str]| -> Vec<String> {
+        let mut v: Vec<String> = ["why", "--cache", &srv.url, &w.root, "--no-cache"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v
+    };
+    let go = |args: &[String]| {
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        run_in(xdg.path(), &a)
+    };
+
+    // Slower than the timeout once: retried.
+    let slow = format!("/{root_hash}.narinfo");
+    let s2 = slow.clone();
+    srv.set_rule(move |p, nth| {
+        (p == s2 && nth == 0).then_some(Fault::Slow(Duration::from_secs(3)))
+    });
+    let (code, _, err) = go(&base(&["--http-timeout", "0.5", "--no-evidence"]));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(srv.count(&slow), 2);
+
+    // Slower every time: a timeout error naming the URL, after the retries.
+    srv.reset();
+    srv.set_rule(move |p, _| (p == slow).then_some(Fault::Slow(Duration::from_secs(3))));
+    let (code, _, err) = go(&base(&[
+        "--http-timeout",
+        "0.5",
+        "--http-retries",
+        "1",
+        "--no-evidence",
+    ]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!("{}/{root_hash}.narinfo", srv.url)),
+        "{err}"
+    );
+    assert!(err.contains("2 attempts"), "{err}");
+
+    // 500 every time.
+    srv.reset();
+    let l = format!("/{leaf_hash}.narinfo");
+    srv.set_rule(move |p, _| (p == l).then_some(Fault::Status(500)));
+    let (code, _, err) = go(&base(&["--http-retries", "2", "--no-evidence"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("HTTP 500") && err.contains("3 attempts"),
+        "{err}"
+    );
+    assert!(err.contains(&leaf_hash), "{err}");
+
+    // Missing: names the hash and the path that references it.
+    srv.reset();
+    let l = format!("/{leaf_hash}.narinfo");
+    srv.set_rule(move |p, _| (p == l).then_some(Fault::NotFound));
+    let (code, _, err) = go(&base(&["--no-evidence"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&leaf_hash) && err.contains("no cache has"),
+        "{err}"
+    );
+    let referrers: Vec<String> = narinfos(cache)
+        .iter()
+        .map(|f| std::fs::read_to_string(f).unwrap())
+        .filter(|t| {
+            t.lines()
+                .any(|l| l.starts_with("References:") && l.contains(&leaf_hash))
+        })
+        .filter_map(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix("StorePath: "))
+                .map(str::to_string)
+        })
+        .filter(|p| !p.contains(&leaf_hash))
+        .collect();
+    assert!(
+        referrers.iter().any(|r| err.contains(r.as_str())),
+        "names a referrer of {leaf_hash} ({referrers:?}): {err}"
+    );
+
+    // Malformed: the URL and the line.
+    srv.reset();
+    let l = format!("/{leaf_hash}.narinfo");
+    let text = std::fs::read_to_string(cache.join(format!("{leaf_hash}.narinfo"))).unwrap();
+    let bad = text.replace("NarSize: ", "NarSize: lots");
+    let line = bad.lines().position(|l| l.starts_with("NarSize:")).unwrap() + 1;
+    srv.set_rule(move |p, _| (p == l).then(|| Fault::Body(bad.clone().into_bytes())));
+    let (code, _, err) = go(&base(&["--no-evidence"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!(
+            "{}/{leaf_hash}.narinfo:{line}: expected a NarSize number",
+            srv.url
+        )),
+        "{err}"
+    );
+
+    // The cache's store directory against --store-dir.
+    srv.reset();
+    let (code, _, err) = go(&base(&["--store-dir", "/other/store", "--no-evidence"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("/nix-cache-info") && err.contains("/other/store"),
+        "{err}"
+    );
+
+    // A NAR that cannot be had: a warning in the report, not an abort.
+    srv.reset();
+    srv.set_rule(|p, _| p.ends_with(".nar.xz").then_some(Fault::Status(503)));
+    let (code, out, err) = go(&base(&["--http-retries", "0", "--format", "json"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("HTTP 503"), "{err}");
+    let _: Value = serde_json::from_str(&out).unwrap();
+}
+
+/// ROOT as `URL/<hash>.narinfo`, and `check`, `diff` and `snapshot` through `--cache`.
+#[test]
+fn every_command_reads_the_cache() {
+    if !nix_or_skip("every_command_reads_the_cache") {
+        return;
+    }
+    let w = rocm_world();
+    let cache = world_cache();
+    let srv = Server::start(cache);
+    let xdg = tempfile::tempdir().unwrap();
+    let root_hash = hash_of(&w.root);
+    let expect = nix_closure_sizes(&w.root)[&w.root];
+
+    let url = format!("{}/{root_hash}.narinfo", srv.url);
+    let r = json_in(
+        xdg.path(),
+        &["why", &url, "--no-evidence", "--format", "json"],
+    );
+    assert_eq!(r["closure_size"].as_u64().unwrap(), expect);
+    let base_name = Path::new(&w.root).file_name().unwrap().to_str().unwrap();
+    let r = json_in(
+        xdg.path(),
+        &[
+            "why",
+            "--cache",
+            &srv.url,
+            base_name,
+            "--no-evidence",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(r["closure_size"].as_u64().unwrap(), expect);
+
+    let (code, _, err) = run_in(
+        xdg.path(),
+        &["check", "--cache", &srv.url, &root_hash, "--max-size", "1"],
+    );
+    assert_eq!(code, 1, "a 1-byte budget fails: {err}");
+    let snap = xdg.path().join("base.json");
+    let (code, _, err) = run_in(
+        xdg.path(),
+        &[
+            "snapshot",
+            "--cache",
+            &srv.url,
+            &w.root,
+            "-o",
+            snap.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let d = json_in(
+        xdg.path(),
+        &[
+            "diff",
+            "--cache",
+            &srv.url,
+            snap.to_str().unwrap(),
+            &w.root,
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(d["packages"].as_array().map(Vec::len), Some(0), "{d}");
+}
+
+/// NARs compressed with zstd, bzip2 or not at all stream through the same decoders as
+/// xz ones: `refs --closure` over HTTP gives the same report for each.
+#[test]
+fn every_nar_compression_streams() {
+    if !nix_or_skip("every_nar_compression_streams") {
+        return;
+    }
+    let w = rocm_world();
+    let xz = Server::start(world_cache());
+    let refs = |url: &str| {
+        let xdg = tempfile::tempdir().unwrap();
+        json_in(
+            xdg.path(),
+            &[
+                "refs",
+                "--cache",
+                url,
+                "--closure",
+                &w.root,
+                "--format",
+                "json",
+            ],
+        )
+    };
+    let want = refs(&xz.url);
+    for compression in ["zstd", "bzip2", "none"] {
+        let dir = tempfile::tempdir().unwrap();
+        let to = format!(
+            "file://{}?compression={compression}&write-nar-listing=true",
+            dir.path().display()
+        );
+        nix_stdout("nix", &["copy", "--to", &to, &w.root]);
+        let srv = Server::start(dir.path());
+        let got = refs(&srv.url);
+        assert_eq!(got["paths"], want["paths"], "{compression}");
+        let suffix = match compression {
+            "zstd" => ".nar.zst",
+            "bzip2" => ".nar.bz2",
+            _ => ".nar",
+        };
+        assert!(srv.count(suffix) > 0, "{compression}: {:?}", srv.log());
+    }
+}
