@@ -34,7 +34,7 @@ const H: f64 = 680.0;
 /// Rectangles smaller than this (square units) merge into their parent's "other".
 const MIN_AREA: f64 = 30.0;
 /// At most this many paths are drawn as rectangles.
-const MAX_RECTS: usize = 2500;
+const MAX_RECTS: usize = 1500;
 /// Rows of the top list.
 const TOP_LIST: usize = 15;
 /// Label font size and average glyph width, in SVG units.
@@ -327,6 +327,21 @@ fn tooltip(r: &WhyReport, p: &WhyPath, cat: &Category) -> Vec<String> {
     if !ev.is_empty() {
         lines.push("kept in by:".to_string());
         lines.extend(ev.lines().map(|l| format!("  {l}")));
+        // The first piece of evidence of each referrer: where the hash sits.
+        for h in &p.kept_by {
+            if let Some(e) = h.evidence.first() {
+                lines.push(format!(
+                    "  e.g. {}: {} @{} ({})",
+                    name_of(&h.referrer),
+                    e.file,
+                    e.offset,
+                    e.kind
+                ));
+                if !e.detail.is_empty() {
+                    lines.push(format!("    {}", clip(&e.detail, 120).unwrap_or_default()));
+                }
+            }
+        }
     }
     lines
 }
