@@ -152,9 +152,11 @@ fn check_treemap(input: &[&str], png: &Path) -> String {
     let closure = report["closure_size"].as_u64().unwrap() as f64;
     let per_byte = m.svg.0 * m.svg.1 / closure;
     let added = |p: &str| rows[p]["added_size"].as_u64().unwrap() as f64;
+    let mut worst = 0.0f64;
     for (p, _, _, w, h) in &m.rects {
         let want = added(p) * per_byte;
         let err = (w * h - want).abs() / want;
+        worst = worst.max(err);
         assert!(
             err <= 0.02,
             "{p}: area {} px², want {want} (off by {:.2}%)",
@@ -162,6 +164,13 @@ fn check_treemap(input: &[&str], png: &Path) -> String {
             err * 100.0
         );
     }
+    eprintln!(
+        "{input:?}: {} rectangles in a {:.0}×{:.0} px treemap, largest area error {:.3}%",
+        m.rects.len(),
+        m.svg.0,
+        m.svg.1,
+        worst * 100.0
+    );
     // The biggest rectangles are the paths with the biggest added sizes.
     let mut by_area = m.rects.clone();
     by_area.sort_by(|a, b| (b.3 * b.4).total_cmp(&(a.3 * a.4)));

@@ -43,9 +43,9 @@ h2{font-size:14px;margin:14px 0 6px;text-transform:uppercase;letter-spacing:.04e
 main{display:flex;gap:18px;padding:8px 20px 20px;align-items:flex-start}
 .map{flex:1 1 auto;min-width:0}
 .map svg{width:100%;height:auto;display:block;background:#fff;border:1px solid #d5d9e0;border-radius:4px}
-aside{flex:0 0 340px;background:#fff;border:1px solid #d5d9e0;border-radius:4px;padding:4px 14px 12px}
-.legend{list-style:none;padding:0;margin:0;columns:2}
-.legend li{margin:2px 0;break-inside:avoid}
+aside{flex:0 0 340px;min-width:0;max-width:340px;overflow-wrap:anywhere;background:#fff;border:1px solid #d5d9e0;border-radius:4px;padding:4px 14px 12px}
+.legend{list-style:none;padding:0;margin:0;display:flex;flex-wrap:wrap;gap:2px 14px}
+.legend li{margin:1px 0}
 .sw{display:inline-block;width:12px;height:12px;border-radius:2px;margin-right:6px;vertical-align:-1px}
 ol.top{padding-left:22px;margin:0}
 ol.top li{margin:1px 0}

@@ -388,23 +388,40 @@ fn clip(s: &str, max: usize) -> Option<String> {
 }
 
 /// The text layer: labels placed top-left in their rectangles, pushed down below
-/// the labels already placed at the same corner (a parent's tag sits where its
-/// first child's label would).
+/// the labels already placed on the same top edge over the same columns (a parent's
+/// tag sits where its children's labels would).
 #[derive(Default)]
 struct Labels {
     svg: String,
-    /// Height already used at each top-left corner (rounded to 1/10 unit).
-    used: HashMap<(i64, i64), f64>,
+    /// For each top edge (rounded to 1/10 unit): the spans `(x0, x1, height used)`.
+    used: HashMap<i64, Vec<(f64, f64, f64)>>,
 }
 
 impl Labels {
-    fn corner(r: &Rect) -> (i64, i64) {
-        ((r.x * 10.0).round() as i64, (r.y * 10.0).round() as i64)
+    /// How far down `rect`'s label must start, and where its span ends.
+    fn offset(&self, rect: &Rect, width: f64) -> f64 {
+        let key = (rect.y * 10.0).round() as i64;
+        let (x0, x1) = (rect.x, rect.x + width);
+        self.used.get(&key).map_or(0.0, |spans| {
+            spans
+                .iter()
+                .filter(|(a, b, _)| *a < x1 - 0.01 && *b > x0 + 0.01)
+                .map(|s| s.2)
+                .fold(0.0, f64::max)
+        })
+    }
+
+    fn mark(&mut self, rect: &Rect, width: f64, height: f64) {
+        let key = (rect.y * 10.0).round() as i64;
+        self.used
+            .entry(key)
+            .or_default()
+            .push((rect.x, rect.x + width, height));
     }
 
     /// Name (and, with room, size on a second line) in `rect`, as far as they fit.
     fn plain(&mut self, rect: &Rect, name: &str, size: &str, fill: &str) {
-        let off = self.used.get(&Self::corner(rect)).copied().unwrap_or(0.0);
+        let off = self.offset(rect, rect.w);
         if rect.w < 30.0 || rect.h - off < FONT + 4.0 {
             return;
         }
@@ -439,12 +456,12 @@ impl Labels {
             used += FONT + 2.0;
         }
         self.svg.push_str("</text>");
-        self.used.insert(Self::corner(rect), used);
+        self.mark(rect, rect.w, used);
     }
 
     /// A parent's name on a dark tag at its corner, above its children.
     fn tag(&mut self, rect: &Rect, text: &str) {
-        let off = self.used.get(&Self::corner(rect)).copied().unwrap_or(0.0);
+        let off = self.offset(rect, rect.w);
         if rect.w < 60.0 || rect.h - off < 3.0 * FONT {
             return;
         }
@@ -463,7 +480,7 @@ impl Labels {
             rect.y + off + FONT + 2.0,
             esc(&t)
         );
-        self.used.insert(Self::corner(rect), off + FONT + 5.0);
+        self.mark(rect, w + 2.0, off + FONT + 5.0);
     }
 }
 
