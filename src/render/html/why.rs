@@ -642,7 +642,14 @@ pub(super) fn why(r: &WhyReport, out: &mut dyn Write) -> io::Result<()> {
             out,
             "<p class=\"sub\">Treemap of the dominator tree: each block is a store path, its area the <b>added size</b> (what leaving the path out would free), nested inside the path that dominates it. Hover for details, click to pin them.</p></header>"
         )?;
-        writeln!(out, "<main><div class=\"map\">{svg}</div><aside>")?;
+        writeln!(out, "<main><div class=\"map\">")?;
+        if r.closure_size == 0 {
+            writeln!(
+                out,
+                "<p class=\"warn\">No NAR sizes are known (the input has none): nothing to draw.</p>"
+            )?;
+        }
+        writeln!(out, "{svg}</div><aside>")?;
         writeln!(out, "<h2>Total</h2>")?;
         writeln!(
             out,
@@ -744,4 +751,116 @@ pub(super) fn chains(r: &WhyChainsReport, out: &mut dyn Write) -> io::Result<()>
         }
         writeln!(out, "</div></main>")
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::{why as analyse, SortKey, WhyOptions};
+    use crate::graph::testutil::{closure, path};
+
+    /// 0 → {1, 2}; 1 → {3, 4}; 2 → 4; 4 → 5; 6 is a small leaf of the root.
+    fn report(top: Option<usize>, sort: SortKey) -> WhyReport {
+        let c = closure(
+            &[
+                100_000, 5_000_000, 3_000_000, 2_000_000, 800_000, 4_000_000, 3,
+            ],
+            &[
+                vec![1, 2, 6],
+                vec![3, 4],
+                vec![4],
+                vec![],
+                vec![5],
+                vec![],
+                vec![],
+            ],
+        );
+        let opts = WhyOptions {
+            top,
+            sort,
+            ..Default::default()
+        };
+        analyse(&c, &opts, None).unwrap()
+    }
+
+    fn inside(a: &Rect, b: &Rect) -> bool {
+        let e = 1e-6;
+        a.x >= b.x - e && a.y >= b.y - e && a.x + a.w <= b.x + b.w + e && a.y + a.h <= b.y + b.h + e
+    }
+
+    #[test]
+    fn areas_follow_added_size_and_nest_in_the_dominator() {
+        let r = report(None, SortKey::Added);
+        let map = layout(&r);
+        let per_byte = W * H / r.closure_size as f64;
+        let rect_of: HashMap<&str, Rect> = map
+            .drawn
+            .iter()
+            .map(|d| (r.paths[d.row].path.as_str(), d.rect))
+            .collect();
+        // The 3-byte leaf is far below MIN_AREA: it is in the root's "other" block.
+        assert_eq!(map.drawn.len(), 6);
+        assert_eq!(map.others.len(), 1);
+        assert_eq!(map.others[0].bytes, 3);
+        assert!(map.others[0].parent.is_some());
+        for d in &map.drawn {
+            let p = &r.paths[d.row];
+            let want = p.added_size as f64 * per_byte;
+            assert!((d.rect.area() - want).abs() < 1e-6 * want, "{}", p.path);
+            if let Some(dom) = &p.dominator {
+                assert!(inside(&d.rect, &rect_of[dom.as_ref()]), "{}", p.path);
+            }
+        }
+        // 4 (and 5 under it) is shared by 1 and 2: dominated by the root, not by 1.
+        let four = format!("/nix/store/{}", path(4));
+        let row = r.paths.iter().find(|p| p.path == four).unwrap();
+        assert_eq!(row.dominator.as_deref(), Some(r.paths[0].path.as_str()));
+    }
+
+    #[test]
+    fn paths_left_out_by_top_fill_an_other_block() {
+        let r = report(Some(2), SortKey::Added);
+        let map = layout(&r);
+        assert_eq!(map.drawn.len(), 2);
+        let other: u64 = map.others.iter().map(|o| o.bytes).sum();
+        let drawn_own: u64 = map.drawn.iter().map(|d| r.paths[d.row].nar_size).sum();
+        assert_eq!(other + drawn_own, r.closure_size);
+    }
+
+    #[test]
+    fn dominators_left_out_by_another_sort_do_not_break_the_page() {
+        // Ranked by NAR size, the top 3 leave out the root that dominates them.
+        let r = report(Some(3), SortKey::Nar);
+        let map = layout(&r);
+        let canvas = Rect {
+            x: 0.0,
+            y: 0.0,
+            w: W,
+            h: H,
+        };
+        assert!(map.drawn.iter().all(|d| inside(&d.rect, &canvas)));
+        let mut page = Vec::new();
+        why(&r, &mut page).unwrap();
+    }
+
+    #[test]
+    fn hostile_strings_in_a_report_stay_text() {
+        let r = report(None, SortKey::Added);
+        let hostile = "<script>alert(1)</script></svg>\"'&\n\u{202e}x";
+        let json = serde_json::to_string(&r).unwrap().replace(
+            &path(1).to_string(),
+            serde_json::to_string(hostile).unwrap().trim_matches('"'),
+        );
+        let mut r: WhyReport = serde_json::from_str(&json).unwrap();
+        r.warnings.push(hostile.to_string());
+        let mut page = Vec::new();
+        why(&r, &mut page).unwrap();
+        let page = String::from_utf8(page).unwrap();
+        assert_eq!(page.matches("<script").count(), 1);
+        assert_eq!(page.matches("</svg>").count(), 1);
+        assert!(!page.contains('\u{202e}') && !page.contains("//"));
+        assert!(page.contains(
+            "&lt;script&gt;alert(1)&lt;/script&gt;&lt;/svg&gt;&quot;&#39;&amp;\\x0a\\u{202e}x"
+        ));
+    }
 }
