@@ -29,8 +29,14 @@ var out={svg:[svg.width,svg.height],rects:[]};
 document.querySelectorAll('g[data-path]>rect.p').forEach(function(r){
 var b=r.getBoundingClientRect();
 out.rects.push({path:r.parentNode.getAttribute('data-path'),x:b.x,y:b.y,w:b.width,h:b.height});});
+out.packages=document.querySelectorAll('g[data-package]>rect.bar').length;
+var all=document.querySelectorAll('g[data-path]>rect.p,g[data-package]>rect.bar');var last=all[all.length-1];
+if(last){last.dispatchEvent(new MouseEvent('click',{bubbles:true}));
+out.clicked=last.parentNode.getAttribute('data-path')||last.parentNode.getAttribute('data-package');
+var box=document.getElementById('details');out.details=box.hidden?null:box.querySelector('pre').textContent;
+out.outlined=!!document.querySelector('svg .hl');}
 var pre=document.createElement('pre');pre.id='measured';
-pre.textContent=btoa(JSON.stringify(out));document.body.appendChild(pre);
+pre.textContent=btoa(unescape(encodeURIComponent(JSON.stringify(out))));document.body.appendChild(pre);
 })();
 </script>"#;
 
@@ -38,6 +44,13 @@ pre.textContent=btoa(JSON.stringify(out));document.body.appendChild(pre);
 struct Measured {
     svg: (f64, f64),
     rects: Vec<(String, f64, f64, f64, f64)>,
+    /// Bars of a diff page.
+    packages: u64,
+    /// What the script clicked (the last path drawn, or a bar), and what the details
+    /// panel then showed (None: still hidden), and whether it outlined it.
+    clicked: Option<String>,
+    details: Option<String>,
+    outlined: bool,
 }
 
 /// Open `html` in headless Chromium: a screenshot into `png`, and the rectangles of
@@ -94,7 +107,25 @@ fn open_in_chromium(html: &str, dir: &Path, png: &Path) -> Measured {
                 )
             })
             .collect(),
+        packages: v["packages"].as_u64().unwrap_or(0),
+        clicked: v["clicked"].as_str().map(str::to_string),
+        details: v["details"].as_str().map(str::to_string),
+        outlined: v["outlined"].as_bool().unwrap_or(false),
     }
+}
+
+/// Clicking showed the clicked thing's details and outlined it.
+fn assert_click_shows_details(m: &Measured) {
+    let clicked = m.clicked.as_deref().expect("nothing to click");
+    let details = m
+        .details
+        .as_deref()
+        .expect("the details panel stayed hidden");
+    assert!(
+        details.contains(clicked),
+        "clicked {clicked}, panel shows {details}"
+    );
+    assert!(m.outlined, "the clicked block is not outlined");
 }
 
 fn base64_decode(s: &str) -> Vec<u8> {
@@ -149,6 +180,12 @@ fn check_treemap(input: &[&str], png: &Path) -> String {
     let dir = tempfile::tempdir().unwrap();
     let m = open_in_chromium(&html, dir.path(), png);
     assert!(m.rects.len() >= 5, "too few rectangles: {m:?}");
+    assert_click_shows_details(&m);
+    let details = m.details.as_deref().unwrap();
+    assert!(
+        details.contains("added ") && details.contains("chain: "),
+        "{details}"
+    );
     let closure = report["closure_size"].as_u64().unwrap() as f64;
     let per_byte = m.svg.0 * m.svg.1 / closure;
     let added = |p: &str| rows[p]["added_size"].as_u64().unwrap() as f64;
@@ -332,6 +369,17 @@ fn diff_page_marks_growth_and_shrinkage() {
     let bar = &html[at..at + html[at..].find("</g>").unwrap()];
     assert!(bar.contains("#d64541"), "{bar}");
     assert!(html.contains("data-impact=\"-"), "no shrinking package");
+    if tool_or_skip(
+        "diff_page_marks_growth_and_shrinkage",
+        "chromium",
+        "chromium",
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let m = open_in_chromium(&html, dir.path(), &dir.path().join("diff.png"));
+        assert_eq!(m.packages, html.matches("class=\"bar\"").count() as u64);
+        assert!(m.packages >= 20, "{m:?}");
+        assert_click_shows_details(&m);
+    }
 }
 
 #[test]
