@@ -542,3 +542,44 @@ fn ten_thousand_paths_stay_under_two_mebibytes() {
     assert!(html.len() < 2 * 1024 * 1024, "{} bytes", html.len());
     assert!(drawn > 100 && others > 10, "{drawn} drawn, {others} other");
 }
+
+/// The `dominator` the treemap nests by: absent for the root only; on the path's
+/// shortest chain (a dominator is on every chain); with an added size that holds
+/// the path's.
+#[test]
+fn json_dominators_are_on_the_chain_and_hold_the_added_size() {
+    let input = repo().join("examples/llama-cpp-rocm.json");
+    let r = json(&["why", input.to_str().unwrap(), "--format", "json"]);
+    let paths = r["paths"].as_array().unwrap();
+    let added: HashMap<&str, u64> = paths
+        .iter()
+        .map(|p| {
+            (
+                p["path"].as_str().unwrap(),
+                p["added_size"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let mut with = 0;
+    for p in paths {
+        let me = p["path"].as_str().unwrap();
+        let chain: Vec<&str> = p["chain"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_str().unwrap())
+            .collect();
+        match p.get("dominator").and_then(Value::as_str) {
+            None => assert_eq!(me, r["root"].as_str().unwrap(), "{me} has no dominator"),
+            Some(d) => {
+                with += 1;
+                assert!(
+                    chain[..chain.len() - 1].contains(&d),
+                    "{d} not on {me}'s chain"
+                );
+                assert!(added[d] >= added[me], "{d} does not hold {me}");
+            }
+        }
+    }
+    assert_eq!(with, paths.len() - 1);
+}

@@ -9,7 +9,8 @@
 //! (its dominated paths too small to draw, or not in the report) take the space its
 //! drawn children leave. So, at every level, area = added size × one scale. At most
 //! [`MAX_RECTS`] paths are drawn, largest added size first, none under [`MIN_AREA`]
-//! square units: a 10,000-path closure stays a page of a few hundred kilobytes.
+//! square units: the generated 10,000-path closure of `tests/html.rs` makes a page of
+//! 1.1 MB (1,500 rectangles, 928 "other" blocks), under the 2 MiB budget.
 //!
 //! Colour is the strongest verdict among the evidence of a path's referrers (its
 //! `kept_by`): what keeps it in the closure.
@@ -155,6 +156,9 @@ struct Layout {
     others: Vec<Other>,
 }
 
+/// Decide which paths are drawn and where. O(n log n) for the n paths of the report:
+/// a heap picks the drawn paths (largest added size first, a path only after its
+/// dominator), then one [`squarify`] per drawn path places its drawn children.
 fn layout(r: &WhyReport) -> Layout {
     let n = r.paths.len();
     let index: HashMap<&str, usize> = r
