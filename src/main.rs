@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::Parser;
 mod cli;
 
-use cli::{run, Cli, Outcome};
+use cli::{is_broken_pipe, printable, run, Cli, Outcome};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -15,7 +15,7 @@ fn main() -> ExitCode {
         Ok(Outcome::CheckFailed) => ExitCode::from(1),
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            let _ = writeln!(io::stderr(), "nixcut: error: {}", message(&e));
+            let _ = writeln!(io::stderr(), "nixcut: error: {}", printable(&message(&e)));
             ExitCode::from(2)
         }
     }
@@ -36,12 +36,4 @@ fn message(e: &anyhow::Error) -> String {
         out.push_str(&text);
     }
     out
-}
-
-/// A closed stdout (`nixcut … | head`) is not an error.
-fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| {
-        c.downcast_ref::<io::Error>()
-            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
-    })
 }

@@ -279,3 +279,38 @@ fn world_rocm_against_cuda() {
         a.measured, a.other_size, a.ratio, a.only_in_root.count, a.only_in_root.size
     );
 }
+
+/// Issue 8.14: check's warnings were printed twice in table mode (stderr and stdout),
+/// and `-q` kept the stdout copy.
+#[test]
+fn check_warnings_are_printed_once_and_q_silences_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().join("base.json");
+    let (code, _, err) = run(&[
+        "snapshot",
+        &ex("examples/llama-cpp-rocm.json"),
+        "-o",
+        base.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    // The CUDA closure against the ROCm baseline: it shrank, which is a warning.
+    let args = [
+        "check",
+        &ex("examples/llama-cpp-cuda.json"),
+        "--baseline",
+        base.to_str().unwrap(),
+    ];
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    let n = |s: &str| s.matches("shrank by").count();
+    assert_eq!((n(&out), n(&err)), (0, 1), "stdout:\n{out}\nstderr:\n{err}");
+    let mut quiet = args.to_vec();
+    quiet.push("-q");
+    let (code, out, err) = run(&quiet);
+    assert_eq!(code, 0);
+    assert_eq!(
+        (n(&out), n(&err)),
+        (0, 0),
+        "-q: stdout:\n{out}\nstderr:\n{err}"
+    );
+}

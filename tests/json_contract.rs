@@ -212,6 +212,15 @@ fn world_documents_match_the_contract() {
         let (what, out) = pinned(&["refs", path, "--no-cache"], None);
         let _: RefsReport = pin(&what, &out);
     }
+    // refs --explain: the chain of loads to rocblas' own library.
+    let lib = format!("{}/lib/librocblas.so", rocm.path("rocblas"));
+    let (what, out) = pinned(
+        &["refs", "--closure", rocm.root.as_str(), "--explain", &lib],
+        cached,
+    );
+    let r: RefsReport = pin(&what, &out);
+    let e = r.explain.expect("an explanation");
+    assert!(e.reached && e.chain.len() >= 2, "{what}");
 
     // snapshot of a store path, diff and check between the worlds.
     let dir = tempfile::tempdir().unwrap();

@@ -190,3 +190,60 @@ fn without_a_consumer_a_package_counts_its_own_tools() {
     );
     assert_eq!(verdict(&m, "clr", "rocm-comgr"), "runtime");
 }
+
+#[test]
+fn explain_shows_the_chain_of_loads_to_a_kernel_file() {
+    if !nix_or_skip("explain_shows_the_chain_of_loads_to_a_kernel_file") {
+        return;
+    }
+    let w = rocm_world();
+    let group = w.path("rocblas-tensile-gfx90");
+    let kernel = std::fs::read_dir(format!("{group}/lib/rocblas/library"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .find(|n| n.contains("gfx90a"))
+        .expect("a gfx90a file");
+    let file = format!("{group}/lib/rocblas/library/{kernel}");
+    let r = refs(&["--closure", &w.root, "--explain", &file]);
+    let e = &r["explain"];
+    assert_eq!(e["reached"], true, "{e:#}");
+    let vias: Vec<&str> = e["chain"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["via"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        vias,
+        ["entry-point", "needed", "data-dir", "inside", "symlink"],
+        "{e:#}"
+    );
+    let chain = e["chain"].as_array().unwrap();
+    assert!(chain[0]["file"].as_str().unwrap().starts_with(&w.root));
+    assert!(chain[1]["file"]
+        .as_str()
+        .unwrap()
+        .ends_with("/lib/librocblas.so"));
+    assert_eq!(chain[2]["detail"], "data/rocblas-tensile");
+    assert_eq!(chain.last().unwrap()["file"], file.as_str());
+
+    // The compiler behind clr's hipcc is not reached; the table says so.
+    let clang = format!("{}/bin/clang", w.path("rocm-llvm"));
+    let r = refs(&["--closure", &w.root, "--explain", &clang]);
+    assert_eq!(r["explain"]["reached"], false);
+    assert_eq!(r["explain"]["chain"].as_array().unwrap().len(), 0);
+    let (code, out, _) = run(&[
+        "refs",
+        "--closure",
+        &w.root,
+        "--explain",
+        &clang,
+        "--no-cache",
+    ]);
+    assert_eq!(code, 0);
+    assert!(out.contains("does not load, run or open"), "{out}");
+
+    // Without a consumer there is nothing to explain.
+    let (code, _, err) = run(&["refs", w.path("clr"), "--explain", &clang]);
+    assert_eq!(code, 2, "{err}");
+}

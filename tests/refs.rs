@@ -490,3 +490,70 @@ fn live_symlink_with_backslash_control_or_non_utf8_target_is_runtime() {
     assert_ne!(verdicts["lib/l3"], "removable", "{entry:#}");
     assert_eq!(verdicts["lib/l4"], "removable", "{entry:#}");
 }
+
+/// Issue 8.12: `--max-evidence 1` showed one line but said "… 11 more" where 13 were
+/// hidden, values above 4 never showed more than 4, and JSON said nothing was left out.
+#[test]
+fn max_evidence_counts_what_it_hides_and_shows_what_it_keeps() {
+    if !nix_or_skip("max_evidence_counts_what_it_hides_and_shows_what_it_keeps") {
+        return;
+    }
+    let w = rocm_world();
+    let rocblas = w.path("rocblas");
+    let gfx90 = w.path("rocblas-tensile-gfx90");
+    let dir = tempfile::tempdir().unwrap();
+    let r = refs_json(
+        &["refs", rocblas, "--max-evidence", "1", "--no-cache"],
+        dir.path(),
+    );
+    assert_eq!(r["max_evidence"], 1);
+    let e = &index(&r)[rocblas][gfx90];
+    let count = e["evidence_count"].as_u64().unwrap();
+    assert!(count > 20, "{e:#}");
+    assert_eq!(e["evidence"].as_array().unwrap().len(), 1);
+    assert_eq!(e["omitted"].as_u64().unwrap(), count - 1);
+    for (n, lines) in [("1", 1), ("6", 6)] {
+        let (code, out, err) = run(&["refs", rocblas, "--max-evidence", n, "--no-cache"]);
+        assert_eq!(code, 0, "{err}");
+        let section: Vec<&str> = out
+            .lines()
+            .skip_while(|l| !l.trim_start().starts_with("rocblas-tensile-gfx90-5.7.1 ("))
+            .skip(1)
+            .take_while(|l| l.starts_with("    "))
+            .collect();
+        let shown = section.iter().filter(|l| !l.contains(" more ")).count();
+        assert_eq!(shown, lines, "--max-evidence {n}:\n{out}");
+        let more = format!("… {} more", count - lines as u64);
+        assert!(
+            section.iter().any(|l| l.contains(&more)),
+            "--max-evidence {n}: {section:?}"
+        );
+    }
+}
+
+/// Issue 8.15: `refs X X` reported X twice.
+#[test]
+fn refs_of_the_same_path_twice_reports_it_once() {
+    if !nix_or_skip("refs_of_the_same_path_twice_reports_it_once") {
+        return;
+    }
+    let w = rocm_world();
+    let clr = w.path("clr");
+    let dir = tempfile::tempdir().unwrap();
+    let result = dir.path().join("result");
+    std::os::unix::fs::symlink(clr, &result).unwrap();
+    let result = result.to_str().unwrap();
+    for args in [
+        vec!["refs", clr, clr, "--no-cache"],
+        vec!["refs", clr, result, clr, "--no-cache"],
+    ] {
+        let r = refs_json(&args, dir.path());
+        let paths: Vec<&str> = r["paths"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["path"].as_str().unwrap())
+            .collect();
+        assert_eq!(paths, [clr], "{args:?}");
+    }
+}

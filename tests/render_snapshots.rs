@@ -19,7 +19,27 @@ const STYLE: Style = Style {
     width: Some(100),
     color: false,
     pretty_json: false,
+    long: false,
 };
+
+/// `why` tables at a terminal width, compact or `--long`.
+fn why_at(name: &str, r: &WhyReport, width: u16, long: bool) {
+    let style = Style {
+        width: Some(width),
+        long,
+        ..STYLE
+    };
+    let mut out = Vec::new();
+    render(r, Format::Table, &style, &mut out).expect("render into memory");
+    let text = String::from_utf8(out).expect("UTF-8");
+    for line in text.lines() {
+        assert!(
+            line.chars().count() <= usize::from(width),
+            "{name}: a line wider than {width} columns:\n{line}"
+        );
+    }
+    insta::assert_snapshot!(format!("{name}.table"), text);
+}
 
 fn repo_file(p: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(p)
@@ -90,6 +110,23 @@ fn why() {
     both(
         "why-world-evidence",
         &fixture::<WhyReport>("world-why.json"),
+    );
+    // Issue 14: one line per path at 80 and 120 columns; --long keeps the full table.
+    let world = fixture::<WhyReport>("world-why.json");
+    why_at("why-world-80-columns", &world, 80, false);
+    why_at("why-world-120-columns", &world, 120, false);
+    why_at("why-world-long-120-columns", &world, 120, true);
+    let rocm = example("llama-cpp-rocm.json");
+    let opts = WhyOptions {
+        top: Some(15),
+        evidence: no_evidence(),
+        ..Default::default()
+    };
+    why_at(
+        "why-rocm-80-columns",
+        &analysis::why(&rocm, &opts, None).unwrap(),
+        80,
+        false,
     );
 }
 

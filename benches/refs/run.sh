@@ -4,6 +4,7 @@
 # BENCHMARKS.md.
 #
 #   benches/refs/run.sh [TOTAL_MIB]      # default 2200 (a closure of about 2.2 GiB)
+#   BASELINE=/path/to/old/nixcut benches/refs/run.sh   # also time an older build, interleaved
 #
 # Builds the data with the local Nix (benches/refs/data.nix: references planted at random
 # offsets, half random bytes, half text), builds nixcut in release mode, then times each
@@ -54,6 +55,28 @@ t_cold=$(median cold)
 t_warm=$(median warm)
 t_nix=$(median why_depends)
 hits=$(XDG_CACHE_HOME=$warm_dir "$nixcut" refs --closure "$root" --format json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(sum(r["evidence_count"] for p in d["paths"] for r in p["references"]))')
+
+# Before/after: the older binary and this one, cold, interleaved run by run so that load
+# and frequency drift hit both alike; median of five each, wall and CPU (user+sys).
+if [ -n "${BASELINE:-}" ]; then
+  ab() { # binary -> "wall cpu"
+    local d out; d=$(mktemp -d)
+    out=$( { /usr/bin/time -f '%e %U %S' env XDG_CACHE_HOME="$d" "$1" refs --closure "$root" --format json >/dev/null; } 2>&1 | tail -1)
+    rm -rf "$d"; awk '{ printf "%s %.3f\n", $1, $2 + $3 }' <<<"$out"
+  }
+  bw=(); bc_=(); nw=(); nc=()
+  for _ in 1 2 3 4 5; do
+    read -r w c < <(ab "$BASELINE"); bw+=("$w"); bc_+=("$c")
+    read -r w c < <(ab "$nixcut"); nw+=("$w"); nc+=("$c")
+  done
+  med() { printf '%s\n' "$@" | sort -n | sed -n 3p; }
+  echo
+  printf '| build | refs --closure cold, wall (median of 5) | CPU user+sys |\n|---|--:|--:|\n'
+  printf '| baseline (%s) | %.2f s | %.2f s |\n' "$BASELINE" "$(med "${bw[@]}")" "$(med "${bc_[@]}")"
+  printf '| this build | %.2f s | %.2f s |\n' "$(med "${nw[@]}")" "$(med "${nc[@]}")"
+  printf 'this / baseline: wall %.2f, CPU %.2f\n' "$(echo "$(med "${nw[@]}") / $(med "${bw[@]}")" | bc -l)" "$(echo "$(med "${nc[@]}") / $(med "${bc_[@]}")" | bc -l)"
+  echo
+fi
 
 gib=$(echo "$bytes / 1073741824" | bc -l)
 printf '| data | tool | median of 3 | vs. nixcut cold |\n|---|---|--:|--:|\n'

@@ -27,7 +27,9 @@ pub(crate) fn evidence_item(h: &Hit) -> EvidenceItem {
 
 /// A reference with at most `max_items` evidence items (all counted).
 pub(crate) fn ref_entry(sd: &StoreDir, r: &Reference, max_items: Option<usize>) -> RefEntry {
+    let listed = r.hits.len().min(max_items.unwrap_or(usize::MAX));
     RefEntry {
+        omitted: r.hit_count() - listed as u64,
         path: sd.display(&r.target),
         verdict: r.verdict.clone(),
         rule: r.rule.to_string(),

@@ -21,9 +21,7 @@ pub use check::{check, CheckOptions, Growth, DEFAULT_MAX_GROWTH_PERCENT};
 pub use diff::{diff, DiffOptions};
 pub use edges::EvidenceOptions;
 pub use refs::{refs, RefsOptions};
-pub use snapshot::{
-    snapshot, write_snapshot, write_snapshot_to, SnapshotOptions, SnapshotWriteError,
-};
+pub use snapshot::{snapshot, SnapshotOptions};
 pub use why::{why, why_chains, WhyOptions};
 
 /// Why an analysis could not run.
@@ -47,4 +45,6 @@ pub enum AnalysisError {
     EmptyReference { origin: String },
     #[error("nothing to check: give --baseline, --against with --max-ratio, or --max-size")]
     NoCriterion,
+    #[error("--explain needs a consumer: use it with --closure ROOT")]
+    ExplainNeedsConsumer,
 }

@@ -14,8 +14,8 @@ use super::convert::refs_path;
 use super::AnalysisError;
 use crate::classify::ClassRules;
 use crate::evidence::{Collector, Progress, ScanCache, Scanned};
-use crate::reach::{reach, FileId, Inventory};
-use crate::report::{EvidenceLevel, RefsReport, SCHEMA_VERSION};
+use crate::reach::{reach, FileId, Inventory, Why};
+use crate::report::{EvidenceLevel, Explanation, ReachStep, ReachVia, RefsReport, SCHEMA_VERSION};
 use crate::scan::RelPath;
 use crate::source::{Files, FilesFrom};
 use crate::store::{Closure, StoreDir, StorePath};
@@ -41,15 +41,22 @@ pub struct RefsOptions {
     pub cache: Option<ScanCache>,
     /// The file-class rules in force (built-in plus `--rules FILE`).
     pub rules: ClassRules,
+    /// `--explain FILE`: say how the consumer reaches this file (an absolute logical
+    /// path); needs `closure`.
+    pub explain: Option<String>,
 }
 
+/// The files reached, per store path.
+type ReachedFiles = HashMap<StorePath, HashSet<RelPath>>;
+
 /// For each scanned path, the files that the roots reach at run time (their own
-/// run-time files are the entry points).
+/// run-time files are the entry points); with `explain`, how that file is reached.
 fn reached_files(
     sd: &StoreDir,
     scanned: &[Scanned],
     roots: &[StorePath],
-) -> HashMap<StorePath, HashSet<RelPath>> {
+    explain: Option<&str>,
+) -> (ReachedFiles, Option<Explanation>) {
     let inv = Inventory::new(
         sd,
         scanned.iter().filter_map(|s| {
@@ -78,7 +85,41 @@ fn reached_files(
             .collect();
         out.insert(s.path.clone(), set);
     }
-    out
+    let explanation = explain.map(|file| {
+        let target = inv.resolve(file.as_bytes()).map(|(f, _)| f);
+        let chain: Vec<ReachStep> = target
+            .filter(|f| reached.contains(*f))
+            .map(|f| reached.chain(f))
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(f, why)| step(&inv, f, why))
+            .collect();
+        Explanation {
+            file: file.to_string(),
+            reached: !chain.is_empty(),
+            chain,
+        }
+    });
+    (out, explanation)
+}
+
+fn step(inv: &Inventory<'_>, f: FileId, why: Why) -> ReachStep {
+    let (via, detail) = match why {
+        Why::EntryPoint => (ReachVia::EntryPoint, String::new()),
+        Why::Interpreter => (ReachVia::Interpreter, String::new()),
+        Why::Needed { name, dir } => (ReachVia::Needed, format!("{name} in {dir}")),
+        Why::Dlopen { name, dir } => (ReachVia::Dlopen, format!("{name} in {dir}")),
+        Why::Shebang => (ReachVia::Shebang, String::new()),
+        Why::Named => (ReachVia::Named, String::new()),
+        Why::Symlink => (ReachVia::Symlink, String::new()),
+        Why::Inside => (ReachVia::Inside, String::new()),
+        Why::DataDir(rule) => (ReachVia::DataDir, rule.to_string()),
+    };
+    ReachStep {
+        file: inv.display(f),
+        via,
+        detail,
+    }
 }
 
 /// The store paths a `refs` run reports on.
@@ -87,11 +128,14 @@ fn targets(c: &Closure, opts: &RefsOptions) -> Result<Vec<StorePath>, AnalysisEr
         let roots = pick_roots(c, opts.root.as_deref())?;
         return Ok(c.restrict_to(&roots).paths.keys().cloned().collect());
     }
-    let mut v = Vec::new();
+    let mut v: Vec<StorePath> = Vec::new();
     for q in &opts.paths {
-        v.push(c.select_root(q)?);
+        let p = c.select_root(q)?;
+        // Each path once, in the order first named.
+        if !v.contains(&p) {
+            v.push(p);
+        }
     }
-    v.dedup();
     Ok(v)
 }
 
@@ -109,9 +153,15 @@ pub fn refs(
     let scanned = collector.scan(&targets, progress);
     // With a consumer (`--closure ROOT`), verdicts say what ROOT needs at run time: what
     // it loads, runs or opens. Without one, each path is judged on its own.
+    if opts.explain.is_some() && !opts.closure {
+        return Err(AnalysisError::ExplainNeedsConsumer);
+    }
+    let mut explain = None;
     let reached = if opts.closure && opts.files.source().is_some() {
         let roots = pick_roots(c, opts.root.as_deref())?;
-        Some(reached_files(sd, &scanned, &roots))
+        let (files, e) = reached_files(sd, &scanned, &roots, opts.explain.as_deref());
+        explain = e;
+        Some(files)
     } else {
         None
     };
@@ -140,6 +190,11 @@ pub fn refs(
             "the files of these paths are not available ({looked}, no NARs in the input): evidence is graph-level only; use --store-root or a binary cache with nar/"
         ));
     }
+    if let (Some(file), None) = (&opts.explain, &reached) {
+        warnings.push(format!(
+            "--explain {file}: the files are not available, so what the consumer reaches cannot be worked out"
+        ));
+    }
     let files_from = opts.files.kind();
     Ok(RefsReport {
         schema_version: SCHEMA_VERSION,
@@ -151,7 +206,9 @@ pub fn refs(
         },
         files_from,
         discover: opts.discover,
+        max_evidence: opts.max_evidence.map(|m| m as u64),
         paths,
         warnings,
+        explain,
     })
 }

@@ -1,21 +1,21 @@
 //! `nixcut snapshot ROOT -o FILE`: freeze a closure as a baseline file for CI.
 //!
 //! [`snapshot`] builds the document (`crate::report::Snapshot`, whose module documents
-//! the format) from a loaded closure; [`write_snapshot`] writes it atomically: into a
-//! temporary file in the target's directory, flushed to disk, then renamed over the
-//! target, so an existing baseline is replaced only by a complete new one and a crash
-//! or full disk leaves the old file untouched. `crate::load::snapshot` reads it back.
+//! the format) from a loaded closure; the binary writes it (atomically, `src/cli/`), and
+//! `crate::load::snapshot` reads it back.
+//!
+//! The same closure gives the same document however its input was named: for a store
+//! path (`./result`, the path itself, any symlink to it) `created_from.origin` is the
+//! root's store path, and for a file or directory it is the file's base name (the
+//! directory a baseline was taken in says nothing about the closure).
 //!
 //! A snapshot must be a complete closure with known sizes: an input that misses paths
 //! (`nix path-info --json` without `-r`) or sizes (a sizeless `exportReferencesGraph`)
 //! is refused rather than frozen as a baseline that is too small.
 
-use std::io::{self, Write};
-use std::path::{Path, PathBuf};
-
 use crate::graph::{closure_sizes, ClosureGraph};
-use crate::report::{Snapshot, SnapshotPath, SNAPSHOT_KIND, SNAPSHOT_SCHEMA_VERSION};
-use crate::store::Closure;
+use crate::report::{Snapshot, SnapshotPath, SourceRef, SNAPSHOT_KIND, SNAPSHOT_SCHEMA_VERSION};
+use crate::store::{is_terminal_hazard, Closure, SourceKind};
 
 use super::common::{pick_roots, source_ref};
 use super::AnalysisError;
@@ -25,6 +25,23 @@ use super::AnalysisError;
 pub struct SnapshotOptions {
     /// `--root`: which root of a multi-root input (all roots when `None`).
     pub root: Option<String>,
+}
+
+/// `created_from` without what depends on how the input was named.
+fn stable_source(c: &Closure, root: Option<&String>) -> SourceRef {
+    let mut source = source_ref(c);
+    source.origin = match (c.source, root) {
+        (SourceKind::LiveStore, Some(root)) => root.clone(),
+        _ => std::path::Path::new(&c.origin)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| c.origin.clone())
+            // A file name may hold anything; a committed baseline shows no escape codes.
+            .chars()
+            .map(|ch| if is_terminal_hazard(ch) { '?' } else { ch })
+            .collect(),
+    };
+    source
 }
 
 /// Build the snapshot of the closure of the chosen roots. O(n + m) plus the closure
@@ -70,6 +87,7 @@ pub fn snapshot(c: &Closure, opts: &SnapshotOptions) -> Result<Snapshot, Analysi
         })
         .collect();
     let root_strings: Vec<String> = roots.iter().map(|r| sd.display(r)).collect();
+    let created_from = stable_source(c, root_strings.first());
     Ok(Snapshot {
         kind: SNAPSHOT_KIND.to_string(),
         schema_version: SNAPSHOT_SCHEMA_VERSION,
@@ -77,64 +95,11 @@ pub fn snapshot(c: &Closure, opts: &SnapshotOptions) -> Result<Snapshot, Analysi
         store_dir: sd.as_str().to_string(),
         root: root_strings.first().cloned().unwrap_or_default(),
         roots: root_strings,
-        created_from: source_ref(c),
+        created_from,
         closure_size: g.total_size(),
         path_count: paths.len(),
         paths,
     })
-}
-
-/// Why a snapshot could not be written.
-#[derive(Debug, thiserror::Error)]
-#[error("cannot write snapshot {}: {source}", .path.display())]
-pub struct SnapshotWriteError {
-    /// The file that was to be written.
-    pub path: PathBuf,
-    /// The operating-system error.
-    pub source: io::Error,
-}
-
-/// Write `s` as pretty JSON to `out` (any writer, e.g. standard output).
-pub fn write_snapshot_to(s: &Snapshot, out: &mut dyn Write) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, s).map_err(io::Error::other)?;
-    writeln!(out)
-}
-
-/// Write `s` to `file` atomically: a temporary file in the same directory, synced,
-/// then renamed over `file`. On any error `file` is left as it was and the temporary
-/// file is removed.
-pub fn write_snapshot(s: &Snapshot, file: &Path) -> Result<(), SnapshotWriteError> {
-    let err = |source: io::Error| SnapshotWriteError {
-        path: file.to_path_buf(),
-        source,
-    };
-    let dir = match file.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".nixcut-snapshot-")
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(err)?;
-    {
-        let mut w = io::BufWriter::new(tmp.as_file_mut());
-        write_snapshot_to(s, &mut w).map_err(err)?;
-        w.flush().map_err(err)?;
-    }
-    tmp.as_file().sync_all().map_err(err)?;
-    // A baseline is meant to be committed and read by others: not the 0600 of a
-    // temporary file. Keep the permissions of the file being replaced, if any.
-    let perms = match std::fs::metadata(file) {
-        Ok(m) => m.permissions(),
-        Err(_) => {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::Permissions::from_mode(0o644)
-        }
-    };
-    std::fs::set_permissions(tmp.path(), perms).map_err(err)?;
-    tmp.persist(file).map_err(|e| err(e.error))?;
-    Ok(())
 }
 
 #[cfg(test)]
@@ -155,12 +120,7 @@ mod tests {
         assert_eq!(s.paths[0].closure_size, 1067);
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("base.json");
-        write_snapshot(&s, &f).unwrap();
-        let text = std::fs::read_to_string(&f).unwrap();
-        assert!(
-            text.starts_with("{\n  \"kind\": \"nixcut-snapshot\""),
-            "{text}"
-        );
+        std::fs::write(&f, serde_json::to_string_pretty(&s).unwrap()).unwrap();
         let back = load(f.to_str().unwrap(), &LoadOptions::default()).unwrap();
         // The same paths, now with the closure sizes the snapshot recorded.
         let mut expect = c.paths.clone();
@@ -169,31 +129,35 @@ mod tests {
         }
         assert_eq!(back.paths, expect);
         assert_eq!(back.roots(), vec![path(0)]);
-        // Writing the same closure again gives the same bytes.
-        write_snapshot(&s, &f).unwrap();
-        assert_eq!(std::fs::read_to_string(&f).unwrap(), text);
-        let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
-        assert_eq!(leftovers.len(), 1, "temporary files left: {leftovers:?}");
+        // Snapshotting it again gives the same document (the origin is a base name).
+        let again = snapshot(&back, &SnapshotOptions::default()).unwrap();
+        assert_eq!(again.created_from.origin, "base.json");
+        assert_eq!(again.paths, s.paths);
     }
 
     #[test]
-    fn a_failed_write_leaves_the_old_file() {
-        let c = closure(&[1, 2], &[vec![1], vec![]]);
-        let s = snapshot(&c, &SnapshotOptions::default()).unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        // The target is a non-empty directory: the rename fails after the data was
-        // written to the temporary file.
-        let target = dir.path().join("base.json");
-        std::fs::create_dir(&target).unwrap();
-        std::fs::write(target.join("keep"), "old").unwrap();
-        let e = write_snapshot(&s, &target).unwrap_err();
-        assert!(e.to_string().contains("base.json"), "{e}");
-        assert_eq!(std::fs::read_to_string(target.join("keep")).unwrap(), "old");
-        let names: Vec<String> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        assert_eq!(names, vec!["base.json".to_string()], "temporary file left");
+    fn the_origin_does_not_depend_on_how_the_input_was_named() {
+        let mut c = closure(&[1, 2], &[vec![1], vec![]]);
+        let root = c.store_dir.display(&path(0));
+        c.source = SourceKind::LiveStore;
+        let mut docs = Vec::new();
+        for origin in ["./result", root.as_str(), "/tmp/elsewhere/link"] {
+            c.origin = origin.to_string();
+            let s = snapshot(&c, &SnapshotOptions::default()).unwrap();
+            docs.push(serde_json::to_string(&s).unwrap());
+            assert_eq!(s.created_from.origin, root);
+        }
+        assert!(docs.iter().all(|d| *d == docs[0]));
+        c.source = SourceKind::PathInfoJson;
+        for origin in [
+            "closure.json",
+            "./closure.json",
+            "/ci/checkout/closure.json",
+        ] {
+            c.origin = origin.to_string();
+            let s = snapshot(&c, &SnapshotOptions::default()).unwrap();
+            assert_eq!(s.created_from.origin, "closure.json");
+        }
     }
 
     #[test]

@@ -1,42 +1,131 @@
 //! GPU architecture tokens in file names (`…_gfx90a-xnack+.hsaco`, `…_CU104_gfx90a.co`,
-//! `TensileLibrary_lazy_gfx1030.dat`, `…sm_80.cubin`).
+//! `TensileLibrary_lazy_gfx1030.dat`, `…_sm_80.cubin`) and MIOpen database names
+//! (`gfx900_56.db`, `gfx90a68.kdb`).
 //!
 //! The token is anchored, as ROCm's own loaders match it: preceded by `_` or `-` (or the
-//! start of the name) and followed by `.`, `-`, `_` or the end, so `gfx90` never matches
-//! `gfx90a` and `gfx101` never matches `gfx1010`. Variants (`-xnack±`, `:xnack±`, `_CU<n>`,
-//! `_APU`, `_XPU`) group under the base architecture.
+//! start of the name) and followed by `.`, `-`, `_`, `:` or the end, so `gfx90` never
+//! matches `gfx90a` and `gfx101` never matches `gfx1010`. Variants (`-xnack±`, `:xnack±`,
+//! `:sramecc±`, `_CU<n>`, `_APU`, `_XPU`, CUDA's `sm_90a`) group under the base
+//! architecture; LLVM's family targets (`gfx10-3-generic`) keep their whole name.
+//!
+//! MIOpen glues a CU count onto the architecture ([`miopen_db_arch`]): decimal after
+//! `_` up to 64 CUs (`gfx1030_36`), hex without a separator above (`gfx90a68` is 104
+//! CUs). Only the list of known processors (`crate::elf::amdgpu_processors`) can tell
+//! `gfx90a` + `68` from an architecture `gfx90a68`, so that form is read against it.
+//! These are pure functions of the name; the class rules (`class.rs`) call them.
 
-/// The base GPU architecture a file name is specific to, if any.
+use crate::elf::amdgpu_processors;
+
+/// The base GPU architecture a file name is specific to, if any: the last anchored
+/// `gfx…` or `sm_…` token.
 pub fn arch_of_name(name: &[u8]) -> Option<String> {
     let n = name.len();
     let mut found = None;
-    for i in 0..n {
+    let mut i = 0;
+    while i < n {
         let anchored_left = i == 0 || matches!(name[i - 1], b'_' | b'-' | b'/');
-        if !anchored_left {
-            continue;
-        }
-        let (prefix, digits_hex) = if name[i..].starts_with(b"gfx") {
-            (3, true)
+        let token = if !anchored_left {
+            None
+        } else if name[i..].starts_with(b"gfx") {
+            gfx_token(name, i)
         } else if name[i..].starts_with(b"sm_") {
-            (3, false)
+            sm_token(name, i)
         } else {
-            continue;
+            None
         };
-        let mut j = i + prefix;
-        while j < n && (name[j].is_ascii_digit() || (digits_hex && matches!(name[j], b'a'..=b'f')))
-        {
-            j += 1;
-        }
-        if j == i + prefix {
-            continue;
-        }
-        let anchored_right = j == n || matches!(name[j], b'.' | b'-' | b'_' | b':');
-        if anchored_right {
+        match token {
             // The last anchored token wins (`…_CU104_gfx90a.co`).
-            found = Some(String::from_utf8_lossy(&name[i..j]).into_owned());
+            Some((arch, end)) => {
+                found = Some(arch);
+                i = end;
+            }
+            None => i += 1,
         }
     }
     found
+}
+
+fn right_anchored(name: &[u8], j: usize) -> bool {
+    j == name.len() || matches!(name[j], b'.' | b'-' | b'_' | b':')
+}
+
+/// `gfx` + hex digits at `i`, right-anchored; or a family target `gfx<N>[-<M>]-generic`.
+fn gfx_token(name: &[u8], i: usize) -> Option<(String, usize)> {
+    let mut j = i + 3;
+    while j < name.len() && (name[j].is_ascii_digit() || matches!(name[j], b'a'..=b'f')) {
+        j += 1;
+    }
+    if j == i + 3 || !right_anchored(name, j) {
+        return None;
+    }
+    if let Some(end) = generic_suffix(name, j) {
+        return Some((String::from_utf8_lossy(&name[i..end]).into_owned(), end));
+    }
+    Some((String::from_utf8_lossy(&name[i..j]).into_owned(), j))
+}
+
+/// The end of `[-<digits>]-generic` at `j`, when it is there and right-anchored.
+fn generic_suffix(name: &[u8], mut j: usize) -> Option<usize> {
+    let rest = &name[j..];
+    if let Some(r) = rest.strip_prefix(b"-") {
+        let digits = r.iter().take_while(|b| b.is_ascii_digit()).count();
+        if digits > 0 && r[digits..].starts_with(b"-generic") {
+            j += 1 + digits;
+        }
+    }
+    let end = j + b"-generic".len();
+    (name[j..].starts_with(b"-generic") && right_anchored(name, end)).then_some(end)
+}
+
+/// `sm_` + decimal digits at `i` (an `a`/`f` suffix, `sm_90a`, groups under `sm_90`).
+fn sm_token(name: &[u8], i: usize) -> Option<(String, usize)> {
+    let mut j = i + 3;
+    while j < name.len() && name[j].is_ascii_digit() {
+        j += 1;
+    }
+    if j == i + 3 {
+        return None;
+    }
+    let base = String::from_utf8_lossy(&name[i..j]).into_owned();
+    if j < name.len() && matches!(name[j], b'a' | b'f') && right_anchored(name, j + 1) {
+        return Some((base, j + 1));
+    }
+    right_anchored(name, j).then_some((base, j))
+}
+
+/// The architecture of a MIOpen database or model file name (`gfx900_56.db`,
+/// `gfx1030_36.HIP.fdb.txt`, `gfx90a68.kdb`, `gfx942130.db`, `gfx908.tn.model`,
+/// `gfx90a_metadata.ktn.model`): a known processor at the start of the name, then the
+/// CU count in decimal after `_`, or in hex (above 64) glued on, or nothing, then `.`
+/// (or `_` and a model's own words). `None` when the name has no such form.
+pub fn miopen_db_arch(name: &[u8]) -> Option<String> {
+    if !name.starts_with(b"gfx") {
+        return None;
+    }
+    // The longest known processor the name starts with (`gfx1030` rather than none,
+    // `gfx90a` in `gfx90a68`).
+    let arch = amdgpu_processors()
+        .filter(|p| name.starts_with(p.as_bytes()))
+        .max_by_key(|p| p.len())?;
+    let rest = &name[arch.len()..];
+    let ok = match rest.first() {
+        Some(b'.') => true,
+        Some(b'_') => {
+            let digits = rest[1..].iter().take_while(|b| b.is_ascii_digit()).count();
+            // `_56.` is a CU count; `_metadata.tn.model` a model's words.
+            (digits > 0 && rest.get(1 + digits) == Some(&b'.')) || digits == 0
+        }
+        Some(_) => {
+            let hex = rest.iter().take_while(|b| b.is_ascii_hexdigit()).count();
+            rest.get(hex) == Some(&b'.')
+                && std::str::from_utf8(&rest[..hex])
+                    .ok()
+                    .and_then(|h| u32::from_str_radix(h, 16).ok())
+                    .is_some_and(|cu| cu > 64)
+        }
+        None => false,
+    };
+    ok.then(|| arch.to_string())
 }
 
 #[cfg(test)]
@@ -45,20 +134,81 @@ mod tests {
 
     #[test]
     fn tokens() {
-        let cases: [(&str, Option<&str>); 9] = [
+        let cases: &[(&str, Option<&str>)] = &[
             ("TensileLibrary_lazy_gfx1030.dat", Some("gfx1030")),
             ("TensileLibrary_Type_DD_Contraction_l_Ailk_Bjlk_Cijk_Dijk_fallback_gfx906-xnack-.hsaco", Some("gfx906")),
             ("TensileLibrary_Type_4xi8I_HPA_Contraction_l_Ailk_Bjlk_Cijk_Dijk_CU104_gfx90a.co", Some("gfx90a")),
+            ("TensileLibrary_Type_HH_Contraction_l_Ailk_Bjlk_Cijk_Dijk_CU304_APU_gfx942.co", Some("gfx942")),
+            ("TensileLibrary_Type_HH_Contraction_l_Ailk_Bjlk_Cijk_Dijk_XPU_gfx942.dat", Some("gfx942")),
             ("Kernels.so-000-gfx90a-xnack+.hsaco", Some("gfx90a")),
+            ("k-hip-amdgcn-amd-amdhsa-gfx90a:xnack+.out", Some("gfx90a")),
+            ("k-gfx90a:sramecc+:xnack-.co", Some("gfx90a")),
             ("TensileLibrary_Type_4xi8I_HPA_Contraction_l_Ailk_Bjlk_Cijk_Dijk_fallback.dat", None),
             ("TensileLibrary.dat", None),
             ("libfoo_gfx90.so.1", Some("gfx90")),
             ("kernel.sm_80.cubin", None),
             ("kernel_sm_80.cubin", Some("sm_80")),
+            ("kernel_sm_90a.cubin", Some("sm_90")),
+            ("kernel_sm_90ab.cubin", None),
+            ("extop_gfx10-3-generic.co", Some("gfx10-3-generic")),
+            ("extop_gfx11-generic.co", Some("gfx11-generic")),
+            ("extop_gfx11-genericx.co", Some("gfx11")),
+            ("gfx", None),
+            ("_gfx", None),
+            ("a-gfx1100", Some("gfx1100")),
         ];
         for (name, want) in cases {
-            assert_eq!(arch_of_name(name.as_bytes()).as_deref(), want, "{name}");
+            assert_eq!(arch_of_name(name.as_bytes()).as_deref(), *want, "{name}");
         }
         assert_eq!(arch_of_name(b"xgfx90a.dat"), None);
+        assert_eq!(arch_of_name(b"gfx90ag.dat"), None);
+        // gfx101 never matches gfx1010, gfx90 never gfx90a.
+        assert_eq!(arch_of_name(b"x_gfx1010.co").as_deref(), Some("gfx1010"));
+    }
+
+    #[test]
+    fn miopen_names() {
+        let cases: &[(&str, Option<&str>)] = &[
+            ("gfx900_56.db", Some("gfx900")),
+            ("gfx900_64.kdb", Some("gfx900")),
+            ("gfx1030_36.HIP.fdb.txt", Some("gfx1030")),
+            ("gfx1030_36.db.txt", Some("gfx1030")),
+            ("gfx90a68.kdb", Some("gfx90a")),
+            ("gfx90a6e.db", Some("gfx90a")),
+            ("gfx942130.db", Some("gfx942")),
+            ("gfx90878.HIP.fdb.txt", Some("gfx908")),
+            ("gfx908.tn.model", Some("gfx908")),
+            ("gfx90a_metadata.tn.model", Some("gfx90a")),
+            ("gfx908_ConvAsm1x1U_metadata.ktn.model", Some("gfx908")),
+            // Hex counts are only written above 64 CUs.
+            ("gfx90a40.db", None),
+            ("gfx9000.db", None),
+            ("gfx90a68", None),
+            ("miopen.db", None),
+            ("gfx", None),
+        ];
+        for (name, want) in cases {
+            assert_eq!(miopen_db_arch(name.as_bytes()).as_deref(), *want, "{name}");
+        }
+    }
+
+    #[test]
+    fn arbitrary_names_do_not_panic() {
+        let alphabet = b"gfx_-.:sm0a9fcXPU";
+        let mut seed = 0x2545_f491_u32;
+        for len in 0..40 {
+            for _ in 0..200 {
+                let name: Vec<u8> = (0..len)
+                    .map(|_| {
+                        seed ^= seed << 13;
+                        seed ^= seed >> 17;
+                        seed ^= seed << 5;
+                        alphabet[seed as usize % alphabet.len()]
+                    })
+                    .collect();
+                let _ = arch_of_name(&name);
+                let _ = miopen_db_arch(&name);
+            }
+        }
     }
 }

@@ -8,6 +8,8 @@
 //!   ([`classify_hit`]).
 //! - [`ClassRules`]: file classes (`lib`, `dev`, `gpu:<arch>` …), what each file of a
 //!   store path is for, by content, then path and name.
+//! - [`parse_rules_file`]: a user's TOML rules file (`--rules FILE`), whose class rules
+//!   go ahead of the built-in ones.
 //! - [`verdict_rules`]: the verdict of one hit ([`hit_verdict`]: kind rows plus the
 //!   symlink refinements, dangling and per-GPU-architecture names) and of a reference
 //!   from its hits ([`reference_verdict`]: strongest wins, GPU architectures merged).
@@ -23,17 +25,20 @@ mod gpu_arch;
 mod kind;
 pub mod kinds;
 mod rule;
+mod rules_file;
 pub mod text;
 mod verdict;
 
 pub use class::{
     base_arch, ClassFacts, ClassMatcher, ClassOf, ClassRule, ClassRules, EntryType, FileClass,
+    CLASS_OUT,
 };
 pub use elf::{classify_hit, names_source_path, HitClass, SOURCE_EXTENSIONS, STRING_CAP};
-pub use gpu_arch::arch_of_name;
+pub use gpu_arch::{arch_of_name, miopen_db_arch};
 pub use kind::{EvidenceKind, UnknownKind};
 pub use kinds::{file_rule, FileFacts, FileRule, Matcher, Place, FILE_RULES};
 pub use rule::RuleId;
+pub use rules_file::{class_rules_from_file, parse_rules_file, RulesFileError};
 pub use verdict::{
     hit_verdict, reference_verdict, verdict_rules, FileClassName, Gives, HitCondition, HitFacts,
     Verdict, VerdictRule, NO_EVIDENCE,

@@ -12,7 +12,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// `nix`; NIXCUT_NO_STORE_DB=1 always asks `nix`); a `nix path-info --json -r` file of
 /// any Nix version; a closureInfo directory or its `registration` file; a `nix-store
 /// --dump-db` dump; an `exportReferencesGraph` file or structured-attrs `.attrs.json`;
-/// a binary cache directory. The format is detected from the content.
+/// a binary cache directory. The format is detected from the content. `-` reads
+/// standard input; pipes and process substitution (`<(nix path-info --json -r …)`) are
+/// read as streams.
 #[derive(Debug, Parser)]
 #[command(name = "nixcut", version, max_term_width = 100)]
 #[command(after_help = "Examples:
@@ -26,6 +28,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
   nixcut diff base.json ./result              what changed, by package
   nixcut check ./result --baseline base.json --max-growth 5%
   nixcut check rocm.json --against cuda.json --max-ratio 2
+  nixcut rules --rules my-rules.toml          the classification rules in force
 
 Exit status: 0 success, 1 a check failed, 2 an error (bad input, bad usage).")]
 pub struct Cli {
@@ -65,6 +68,12 @@ pub struct GlobalArgs {
     /// Do not print warnings on stderr.
     #[arg(long, short, global = true)]
     pub quiet: bool,
+
+    /// File-class rules to use ahead of the built-in ones (TOML `[[class]]` rows with
+    /// `name`, `under`/`name_is`/`name_ends_with`/`name_starts_with` and `class`; see
+    /// `nixcut rules --help`). A user rule overrides a built-in class.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub rules: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -95,7 +104,9 @@ pub enum Command {
     /// The file is versioned JSON (`"kind": "nixcut-snapshot"`): the root, every path
     /// with NAR size, NAR hash, closure size and references, the store directory and
     /// where it was taken from. Every command accepts it as an input. It is written
-    /// atomically: an existing file is replaced only once the new one is complete.
+    /// atomically: an existing file is replaced only once the new one is complete (a
+    /// symlink is followed and its target replaced; a FIFO or a device such as
+    /// /dev/stdout is written in place; a directory or a store object is refused).
     /// The file is always JSON (`--format` does not apply); the same closure always
     /// gives the same bytes, so a committed baseline changes only when the closure does.
     Snapshot(SnapshotArgs),
@@ -128,7 +139,26 @@ pub enum Command {
     /// Files come from the local store (or --store-root) or the NARs of a binary cache.
     /// Results are cached per store path under $XDG_CACHE_HOME/nixcut.
     Refs(RefsArgs),
+    /// The classification rules in force, each with its name: file classes (the
+    /// user's `--rules FILE` rows first, marked `user`), evidence kinds of files, and
+    /// verdicts.
+    ///
+    /// A rules file holds `[[class]]` rows; the first matching row wins, and the
+    /// user's rows come before the built-in ones:
+    ///
+    ///   [[class]]
+    ///   name = "my/keep-tools"        # required, unique; shown with every class it gives
+    ///   under = ["share/tools/"]      # directories relative to the store path
+    ///   name_ends_with = [".sh"]      # also: name_is, name_starts_with (all must hold)
+    ///   class = "bin"                 # out bin lib dev static doc man info debug
+    ///                                 # gpu:<arch> gpu-generic removable
+    ///
+    /// Errors name the file, line and column.
+    Rules(RulesArgs),
 }
+
+#[derive(Debug, Args)]
+pub struct RulesArgs {}
 
 #[derive(Debug, Args)]
 pub struct SnapshotArgs {
@@ -171,7 +201,7 @@ pub struct CheckArgs {
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<String>,
     /// How much the closure may grow over the baseline: a percentage (`5%`, or a bare
-    /// number) or a size (`10MiB`). Default 5%.
+    /// number) or a size with a unit, as for --max-size (`10MiB`, `50MB`). Default 5%.
     #[arg(long, value_name = "G", requires = "baseline")]
     pub max_growth: Option<String>,
     /// Compare with another closure (e.g. the CUDA build of the same program).
@@ -180,12 +210,20 @@ pub struct CheckArgs {
     /// With --against: how many times OTHER's closure size ROOT's may be (`2`, `1.5`).
     #[arg(long, value_name = "R", requires = "against", value_parser = parse_ratio)]
     pub max_ratio: Option<f64>,
-    /// An absolute budget for the closure size (`500M`, `1.5GiB`, bytes).
+    /// An absolute budget for the closure size: bytes, or a number with a unit taken as
+    /// written: KiB, MiB, GiB, TiB, PiB, EiB (and a bare K, M, G, T, P, E, as Nix
+    /// prints sizes) are powers of 1024; kB, MB, GB, TB, PB, EB are powers of 1000
+    /// (GB = 10^9 bytes). `500M`, `1.5GiB`, `20GB`; at most 2^64 - 1 bytes.
     #[arg(long, value_name = "SIZE")]
     pub max_size: Option<String>,
     /// How many paths to list per criterion.
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub top: usize,
+    /// Check inputs whose references leave them (`nix path-info --json` without `-r`)
+    /// instead of refusing them: their sizes are lower bounds, so the gate may pass
+    /// when the real closure would not.
+    #[arg(long)]
+    pub allow_partial: bool,
     /// Append the Markdown report to FILE (default: $GITHUB_STEP_SUMMARY when set).
     #[arg(long, value_name = "FILE")]
     pub summary: Option<PathBuf>,
@@ -222,6 +260,10 @@ pub struct RefsArgs {
     /// List at most N evidence items per reference (all are counted).
     #[arg(long, value_name = "N")]
     pub max_evidence: Option<usize>,
+    /// With --closure ROOT: show the chain of loads by which ROOT reaches FILE (a full
+    /// path inside the store, e.g. a Tensile kernel file), or say that it does not.
+    #[arg(long, value_name = "FILE", requires = "closure")]
+    pub explain: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -244,6 +286,10 @@ pub struct WhyArgs {
     /// Do not scan files for evidence, even when they are available (graph only).
     #[arg(long)]
     pub no_evidence: bool,
+    /// Tables in full: every path's chain from ROOT and every scanned referrer's
+    /// evidence (the default is one line per path with the main reason it is kept).
+    #[arg(long)]
+    pub long: bool,
     /// Neither read nor write the scan cache.
     #[arg(long)]
     pub no_cache: bool,

@@ -7,31 +7,55 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, Context, Result};
 
 use super::args::{CheckArgs, GlobalArgs};
-use super::{emit, load_input, print_warnings, Outcome};
+use super::{
+    emit, is_broken_pipe, load_input, print_warnings, printable, refuse_store_object,
+    stdin_at_most_once, Outcome,
+};
 use nixcut::analysis::{self, CheckOptions, Growth};
 use nixcut::render::{render, Format, Style};
 use nixcut::report::CheckReport;
-use nixcut::store::parse_size;
+use nixcut::store::{parse_size, Closure, SizeParseError};
 
 /// `--max-growth`: `5%` or a bare number is a percentage, anything with a unit a size.
 fn parse_growth(s: &str) -> Result<Growth> {
     let t = s.trim();
     let pct = t.strip_suffix('%').unwrap_or(t).trim();
     if let Ok(p) = pct.parse::<f64>() {
-        if p.is_finite() && p >= 0.0 {
-            return Ok(Growth::Percent(p));
-        }
-        return Err(anyhow!("--max-growth `{s}` must be zero or more"));
+        return if p.is_nan() {
+            Err(anyhow!("--max-growth `{s}` is not a percentage (e.g. 5%)"))
+        } else if p.is_infinite() {
+            Err(anyhow!(
+                "--max-growth `{s}` is out of range: a percentage must be a finite number"
+            ))
+        } else if p < 0.0 {
+            Err(anyhow!(
+                "--max-growth `{s}` is negative: the growth allowed is zero or more"
+            ))
+        } else {
+            Ok(Growth::Percent(p))
+        };
     }
     if t.ends_with('%') {
         return Err(anyhow!("--max-growth `{s}` is not a percentage (e.g. 5%)"));
     }
-    parse_size(t)
-        .map(Growth::Bytes)
-        .map_err(|e| anyhow!("--max-growth: {e}, or a percentage such as 5%"))
+    parse_size(t).map(Growth::Bytes).map_err(|e| match e {
+        SizeParseError::Malformed(_) => {
+            anyhow!("--max-growth: {e}; or give a percentage such as 5%")
+        }
+        _ => anyhow!("--max-growth: {e}"),
+    })
 }
 
 pub(super) fn run(g: &GlobalArgs, a: &CheckArgs, format: Format, style: &Style) -> Result<Outcome> {
+    if let Some(file) = &a.summary {
+        refuse_store_object(g, file, "the summary")?;
+    }
+    stdin_at_most_once(
+        [Some(&a.input), a.baseline.as_ref(), a.against.as_ref()]
+            .into_iter()
+            .flatten()
+            .map(String::as_str),
+    )?;
     let growth = match &a.max_growth {
         Some(s) => parse_growth(s)?,
         None => Growth::default(),
@@ -49,6 +73,15 @@ pub(super) fn run(g: &GlobalArgs, a: &CheckArgs, format: Format, style: &Style) 
         Some(o) => Some(load_input(g, o).context("cannot load OTHER (--against)")?),
         None => None,
     };
+    if !a.allow_partial {
+        require_complete(&closure, g.root.as_deref(), "ROOT")?;
+        if let Some(b) = &baseline {
+            require_complete(b, None, "the baseline (--baseline)")?;
+        }
+        if let Some(o) = &other {
+            require_complete(o, None, "OTHER (--against)")?;
+        }
+    }
     let opts = CheckOptions {
         root: g.root.clone(),
         baseline: baseline.as_ref().map(|b| (b, growth)),
@@ -62,7 +95,9 @@ pub(super) fn run(g: &GlobalArgs, a: &CheckArgs, format: Format, style: &Style) 
         let warnings: Vec<String> = report.warnings.iter().map(ToString::to_string).collect();
         print_warnings(&warnings, g.quiet);
     }
-    emit(&report, format, style)?;
+    // The verdict is the exit code: a reader that stopped early (`check … | head`)
+    // must not turn a failure into a pass, so a closed stdout only ends the output.
+    tolerate_closed_stdout(emit(&report, format, style))?;
 
     // CI integration, after the report so a failure to write the summary still shows it.
     let env_summary = std::env::var_os("GITHUB_STEP_SUMMARY")
@@ -78,13 +113,48 @@ pub(super) fn run(g: &GlobalArgs, a: &CheckArgs, format: Format, style: &Style) 
         (None, None) => {}
     }
     if std::env::var("GITHUB_ACTIONS").as_deref() == Ok("true") && !report.pass {
-        annotate(&report, format)?;
+        tolerate_closed_stdout(annotate(&report, format))?;
     }
     Ok(if report.pass {
         Outcome::Success
     } else {
         Outcome::CheckFailed
     })
+}
+
+fn tolerate_closed_stdout(r: Result<()>) -> Result<()> {
+    match r {
+        Err(e) if is_broken_pipe(&e) => Ok(()),
+        other => other,
+    }
+}
+
+/// A gate measured on an incomplete closure passes too easily: refuse an input whose
+/// references leave the loaded set (`nix path-info --json X` without `-r`). With
+/// `--root`, only that root's part of the input counts; a `--root` that matches
+/// nothing is left for the analysis to report.
+fn require_complete(c: &Closure, root: Option<&str>, what: &str) -> Result<()> {
+    let part;
+    let c = match root.map(|q| c.select_root(q)) {
+        Some(Ok(r)) => {
+            part = c.restrict_to(&[r]);
+            &part
+        }
+        _ => c,
+    };
+    let missing = c.missing_references();
+    let Some((from, to)) = missing.first() else {
+        return Ok(());
+    };
+    Err(anyhow!(
+        "{what} `{}` is not a complete closure: {} reference(s) point to paths it does not \
+         describe (first: {} -> {}), so its size would be too small to gate on; give the \
+         whole closure (`nix path-info --json -r`), or pass --allow-partial to check it anyway",
+        c.origin,
+        missing.len(),
+        c.store_dir.display(from),
+        c.store_dir.display(to)
+    ))
 }
 
 /// Append the Markdown report to `file` (created if missing).
@@ -112,7 +182,7 @@ fn annotate(report: &CheckReport, format: Format) -> Result<()> {
     for f in &report.failures {
         lines.push_str(&format!(
             "::error title={title}::{}\n",
-            escape_data(&f.to_string())
+            escape_data(&printable(&f.to_string()))
         ));
     }
     let res = if format == Format::Json {
@@ -146,6 +216,11 @@ mod tests {
         assert_eq!(parse_growth("2.5").unwrap(), Growth::Percent(2.5));
         assert_eq!(parse_growth("10MiB").unwrap(), Growth::Bytes(10 << 20));
         assert!(parse_growth("-1%").is_err());
+        assert!(parse_growth("1e999%")
+            .unwrap_err()
+            .to_string()
+            .contains("out of range"));
+        assert!(parse_growth("NaN%").is_err());
         assert!(parse_growth("lots%").is_err());
         assert!(parse_growth("12Q").is_err());
     }

@@ -5,16 +5,19 @@
 mod args;
 mod check;
 mod diff;
+mod rules;
 mod snapshot;
 
 pub use args::Cli;
 
 use std::io::{self, IsTerminal, Write};
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
 use args::{Command, FormatArg, GlobalArgs, RefsArgs, SortArg, WhyArgs};
 use nixcut::analysis;
+use nixcut::classify::ClassRules;
 use nixcut::evidence::ScanCache;
 use nixcut::load::{load, LoadOptions};
 use nixcut::render::{render, Format, Report, Style};
@@ -42,12 +45,15 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         FormatArg::Html => Format::Html,
         FormatArg::Dot => Format::Dot,
     };
+    // Read and checked before anything else, so a bad rules file fails every command.
+    let class_rules = rules::class_rules(g)?;
     match &cli.command {
-        Command::Why(args) => cmd_why(g, args, format, &style),
+        Command::Rules(_) => rules::run(g, &class_rules, format, &style),
+        Command::Why(args) => cmd_why(g, args, class_rules, format, &style),
         Command::Snapshot(args) => snapshot::run(g, args),
         Command::Diff(args) => diff::run(g, args, format, &style),
         Command::Check(args) => check::run(g, args, format, &style),
-        Command::Refs(args) => cmd_refs(g, args, format, &style),
+        Command::Refs(args) => cmd_refs(g, args, class_rules, format, &style),
     }
 }
 
@@ -58,17 +64,18 @@ fn style_for(g: &GlobalArgs) -> Style {
         "never" => false,
         _ => tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
     };
-    // A terminal that reports no usable width (a pseudo-terminal with 0 columns, as
-    // the builder of a Nix derivation gets) is treated like a pipe: no wrapping.
+    // Tables fit the terminal; a pipe, a file, or a terminal that reports no usable
+    // width (a pseudo-terminal with 0 columns, as a Nix builder gets) gets 120 columns.
     let width = if tty {
         comfy_table::Table::new().width().filter(|&w| w >= 40)
     } else {
         None
     };
     Style {
-        width,
+        width: Some(width.unwrap_or(120)),
         color,
         pretty_json: tty,
+        long: false,
     }
 }
 
@@ -78,6 +85,55 @@ fn load_options(g: &GlobalArgs) -> LoadOptions {
         store_root: g.store_root.clone(),
         ..LoadOptions::default()
     }
+}
+
+/// Refuse to write `file` into a store object: a path inside `<store>/<hash>-<name>/`,
+/// or an existing `<store>/<hash>-<name>`, of the store directory or of the
+/// `--store-root` copy. nixcut only reads stores. A new entry directly in the store
+/// directory is allowed: that is a Nix builder writing its own `$out`
+/// (`nix/closure-check.nix` passes `--summary $out`). `what` names the file in the
+/// message.
+fn refuse_store_object(g: &GlobalArgs, file: &Path, what: &str) -> Result<()> {
+    let opts = load_options(g);
+    let logical = PathBuf::from(opts.store_dir_or_default().as_str());
+    let stores = [logical, opts.physical_store_dir()];
+    let Some(name) = file.file_name() else {
+        return Ok(());
+    };
+    let parent = match file.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let Ok(target) = std::fs::canonicalize(parent).map(|p| p.join(name)) else {
+        return Ok(()); // the write itself will say what is wrong
+    };
+    for store in &stores {
+        let store = std::fs::canonicalize(store).unwrap_or_else(|_| store.clone());
+        let Ok(rest) = target.strip_prefix(&store) else {
+            continue;
+        };
+        if rest.components().count() >= 2 || target.exists() {
+            return Err(anyhow::anyhow!(
+                "cannot write {what} {}: it is inside the store directory {}, and nixcut \
+                 never writes into a store object; write it elsewhere",
+                printable(&file.display().to_string()),
+                store.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Standard input can be read once: refuse `-` given for two inputs of one command
+/// (the second would read nothing and be called an empty file).
+fn stdin_at_most_once<'a>(inputs: impl IntoIterator<Item = &'a str>) -> Result<()> {
+    if inputs.into_iter().filter(|i| *i == "-").count() > 1 {
+        return Err(anyhow::anyhow!(
+            "`-` (standard input) is given for more than one input, but it can be read only \
+             once; save one of them to a file"
+        ));
+    }
+    Ok(())
 }
 
 fn load_input(g: &GlobalArgs, input: &str) -> Result<Closure> {
@@ -92,20 +148,100 @@ fn print_warnings(warnings: &[String], quiet: bool) {
     }
     let mut err = io::stderr().lock();
     for w in warnings {
-        let _ = writeln!(err, "warning: {w}");
+        let _ = writeln!(err, "warning: {}", printable(w));
     }
+}
+
+/// `s` with everything a terminal would act on escaped as `\u{…}`: control characters
+/// other than newline and tab (C0, DEL, C1: ESC sequences, carriage returns) and the
+/// bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069)
+/// that make text read differently from what it is. Messages quote input (file names,
+/// store paths, lines of a file); this is the last step before they reach stderr.
+pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
+    // Newlines and tabs lay a message out; everything else that acts is escaped.
+    let hazard = |c: char| c != '\n' && c != '\t' && nixcut::store::is_terminal_hazard(c);
+    if !s.chars().any(hazard) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 16);
+    for c in s.chars() {
+        if hazard(c) {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 fn emit<'a>(report: impl Into<Report<'a>>, format: Format, style: &Style) -> Result<()> {
     let stdout = io::stdout();
     // Large reports: fewer, bigger writes.
-    let mut out = io::BufWriter::with_capacity(1 << 20, stdout.lock());
-    render(report, format, style, &mut out)
-        .and_then(|()| out.flush())
-        .context("cannot write the report to standard output")
+    let mut out = io::BufWriter::with_capacity(1 << 20, PipeWatch::new(stdout.lock()));
+    let res = render(report, format, style, &mut out).and_then(|()| out.flush());
+    match res {
+        // A renderer may wrap the write error (serde_json does) and lose its kind; the
+        // watch saw it, so a closed stdout is reported as what it is.
+        Err(_) if out.get_ref().broken => Err(io::Error::from(io::ErrorKind::BrokenPipe)),
+        other => other,
+    }
+    .context("cannot write the report to standard output")
 }
 
-fn cmd_why(g: &GlobalArgs, a: &WhyArgs, format: Format, style: &Style) -> Result<Outcome> {
+/// A writer that remembers whether a write failed because the reader went away.
+struct PipeWatch<W> {
+    inner: W,
+    broken: bool,
+}
+
+impl<W> PipeWatch<W> {
+    fn new(inner: W) -> Self {
+        PipeWatch {
+            inner,
+            broken: false,
+        }
+    }
+
+    fn note<T>(&mut self, r: io::Result<T>) -> io::Result<T> {
+        if let Err(e) = &r {
+            self.broken |= e.kind() == io::ErrorKind::BrokenPipe;
+        }
+        r
+    }
+}
+
+impl<W: Write> Write for PipeWatch<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let r = self.inner.write(buf);
+        self.note(r)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        let r = self.inner.flush();
+        self.note(r)
+    }
+}
+
+/// Whether an error is a closed standard output (`nixcut … | head`), which is not a
+/// failure of the command.
+pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<io::Error>()
+            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+    })
+}
+
+fn cmd_why(
+    g: &GlobalArgs,
+    a: &WhyArgs,
+    rules: ClassRules,
+    format: Format,
+    style: &Style,
+) -> Result<Outcome> {
+    let style = &Style {
+        long: a.long,
+        ..*style
+    };
     let closure = load_input(g, &a.input)?;
     let evidence = analysis::EvidenceOptions {
         enabled: !a.no_evidence,
@@ -116,6 +252,7 @@ fn cmd_why(g: &GlobalArgs, a: &WhyArgs, format: Format, style: &Style) -> Result
         },
         cache: scan_cache(a.no_cache),
         max_referrers: a.evidence_referrers,
+        rules,
         ..Default::default()
     };
     let bar = Progress::new(g, 0);
@@ -148,6 +285,9 @@ fn cmd_why(g: &GlobalArgs, a: &WhyArgs, format: Format, style: &Style) -> Result
             discard(report);
         }
         Some(target) => {
+            // Checked here so that the message names it as the TARGET; the analysis
+            // resolves it again (a lookup).
+            closure.select_path(target, "TARGET")?;
             let report =
                 analysis::why_chains(&closure, g.root.as_deref(), target, &evidence, Some(&tick))?;
             show(g, bar, &report.warnings, &report, format, style)?;
@@ -203,18 +343,27 @@ fn discard<T>(value: T) {
     std::mem::forget(value);
 }
 
-fn cmd_refs(g: &GlobalArgs, a: &RefsArgs, format: Format, style: &Style) -> Result<Outcome> {
+fn cmd_refs(
+    g: &GlobalArgs,
+    a: &RefsArgs,
+    rules: ClassRules,
+    format: Format,
+    style: &Style,
+) -> Result<Outcome> {
     let base = analysis::RefsOptions {
         root: g.root.clone(),
         discover: a.discover,
         max_evidence: a.max_evidence,
         cache: scan_cache(a.no_cache),
+        rules,
+        explain: a.explain.clone(),
         ..Default::default()
     };
     let inputs: Vec<(String, bool)> = match &a.closure {
         Some(root) => vec![(root.clone(), true)],
         None => a.paths.iter().map(|p| (p.clone(), false)).collect(),
     };
+    stdin_at_most_once(inputs.iter().map(|(i, _)| i.as_str()))?;
     let mut merged: Option<nixcut::report::RefsReport> = None;
     for (input, whole_closure) in inputs {
         let closure = load_input(g, &input)?;
@@ -245,7 +394,12 @@ fn cmd_refs(g: &GlobalArgs, a: &RefsArgs, format: Format, style: &Style) -> Resu
         match &mut merged {
             None => merged = Some(report),
             Some(m) => {
-                m.paths.extend(report.paths);
+                // The same path named twice (`refs X X`, or through two inputs) is
+                // reported once.
+                let seen: std::collections::HashSet<String> =
+                    m.paths.iter().map(|p| p.path.clone()).collect();
+                m.paths
+                    .extend(report.paths.into_iter().filter(|p| !seen.contains(&p.path)));
                 m.warnings.extend(report.warnings);
             }
         }
@@ -305,5 +459,23 @@ impl Progress {
 
     fn finish(self) {
         self.bar.finish_and_clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::printable;
+
+    #[test]
+    fn printable_escapes_what_a_terminal_would_act_on() {
+        assert_eq!(printable("plain\ttext\nnext"), "plain\ttext\nnext");
+        assert_eq!(printable("a\u{1b}[2Jb"), "a\\u{1b}[2Jb");
+        assert_eq!(printable("\r\u{7f}\u{85}"), "\\u{d}\\u{7f}\\u{85}");
+        assert_eq!(
+            printable("x\u{202e}y\u{2066}z\u{2069}"),
+            "x\\u{202e}y\\u{2066}z\\u{2069}"
+        );
+        // Other non-ASCII text is left alone.
+        assert_eq!(printable("rocblas → 6.0 é"), "rocblas → 6.0 é");
     }
 }

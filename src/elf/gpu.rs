@@ -1,15 +1,22 @@
-//! [`GpuCode`]: GPU device code found in an ELF file, read from headers only.
+//! [`GpuCode`]: GPU device code found in an ELF file, and the targets of standalone
+//! device-code files, read from headers only.
 //!
 //! - Host ELF with HIP code: `.hip_fatbin` holds clang offload bundles
 //!   (`__CLANG_OFFLOAD_BUNDLE__`, ids like `hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+`) or
-//!   compressed bundles (`CCOB`, whose targets are inside the compressed data and not
-//!   read here).
+//!   compressed bundles (`CCOB`, zlib or zstd; the first kilobytes are decompressed to
+//!   read the inner bundle's ids).
 //! - Host ELF with CUDA code: `.nv_fatbin` holds a fatbin container (`0xBA55ED50`) whose
 //!   entries carry an `sm_XX` architecture.
-//! - An AMDGPU code object (`e_machine` 224) names its architecture in `e_flags`.
+//! - An AMDGPU code object (`e_machine` 224) names its architecture in `e_flags`
+//!   ([`amdgpu_arch`]); a CUDA cubin (`e_machine` 190) too ([`cuda_arch`]).
+//! - A standalone bundle or CCOB file (what Tensile and MIOpen install as `.co`,
+//!   `.hsaco`) names its targets in its header ([`read_bundle_head`]), which
+//!   `crate::classify`'s class rules read from a file's first bytes.
 //!
 //! The formats are described in `docs/rocm-runtime.md`. Anything unexpected stops the
 //! walk quietly: this is inventory, not validation.
+
+use std::io::Read;
 
 use super::bytes::ByteSource;
 use super::section::{Section, SectionKind};
@@ -17,7 +24,10 @@ use super::section::{Section, SectionKind};
 const BUNDLE_MAGIC: &[u8; 24] = b"__CLANG_OFFLOAD_BUNDLE__";
 const CCOB_MAGIC: &[u8; 4] = b"CCOB";
 const NV_FATBIN_MAGIC: u32 = 0xBA55_ED50;
-const EM_AMDGPU: u16 = 224;
+/// `e_machine` of AMDGPU code objects.
+pub const EM_AMDGPU: u16 = 224;
+/// `e_machine` of CUDA cubins.
+pub const EM_CUDA: u16 = 190;
 const MAX_BUNDLES: usize = 4096;
 const MAX_ENTRIES: u64 = 1024;
 
@@ -53,6 +63,12 @@ impl GpuCode {
         if machine == EM_AMDGPU {
             g.targets.push(amdgpu_target(flags));
         }
+        if machine == EM_CUDA {
+            let abi = src.read_vec(8, 1).ok().and_then(|b| b.first().copied());
+            if let Some(sm) = abi.and_then(|abi| cuda_arch(flags, abi)) {
+                g.targets.push(sm);
+            }
+        }
         for s in sections.iter().filter(|s| s.kind == SectionKind::Gpu) {
             g.sections.push(s.name.clone());
             match s.name.as_str() {
@@ -80,7 +96,13 @@ impl GpuCode {
                 self.read_bundle(src, pos, end)
             } else if head.starts_with(CCOB_MAGIC) {
                 self.compressed_bundles += 1;
-                ccob_len(&head).map(|l| pos.saturating_add(l))
+                let len = ccob_len(&head);
+                let avail = end - pos;
+                let take = len.unwrap_or(avail).min(avail).min(CCOB_READ as u64) as usize;
+                if let Some(t) = src.read_vec(pos, take).ok().and_then(|b| read_ccob(&b)) {
+                    self.targets.extend(t.targets);
+                }
+                len.map(|l| pos.saturating_add(l))
             } else {
                 None
             };
@@ -191,37 +213,223 @@ pub fn bundle_target(id: &str) -> Option<String> {
     (!t.is_empty()).then(|| t.to_string())
 }
 
-/// The architecture of an AMDGPU code object from its `e_flags`.
-pub fn amdgpu_target(flags: u32) -> String {
-    const MACH: &[(u32, &str)] = &[
-        (0x2c, "gfx900"),
-        (0x2f, "gfx906"),
-        (0x30, "gfx908"),
-        (0x3f, "gfx90a"),
-        (0x40, "gfx940"),
-        (0x4b, "gfx941"),
-        (0x4c, "gfx942"),
-        (0x4f, "gfx950"),
-        (0x33, "gfx1010"),
-        (0x36, "gfx1030"),
-        (0x41, "gfx1100"),
-        (0x46, "gfx1101"),
-        (0x47, "gfx1102"),
-        (0x43, "gfx1150"),
-        (0x48, "gfx1200"),
-        (0x4e, "gfx1201"),
-    ];
+/// `EF_AMDGPU_MACH` values (`e_flags & 0xff`) and their processors. 0x20 – 0x47 as
+/// LLVM 15's `llvm-readobj --file-headers` names them (checked by patching the flags
+/// of a real hipcc code object), the newer ones from `docs/rocm-runtime.md`.
+const AMDGPU_MACH: &[(u32, &str)] = &[
+    (0x20, "gfx600"),
+    (0x21, "gfx601"),
+    (0x22, "gfx700"),
+    (0x23, "gfx701"),
+    (0x24, "gfx702"),
+    (0x25, "gfx703"),
+    (0x26, "gfx704"),
+    (0x28, "gfx801"),
+    (0x29, "gfx802"),
+    (0x2a, "gfx803"),
+    (0x2b, "gfx810"),
+    (0x2c, "gfx900"),
+    (0x2d, "gfx902"),
+    (0x2e, "gfx904"),
+    (0x2f, "gfx906"),
+    (0x30, "gfx908"),
+    (0x31, "gfx909"),
+    (0x32, "gfx90c"),
+    (0x33, "gfx1010"),
+    (0x34, "gfx1011"),
+    (0x35, "gfx1012"),
+    (0x36, "gfx1030"),
+    (0x37, "gfx1031"),
+    (0x38, "gfx1032"),
+    (0x39, "gfx1033"),
+    (0x3a, "gfx602"),
+    (0x3b, "gfx705"),
+    (0x3c, "gfx805"),
+    (0x3d, "gfx1035"),
+    (0x3e, "gfx1034"),
+    (0x3f, "gfx90a"),
+    (0x40, "gfx940"),
+    (0x41, "gfx1100"),
+    (0x42, "gfx1013"),
+    (0x43, "gfx1150"),
+    (0x44, "gfx1103"),
+    (0x45, "gfx1036"),
+    (0x46, "gfx1101"),
+    (0x47, "gfx1102"),
+    (0x48, "gfx1200"),
+    (0x4b, "gfx941"),
+    (0x4c, "gfx942"),
+    (0x4e, "gfx1201"),
+    (0x4f, "gfx950"),
+];
+
+/// Every AMDGPU processor name this module knows (for name parsing elsewhere).
+pub fn amdgpu_processors() -> impl Iterator<Item = &'static str> {
+    AMDGPU_MACH.iter().map(|(_, n)| *n)
+}
+
+/// The processor of an AMDGPU code object from its `e_flags` (`gfx90a`), if known.
+pub fn amdgpu_arch(flags: u32) -> Option<&'static str> {
     let mach = flags & 0xff;
-    let base = MACH
+    AMDGPU_MACH
         .iter()
         .find(|(m, _)| *m == mach)
-        .map(|(_, n)| (*n).to_string())
-        .unwrap_or_else(|| format!("amdgcn-mach-{mach:#x}"));
-    match flags & 0x300 {
-        0x200 => format!("{base}:xnack-"),
-        0x300 => format!("{base}:xnack+"),
-        _ => base,
+        .map(|(_, n)| *n)
+}
+
+/// The target id of an AMDGPU code object from its `e_flags`: the processor, then
+/// `:sramecc±` (`e_flags & 0xc00`: 0xc00 on, 0x800 off) and `:xnack±` (`e_flags & 0x300`:
+/// 0x300 on, 0x200 off), as clang spells targets (`gfx90a:sramecc+:xnack-`). An unknown
+/// processor is `amdgcn-mach-0x…`.
+pub fn amdgpu_target(flags: u32) -> String {
+    let mut t = match amdgpu_arch(flags) {
+        Some(n) => n.to_string(),
+        None => format!("amdgcn-mach-{:#x}", flags & 0xff),
+    };
+    match flags & 0xc00 {
+        0x800 => t.push_str(":sramecc-"),
+        0xc00 => t.push_str(":sramecc+"),
+        _ => {}
     }
+    match flags & 0x300 {
+        0x200 => t.push_str(":xnack-"),
+        0x300 => t.push_str(":xnack+"),
+        _ => {}
+    }
+    t
+}
+
+/// The architecture of a CUDA cubin (`sm_80`) from its `e_flags` and ELF ABI version
+/// (`e_ident[EI_ABIVERSION]`). Layout read from real cubins (the `libcudadevrt.a` of
+/// PyPI's `nvidia-cuda-runtime-cu12` 12.9.79): ABI version 7 keeps the SM in the low
+/// byte (`0x500550`: sm_80, with the virtual architecture in bits 16–23); ABI version 8
+/// (sm_100 and later) keeps it in bits 8–15 (`0x6006402`: sm_100).
+pub fn cuda_arch(flags: u32, abi_version: u8) -> Option<String> {
+    let sm = if abi_version >= 8 {
+        (flags >> 8) & 0xff
+    } else {
+        flags & 0xff
+    };
+    (sm >= 10).then(|| format!("sm_{sm}"))
+}
+
+/// Which container a device-code file is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BundleContainer {
+    /// An uncompressed clang offload bundle (`__CLANG_OFFLOAD_BUNDLE__`).
+    Offload,
+    /// A compressed clang offload bundle (`CCOB`).
+    Compressed,
+}
+
+/// The device targets a bundle file names in its header.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BundleTargets {
+    /// The container.
+    pub container: BundleContainer,
+    /// Device targets (`gfx90a:xnack+`), in header order, host entries left out.
+    pub targets: Vec<String>,
+    /// Whether every entry id was read (false when the bytes given end inside the
+    /// header, or a compressed bundle could not be decompressed far enough).
+    pub complete: bool,
+}
+
+/// How much of a compressed bundle is decompressed to read its inner header.
+const CCOB_READ: usize = 64 << 10;
+/// How much decompressed output is kept (the inner header comes first).
+const CCOB_INNER: usize = 16 << 10;
+
+/// Whether `head` starts with a bundle magic (`__CLANG_OFFLOAD_BUNDLE__` or `CCOB`).
+pub fn has_bundle_magic(head: &[u8]) -> bool {
+    head.starts_with(BUNDLE_MAGIC) || head.starts_with(CCOB_MAGIC)
+}
+
+/// The targets of a bundle file from its first bytes: an uncompressed offload bundle or
+/// a `CCOB` compressed one at offset 0. `None` when `head` is neither.
+pub fn read_bundle_head(head: &[u8]) -> Option<BundleTargets> {
+    if head.starts_with(BUNDLE_MAGIC) {
+        Some(read_offload_header(head))
+    } else if head.starts_with(CCOB_MAGIC) {
+        read_ccob(head).or(Some(BundleTargets {
+            container: BundleContainer::Compressed,
+            targets: Vec::new(),
+            complete: false,
+        }))
+    } else {
+        None
+    }
+}
+
+/// Parse an uncompressed bundle header at the start of `b` as far as `b` goes.
+fn read_offload_header(b: &[u8]) -> BundleTargets {
+    let mut out = BundleTargets {
+        container: BundleContainer::Offload,
+        targets: Vec::new(),
+        complete: false,
+    };
+    let Some(count) = le_u64(b, 24) else {
+        return out;
+    };
+    if count > MAX_ENTRIES {
+        return out;
+    }
+    let mut pos = 32usize;
+    for _ in 0..count {
+        let Some(id_len) = le_u64(b, pos + 16) else {
+            return out;
+        };
+        let Some(id) = usize::try_from(id_len)
+            .ok()
+            .filter(|&l| l <= 1024)
+            .and_then(|l| b.get(pos + 24..pos + 24 + l))
+        else {
+            return out;
+        };
+        if let Some(t) = bundle_target(&String::from_utf8_lossy(id)) {
+            out.targets.push(t);
+        }
+        pos += 24 + id.len();
+    }
+    out.complete = true;
+    out
+}
+
+/// Decompress the start of a `CCOB` bundle and read the inner bundle's header.
+fn read_ccob(b: &[u8]) -> Option<BundleTargets> {
+    let version = u16::from_le_bytes(b.get(4..6)?.try_into().ok()?);
+    let method = u16::from_le_bytes(b.get(6..8)?.try_into().ok()?);
+    let header_len = match version {
+        1 => 20,
+        2 => 24,
+        3 => 32,
+        _ => return None,
+    };
+    let data = b.get(header_len..)?;
+    let mut inner = Vec::new();
+    // A truncated stream (only the first bytes of the file are at hand) ends in an
+    // error after the output it could produce: keep that output.
+    let _ = match method {
+        0 => flate2::read::ZlibDecoder::new(data)
+            .take(CCOB_INNER as u64)
+            .read_to_end(&mut inner),
+        1 => zstd::stream::read::Decoder::with_buffer(data)
+            .ok()?
+            .take(CCOB_INNER as u64)
+            .read_to_end(&mut inner),
+        _ => return None,
+    };
+    if !inner.starts_with(BUNDLE_MAGIC) {
+        return None;
+    }
+    let mut t = read_offload_header(&inner);
+    t.container = BundleContainer::Compressed;
+    Some(t)
+}
+
+fn le_u64(b: &[u8], at: usize) -> Option<u64> {
+    Some(u64::from_le_bytes(
+        b.get(at..at.checked_add(8)?)?.try_into().ok()?,
+    ))
 }
 
 /// Total length of a compressed bundle from its header, when the version records it.
@@ -308,6 +516,179 @@ mod tests {
         assert_eq!(amdgpu_target(0x41), "gfx1100");
         assert_eq!(amdgpu_target(0x2f | 0x200), "gfx906:xnack-");
         assert_eq!(amdgpu_target(0x7), "amdgcn-mach-0x7");
+        // What hipcc (clang 15) writes: sramecc "any" (0x400) is not spelled.
+        assert_eq!(amdgpu_target(0x73f), "gfx90a:xnack+");
+        assert_eq!(amdgpu_target(0x62f), "gfx906:xnack-");
+        assert_eq!(amdgpu_target(0xc3f | 0x200), "gfx90a:sramecc+:xnack-");
+        assert_eq!(amdgpu_arch(0x2a), Some("gfx803"));
+        assert_eq!(amdgpu_arch(0x37), Some("gfx1031"));
+        assert_eq!(amdgpu_arch(0x4c), Some("gfx942"));
+        assert_eq!(amdgpu_arch(0x27), None);
+        let mut names: Vec<_> = amdgpu_processors().collect();
+        let n = names.len();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), n, "a processor listed twice");
+    }
+
+    #[test]
+    fn cuda_flags_from_real_cubins() {
+        // e_flags and EI_ABIVERSION of the cubins in libcudadevrt.a
+        // (nvidia-cuda-runtime-cu12 12.9.79).
+        for (flags, abi, want) in [
+            (0x0032_0532, 7, "sm_50"),
+            (0x0050_0550, 7, "sm_80"),
+            (0x005a_055a, 7, "sm_90"),
+            (0x0600_6402, 8, "sm_100"),
+            (0x0600_7802, 8, "sm_120"),
+            (0x0600_7902, 8, "sm_121"),
+        ] {
+            assert_eq!(cuda_arch(flags, abi).as_deref(), Some(want), "{flags:#x}");
+        }
+        assert_eq!(cuda_arch(0x0600_0002, 8), None);
+    }
+
+    /// A standalone bundle file: header, then the code objects at their offsets.
+    fn bundle_file(ids: &[&str]) -> Vec<u8> {
+        let mut b = bundle(ids);
+        b.resize(4096 * (ids.len() + 1) + 16, 0);
+        b
+    }
+
+    #[test]
+    fn bundle_file_heads() {
+        let file = bundle_file(&[
+            "host-x86_64-unknown-linux",
+            "hipv4-amdgcn-amd-amdhsa--gfx1030",
+            "hipv4-amdgcn-amd-amdhsa--gfx900",
+        ]);
+        let t = read_bundle_head(&file).unwrap();
+        assert_eq!(t.container, BundleContainer::Offload);
+        assert_eq!(t.targets, vec!["gfx1030", "gfx900"]);
+        assert!(t.complete);
+        // Cut inside the third id: what was read is kept, and it says it is partial.
+        let t = read_bundle_head(&file[..180]).unwrap();
+        assert_eq!(t.targets, vec!["gfx1030"]);
+        assert!(!t.complete);
+        assert_eq!(read_bundle_head(b"\x7fELF"), None);
+        // Every cut of the header parses without panicking.
+        for cut in 0..260 {
+            let _ = read_bundle_head(&file[..cut]);
+        }
+    }
+
+    /// A CCOB bundle around `inner` in the documented layout.
+    fn ccob(version: u16, method: u16, inner: &[u8]) -> Vec<u8> {
+        let data = match method {
+            0 => {
+                use std::io::Write;
+                let mut e =
+                    flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+                e.write_all(inner).unwrap();
+                e.finish().unwrap()
+            }
+            _ => zstd::bulk::compress(inner, 3).unwrap(),
+        };
+        let mut b = CCOB_MAGIC.to_vec();
+        b.extend_from_slice(&version.to_le_bytes());
+        b.extend_from_slice(&method.to_le_bytes());
+        match version {
+            1 => b.extend_from_slice(&(inner.len() as u32).to_le_bytes()),
+            2 => {
+                b.extend_from_slice(&((24 + data.len()) as u32).to_le_bytes());
+                b.extend_from_slice(&(inner.len() as u32).to_le_bytes());
+            }
+            _ => {
+                b.extend_from_slice(&((32 + data.len()) as u64).to_le_bytes());
+                b.extend_from_slice(&(inner.len() as u64).to_le_bytes());
+            }
+        }
+        b.extend_from_slice(&0x1234_5678_9abc_def0u64.to_le_bytes());
+        b.extend_from_slice(&data);
+        b
+    }
+
+    #[test]
+    fn compressed_bundles_every_version_and_method() {
+        let inner = bundle_file(&[
+            "host-x86_64-unknown-linux-gnu-",
+            "hipv4-amdgcn-amd-amdhsa--gfx942:xnack-",
+        ]);
+        for version in 1..=3 {
+            for method in 0..=1 {
+                let file = ccob(version, method, &inner);
+                let t = read_bundle_head(&file).unwrap();
+                assert_eq!(t.container, BundleContainer::Compressed);
+                assert_eq!(t.targets, vec!["gfx942:xnack-"], "v{version} m{method}");
+                assert!(t.complete);
+                // Only the first 64 bytes: a CCOB file still, targets unknown.
+                let t = read_bundle_head(&file[..64.min(file.len())]).unwrap();
+                assert_eq!(t.container, BundleContainer::Compressed);
+            }
+        }
+        // Unknown method or version: recognised, nothing read.
+        let mut file = ccob(2, 1, &inner);
+        file[6] = 9;
+        assert!(read_bundle_head(&file).unwrap().targets.is_empty());
+    }
+
+    #[test]
+    fn mutated_bundle_heads_never_panic() {
+        let plain = bundle_file(&[
+            "host-x86_64-unknown-linux",
+            "hipv4-amdgcn-amd-amdhsa--gfx1030",
+            "hipv4-amdgcn-amd-amdhsa--gfx900",
+        ]);
+        let inputs = [
+            plain.clone(),
+            ccob(2, 1, &plain),
+            ccob(3, 0, &plain),
+            ccob(1, 1, &plain),
+        ];
+        let mut seed = 0x9e37_79b9_u32;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed as usize
+        };
+        for input in &inputs {
+            for _ in 0..300 {
+                let mut b = input.clone();
+                for _ in 0..1 + next() % 8 {
+                    let i = next() % b.len().min(256);
+                    b[i] = next() as u8;
+                }
+                let cut = next() % (b.len() + 1);
+                let _ = read_bundle_head(&b[..cut]);
+                let sections = vec![Section {
+                    name: ".hip_fatbin".into(),
+                    range: 0..cut as u64 + 64,
+                    kind: SectionKind::Gpu,
+                }];
+                let _ = GpuCode::detect(&b[..cut], &sections, 62, 0);
+            }
+        }
+    }
+
+    #[test]
+    fn compressed_bundle_in_hip_fatbin() {
+        let inner = bundle_file(&["hipv4-amdgcn-amd-amdhsa--gfx1030"]);
+        let mut data = ccob(2, 1, &inner);
+        data.resize(data.len().next_multiple_of(4096), 0);
+        data.extend(ccob(
+            3,
+            0,
+            &bundle_file(&["hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+"]),
+        ));
+        let sections = vec![Section {
+            name: ".hip_fatbin".into(),
+            range: 0..data.len() as u64,
+            kind: SectionKind::Gpu,
+        }];
+        let g = GpuCode::detect(&data[..], &sections, 62, 0);
+        assert_eq!(g.compressed_bundles, 2);
+        assert_eq!(g.targets, vec!["gfx1030", "gfx90a:xnack+"]);
     }
 
     #[test]

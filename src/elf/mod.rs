@@ -18,4 +18,7 @@ pub use facts::{
     expand_origin, has_elf_magic, section_kind, ElfError, ElfFacts, ElfString, RunpathEntry,
     RunpathTag, Section, SectionKind, ELF_MAGIC,
 };
-pub use gpu::{amdgpu_target, bundle_target, GpuCode};
+pub use gpu::{
+    amdgpu_arch, amdgpu_processors, amdgpu_target, bundle_target, cuda_arch, has_bundle_magic,
+    read_bundle_head, BundleContainer, BundleTargets, GpuCode, EM_AMDGPU, EM_CUDA,
+};

@@ -12,7 +12,7 @@
 use petgraph::algo::tarjan_scc;
 use rayon::prelude::*;
 
-use super::ClosureGraph;
+use super::{saturating_sum, ClosureGraph};
 
 /// Words of bitset per component per block.
 const W: usize = 16;
@@ -35,7 +35,7 @@ pub fn closure_sizes(g: &ClosureGraph) -> Vec<u64> {
             continue; // the virtual root
         }
         let c = comp_size.len() as u32;
-        comp_size.push(members.iter().map(|&v| g.nar_sizes[v]).sum());
+        comp_size.push(saturating_sum(members.iter().map(|&v| g.nar_sizes[v])));
         for v in members {
             comp_of[v] = c;
         }
@@ -69,7 +69,7 @@ pub fn closure_sizes(g: &ClosureGraph) -> Vec<u64> {
     for (bi, sums) in per_block.iter().enumerate() {
         let start = blocks[bi];
         for (c, s) in sums.iter().enumerate() {
-            comp_total[start + c] += s;
+            comp_total[start + c] = comp_total[start + c].saturating_add(*s);
         }
     }
     (0..n).map(|v| comp_total[comp_of[v] as usize]).collect()
@@ -124,7 +124,7 @@ fn block_sums(
     for bit in 0..width {
         full[bit / 64] |= 1u64 << (bit % 64);
     }
-    let block_total: u64 = size[start..end].iter().sum();
+    let block_total = saturating_sum(size[start..end].iter().copied());
     // Per-byte tables: table[k][b] = total size of the targets selected by byte value
     // b at byte position k of the block's bitset.
     let nbytes = width.div_ceil(8);
@@ -137,7 +137,7 @@ fn block_sums(
             let bit = (b ^ low).trailing_zeros() as usize;
             let t = start + k * 8 + bit;
             let add = if t < end { size[t] } else { 0 };
-            table[k * 256 + b] = table[k * 256 + low] + add;
+            table[k * 256 + b] = table[k * 256 + low].saturating_add(add);
         }
     }
     let mut sums = vec![0u64; rows];
@@ -191,7 +191,7 @@ fn block_sums(
                             break;
                         }
                         let b = ((word >> (byte * 8)) & 0xff) as usize;
-                        total += table[k * 256 + b];
+                        total = total.saturating_add(table[k * 256 + b]);
                     }
                 }
                 total

@@ -154,7 +154,7 @@ pub fn added_sizes(g: &ClosureGraph, tree: &DominatorTree) -> Vec<u64> {
     for &v in order.iter().rev() {
         let d = tree.idom[v as usize];
         if d != v {
-            added[d as usize] += added[v as usize];
+            added[d as usize] = added[d as usize].saturating_add(added[v as usize]);
         }
     }
     added

@@ -37,7 +37,7 @@ pub fn exclusive_added_sizes(g: &ClosureGraph, tree: &DominatorTree, member: &[b
     for &v in order.iter().rev() {
         let d = tree.idom[v as usize];
         if d != v {
-            added[d as usize] += added[v as usize];
+            added[d as usize] = added[d as usize].saturating_add(added[v as usize]);
         }
     }
     added
@@ -155,7 +155,7 @@ pub fn group_added_sizes(
                 while let Some(v) = stack.pop() {
                     let v = v as usize;
                     if is_member(v) {
-                        kept += g.nar_sizes[v];
+                        kept = kept.saturating_add(g.nar_sizes[v]);
                     }
                     for &w in &targets[offsets[v] as usize..offsets[v + 1] as usize] {
                         let wu = w as usize;

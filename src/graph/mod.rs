@@ -23,6 +23,13 @@ use std::collections::VecDeque;
 
 use crate::store::{Closure, StorePath};
 
+/// Sum sizes without wrapping: sizes add up to at most `u64::MAX`. Loaders refuse inputs
+/// whose NAR sizes overflow (`crate::load`), so saturation only guards closures built by
+/// other means; it never shows a wrapped, too-small size.
+pub(crate) fn saturating_sum(sizes: impl IntoIterator<Item = u64>) -> u64 {
+    sizes.into_iter().fold(0u64, u64::saturating_add)
+}
+
 /// A closure's reference graph with a virtual root above its roots.
 #[derive(Debug, Clone)]
 pub struct ClosureGraph {
@@ -166,8 +173,18 @@ impl ClosureGraph {
 
     /// Sum of the NAR sizes of every path reachable from the roots: the closure size.
     /// (After construction every path is reachable, so this is the sum of all.)
+    /// Saturates at `u64::MAX` rather than wrapping; see [`ClosureGraph::checked_total_size`].
     pub fn total_size(&self) -> u64 {
-        self.nar_sizes.iter().sum()
+        saturating_sum(self.nar_sizes.iter().copied())
+    }
+
+    /// The closure size, or `None` when the NAR sizes add up to more than `u64::MAX`.
+    /// Every size the graph computes (closure, added, exclusive sizes) is a sum over a
+    /// subset of the nodes, so when this is `Some` none of them saturates.
+    pub fn checked_total_size(&self) -> Option<u64> {
+        self.nar_sizes
+            .iter()
+            .try_fold(0u64, |acc, &s| acc.checked_add(s))
     }
 
     /// Breadth-first parents from `start`: `parent[v]` is the node before `v` on one

@@ -83,12 +83,26 @@ pub fn read_cache(
         dir.display().to_string(),
     );
     closure.warnings = warnings;
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| LoadError::io(dir, e))?
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "narinfo") && p.is_file())
-        .collect();
+    let mut files: Vec<PathBuf> = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(|e| LoadError::io(dir, e))? {
+        let p = entry.map_err(|e| LoadError::io(dir, e))?.path();
+        if p.extension().is_none_or(|x| x != "narinfo") {
+            continue;
+        }
+        match std::fs::metadata(&p) {
+            Ok(m) if m.is_file() => files.push(p),
+            Ok(m) => closure.warnings.push(format!(
+                "{} is named like a narinfo but is not a file ({}); skipped",
+                p.display(),
+                if m.is_dir() {
+                    "a directory"
+                } else {
+                    "not a regular file"
+                }
+            )),
+            Err(e) => return Err(LoadError::io(&p, e)),
+        }
+    }
     files.sort();
     let mut locations = BTreeMap::new();
     for f in &files {
@@ -171,6 +185,9 @@ pub fn parse_narinfo(text: &str, path: &Path, sd: &StoreDir) -> Result<NarInfo, 
     let mut sigs = Vec::new();
     let mut ca = None;
     let mut warnings = Vec::new();
+    // Line of each field seen: a second `NarSize:` is an edit or a concatenation, and
+    // taking either value silently could be wrong. Only `Sig` repeats.
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
     for (i, line) in text.lines().enumerate() {
         let n = i + 1;
         if line.trim().is_empty() {
@@ -179,6 +196,18 @@ pub fn parse_narinfo(text: &str, path: &Path, sd: &StoreDir) -> Result<NarInfo, 
         let Some((key, value)) = line.split_once(':') else {
             return Err(err(n, "`Key: value`", line));
         };
+        if key != "Sig" {
+            if let Some(first) = seen.insert(key, n) {
+                return Err(err(
+                    n,
+                    &format!(
+                        "no second `{}:` line (line {first} has one)",
+                        super::sanitize(key, 40)
+                    ),
+                    line,
+                ));
+            }
+        }
         let value = value.trim();
         match key {
             "StorePath" => {
@@ -351,5 +380,12 @@ mod tests {
         assert!(e.starts_with("bad.narinfo:1: expected `Key: value`"), "{e}");
         let e = parse_narinfo("URL: x\n", p, &sd).unwrap_err().to_string();
         assert!(e.contains("no `StorePath:`"), "{e}");
+        let text = "StorePath: /nix/store/x71ahacbysflg2pf8638mdh69871353b-libfoo-3.2\n\
+                    NarSize: 1\nSig: a:1\nSig: b:2\nNarSize: 2\n";
+        let e = parse_narinfo(text, p, &sd).unwrap_err().to_string();
+        assert!(
+            e.starts_with("bad.narinfo:5: expected no second `NarSize:` line (line 2 has one)"),
+            "{e}"
+        );
     }
 }

@@ -26,10 +26,10 @@ pub mod snapshot;
 pub mod store_db;
 pub mod structured_attrs;
 
-use std::io;
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-use crate::store::{Closure, StoreDir, StorePath};
+use crate::store::{is_terminal_hazard, Closure, StoreDir, StorePath};
 
 pub use live::NixCommand;
 
@@ -48,12 +48,32 @@ pub struct LoadOptions {
     /// Never read the local store database; always ask `nix` (what
     /// `NIXCUT_NO_STORE_DB=1` does too). See [`store_db`].
     pub no_store_db: bool,
+    /// The most bytes read from one input file or stream; `None`:
+    /// [`DEFAULT_MAX_INPUT_BYTES`].
+    pub max_input_bytes: Option<u64>,
 }
+
+/// The most bytes nixcut reads from one input file or stream: 2 GiB, thirty times the
+/// `nix path-info --json -r` of a 100,000-path closure. Endless or huge inputs
+/// (`/dev/zero`, a disk image that begins like JSON) stop here instead of filling memory.
+pub const DEFAULT_MAX_INPUT_BYTES: u64 = 2 << 30;
+
+/// How many bytes are looked at to recognise a format before the rest is read: enough
+/// to see binary data, or text that no format starts with.
+const SNIFF_BYTES: usize = 8 << 10;
+
+/// How standard input (`-`) is named in messages.
+const STDIN_NAME: &str = "standard input";
 
 impl LoadOptions {
     /// The store directory to use when the input does not name one.
     pub fn store_dir_or_default(&self) -> StoreDir {
         self.store_dir.clone().unwrap_or_default()
+    }
+
+    /// The cap on bytes read from one input.
+    pub fn max_input(&self) -> u64 {
+        self.max_input_bytes.unwrap_or(DEFAULT_MAX_INPUT_BYTES)
     }
 
     /// Where the store directory's files are on this machine.
@@ -204,18 +224,33 @@ enum Detected {
 /// from its content.
 pub fn load(input: &str, opts: &LoadOptions) -> Result<Closure, LoadError> {
     let path = Path::new(input);
-    let mut closure = match store_path_of(path, opts)? {
+    // Streams are read once, as they come: standard input (`-`), a pipe or process
+    // substitution (`<(nix path-info --json -r …)` is `/dev/fd/N`, a symlink to
+    // `pipe:[…]` that cannot be resolved and re-opened), a FIFO, a character device.
+    if input == "-" {
+        let stdin = io::stdin();
+        let closure = load_stream(&mut stdin.lock(), Path::new(STDIN_NAME), opts)?;
+        return finish(closure, Path::new(STDIN_NAME));
+    }
+    if is_stream(path) {
+        let file = std::fs::File::open(path).map_err(|e| LoadError::io(path, e))?;
+        let closure = load_stream(file, path, opts)?;
+        return finish(closure, path);
+    }
+    let closure = match store_path_of(path, opts)? {
         // A store path that is itself a file in a format we know (a snapshot baseline
         // copied into the store by `"${./ci/closure-baseline.json}"`): read the file.
-        Some((sp, sub, phys)) if sub.is_empty() && phys.is_file() => match detect_content(&phys)? {
-            Content::Known(kind, text) => load_detected(path, kind, text, opts)?,
-            Content::Unknown(_) => live::load(path, &sp, opts)?,
-        },
+        Some((sp, sub, phys)) if sub.is_empty() && phys.is_file() => {
+            match detect_content(&phys, opts.max_input())? {
+                Content::Known(kind, text) => load_detected(path, kind, text, opts)?,
+                Content::Unknown(_) => live::load(path, &sp, opts)?,
+            }
+        }
         // The store path itself (or a symlink to it): ask Nix.
         Some((sp, sub, _)) if sub.is_empty() => live::load(path, &sp, opts)?,
         // A file or directory inside a store path: read it if it is a format we know,
         // else ask Nix about the store path that contains it.
-        Some((sp, _, phys)) => match detect_content(&phys)? {
+        Some((sp, _, phys)) => match detect_content(&phys, opts.max_input())? {
             Content::Known(kind, text) => load_detected(path, kind, text, opts)?,
             Content::Unknown(_) => {
                 let mut c = live::load(path, &sp, opts)?;
@@ -227,7 +262,7 @@ pub fn load(input: &str, opts: &LoadOptions) -> Result<Closure, LoadError> {
                 c
             }
         },
-        None => match detect_content(path)? {
+        None => match detect_content(path, opts.max_input())? {
             Content::Known(kind, text) => load_detected(path, kind, text, opts)?,
             Content::Unknown(seen) => {
                 return Err(LoadError::UnknownFormat {
@@ -237,8 +272,160 @@ pub fn load(input: &str, opts: &LoadOptions) -> Result<Closure, LoadError> {
             }
         },
     };
+    finish(closure, path)
+}
+
+/// What every loaded closure goes through, whatever its format.
+fn finish(mut closure: Closure, path: &Path) -> Result<Closure, LoadError> {
+    refuse_size_overflow(&closure, path)?;
     warn_if_not_closed(&mut closure);
     Ok(closure)
+}
+
+/// Whether `path` (following symlinks) is something read as a stream: a FIFO (pipes,
+/// `/dev/fd/N` of a process substitution) or a character device.
+fn is_stream(path: &Path) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    std::fs::metadata(path).is_ok_and(|m| {
+        let ft = m.file_type();
+        ft.is_fifo() || ft.is_char_device()
+    })
+}
+
+/// Read a stream once and load it by its content (only file formats can arrive this way).
+fn load_stream(reader: impl Read, path: &Path, opts: &LoadOptions) -> Result<Closure, LoadError> {
+    let seen = match read_sniffed(reader, path, None, opts.max_input())? {
+        Sniffed::Text(text) => match sniff_text(&text, path)? {
+            Ok(kind) => return load_detected(path, kind, Some(text), opts),
+            Err(seen) => seen,
+        },
+        Sniffed::Unknown(seen) => seen,
+    };
+    Err(LoadError::UnknownFormat {
+        path: path.to_path_buf(),
+        seen,
+    })
+}
+
+/// What [`read_sniffed`] found.
+enum Sniffed {
+    /// The whole input, as text (a byte-order mark removed).
+    Text(String),
+    /// Not any format nixcut reads; what was seen. Only the first bytes were read.
+    Unknown(String),
+}
+
+/// Read `reader` whole, unless its first bytes already show it is no format nixcut
+/// reads (binary data, text that starts like none of them), and never more than `cap`
+/// bytes. `size` is the file's size when known (to refuse before reading, and to
+/// allocate once).
+fn read_sniffed(
+    mut reader: impl Read,
+    path: &Path,
+    size: Option<u64>,
+    cap: u64,
+) -> Result<Sniffed, LoadError> {
+    let io_err = |e| LoadError::io(path, e);
+    let capacity = size.map_or(SNIFF_BYTES as u64, |n| n.min(cap).saturating_add(1));
+    let mut buf = Vec::with_capacity(usize::try_from(capacity).unwrap_or(SNIFF_BYTES));
+    (&mut reader)
+        .take(SNIFF_BYTES as u64)
+        .read_to_end(&mut buf)
+        .map_err(io_err)?;
+    if let Some(seen) = refuse_from_head(&buf, buf.len() < SNIFF_BYTES) {
+        return Ok(Sniffed::Unknown(seen));
+    }
+    let too_large = || LoadError::Invalid {
+        path: path.to_path_buf(),
+        message: format!(
+            "it is larger than {} ({cap} bytes), the most nixcut reads from one input; \
+             no closure description is that big",
+            crate::store::format_size(cap)
+        ),
+    };
+    if size.is_some_and(|n| n > cap) {
+        return Err(too_large());
+    }
+    let rest = (cap + 1).saturating_sub(buf.len() as u64);
+    reader.take(rest).read_to_end(&mut buf).map_err(io_err)?;
+    if buf.len() as u64 > cap {
+        return Err(too_large());
+    }
+    // A byte-order mark (some Windows editors add one) is not part of any format.
+    if buf.starts_with(BOM) {
+        buf.drain(..BOM.len());
+    }
+    match String::from_utf8(buf) {
+        Ok(text) => Ok(Sniffed::Text(text)),
+        Err(e) => Ok(Sniffed::Unknown(format!(
+            "binary data (not UTF-8 at byte {})",
+            e.utf8_error().valid_up_to()
+        ))),
+    }
+}
+
+const BOM: &[u8] = "\u{feff}".as_bytes();
+
+/// Judge an input by its first bytes (`complete`: they are all of it). `Some(seen)`
+/// when it cannot be any format nixcut reads: every format is UTF-8 text without NUL
+/// bytes, starting (after blanks) with `{` or `[` (JSON) or `/` (a store path: the
+/// registration and `exportReferencesGraph` records).
+fn refuse_from_head(head: &[u8], complete: bool) -> Option<String> {
+    if let Some(i) = memchr::memchr(0, head) {
+        return Some(format!("binary data (a NUL byte at byte {i})"));
+    }
+    let text = match std::str::from_utf8(head) {
+        Ok(t) => t,
+        // A character cut at the end of the head is not an error.
+        Err(e) if e.error_len().is_none() && !complete => {
+            std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default()
+        }
+        Err(e) => {
+            return Some(format!(
+                "binary data (not UTF-8 at byte {})",
+                e.valid_up_to()
+            ))
+        }
+    };
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let start = text.trim_start();
+    match start.chars().next() {
+        None | Some('{' | '[' | '/') => None,
+        Some(_) => Some(format!(
+            "text starting with `{}`",
+            sanitize(start.lines().next().unwrap_or_default(), 60)
+        )),
+    }
+}
+
+/// Refuse a closure whose NAR sizes add up past `u64::MAX`: every size nixcut computes
+/// is a sum of them, and none may wrap (two paths of 2^63 bytes would otherwise weigh 0).
+fn refuse_size_overflow(c: &Closure, path: &Path) -> Result<(), LoadError> {
+    if c.total_nar_size().is_some() {
+        return Ok(());
+    }
+    let largest = c
+        .paths
+        .values()
+        .filter_map(|i| Some((i.nar_size?, &i.path)))
+        .max();
+    let example = largest
+        .map(|(size, p)| {
+            format!(
+                " (the largest: {} with {size} bytes)",
+                c.store_dir.display(p)
+            )
+        })
+        .unwrap_or_default();
+    Err(LoadError::Invalid {
+        path: path.to_path_buf(),
+        message: format!(
+            "the NAR sizes of its {} paths add up to more than {} bytes (2^64 - 1), more \
+             than any store holds: a size is wrong{example}",
+            c.paths.len(),
+            u64::MAX
+        ),
+    })
 }
 
 fn load_detected(
@@ -266,24 +453,15 @@ enum Content {
     Unknown(String),
 }
 
-fn detect_content(path: &Path) -> Result<Content, LoadError> {
+fn detect_content(path: &Path, cap: u64) -> Result<Content, LoadError> {
     let meta = std::fs::metadata(path).map_err(|e| LoadError::io(path, e))?;
     if meta.is_dir() {
-        return Ok(detect_dir(path));
+        return detect_dir(path);
     }
-    let bytes = std::fs::read(path).map_err(|e| LoadError::io(path, e))?;
-    let text = match String::from_utf8(bytes) {
-        // A byte-order mark (some Windows editors add one) is not part of any format.
-        Ok(t) => match t.strip_prefix('\u{feff}') {
-            Some(rest) => rest.to_string(),
-            None => t,
-        },
-        Err(e) => {
-            return Ok(Content::Unknown(format!(
-                "binary data (not UTF-8 at byte {})",
-                e.utf8_error().valid_up_to()
-            )))
-        }
+    let file = std::fs::File::open(path).map_err(|e| LoadError::io(path, e))?;
+    let text = match read_sniffed(file, path, Some(meta.len()), cap)? {
+        Sniffed::Text(text) => text,
+        Sniffed::Unknown(seen) => return Ok(Content::Unknown(seen)),
     };
     let kind = match sniff_text(&text, path)? {
         Ok(kind) => kind,
@@ -292,29 +470,29 @@ fn detect_content(path: &Path) -> Result<Content, LoadError> {
     Ok(Content::Known(kind, Some(text)))
 }
 
-fn detect_dir(path: &Path) -> Content {
+fn detect_dir(path: &Path) -> Result<Content, LoadError> {
+    // Listed first: an unreadable directory (EACCES) is reported as such, not as a
+    // directory that holds nothing of interest.
+    let listing = std::fs::read_dir(path).map_err(|e| LoadError::io(path, e))?;
     if path.join("registration").is_file() {
-        return Content::Known(Detected::ClosureInfoDir, None);
+        return Ok(Content::Known(Detected::ClosureInfoDir, None));
     }
     if path.join("nix-cache-info").is_file() {
-        return Content::Known(Detected::BinaryCacheDir, None);
+        return Ok(Content::Known(Detected::BinaryCacheDir, None));
     }
-    let mut names: Vec<String> = std::fs::read_dir(path)
-        .map(|rd| {
-            rd.filter_map(|e| e.ok())
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect()
-        })
-        .unwrap_or_default();
+    let mut names: Vec<String> = listing
+        .filter_map(|e| e.ok())
+        .map(|e| sanitize(&e.file_name().to_string_lossy(), 80))
+        .collect();
     names.sort();
     let total = names.len();
     names.truncate(8);
     let more = if total > names.len() { ", …" } else { "" };
-    Content::Unknown(format!(
+    Ok(Content::Unknown(format!(
         "a directory without `registration` (closureInfo) or `nix-cache-info` (binary \
          cache); it holds [{}{more}]",
         names.join(", ")
-    ))
+    )))
 }
 
 /// Sniff a file's text. `Ok(Err(seen))` when the format is unknown; `Err` when the
@@ -469,7 +647,7 @@ pub(crate) fn sanitize(s: &str, max: usize) -> String {
     let mut out: String = s
         .chars()
         .take(max)
-        .map(|c| if c.is_control() { '?' } else { c })
+        .map(|c| if is_terminal_hazard(c) { '?' } else { c })
         .collect();
     if s.chars().count() > max {
         out.push('…');
@@ -510,7 +688,7 @@ mod tests {
             ("closure-info", Detected::ClosureInfoDir),
             ("binary-cache", Detected::BinaryCacheDir),
         ] {
-            match detect_content(Path::new(&fixture(name))).unwrap() {
+            match detect_content(Path::new(&fixture(name)), DEFAULT_MAX_INPUT_BYTES).unwrap() {
                 Content::Known(k, _) => assert_eq!(k, want, "{name}"),
                 Content::Unknown(seen) => panic!("{name}: {seen}"),
             }
@@ -584,6 +762,71 @@ mod tests {
         std::fs::write(&p, format!("\u{feff}{text}")).unwrap();
         let c = load(p.to_str().unwrap(), &LoadOptions::default()).unwrap();
         assert_eq!(c.paths.len(), 5);
+    }
+
+    #[test]
+    fn the_first_bytes_decide_what_cannot_be_an_input() {
+        let refuse = |b: &[u8], complete| refuse_from_head(b, complete);
+        assert!(refuse(b"{\"a\": 1}", true).is_none());
+        assert!(refuse(b"  \n[", false).is_none());
+        assert!(refuse(b"\xef\xbb\xbf/nix/store/x", false).is_none(), "BOM");
+        assert!(refuse(b"", true).is_none(), "the empty file is named later");
+        let seen = refuse(b"[\x00", false).unwrap();
+        assert_eq!(seen, "binary data (a NUL byte at byte 1)");
+        let seen = refuse(b"[\xff", false).unwrap();
+        assert_eq!(seen, "binary data (not UTF-8 at byte 1)");
+        // A character cut by the end of the head is only an error at the end of input.
+        assert!(refuse("[é".as_bytes().split_at(2).0, false).is_none());
+        assert!(refuse("[é".as_bytes().split_at(2).0, true).is_some());
+        let seen = refuse(b"hello\x1b[2J world\nmore", false).unwrap();
+        assert_eq!(seen, "text starting with `hello?[2J world`");
+    }
+
+    #[test]
+    fn inputs_larger_than_the_cap_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let opts = LoadOptions {
+            max_input_bytes: Some(1 << 20),
+            ..LoadOptions::default()
+        };
+        // A regular file: refused from its size, before it is read.
+        let big = dir.path().join("big.json");
+        let mut text = String::from("[");
+        text.push_str(&" ".repeat(2 << 20));
+        text.push(']');
+        std::fs::write(&big, &text).unwrap();
+        let e = load(big.to_str().unwrap(), &opts).unwrap_err().to_string();
+        assert!(
+            e.contains("big.json") && e.contains("larger than 1.0 MiB"),
+            "{e}"
+        );
+        // An endless stream that looks like JSON: read up to the cap, then refused.
+        let fifo = dir.path().join("endless");
+        let st = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(st.success());
+        let writer = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || {
+                use std::io::Write;
+                let mut f = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+                let chunk = vec![b' '; 1 << 16];
+                let mut written = f.write_all(b"[").map_or(0, |()| 1u64);
+                // Bounded, so that a reader without a cap fails instead of hanging.
+                while written < 64 << 20 && f.write_all(&chunk).is_ok() {
+                    written += chunk.len() as u64;
+                }
+                written
+            })
+        };
+        let e = load(fifo.to_str().unwrap(), &opts).unwrap_err().to_string();
+        assert!(
+            e.contains("endless") && e.contains("larger than 1.0 MiB"),
+            "{e}"
+        );
+        assert!(writer.join().unwrap() < 8 << 20);
     }
 
     #[test]

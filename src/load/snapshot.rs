@@ -174,7 +174,16 @@ pub fn parse(text: &str, path: &Path, opts: &LoadOptions) -> Result<Closure, Loa
                 ),
             ));
         }
-        total = total.saturating_add(p.nar_size);
+        total = total.checked_add(p.nar_size).ok_or_else(|| {
+            invalid(
+                path,
+                format!(
+                    "its NAR sizes add up to more than {} bytes (2^64 - 1): a size is wrong; \
+                     {RECREATE}",
+                    u64::MAX
+                ),
+            )
+        })?;
         closure.insert(info);
     }
     if raw.path_count != raw.paths.len() {
@@ -212,6 +221,23 @@ pub fn parse(text: &str, path: &Path, opts: &LoadOptions) -> Result<Closure, Loa
     let mut root_strings: Vec<&String> = raw.roots.iter().collect();
     if root_strings.is_empty() {
         root_strings.extend(raw.root.iter());
+    }
+    // `root` is `roots[0]` as nixcut writes it; an edited `root` that `roots` does not
+    // hold would otherwise be ignored in favour of another root.
+    if let Some(r) = &raw.root {
+        let rp = parse_path(r, "root", "root: ")?;
+        if !closure.paths.contains_key(&rp) {
+            return Err(invalid(
+                path,
+                format!("its root {r} is not among its paths; {RECREATE}"),
+            ));
+        }
+        if !raw.roots.is_empty() && !raw.roots.contains(r) {
+            return Err(invalid(
+                path,
+                format!("its root {r} is not among its roots; {RECREATE}"),
+            ));
+        }
     }
     let mut roots = BTreeSet::new();
     for r in root_strings {

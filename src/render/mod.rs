@@ -49,6 +49,9 @@ pub struct Style {
     pub color: bool,
     /// Indent JSON (on a terminal, as Nix does); compact otherwise.
     pub pretty_json: bool,
+    /// Tables in full (`--long`): `why` shows every chain and every referrer's evidence
+    /// instead of one line per path.
+    pub long: bool,
 }
 
 /// Any report a command shows.

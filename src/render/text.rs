@@ -83,3 +83,91 @@ mod tests {
         assert_eq!(via_chain(&chain[..1]), "(root)");
     }
 }
+
+/// `s` cut to at most `max` characters by replacing its middle with `…`, so that both
+/// the start and the end (a package's name and its version) stay readable.
+pub fn shorten_middle(s: &str, max: usize) -> String {
+    let n = s.chars().count();
+    if n <= max {
+        return s.to_string();
+    }
+    if max <= 1 {
+        return "…".chars().take(max).collect();
+    }
+    let keep = max - 1;
+    let head = keep.div_ceil(2);
+    let tail = keep / 2;
+    let start: String = s.chars().take(head).collect();
+    let end: String = s.chars().skip(n - tail).collect();
+    format!("{start}…{end}")
+}
+
+/// `s` cut to at most `max` characters at the end, with `…`.
+pub fn shorten_end(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let mut t: String = s.chars().take(max.saturating_sub(1)).collect();
+    t.push('…');
+    t
+}
+
+/// A list of versions for a table cell: all of them when there are few, else the first
+/// two, `…` and the count: `0, 10, … (6,604 versions)`.
+pub fn version_list(v: &[String]) -> String {
+    let show = |s: &String| {
+        if s.is_empty() {
+            "ε".to_string()
+        } else {
+            s.clone()
+        }
+    };
+    match v.len() {
+        0 => "∅".to_string(),
+        1..=4 => v.iter().map(show).collect::<Vec<_>>().join(", "),
+        n => format!(
+            "{}, {}, … ({} versions)",
+            show(&v[0]),
+            show(&v[1]),
+            thousands(n as u64)
+        ),
+    }
+}
+
+/// `6604` → `6,604`.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod shortening_tests {
+    use super::*;
+
+    #[test]
+    fn shortening() {
+        assert_eq!(
+            shorten_middle("llama-cpp-rocm-0.0.0", 30),
+            "llama-cpp-rocm-0.0.0"
+        );
+        assert_eq!(
+            shorten_middle("rocblas-tensile-fallbacks-5.7.1", 15),
+            "rocblas…s-5.7.1"
+        );
+        assert_eq!(shorten_middle("abcdef", 15).chars().count(), 6);
+        assert_eq!(shorten_middle("abcdefghij", 5).chars().count(), 5);
+        assert_eq!(shorten_end("abcdefghij", 5), "abcd…");
+        let many: Vec<String> = (0..6604).map(|i| (i * 10).to_string()).collect();
+        assert_eq!(version_list(&many), "0, 10, … (6,604 versions)");
+        assert_eq!(version_list(&["1".into(), "".into()]), "1, ε");
+        assert_eq!(thousands(100000), "100,000");
+        assert_eq!(thousands(999), "999");
+    }
+}

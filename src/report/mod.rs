@@ -27,7 +27,7 @@ pub use diff::{
     DiffReport, DiffRest, DiffSide, DiffWarning, PackageChange, PackageDiff, PathChange,
     PathCounts, PathDiff, Side, VersionChange,
 };
-pub use refs::{EvidenceItem, RefEntry, RefsPath, RefsReport};
+pub use refs::{EvidenceItem, Explanation, ReachStep, ReachVia, RefEntry, RefsPath, RefsReport};
 pub use snapshot::{Snapshot, SnapshotPath, SNAPSHOT_KIND, SNAPSHOT_SCHEMA_VERSION};
 pub use why::{ChainNode, HopEvidence, RestRow, SortKey, WhyChainsReport, WhyPath, WhyReport};
 

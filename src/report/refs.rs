@@ -21,8 +21,63 @@ pub struct RefsReport {
     /// Whether candidates were every path of the closure (`--discover`) rather than
     /// each path's registered references.
     pub discover: bool,
+    /// `--max-evidence N`: at most N evidence items are listed per reference (absent:
+    /// all are listed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_evidence: Option<u64>,
     pub paths: Vec<RefsPath>,
     pub warnings: Vec<String>,
+    /// `--explain FILE`: how the consumer reaches that file (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explain: Option<Explanation>,
+}
+
+/// How the consumer of `refs --closure ROOT` reaches one file (`--explain FILE`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Explanation {
+    /// The file asked about, as given.
+    pub file: String,
+    /// Whether ROOT loads, runs or opens it at run time.
+    pub reached: bool,
+    /// The chain of loads from one of ROOT's own files to it (empty when not reached).
+    pub chain: Vec<ReachStep>,
+}
+
+/// One hop of an [`Explanation`]: the file reached and how.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReachStep {
+    /// The full logical path of the file.
+    pub file: String,
+    /// How the previous file reached it.
+    pub via: ReachVia,
+    /// The library name, search directory or rule involved (empty when none).
+    pub detail: String,
+}
+
+/// How one file reaches the next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReachVia {
+    /// One of the consumer's own run-time files.
+    EntryPoint,
+    /// The program interpreter (`PT_INTERP`).
+    Interpreter,
+    /// A `DT_NEEDED` library, found in a search directory.
+    Needed,
+    /// A library named for `dlopen`, found in a search directory.
+    Dlopen,
+    /// A script's `#!` interpreter.
+    Shebang,
+    /// A store path named in a script line or an ELF data string.
+    Named,
+    /// A symlink's target.
+    Symlink,
+    /// An entry below a reached directory.
+    Inside,
+    /// A data directory a library opens beside itself.
+    DataDir,
 }
 
 /// The references of one store path.
@@ -58,6 +113,9 @@ pub struct RefEntry {
     pub evidence_count: u64,
     /// Hits dropped by the per-file cap.
     pub capped: u64,
+    /// Hits counted but not listed in `evidence` (the per-file cap and
+    /// `--max-evidence` together): `evidence_count - evidence.len()`.
+    pub omitted: u64,
     /// Hit counts per evidence kind.
     pub kinds: BTreeMap<String, u64>,
     pub evidence: Vec<EvidenceItem>,

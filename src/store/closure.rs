@@ -58,17 +58,21 @@ pub struct Closure {
     pub warnings: Vec<String>,
 }
 
-/// Why `--root` did not pick exactly one path.
+/// Why a query (`--root`, a TARGET) did not pick exactly one path.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RootSelectionError {
-    #[error("no path in {origin} matches root `{query}`; candidates: {}", list(.candidates))]
+    #[error("no path in {origin} matches {role} `{query}`; candidates: {}", list(.candidates))]
     NotFound {
+        /// What the query names (`root`, `TARGET`).
+        role: &'static str,
         query: String,
         origin: String,
         candidates: Vec<String>,
     },
-    #[error("root `{query}` is ambiguous in {origin}; it matches: {}", list(.candidates))]
+    #[error("{role} `{query}` is ambiguous in {origin}; it matches: {}", list(.candidates))]
     Ambiguous {
+        /// What the query names (`root`, `TARGET`).
+        role: &'static str,
         query: String,
         origin: String,
         candidates: Vec<String>,
@@ -141,6 +145,17 @@ impl Closure {
             .collect()
     }
 
+    /// The sum of every known NAR size, or `None` when it exceeds `u64::MAX` (no real
+    /// closure is that big: one of the sizes is wrong). Every closure, added or
+    /// exclusive size is a sum over a subset of these, so when this is `Some` none of
+    /// them can overflow. O(n).
+    pub fn total_nar_size(&self) -> Option<u64> {
+        self.paths
+            .values()
+            .filter_map(|i| i.nar_size)
+            .try_fold(0u64, |acc, s| acc.checked_add(s))
+    }
+
     /// Whether every path has a NAR size.
     pub fn has_sizes(&self) -> bool {
         self.paths.values().all(|i| i.nar_size.is_some())
@@ -149,6 +164,16 @@ impl Closure {
     /// Pick one root by full store path, base name, hash part, name (`rocblas-5.7.1`)
     /// or package name without version (`rocblas`), in that order of preference.
     pub fn select_root(&self, query: &str) -> Result<StorePath, RootSelectionError> {
+        self.select_path(query, "root")
+    }
+
+    /// Pick one path as [`Closure::select_root`] does; `role` says in messages what
+    /// the query names (`root`, `TARGET`).
+    pub fn select_path(
+        &self,
+        query: &str,
+        role: &'static str,
+    ) -> Result<StorePath, RootSelectionError> {
         if self.paths.is_empty() {
             return Err(RootSelectionError::Empty {
                 origin: self.origin.clone(),
@@ -173,6 +198,7 @@ impl Closure {
                 1 => return Ok(matches.into_iter().next().expect("one match")),
                 _ => {
                     return Err(RootSelectionError::Ambiguous {
+                        role,
                         query: query.to_string(),
                         origin: self.origin.clone(),
                         candidates: matches.iter().map(|p| self.store_dir.display(p)).collect(),
@@ -195,6 +221,7 @@ impl Closure {
             }
         }
         Err(RootSelectionError::NotFound {
+            role,
             query: query.to_string(),
             origin: self.origin.clone(),
             candidates,
@@ -279,6 +306,23 @@ mod tests {
         assert!(matches!(e, RootSelectionError::Ambiguous { .. }), "{e}");
         let e = c.select_root("nope").unwrap_err().to_string();
         assert!(e.contains("candidates") && e.contains("app-1.0"), "{e}");
+        assert!(e.contains("matches root `nope`"), "{e}");
+        let e = c.select_path("nope", "TARGET").unwrap_err().to_string();
+        assert!(e.contains("matches TARGET `nope`"), "{e}");
+        let e = c.select_path("lib", "TARGET").unwrap_err().to_string();
+        assert!(e.starts_with("TARGET `lib` is ambiguous"), "{e}");
+    }
+
+    #[test]
+    fn total_nar_size_is_checked() {
+        let mut c = sample();
+        assert_eq!(c.total_nar_size(), Some(0));
+        for (info, size) in c.paths.values_mut().zip([1u64 << 63, 1 << 62, 1 << 62]) {
+            info.nar_size = Some(size);
+        }
+        assert_eq!(c.total_nar_size(), None, "2^63 + 2^62 + 2^62 = 2^64");
+        c.paths.values_mut().last().unwrap().nar_size = Some((1 << 62) - 1);
+        assert_eq!(c.total_nar_size(), Some(u64::MAX));
     }
 
     #[test]

@@ -5,9 +5,11 @@ use base64::Engine as _;
 use std::fmt;
 
 use super::nix32::{decode_nix32, encode_nix32};
+use super::path::is_terminal_hazard;
 
 /// A NAR hash. SHA-256 digests are normalised so that the same hash read from any
-/// format compares equal; anything else keeps its original text.
+/// format compares equal; anything else keeps its original text (control characters
+/// and bidirectional overrides replaced by `?`).
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum NarHash {
     /// A SHA-256 digest.
@@ -39,7 +41,14 @@ impl NarHash {
                 a.copy_from_slice(&d);
                 NarHash::Sha256(a)
             }
-            None => NarHash::Other(s.to_string()),
+            // Kept for comparison and display, but never with characters that would act
+            // on a terminal (control characters, bidirectional overrides): no hash
+            // spelling has them, and this text reaches reports and snapshots verbatim.
+            None => NarHash::Other(
+                s.chars()
+                    .map(|c| if is_terminal_hazard(c) { '?' } else { c })
+                    .collect(),
+            ),
         }
     }
 
@@ -114,5 +123,7 @@ mod tests {
         assert_eq!(h, NarHash::Other("md5:abc".into()));
         assert_eq!(h.to_sri(), "md5:abc");
         assert!(matches!(NarHash::parse("sha256-!!"), NarHash::Other(_)));
+        let h = NarHash::parse("sha1:\u{1b}[2J\u{202e}x\u{85}y");
+        assert_eq!(h.to_sri(), "sha1:?[2J?x?y");
     }
 }

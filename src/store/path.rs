@@ -10,21 +10,57 @@ use super::nix32::is_nix32_byte;
 pub const HASH_LEN: usize = 32;
 const MAX_NAME_LEN: usize = 211;
 
-/// Why a string is not a store path.
+/// Why a string is not a store path. The messages quote the string through [`shown`]:
+/// it comes from input, and may hold anything.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StorePathError {
-    #[error("`{0}` is not inside the store directory `{1}`")]
+    #[error("`{}` is not inside the store directory `{}`", shown(.0), shown(.1))]
     NotInStore(String, String),
-    #[error("`{0}` is too short to be a store path (need `<32-char hash>-<name>`)")]
+    #[error("`{}` is too short to be a store path (need `<32-char hash>-<name>`)", shown(.0))]
     TooShort(String),
     #[error(
-        "`{path}` has a character outside Nix's base-32 alphabet at position {pos} of its hash"
+        "`{}` has a character outside Nix's base-32 alphabet at position {pos} of its hash",
+        shown(.path)
     )]
     BadHash { path: String, pos: usize },
-    #[error("`{0}` has no `-` between hash and name")]
+    #[error("`{}` has no `-` between hash and name", shown(.0))]
     NoDash(String),
-    #[error("`{path}` has an invalid name: {why}")]
+    #[error("`{}` has an invalid name: {why}", shown(.path))]
     BadName { path: String, why: &'static str },
+}
+
+/// Whether a character would act on a terminal rather than show: a control character
+/// (C0, DEL, C1: escape sequences, carriage returns) or a bidirectional embedding,
+/// override or isolate (U+202A–U+202E, U+2066–U+2069), which make text read
+/// differently from what it is.
+pub fn is_terminal_hazard(c: char) -> bool {
+    c.is_control()
+        || ('\u{202a}'..='\u{202e}').contains(&c)
+        || ('\u{2066}'..='\u{2069}').contains(&c)
+}
+
+/// A string from input as a message quotes it: at most 300 characters, and every
+/// character that would act on a terminal (control characters, bidirectional
+/// embeddings, overrides and isolates) replaced by `?`.
+pub(crate) fn shown(s: &str) -> String {
+    const MAX: usize = 300;
+    let mut out: String = s
+        .chars()
+        .take(MAX)
+        .map(|c| {
+            let bidi =
+                ('\u{202a}'..='\u{202e}').contains(&c) || ('\u{2066}'..='\u{2069}').contains(&c);
+            if c.is_control() || bidi {
+                '?'
+            } else {
+                c
+            }
+        })
+        .collect();
+    if s.chars().nth(MAX).is_some() {
+        out.push('…');
+    }
+    out
 }
 
 /// The logical store directory (`/nix/store` unless configured otherwise), without a

@@ -140,8 +140,12 @@ pub struct RefsReport {
     pub evidence: EvidenceLevel,
     pub files_from: String,
     pub discover: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_evidence: Option<u64>,
     pub paths: Vec<RefsPath>,
     pub warnings: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explain: Option<Explanation>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -166,6 +170,7 @@ pub struct RefEntry {
     pub self_reference: bool,
     pub evidence_count: u64,
     pub capped: u64,
+    pub omitted: u64,
     pub kinds: BTreeMap<String, u64>,
     pub evidence: Vec<EvidenceItem>,
 }
@@ -182,6 +187,23 @@ pub struct EvidenceItem {
     pub file_class: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reached: Option<bool>,
+}
+
+/// `refs --explain FILE`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Explanation {
+    pub file: String,
+    pub reached: bool,
+    pub chain: Vec<ReachStep>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReachStep {
+    pub file: String,
+    pub via: String,
+    pub detail: String,
 }
 
 /// A `nixcut snapshot` file.

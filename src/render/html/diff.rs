@@ -8,7 +8,7 @@ use std::io::{self, Write};
 use super::escape::{esc, esc_lines};
 use super::page;
 use crate::render::text::format_delta;
-use crate::render::words::diff::{counts, header, path_counts, versions, NOTE};
+use crate::render::words::diff::{counts, header, path_counts, versions_short as versions, NOTE};
 use crate::report::{DiffReport, PackageDiff, PathChange};
 use crate::store::format_size;
 

@@ -4,7 +4,7 @@
 
 use std::io::{self, Write};
 
-use super::md_cell;
+use super::{md_cell, md_code};
 use crate::render::text::{short_path, via_chain};
 use crate::render::words::check::{criteria, header, lists};
 use crate::report::CheckReport;
@@ -40,9 +40,9 @@ pub(super) fn check(r: &CheckReport, out: &mut dyn Write) -> io::Result<()> {
         for (i, c) in list.paths.iter().enumerate() {
             writeln!(
                 out,
-                "| {} | `{}` | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} |",
                 i + 1,
-                md_cell(&short_path(&c.path)),
+                md_code(&short_path(&c.path)),
                 format_size(c.nar_size),
                 format_size(c.added_size),
                 md_cell(&via_chain(&c.chain))

@@ -3,9 +3,9 @@
 
 use std::io::{self, Write};
 
-use super::md_cell;
+use super::{md_cell, md_code};
 use crate::render::text::format_delta;
-use crate::render::words::diff::{counts, header, path_counts, versions, NOTE};
+use crate::render::words::diff::{counts, header, path_counts, versions_short, NOTE};
 use crate::report::DiffReport;
 
 pub(super) fn diff(r: &DiffReport, out: &mut dyn Write) -> io::Result<()> {
@@ -19,10 +19,10 @@ pub(super) fn diff(r: &DiffReport, out: &mut dyn Write) -> io::Result<()> {
         for (i, p) in r.packages.iter().enumerate() {
             writeln!(
                 out,
-                "| {} | `{}` | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} |",
                 i + 1,
-                md_cell(&p.package),
-                md_cell(&versions(p)),
+                md_code(&p.package),
+                md_cell(&versions_short(p)),
                 format_delta(p.impact),
                 format_delta(p.nar_delta),
                 path_counts(p)

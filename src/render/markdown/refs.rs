@@ -3,13 +3,13 @@
 
 use std::io::{self, Write};
 
-use super::md_cell;
-use crate::render::words::refs::{kinds, ref_label};
+use super::{md_cell, md_code};
+use crate::render::words::refs::{explain_heading, kinds, reach_step, ref_label};
 use crate::report::RefsReport;
 
 pub(super) fn refs(r: &RefsReport, out: &mut dyn Write) -> io::Result<()> {
     for p in &r.paths {
-        writeln!(out, "### `{}`\n", md_cell(&p.path))?;
+        writeln!(out, "### {}\n", md_code(&p.path))?;
         writeln!(
             out,
             "| reference | verdict | hits | kinds | first evidence |"
@@ -19,7 +19,7 @@ pub(super) fn refs(r: &RefsReport, out: &mut dyn Write) -> io::Result<()> {
             let first = e
                 .evidence
                 .first()
-                .map(|i| format!("`{}`@{} {}", md_cell(&i.file), i.offset, i.kind))
+                .map(|i| format!("{}@{} {}", md_code(&i.file), i.offset, i.kind))
                 .unwrap_or_default();
             writeln!(
                 out,
@@ -29,6 +29,19 @@ pub(super) fn refs(r: &RefsReport, out: &mut dyn Write) -> io::Result<()> {
                 e.evidence_count,
                 md_cell(&kinds(e)),
                 first
+            )?;
+        }
+        writeln!(out)?;
+    }
+    if let Some(e) = &r.explain {
+        writeln!(out, "**{}**\n", md_cell(&explain_heading(e)))?;
+        for (i, s) in e.chain.iter().enumerate() {
+            writeln!(
+                out,
+                "{}. {} ← {}",
+                i + 1,
+                md_code(&s.file),
+                md_cell(&reach_step(s))
             )?;
         }
         writeln!(out)?;

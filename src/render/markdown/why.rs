@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use super::md_cell;
+use super::{md_cell, md_code, md_fence};
 use crate::render::text::short_path;
 use crate::render::words::why::{chains_header, header, kept_by, sort_note, tree_lines, via};
 use crate::report::{EvidenceLevel, WhyChainsReport, WhyReport};
@@ -25,16 +25,17 @@ pub(super) fn why(r: &WhyReport, out: &mut dyn Write) -> io::Result<()> {
     for (i, p) in r.paths.iter().enumerate() {
         write!(
             out,
-            "| {} | `{}` | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} |",
             i + 1,
-            md_cell(&short_path(&p.path)),
+            md_code(&short_path(&p.path)),
             format_size(p.nar_size),
             format_size(p.closure_size),
             format_size(p.added_size),
             md_cell(&via(p))
         )?;
         if files {
-            write!(out, " {} |", md_cell(&kept_by(p)).replace('\n', "<br>"))?;
+            let lines: Vec<String> = kept_by(p).lines().map(md_cell).collect();
+            write!(out, " {} |", lines.join("<br>"))?;
         }
         writeln!(out)?;
     }
@@ -56,11 +57,13 @@ pub(super) fn why(r: &WhyReport, out: &mut dyn Write) -> io::Result<()> {
 pub(super) fn chains(r: &WhyChainsReport, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "### {}\n", md_cell(&chains_header(r)))?;
     if let Some(tree) = &r.tree {
-        writeln!(out, "```")?;
-        for line in tree_lines(tree) {
+        let lines = tree_lines(tree);
+        let fence = md_fence(&lines);
+        writeln!(out, "{fence}")?;
+        for line in &lines {
             writeln!(out, "{line}")?;
         }
-        writeln!(out, "```")?;
+        writeln!(out, "{fence}")?;
     }
     for w in &r.warnings {
         writeln!(out, "\n> **warning:** {}", md_cell(w))?;

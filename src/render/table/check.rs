@@ -1,6 +1,6 @@
 //! The `check` report as tables: the header, one row per criterion, the path lists,
-//! then warnings and the failure sentences (last, so that the tail of a build log has
-//! the reason).
+//! then the failure sentences (last, so that the tail of a build log has the reason).
+//! Warnings are not part of the table: the binary prints them on stderr.
 
 use std::io::{self, Write};
 
@@ -59,9 +59,8 @@ pub(super) fn check(r: &CheckReport, style: &Style, out: &mut dyn Write) -> io::
         }
         writeln!(out, "{t}")?;
     }
-    for w in &r.warnings {
-        writeln!(out, "warning: {w}")?;
-    }
+    // Warnings go to stderr (from the binary, silenced by -q), as for every other
+    // command: printing them here too showed each one twice.
     // Last, so that a build log's tail (`nix-build` shows ten lines) has the reason.
     for f in &r.failures {
         writeln!(out, "FAIL: {f}")?;

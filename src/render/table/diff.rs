@@ -7,7 +7,7 @@ use comfy_table::{Cell, CellAlignment};
 
 use super::{bold, new_table};
 use crate::render::text::format_delta;
-use crate::render::words::diff::{counts, header, path_counts, versions, NOTE};
+use crate::render::words::diff::{counts, header, path_counts, versions_short, NOTE};
 use crate::render::Style;
 use crate::report::DiffReport;
 
@@ -24,7 +24,7 @@ pub(super) fn diff(r: &DiffReport, style: &Style, out: &mut dyn Write) -> io::Re
         t.add_row(vec![
             Cell::new(i + 1).set_alignment(CellAlignment::Right),
             Cell::new(&p.package),
-            Cell::new(versions(p)),
+            Cell::new(versions_short(p)),
             Cell::new(format_delta(p.impact)).set_alignment(CellAlignment::Right),
             Cell::new(format_delta(p.nar_delta)).set_alignment(CellAlignment::Right),
             Cell::new(path_counts(p)),

@@ -6,7 +6,9 @@ use std::io::{self, Write};
 use comfy_table::{Cell, CellAlignment};
 
 use super::{bold, new_table};
-use crate::render::words::refs::{clip, kinds, path_heading, ref_label, SHOWN};
+use crate::render::words::refs::{
+    clip, explain_heading, kinds, path_heading, reach_step, ref_label, SHOWN,
+};
 use crate::render::Style;
 use crate::report::{EvidenceLevel, RefsReport};
 
@@ -31,7 +33,12 @@ pub(super) fn refs(r: &RefsReport, style: &Style, out: &mut dyn Write) -> io::Re
         }
         for e in p.references.iter().filter(|e| !e.evidence.is_empty()) {
             writeln!(out, "  {} ({}):", ref_label(e), e.verdict)?;
-            for item in e.evidence.iter().take(SHOWN) {
+            // With --max-evidence the user chose how many: show what the report lists.
+            let shown = match r.max_evidence {
+                Some(_) => e.evidence.len(),
+                None => e.evidence.len().min(SHOWN),
+            };
+            for item in e.evidence.iter().take(shown) {
                 writeln!(
                     out,
                     "    {}@{} {} {}",
@@ -45,7 +52,7 @@ pub(super) fn refs(r: &RefsReport, style: &Style, out: &mut dyn Write) -> io::Re
                     clip(&item.detail, 120)
                 )?;
             }
-            let more = e.evidence_count.saturating_sub(SHOWN as u64);
+            let more = e.evidence_count.saturating_sub(shown as u64);
             if more > 0 {
                 writeln!(out, "    … {more} more (--format json lists them)")?;
             }
@@ -57,6 +64,12 @@ pub(super) fn refs(r: &RefsReport, style: &Style, out: &mut dyn Write) -> io::Re
     }
     if r.evidence == EvidenceLevel::Graph {
         writeln!(out, "evidence: graph-level only (files unavailable).")?;
+    }
+    if let Some(e) = &r.explain {
+        writeln!(out, "{}", bold(&explain_heading(e), style))?;
+        for (i, s) in e.chain.iter().enumerate() {
+            writeln!(out, "  {}. {}  ← {}", i + 1, s.file, reach_step(s))?;
+        }
     }
     Ok(())
 }

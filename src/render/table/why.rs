@@ -6,13 +6,139 @@ use std::io::{self, Write};
 use comfy_table::{Cell, CellAlignment};
 
 use super::{bold, new_table};
-use crate::render::text::short_path;
-use crate::render::words::why::{chains_header, header, kept_by, sort_note, tree_lines, via};
+use crate::render::text::{name_of, short_path, shorten_end, shorten_middle, thousands};
+use crate::render::words::why::{
+    chains_header, header, kept_by, main_reason, sort_note, tree_lines, via,
+};
 use crate::render::Style;
 use crate::report::{EvidenceLevel, WhyChainsReport, WhyReport};
 use crate::store::format_size;
 
+/// Widest table when the output is not a terminal.
+const PIPE_WIDTH: usize = 120;
+
 pub(super) fn why(r: &WhyReport, style: &Style, out: &mut dyn Write) -> io::Result<()> {
+    if style.long {
+        why_long(r, style, out)
+    } else {
+        why_compact(r, style, out)
+    }
+}
+
+/// One line per path: rank, sizes, the package name and the main reason it is kept, cut
+/// to the width (the terminal's, else 120 columns). Narrow terminals lose the closure
+/// column first, then name width, so that the reason keeps at least 30 columns.
+fn why_compact(r: &WhyReport, style: &Style, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "{}", bold(&header(r), style))?;
+    let width = style.width.map_or(PIPE_WIDTH, usize::from);
+    let files = r.evidence == EvidenceLevel::Files;
+    let last = if files {
+        "kept by: verdict ← referrer: evidence"
+    } else {
+        "via"
+    };
+    let mut rows: Vec<Vec<String>> = vec![["#", "added", "closure", "NAR", "path"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()];
+    let mut reasons = vec![last.to_string()];
+    for (i, p) in r.paths.iter().enumerate() {
+        rows.push(vec![
+            (i + 1).to_string(),
+            format_size(p.added_size),
+            format_size(p.closure_size),
+            format_size(p.nar_size),
+            name_of(&p.path).to_string(),
+        ]);
+        reasons.push(main_reason(p));
+    }
+    if let Some(rest) = &r.rest {
+        rows.push(vec![
+            String::new(),
+            String::new(),
+            String::new(),
+            format_size(rest.nar_size),
+            format!("… {} more paths", thousands(rest.count as u64)),
+        ]);
+        reasons.push(String::new());
+    }
+    let chars = |s: &String| s.chars().count();
+    let col = |k: usize| rows.iter().map(|row| chars(&row[k])).max().unwrap_or(0);
+    let mut widths: Vec<usize> = (0..5).map(col).collect();
+    widths[4] = widths[4].min(40);
+    let mut shown = vec![true; 5];
+    const MIN_REASON: usize = 30;
+    let used = |w: &[usize], shown: &[bool]| -> usize {
+        w.iter()
+            .zip(shown)
+            .filter(|(_, s)| **s)
+            .map(|(w, _)| w + 2)
+            .sum()
+    };
+    if width.saturating_sub(used(&widths, &shown)) < MIN_REASON {
+        shown[2] = false; // closure size: --long has it
+    }
+    let spare = width.saturating_sub(used(&widths, &shown));
+    if spare < MIN_REASON {
+        widths[4] = widths[4].saturating_sub(MIN_REASON - spare).max(16);
+    }
+    let reason_w = width.saturating_sub(used(&widths, &shown)).max(12);
+    for (row, reason) in rows.iter().zip(&reasons) {
+        let mut line = String::new();
+        for k in (0..5).filter(|&k| shown[k]) {
+            let cell = if k == 4 {
+                shorten_middle(&row[k], widths[k])
+            } else {
+                row[k].clone()
+            };
+            let pad = widths[k].saturating_sub(cell.chars().count());
+            if k == 4 {
+                line.push_str(&cell);
+                line.push_str(&" ".repeat(pad));
+            } else {
+                line.push_str(&" ".repeat(pad));
+                line.push_str(&cell);
+            }
+            line.push_str("  ");
+        }
+        line.push_str(&shorten_end(reason, reason_w));
+        writeln!(out, "{}", line.trim_end())?;
+    }
+    let mut notes = vec![
+        format!("{}.", sort_note(r)),
+        "Sizes are NAR sizes in binary units.".to_string(),
+    ];
+    if !shown[2] {
+        notes.push("(closure sizes: --long or a wider terminal)".to_string());
+    }
+    if r.evidence == EvidenceLevel::Graph {
+        notes.push("Evidence: graph-level only (no files scanned).".to_string());
+    }
+    notes.push("--long shows every chain and every referrer's evidence.".to_string());
+    for line in fill(&notes, width) {
+        writeln!(out, "{line}")?;
+    }
+    Ok(())
+}
+
+/// Sentences joined into lines of at most `width` characters (a sentence longer than the
+/// width gets a line of its own).
+fn fill(sentences: &[String], width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for s in sentences {
+        match lines.last_mut() {
+            Some(l) if l.chars().count() + 1 + s.chars().count() <= width => {
+                l.push(' ');
+                l.push_str(s);
+            }
+            _ => lines.push(s.clone()),
+        }
+    }
+    lines
+}
+
+/// The full table: chains and every scanned referrer's evidence, wrapped to the width.
+fn why_long(r: &WhyReport, style: &Style, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "{}", bold(&header(r), style))?;
     let mut t = new_table(style);
     let files = r.evidence == EvidenceLevel::Files;

@@ -100,18 +100,24 @@ pub(crate) fn counts(r: &DiffReport) -> String {
     )
 }
 
-/// The version column: diff-closures notation, or what else happened.
-pub(crate) fn versions(p: &PackageDiff) -> String {
+/// The version cell of a table: like [`versions`], with long lists shortened
+/// (`0, 10, … (6,604 versions) → …`); JSON keeps every version.
+pub(crate) fn versions_short(p: &PackageDiff) -> String {
+    use crate::render::text::version_list;
     match p.change {
         PackageChange::Rebuilt => {
-            let v = p.new_versions.join(", ");
-            if v.is_empty() {
+            if p.new_versions.is_empty() {
                 "rebuilt".to_string()
             } else {
-                format!("{v} (rebuilt)")
+                format!("{} (rebuilt)", version_list(&p.new_versions))
             }
         }
-        _ => p.version_change.to_string(),
+        _ if p.version_change.is_empty() => String::new(),
+        _ => format!(
+            "{} → {}",
+            version_list(&p.version_change.gone),
+            version_list(&p.version_change.came)
+        ),
     }
 }
 

@@ -2,7 +2,7 @@
 //! label and kind counts, clipped details; shared by table and Markdown.
 
 use crate::render::text::name_of;
-use crate::report::{RefEntry, RefsPath};
+use crate::report::{Explanation, ReachStep, ReachVia, RefEntry, RefsPath};
 use crate::store::format_size;
 
 /// Evidence lines shown per reference in tables (JSON has them all).
@@ -58,5 +58,34 @@ pub(crate) fn path_heading(p: &RefsPath) -> String {
             p.path,
             p.references.len()
         )
+    }
+}
+
+/// How one hop of an explanation reaches its file.
+pub(crate) fn reach_step(s: &ReachStep) -> String {
+    let how = match s.via {
+        ReachVia::EntryPoint => "one of the consumer's own files",
+        ReachVia::Interpreter => "its PT_INTERP",
+        ReachVia::Needed => "DT_NEEDED",
+        ReachVia::Dlopen => "named for dlopen",
+        ReachVia::Shebang => "its #! interpreter",
+        ReachVia::Named => "named in a script or an ELF string",
+        ReachVia::Symlink => "a symlink's target",
+        ReachVia::Inside => "inside a reached directory",
+        ReachVia::DataDir => "a data directory the library opens",
+    };
+    if s.detail.is_empty() {
+        how.to_string()
+    } else {
+        format!("{how} ({})", s.detail)
+    }
+}
+
+/// The heading of an explanation.
+pub(crate) fn explain_heading(e: &Explanation) -> String {
+    if e.reached {
+        format!("how the consumer reaches {}:", e.file)
+    } else {
+        format!("the consumer does not load, run or open {}", e.file)
     }
 }

@@ -33,6 +33,33 @@ fn hop_summary(h: &HopEvidence) -> String {
     format!("{}: {kinds} → {}", name_of(&h.referrer), h.verdict)
 }
 
+/// The main reason a path is kept, on one line: the first referrer's evidence (the one
+/// on its shortest chain), or the chain itself at graph level, and how many other
+/// referrers there are.
+pub(crate) fn main_reason(p: &WhyPath) -> String {
+    match p.kept_by.first() {
+        Some(h) => {
+            // The verdict first: it is what a reader scans for, and a narrow terminal
+            // cuts the end of the line.
+            let kinds = h
+                .kinds
+                .iter()
+                .map(|(k, n)| format!("{n} {k}"))
+                .collect::<Vec<_>>()
+                .join(" + ");
+            let others = p.kept_by.len() - 1 + p.kept_by_more;
+            let more = if others > 0 {
+                format!(" (+{others} more)")
+            } else {
+                String::new()
+            };
+            format!("{} ← {}: {kinds}{more}", h.verdict, name_of(&h.referrer))
+        }
+        None if p.chain.len() <= 1 => "(root)".to_string(),
+        None => format!("via {}", via(p)),
+    }
+}
+
 /// The "kept in by" cell: each scanned referrer's evidence, and how many were not.
 pub(crate) fn kept_by(p: &WhyPath) -> String {
     let mut lines: Vec<String> = p.kept_by.iter().map(hop_summary).collect();

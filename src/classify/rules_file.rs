@@ -1,0 +1,318 @@
+//! A user's rules file (`--rules FILE`, TOML): class rules that go ahead of the built-in
+//! table ([`ClassRules::with_user_rules`]), so a user can override a built-in class.
+//!
+//! ```toml
+//! [[class]]
+//! name = "my/keep-tools"      # required, unique; every class it gives names it
+//! under = ["share/tools/"]    # and/or name_is, name_ends_with, name_starts_with
+//! class = "bin"               # out, bin, lib, dev, static, doc, man, info, debug,
+//!                             # gpu:<arch>, gpu-generic, removable
+//! ```
+//!
+//! Several match keys in one rule must all hold. Parsing takes the text and the file's
+//! name (for messages) and never reads files: the binary does. Every error names the
+//! file, line and column and what is wrong (bad TOML, an unknown key, a missing or
+//! duplicate name, an unknown class, a rule that matches nothing).
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::{ClassMatcher, ClassOf, ClassRule, ClassRules, FileClass, RuleId, CLASS_OUT};
+
+/// What is wrong with a rules file, and where.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}:{line}:{column}: {message}")]
+pub struct RulesFileError {
+    /// The file's name as given.
+    pub file: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column (in characters).
+    pub column: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    #[serde(default)]
+    class: Vec<Spanned<RawClassRule>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawClassRule {
+    name: Option<Spanned<String>>,
+    under: Option<Spanned<Vec<Spanned<String>>>>,
+    name_is: Option<Spanned<Vec<Spanned<String>>>>,
+    name_ends_with: Option<Spanned<Vec<Spanned<String>>>>,
+    name_starts_with: Option<Spanned<Vec<Spanned<String>>>>,
+    class: Option<Spanned<String>>,
+}
+
+const CLASSES: &str =
+    "out, bin, lib, dev, static, doc, man, info, debug, gpu:<arch>, gpu-generic, removable";
+
+/// Parse a rules file: its class rules, in file order.
+pub fn parse_rules_file(text: &str, file: &str) -> Result<Vec<ClassRule>, RulesFileError> {
+    let err = |span: Range<usize>, message: String| {
+        let (line, column) = line_column(text, span.start);
+        RulesFileError {
+            file: file.to_string(),
+            line,
+            column,
+            message,
+        }
+    };
+    let raw: RawFile = toml::from_str(text).map_err(|e| {
+        let message = e.message().trim_end().to_string();
+        err(e.span().unwrap_or(0..0), message)
+    })?;
+    let builtin = ClassRules::builtin();
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut rules = Vec::with_capacity(raw.class.len());
+    for spanned in raw.class {
+        let rule_span = spanned.span();
+        let r = spanned.into_inner();
+        let Some(name) = r.name else {
+            return Err(err(
+                rule_span,
+                "this [[class]] rule has no `name` (every rule needs a unique name)".into(),
+            ));
+        };
+        let name_span = name.span();
+        let name = name.into_inner();
+        if name.trim().is_empty() || name.chars().any(|c| c.is_control() || c.is_whitespace()) {
+            return Err(err(
+                name_span,
+                format!("rule name {name:?} is empty or holds spaces or control characters"),
+            ));
+        }
+        if name == CLASS_OUT.as_str() || builtin.rules().iter().any(|b| b.id == name.as_str()) {
+            return Err(err(
+                name_span,
+                format!("rule name `{name}` is the name of a built-in rule; choose another"),
+            ));
+        }
+        let line = line_column(text, name_span.start).0;
+        if let Some(first) = seen.insert(name.clone(), line) {
+            return Err(err(
+                name_span,
+                format!("duplicate rule name `{name}` (first used on line {first})"),
+            ));
+        }
+        let mut all = Vec::new();
+        let keys = [
+            ("under", r.under),
+            ("name_is", r.name_is),
+            ("name_ends_with", r.name_ends_with),
+            ("name_starts_with", r.name_starts_with),
+        ];
+        for (key, value) in keys {
+            let Some(value) = value else { continue };
+            let list_span = value.span();
+            let mut items = Vec::new();
+            for item in value.into_inner() {
+                let item_span = item.span();
+                let item = item.into_inner();
+                check_item(key, &item).map_err(|m| err(item_span, m))?;
+                items.push(if key == "under" && !item.ends_with('/') {
+                    format!("{item}/")
+                } else {
+                    item
+                });
+            }
+            if items.is_empty() {
+                return Err(err(list_span, format!("`{key}` is an empty list")));
+            }
+            all.push(match key {
+                "under" => ClassMatcher::UnderDir(items),
+                "name_is" => ClassMatcher::NameIs(items),
+                "name_ends_with" => ClassMatcher::NameEndsWith(items),
+                _ => ClassMatcher::NameStartsWith(items),
+            });
+        }
+        let matcher = match all.len() {
+            0 => {
+                return Err(err(
+                    rule_span,
+                    format!(
+                        "rule `{name}` matches nothing: give under, name_is, name_ends_with \
+                         or name_starts_with"
+                    ),
+                ))
+            }
+            1 => all.remove(0),
+            _ => ClassMatcher::All(all),
+        };
+        let Some(class) = r.class else {
+            return Err(err(
+                rule_span,
+                format!("rule `{name}` has no `class` (one of {CLASSES})"),
+            ));
+        };
+        let class_span = class.span();
+        let class = class.into_inner();
+        let Some(class) = FileClass::parse(&class) else {
+            return Err(err(
+                class_span,
+                format!("unknown class `{class}` (expected one of {CLASSES})"),
+            ));
+        };
+        rules.push(ClassRule {
+            id: RuleId::intern(&name),
+            matcher,
+            class: ClassOf::Class(class),
+        });
+    }
+    Ok(rules)
+}
+
+/// The built-in table with the rules of a rules file ahead of it.
+pub fn class_rules_from_file(text: &str, file: &str) -> Result<ClassRules, RulesFileError> {
+    Ok(ClassRules::builtin().with_user_rules(parse_rules_file(text, file)?))
+}
+
+/// Why one entry of a match list is unusable, if it is.
+fn check_item(key: &str, item: &str) -> Result<(), String> {
+    if item.is_empty() {
+        return Err(format!("`{key}` holds an empty string"));
+    }
+    if item.chars().any(char::is_control) {
+        return Err(format!("`{key}` entry {item:?} holds control characters"));
+    }
+    if key == "under" {
+        if item.starts_with('/') {
+            return Err(format!(
+                "`under` entry `{item}` must be relative to the store path (`lib/`, not `/lib/`)"
+            ));
+        }
+        if item.split('/').any(|c| c == "." || c == "..") {
+            return Err(format!(
+                "`under` entry `{item}` must not hold `.` or `..` components"
+            ));
+        }
+    } else if item.contains('/') {
+        return Err(format!(
+            "`{key}` entry `{item}` holds a `/`: it matches file names; use `under` for directories"
+        ));
+    }
+    Ok(())
+}
+
+/// 1-based line and column (in characters) of a byte offset.
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::classify::{ClassFacts, EntryType};
+
+    fn error(text: &str) -> RulesFileError {
+        parse_rules_file(text, "rules.toml").expect_err("should be rejected")
+    }
+
+    #[test]
+    fn a_good_file() {
+        let text = r#"
+# keep the tools
+[[class]]
+name = "my/keep-tools"
+under = ["share/tools"]
+class = "bin"
+
+[[class]]
+name = "my/gfx-models"
+under = ["share/models/"]
+name_ends_with = [".model"]
+class = "gpu:gfx90a"
+"#;
+        let rules = class_rules_from_file(text, "rules.toml").unwrap();
+        assert_eq!(rules.user_rules().len(), 2);
+        assert_eq!(
+            rules.user_rules()[0].matcher,
+            ClassMatcher::UnderDir(vec!["share/tools/".into()])
+        );
+        let c = |p: &str| {
+            rules.class_of(&ClassFacts {
+                path: p.as_bytes(),
+                entry: EntryType::Regular,
+                head: b"",
+                elf: None,
+            })
+        };
+        assert_eq!(
+            c("share/tools/x"),
+            (FileClass::Bin, RuleId::intern("my/keep-tools"))
+        );
+        assert_eq!(c("share/models/a.model").0, FileClass::Gpu("gfx90a".into()));
+        assert_eq!(c("share/models/a.txt").0, FileClass::Out);
+        assert!(parse_rules_file("", "empty.toml").unwrap().is_empty());
+    }
+
+    #[test]
+    fn errors_name_file_line_and_problem() {
+        let cases: &[(&str, usize, &str)] = &[
+            ("[[class]]\nname = \"a\"\nunder = [\"x/\"]\nclass = \"binary\"\n", 4, "unknown class `binary`"),
+            ("[[class]]\nunder = [\"x/\"]\nclass = \"bin\"\n", 1, "has no `name`"),
+            ("[[class]]\nname = \"a\"\nunder = [\"x/\"]\nclass = \"bin\"\n\n[[class]]\nname = \"a\"\nunder = [\"y/\"]\nclass = \"lib\"\n", 7, "duplicate rule name `a` (first used on line 2)"),
+            ("[[class]]\nname = \"a\"\nundr = [\"x/\"]\nclass = \"bin\"\n", 3, "unknown field `undr`"),
+            ("[[clas]]\nname = \"a\"\n", 1, "unknown field `clas`"),
+            ("[[class]]\nname = \"a\"\nunder = [\"x/\"\nclass = \"bin\"\n", 4, ""),
+            ("[[class]]\nname = \"a\"\nclass = \"bin\"\n", 1, "matches nothing"),
+            ("[[class]]\nname = \"a\"\nunder = [\"x/\"]\n", 1, "has no `class`"),
+            ("[[class]]\nname = \"a\"\nunder = []\nclass = \"bin\"\n", 3, "empty list"),
+            ("[[class]]\nname = \"a\"\nunder = [\"/lib/\"]\nclass = \"bin\"\n", 3, "relative"),
+            ("[[class]]\nname = \"a\"\nname_is = [\"lib/x\"]\nclass = \"bin\"\n", 3, "use `under`"),
+            ("[[class]]\nname = \"class/lib\"\nunder = [\"x/\"]\nclass = \"bin\"\n", 2, "built-in rule"),
+            ("[[class]]\nname = \"class/out\"\nunder = [\"x/\"]\nclass = \"bin\"\n", 2, "built-in rule"),
+            ("[[class]]\nname = \"a b\"\nunder = [\"x/\"]\nclass = \"bin\"\n", 2, "spaces"),
+            ("[[class]]\nname = \"a\"\nunder = \"x/\"\nclass = \"bin\"\n", 3, "invalid type"),
+        ];
+        for (text, line, what) in cases {
+            let e = error(text);
+            assert_eq!(e.file, "rules.toml");
+            assert_eq!(e.line, *line, "{text:?}: {e}");
+            assert!(e.message.contains(what), "{text:?}: {e}");
+            assert!(
+                e.to_string().starts_with(&format!("rules.toml:{line}:")),
+                "{e}"
+            );
+        }
+    }
+
+    #[test]
+    fn positions() {
+        assert_eq!(line_column("ab\ncd", 4), (2, 2));
+        assert_eq!(line_column("ab\ncd", 0), (1, 1));
+        assert_eq!(line_column("é\nx", 1), (1, 1));
+        assert_eq!(line_column("x", 99), (1, 2));
+    }
+
+    #[test]
+    fn hostile_text_does_not_panic() {
+        for text in [
+            "\u{0}",
+            "[[class]]\nname = 5",
+            "[[class]]]",
+            "class = 1",
+            "[class]\nname='a'",
+            "\u{feff}[[class]]",
+        ] {
+            let _ = parse_rules_file(text, "x.toml");
+        }
+    }
+}

@@ -1,0 +1,750 @@
+//! Hostile and careless input (issue 8): every defect a probe found, pinned by a test
+//! named after it. Real nodes (FIFOs, symlinks, pipes) live in temporary directories,
+//! never under /dev.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use common::*;
+
+const ROCM: &str = "examples/llama-cpp-rocm.json";
+const ROCM_SIZE: u64 = 11_382_742_168;
+
+fn ex(p: &str) -> String {
+    repo().join(p).to_string_lossy().into_owned()
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("UTF-8 temp path")
+}
+
+/// A store path with a readable hash (`c` repeated) and `name`.
+fn sp(c: char, name: &str) -> String {
+    format!("/nix/store/{}-{name}", c.to_string().repeat(32))
+}
+
+/// `nix path-info --json` (the object form) for `(path, narSize, references)`.
+fn path_info_json(entries: &[(&str, &str, &[&str])]) -> String {
+    let mut obj = serde_json::Map::new();
+    for (path, size, refs) in entries {
+        let size: serde_json::Value = serde_json::from_str(size).expect("a JSON number");
+        obj.insert(
+            path.to_string(),
+            serde_json::json!({ "narSize": size, "references": refs }),
+        );
+    }
+    serde_json::Value::Object(obj).to_string()
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let f = dir.join(name);
+    std::fs::write(&f, text).unwrap();
+    f
+}
+
+fn mkfifo(p: &Path) {
+    let st = std::process::Command::new("mkfifo")
+        .arg(p)
+        .status()
+        .expect("run mkfifo");
+    assert!(st.success(), "mkfifo {}", p.display());
+}
+
+fn file_type(p: &Path) -> std::fs::FileType {
+    std::fs::symlink_metadata(p).unwrap().file_type()
+}
+
+// ---- 1. snapshot -o writes into what is there, not over it ----
+
+#[test]
+fn snapshot_output_to_a_fifo_reaches_the_reader_and_keeps_the_fifo() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe");
+    mkfifo(&fifo);
+    // A writer end held by the test, so that opening the reader does not block and the
+    // reader sees end-of-file once nixcut is done, whatever nixcut did to the FIFO.
+    let keeper = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&fifo)
+        .unwrap();
+    let mut read_end = std::fs::File::open(&fifo).unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        read_end.read_to_string(&mut text).unwrap();
+        text
+    });
+    let (code, _, err) = run(&["snapshot", &ex(ROCM), "-o", s(&fifo)]);
+    drop(keeper);
+    assert_eq!(code, 0, "{err}");
+    let got = reader.join().unwrap();
+    let (_, expected, _) = run(&["snapshot", &ex(ROCM), "-o", "-"]);
+    assert_eq!(got, expected, "the reader got the snapshot");
+    assert!(file_type(&fifo).is_fifo(), "the FIFO is still a FIFO");
+    let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(names.len(), 1, "no file left beside the FIFO: {names:?}");
+}
+
+#[test]
+fn snapshot_output_through_a_symlink_replaces_its_target() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("ci")).unwrap();
+    let target = write(&dir.path().join("ci"), "base.json", "old baseline\n");
+    let link = dir.path().join("baseline.json");
+    std::os::unix::fs::symlink("ci/base.json", &link).unwrap();
+    let (code, _, err) = run(&["snapshot", &ex(ROCM), "-o", s(&link)]);
+    assert_eq!(code, 0, "{err}");
+    assert!(file_type(&link).is_symlink(), "the symlink is kept");
+    assert_eq!(
+        std::fs::read_link(&link).unwrap(),
+        Path::new("ci/base.json")
+    );
+    let (_, expected, _) = run(&["snapshot", &ex(ROCM), "-o", "-"]);
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), expected);
+    // No temporary file is left in either directory.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+    assert_eq!(std::fs::read_dir(dir.path().join("ci")).unwrap().count(), 1);
+
+    // A dangling symlink: its target is created.
+    std::fs::remove_file(&target).unwrap();
+    let (code, _, err) = run(&["snapshot", &ex(ROCM), "-o", s(&link)]);
+    assert_eq!(code, 0, "{err}");
+    assert!(file_type(&link).is_symlink());
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), expected);
+}
+
+/// `-o /proc/self/fd/3` where fd 3 is a pipe: a link whose text (`pipe:[…]`) names no
+/// file, which must be opened, not resolved (the `/dev/stdout` and `/dev/fd/N` case,
+/// without touching /dev).
+#[test]
+fn snapshot_output_to_an_inherited_pipe_descriptor_is_written_through() {
+    let bin = env!("CARGO_BIN_EXE_nixcut");
+    let out = nix_cmd("bash")
+        .arg("-c")
+        .arg(format!(
+            "'{bin}' snapshot '{}' -o /proc/self/fd/3 3>&1 1>&2 | cat",
+            ex(ROCM)
+        ))
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let (code, got, err) = decode(out);
+    assert_eq!(code, 0, "{err}");
+    let (_, expected, _) = run(&["snapshot", &ex(ROCM), "-o", "-"]);
+    assert_eq!(got, expected, "{err}");
+}
+
+#[test]
+fn snapshot_output_onto_a_directory_or_socket_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let sub = dir.path().join("out");
+    std::fs::create_dir(&sub).unwrap();
+    let (code, _, err) = run(&["snapshot", &ex(ROCM), "-o", s(&sub)]);
+    assert_eq!(code, 2);
+    assert!(err.contains(s(&sub)) && err.contains("directory"), "{err}");
+    let sock = dir.path().join("sock");
+    let _listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+    let (code, _, err) = run(&["snapshot", &ex(ROCM), "-o", s(&sock)]);
+    assert_eq!(code, 2);
+    assert!(err.contains(s(&sock)) && err.contains("socket"), "{err}");
+    use std::os::unix::fs::FileTypeExt;
+    assert!(file_type(&sock).is_socket(), "the socket is untouched");
+}
+
+// ---- 2. check refuses an incomplete closure ----
+
+fn partial_inputs(dir: &Path) -> (PathBuf, PathBuf) {
+    let (a, b, c) = (sp('a', "app-1.0"), sp('b', "lib-1.0"), sp('c', "gone-1.0"));
+    let complete = write(
+        dir,
+        "complete.json",
+        &path_info_json(&[(&a, "100", &[b.as_str()]), (&b, "10", &[])]),
+    );
+    // `nix path-info --json X` without `-r`: X's references are not described.
+    let partial = write(
+        dir,
+        "partial.json",
+        &path_info_json(&[(&a, "100", &[b.as_str(), c.as_str()]), (&b, "10", &[])]),
+    );
+    (complete, partial)
+}
+
+#[test]
+fn check_refuses_a_root_whose_references_leave_the_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, partial) = partial_inputs(dir.path());
+    let (code, out, err) = run(&["check", s(&partial), "--max-size", "1GiB"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains(s(&partial)), "{err}");
+    assert!(err.contains("not a complete closure"), "{err}");
+    assert!(err.contains("--allow-partial"), "{err}");
+    assert!(err.contains("gone-1.0"), "names a missing reference: {err}");
+    // The user may say they know.
+    let (code, _, err) = run(&[
+        "check",
+        s(&partial),
+        "--max-size",
+        "1GiB",
+        "--allow-partial",
+    ]);
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn check_refuses_a_baseline_or_other_whose_references_leave_the_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let (complete, partial) = partial_inputs(dir.path());
+    let (code, _, err) = run(&["check", s(&complete), "--baseline", s(&partial)]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("baseline") && err.contains(s(&partial)) && err.contains("not a complete"),
+        "{err}"
+    );
+    let (code, _, err) = run(&[
+        "check",
+        s(&complete),
+        "--against",
+        s(&partial),
+        "--max-ratio",
+        "2",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--against") && err.contains(s(&partial)) && err.contains("not a complete"),
+        "{err}"
+    );
+    let (code, _, err) = run(&[
+        "check",
+        s(&complete),
+        "--baseline",
+        s(&partial),
+        "--allow-partial",
+    ]);
+    assert_eq!(code, 0, "{err}");
+}
+
+// ---- 3. broken pipes ----
+
+/// Run nixcut with stdout a pipe whose reading end is already closed: the write end of
+/// the standard input of a `true` that has exited (the test keeps no read end).
+fn run_into_closed_pipe(args: &[&str]) -> (i32, String) {
+    let mut reader = std::process::Command::new("true")
+        .stdin(Stdio::piped())
+        .spawn()
+        .expect("run true");
+    let writer = reader.stdin.take().expect("a pipe");
+    assert!(reader.wait().unwrap().success());
+    let out = nixcut()
+        .args(args)
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .output()
+        .expect("run nixcut");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn check_failure_exit_code_survives_a_closed_stdout() {
+    for format in ["table", "json", "markdown"] {
+        let (code, err) =
+            run_into_closed_pipe(&["check", &ex(ROCM), "--max-size", "1MiB", "--format", format]);
+        assert_eq!(code, 1, "{format}: a failing check stays failed: {err}");
+        let (code, err) =
+            run_into_closed_pipe(&["check", &ex(ROCM), "--max-size", "1TiB", "--format", format]);
+        assert_eq!(code, 0, "{format}: {err}");
+    }
+}
+
+#[test]
+fn a_closed_stdout_is_success_for_every_command() {
+    for args in [
+        vec!["snapshot", ROCM, "-o", "-"],
+        vec!["why", ROCM, "--no-evidence"],
+        vec!["why", ROCM, "--no-evidence", "--format", "json"],
+        vec!["diff", ROCM, "examples/llama-cpp-cuda.json"],
+    ] {
+        let args: Vec<String> = args
+            .iter()
+            .map(|a| {
+                if a.starts_with("examples/") {
+                    ex(a)
+                } else {
+                    a.to_string()
+                }
+            })
+            .collect();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (code, err) = run_into_closed_pipe(&args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        assert!(err.is_empty(), "{args:?} says nothing: {err}");
+    }
+}
+
+// ---- 4. sizes never wrap ----
+
+#[test]
+fn nar_sizes_adding_up_past_u64_are_an_error_naming_the_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (sp('a', "app-1.0"), sp('b', "lib-1.0"));
+    let half = (1u64 << 63).to_string();
+    let f = write(
+        dir.path(),
+        "huge.json",
+        &path_info_json(&[(&a, &half, &[b.as_str()]), (&b, &half, &[])]),
+    );
+    for args in [
+        vec!["why", s(&f), "--no-evidence"],
+        vec!["check", s(&f), "--max-size", "1GiB"],
+        vec!["snapshot", s(&f), "-o", "-"],
+    ] {
+        let (code, out, err) = run(&args);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(err.contains(s(&f)), "{args:?}: {err}");
+        assert!(err.contains("add up to more than"), "{args:?}: {err}");
+    }
+}
+
+/// diff works in signed deltas: two new paths of 3·2^61 bytes each overflowed its i64
+/// sum of the hidden packages (a panic in debug builds, a wrong sign in release).
+#[test]
+fn diff_of_closures_beyond_signed_sizes_is_an_error_not_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let (r, a, b) = (
+        sp('r', "root-1.0"),
+        sp('a', "alpha-1.0"),
+        sp('b', "beta-1.0"),
+    );
+    let old = write(dir.path(), "old.json", &path_info_json(&[(&r, "1", &[])]));
+    let big = (3u64 << 61).to_string();
+    let new = write(
+        dir.path(),
+        "new.json",
+        &path_info_json(&[
+            (&r, "1", &[a.as_str(), b.as_str()]),
+            (&a, &big, &[]),
+            (&b, &big, &[]),
+        ]),
+    );
+    for top in ["0", "5"] {
+        let (code, _, err) = run(&["diff", s(&old), s(&new), "--top", top]);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains(s(&new)) && err.contains("2^63 - 1"), "{err}");
+    }
+}
+
+#[test]
+fn a_narinfo_size_of_u64_max_plus_another_path_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    std::fs::create_dir(&cache).unwrap();
+    write(&cache, "nix-cache-info", "StoreDir: /nix/store\n");
+    let (a, b) = (sp('a', "app-1.0"), sp('b', "lib-1.0"));
+    write(
+        &cache,
+        &format!("{}.narinfo", "a".repeat(32)),
+        &format!(
+            "StorePath: {a}\nURL: nar/a.nar\nNarSize: 18446744073709551615\nReferences: {}\n",
+            &b["/nix/store/".len()..]
+        ),
+    );
+    write(
+        &cache,
+        &format!("{}.narinfo", "b".repeat(32)),
+        &format!("StorePath: {b}\nURL: nar/b.nar\nNarSize: 1\nReferences: \n"),
+    );
+    let (code, out, err) = run(&["check", s(&cache), "--max-size", "1GiB"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains(s(&cache)) && err.contains("add up to more than"),
+        "{err}"
+    );
+}
+
+// ---- 7. process substitution and pipes ----
+
+#[test]
+fn process_substitution_and_standard_input_are_read_as_streams() {
+    let (_, expected, _) = run(&["why", &ex(ROCM), "--no-evidence", "--format", "json"]);
+    let expected: serde_json::Value = serde_json::from_str(&expected).unwrap();
+    let bin = env!("CARGO_BIN_EXE_nixcut");
+    let out = nix_cmd("bash")
+        .arg("-c")
+        .arg(format!(
+            "'{bin}' why <(cat '{}') --no-evidence --format json",
+            ex(ROCM)
+        ))
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let (code, out, err) = decode(out);
+    assert_eq!(code, 0, "<(…): {err}");
+    let got: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(got["paths"], expected["paths"]);
+    assert_eq!(got["closure_size"], ROCM_SIZE);
+
+    let mut child = nixcut()
+        .args(["why", "-", "--no-evidence", "--format", "json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let data = std::fs::read(ex(ROCM)).unwrap();
+    let feeder = std::thread::spawn(move || stdin.write_all(&data));
+    let (code, out, err) = decode(child.wait_with_output().unwrap());
+    feeder.join().unwrap().unwrap();
+    assert_eq!(code, 0, "stdin: {err}");
+    let got: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(got["paths"], expected["paths"]);
+}
+
+#[test]
+fn registration_text_on_standard_input_is_detected_from_the_content() {
+    let text = std::fs::read(repo().join("tests/fixtures/load/dump-db.txt")).unwrap();
+    let mut child = nixcut()
+        .args(["why", "-", "--no-evidence", "--format", "json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&text).unwrap();
+    let (code, out, err) = decode(child.wait_with_output().unwrap());
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["source"]["kind"], "registration");
+}
+
+#[test]
+fn standard_input_given_twice_is_refused_not_read_as_empty() {
+    for args in [
+        vec!["diff", "-", "-"],
+        vec!["check", "-", "--baseline", "-"],
+        vec!["refs", "-", "-"],
+    ] {
+        let (code, _, err) = run(&args);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(err.contains("can be read only once"), "{args:?}: {err}");
+    }
+}
+
+// ---- 8. binary input is refused early ----
+
+/// Deterministic pseudo-random bytes.
+fn noise(len: usize, mut x: u64) -> Vec<u8> {
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
+}
+
+#[test]
+fn a_large_binary_file_is_refused_from_its_first_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("disk.img");
+    std::fs::write(&f, noise(4 << 20, 0x5eed)).unwrap();
+    let (code, _, err) = run(&["why", s(&f)]);
+    assert_eq!(code, 2);
+    assert!(err.contains(s(&f)) && err.contains("binary data"), "{err}");
+}
+
+/// A 3 GiB file (sparse: it takes no disk) that starts like JSON: refused from its size,
+/// before anything past the first bytes is read.
+#[test]
+fn a_file_over_the_input_cap_is_refused_before_it_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("huge.json");
+    let file = std::fs::File::create(&f).unwrap();
+    // Blank past the first bytes nixcut judges; the rest is a hole of NUL bytes.
+    let mut head = b"[".to_vec();
+    head.resize(64 << 10, b' ');
+    (&file).write_all(&head).unwrap();
+    file.set_len(3 << 30).unwrap();
+    drop(file);
+    let (code, _, err) = run(&["why", s(&f)]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains(s(&f)) && err.contains("larger than 2.0 GiB"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_endless_binary_stream_is_refused_without_reading_it_all() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("endless");
+    mkfifo(&fifo);
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            let mut f = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+            let chunk = noise(1 << 16, 7);
+            let mut written: u64 = 0;
+            // Until the reader goes away (EPIPE: the test binary ignores SIGPIPE), or
+            // 128 MiB: a reader that reads it all fails the test instead of the machine.
+            while written < 128 << 20 && f.write_all(&chunk).is_ok() {
+                written += chunk.len() as u64;
+            }
+            written
+        })
+    };
+    let (code, _, err) = run(&["why", s(&fifo)]);
+    assert_eq!(code, 2);
+    assert!(err.contains("binary data"), "{err}");
+    let written = writer.join().unwrap();
+    assert!(written < 16 << 20, "read {written} bytes of noise");
+}
+
+#[test]
+fn an_endless_text_stream_of_no_known_format_is_refused() {
+    let mut child = nixcut()
+        .args(["why", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let feeder = std::thread::spawn(move || {
+        let line = b"hello world, this is not a closure\n".repeat(1000);
+        let mut written = 0;
+        while written < 128 << 20 && stdin.write_all(&line).is_ok() {
+            written += line.len();
+        }
+    });
+    let (code, _, err) = decode(child.wait_with_output().unwrap());
+    feeder.join().unwrap();
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown input format"), "{err}");
+    assert!(err.contains("standard input"), "{err}");
+}
+
+// ---- 9. permission denied ----
+
+#[test]
+fn an_unreadable_directory_says_permission_denied() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let locked = dir.path().join("locked");
+    std::fs::create_dir(&locked).unwrap();
+    write(&locked, "something", "x");
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    // As root, permissions do not bite: drop the capabilities that override them.
+    let bin = env!("CARGO_BIN_EXE_nixcut");
+    let out = std::process::Command::new("setpriv")
+        .args([
+            "--inh-caps=-all",
+            "--bounding-set=-dac_override,-dac_read_search",
+            "--",
+            bin,
+            "why",
+            s(&locked),
+        ])
+        .output();
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = match out {
+        Ok(o) if !String::from_utf8_lossy(&o.stderr).starts_with("setpriv:") => o,
+        other => {
+            eprintln!("SKIP an_unreadable_directory_says_permission_denied: setpriv: {other:?}");
+            return;
+        }
+    };
+    let (code, _, err) = decode(out);
+    assert_eq!(code, 2);
+    assert!(err.contains(s(&locked)), "{err}");
+    assert!(err.contains("Permission denied"), "{err}");
+    assert!(!err.contains("it holds"), "{err}");
+}
+
+// ---- 10. contradictions inside inputs ----
+
+#[test]
+fn a_snapshot_whose_root_is_not_among_its_paths_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, snap, _) = run(&["snapshot", &ex(ROCM), "-o", "-"]);
+    let mut v: serde_json::Value = serde_json::from_str(&snap).unwrap();
+    v["root"] = sp('z', "elsewhere-1.0").into();
+    let f = write(dir.path(), "edited.json", &v.to_string());
+    let (code, _, err) = run(&["why", s(&f), "--no-evidence"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(s(&f)) && err.contains("elsewhere-1.0"),
+        "{err}"
+    );
+    assert!(err.contains("not among its paths"), "{err}");
+}
+
+fn one_path_cache(dir: &Path, narinfo: &str) -> PathBuf {
+    let cache = dir.join("cache");
+    std::fs::create_dir(&cache).unwrap();
+    write(&cache, "nix-cache-info", "StoreDir: /nix/store\n");
+    write(&cache, &format!("{}.narinfo", "a".repeat(32)), narinfo);
+    cache
+}
+
+#[test]
+fn a_narinfo_field_given_twice_is_refused_with_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = sp('a', "app-1.0");
+    let cache = one_path_cache(
+        dir.path(),
+        &format!("StorePath: {a}\nURL: nar/a.nar\nNarSize: 10\nReferences: \nNarSize: 99999\n"),
+    );
+    let (code, _, err) = run(&["why", s(&cache), "--no-evidence"]);
+    assert_eq!(code, 2, "{err}");
+    let file = cache.join(format!("{}.narinfo", "a".repeat(32)));
+    assert!(err.contains(&format!("{}:5:", file.display())), "{err}");
+    assert!(err.contains("NarSize") && err.contains("line 3"), "{err}");
+}
+
+#[test]
+fn a_directory_named_like_a_narinfo_is_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = sp('a', "app-1.0");
+    let cache = one_path_cache(
+        dir.path(),
+        &format!("StorePath: {a}\nURL: nar/a.nar\nNarSize: 10\nReferences: \n"),
+    );
+    let odd = cache.join(format!("{}.narinfo", "b".repeat(32)));
+    std::fs::create_dir(&odd).unwrap();
+    let (code, _, err) = run(&["why", s(&cache), "--no-evidence"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("warning") && err.contains(s(&odd)) && err.contains("not a file"),
+        "{err}"
+    );
+}
+
+// ---- 11. size arguments ----
+
+#[test]
+fn max_size_units_mean_what_they_say() {
+    let rocm = ex(ROCM);
+    // 11 GB = 11e9 < 11.38e9 bytes < 11 GiB.
+    let (code, _, err) = run(&["check", &rocm, "--max-size", "11GB"]);
+    assert_eq!(code, 1, "11GB is 11e9 bytes: {err}");
+    let (code, _, err) = run(&["check", &rocm, "--max-size", "11GiB"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = run(&["check", &rocm, "--max-size", "11G"]);
+    assert_eq!(code, 0, "a bare G is GiB, as Nix prints it: {err}");
+    for big in [
+        "1PiB",
+        "1EiB",
+        "1PB",
+        "1EB",
+        "15EiB",
+        "18446744073709551615",
+    ] {
+        let (code, _, err) = run(&["check", &rocm, "--max-size", big]);
+        assert_eq!(code, 0, "{big}: {err}");
+    }
+    let exact = ROCM_SIZE.to_string();
+    let (code, _, err) = run(&["check", &rocm, "--max-size", &exact]);
+    assert_eq!(code, 0, "plain bytes, exactly: {err}");
+    let one_less = (ROCM_SIZE - 1).to_string();
+    let (code, _, _) = run(&["check", &rocm, "--max-size", &one_less]);
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn size_arguments_out_of_range_or_malformed_say_why() {
+    let rocm = ex(ROCM);
+    for (flag, value, want) in [
+        ("--max-size", "18446744073709551616", "out of range"),
+        ("--max-size", "16EiB", "out of range"),
+        (
+            "--max-size",
+            "99999999999999999999999999999999999999999",
+            "out of range",
+        ),
+        ("--max-size", "-5GB", "negative"),
+        ("--max-size", "12Q", "not a size"),
+        ("--max-size", "1.2.3G", "not a size"),
+        ("--max-size", "", "not a size"),
+        ("--max-growth", "1e999%", "out of range"),
+        ("--max-growth", "-1%", "negative"),
+        ("--max-growth", "lots%", "not a percentage"),
+        ("--max-growth", "16EiB", "out of range"),
+    ] {
+        // `--flag=value`: a value may start with `-`.
+        let arg = format!("{flag}={value}");
+        let mut args = vec!["check", rocm.as_str(), arg.as_str()];
+        if flag == "--max-growth" {
+            args.extend(["--baseline", rocm.as_str()]);
+        }
+        let (code, _, err) = run(&args);
+        assert_eq!(code, 2, "{flag} {value}: {err}");
+        assert!(err.contains(want), "{flag} {value}: want {want:?}: {err}");
+        assert!(err.contains(flag), "{flag} {value}: names the flag: {err}");
+    }
+}
+
+#[test]
+fn check_help_documents_the_size_units() {
+    let (code, out, _) = run(&["check", "--help"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("GiB") && out.contains("10^9"), "{out}");
+    assert!(out.contains("EiB"), "{out}");
+}
+
+// ---- 13. the TARGET is named as the target ----
+
+#[test]
+fn why_target_that_matches_nothing_is_named_as_the_target() {
+    let (code, _, err) = run(&["why", &ex(ROCM), "nosuchthing"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("TARGET `nosuchthing`"), "{err}");
+    assert!(!err.contains("root `nosuchthing`"), "{err}");
+    let (code, _, err) = run(&["why", &ex(ROCM), "--root", "nosuchroot", "rocblas"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("root `nosuchroot`"), "{err}");
+}
+
+// ---- 18. one closure, one snapshot ----
+
+#[test]
+fn snapshots_of_one_closure_named_three_ways_are_identical() {
+    if !nix_or_skip("snapshots_of_one_closure_named_three_ways_are_identical") {
+        return;
+    }
+    let w = rocm_world();
+    let dir = tempfile::tempdir().unwrap();
+    let result = dir.path().join("result");
+    std::os::unix::fs::symlink(&w.root, &result).unwrap();
+    std::fs::create_dir(dir.path().join("elsewhere")).unwrap();
+    let other = dir.path().join("elsewhere/link");
+    std::os::unix::fs::symlink(&w.root, &other).unwrap();
+    let mut files = Vec::new();
+    for (i, input) in [
+        "./result".to_string(),
+        w.root.clone(),
+        other.to_string_lossy().into_owned(),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let out = dir.path().join(format!("snap{i}.json"));
+        let o = nixcut()
+            .current_dir(dir.path())
+            .args(["snapshot", input, "-o", s(&out)])
+            .output()
+            .unwrap();
+        let (code, _, err) = decode(o);
+        assert_eq!(code, 0, "{input}: {err}");
+        files.push(std::fs::read_to_string(&out).unwrap());
+    }
+    assert_eq!(files[0], files[1], "./result and the store path");
+    assert_eq!(files[0], files[2], "./result and another symlink");
+}

@@ -1,0 +1,525 @@
+//! Property tests through the binary: random bytes, random JSON values, random
+//! `nix path-info` entries and structured attrs, random narinfo fields, random
+//! registration records, closureInfo directories and random snapshots are given to
+//! every command, as a file or directory and (files) on standard input.
+//! Whatever the input: no panic, exit code 0, 1 or 2, and nothing on stdout or stderr
+//! that a terminal would act on (a raw control character other than `\n` and `\t`, or a
+//! bidirectional override U+202A–U+202E, U+2066–U+2069).
+//!
+//! Case counts are small (each case runs the binary about ten times) so the whole
+//! suite stays fast; `PROPTEST_CASES` raises them.
+
+mod common;
+
+use std::io::Write;
+use std::path::Path;
+use std::process::Stdio;
+
+use common::*;
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestCaseError};
+
+const NIX32: &[u8] = b"0123456789abcdfghijklmnpqrsvwxyz";
+
+/// A small pool of valid store paths, so that random references often close.
+fn pool(i: usize) -> String {
+    let hash: String = (0..32)
+        .map(|k| NIX32[(i * 7 + k * 3) % 32] as char)
+        .collect();
+    format!("/nix/store/{hash}-pkg{i}-1.{i}")
+}
+
+const POOL: usize = 5;
+
+fn cases(n: u32) -> Config {
+    let n = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(n);
+    Config {
+        cases: n,
+        // Shrinking reruns the binary many times; the first failure is shown as is.
+        max_shrink_iters: 16,
+        ..Config::default()
+    }
+}
+
+/// Characters that break terminals, Markdown and parsers, and any other.
+fn hostile_char() -> impl Strategy<Value = char> {
+    prop_oneof![
+        3 => prop::sample::select(vec![
+            '\u{1b}', '\u{7}', '\r', '\u{0}', '\u{8}', '\u{7f}', '\u{85}', '\u{9b}',
+            '\u{202a}', '\u{202e}', '\u{2066}', '\u{2069}', '\u{feff}', '`', '|', '<',
+            '>', '&', '\n', '\t', '%', ':', ',', '"', '\\', '/', '-', ' ',
+        ]),
+        3 => prop::sample::select(b"abcdfgz0123456789.-_+".to_vec()).prop_map(char::from),
+        1 => any::<char>(),
+    ]
+}
+
+fn hostile_string() -> impl Strategy<Value = String> {
+    prop::collection::vec(hostile_char(), 0..20).prop_map(|v| v.into_iter().collect())
+}
+
+/// A store path from the pool, one with a hostile name, or any string.
+fn path_like() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => (0..POOL).prop_map(pool),
+        1 => hostile_string().prop_map(|name| format!("/nix/store/{}-{name}", "a".repeat(32))),
+        1 => hostile_string(),
+    ]
+}
+
+fn size_value() -> impl Strategy<Value = serde_json::Value> {
+    use serde_json::json;
+    prop_oneof![
+        4 => (0u64..1 << 40).prop_map(|n| json!(n)),
+        1 => Just(json!(u64::MAX)),
+        1 => Just(json!(1u64 << 63)),
+        1 => Just(json!(3u64 << 61)),
+        1 => Just(json!(-1)),
+        1 => Just(json!(1.5)),
+        1 => hostile_string().prop_map(|s| json!(s)),
+        1 => Just(serde_json::Value::Null),
+    ]
+}
+
+fn json_leaf() -> impl Strategy<Value = serde_json::Value> {
+    use serde_json::Value;
+    prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        any::<u64>().prop_map(Value::from),
+        hostile_string().prop_map(Value::String),
+        path_like().prop_map(Value::String),
+    ]
+}
+
+/// Any JSON value, with keys that the formats look for among random ones.
+fn json_value() -> impl Strategy<Value = serde_json::Value> {
+    let key = prop_oneof![
+        prop::sample::select(vec![
+            "path",
+            "narSize",
+            "narHash",
+            "references",
+            "closureSize",
+            "deriver",
+            "valid",
+            "info",
+            "version",
+            "storeDir",
+            "kind",
+            "schema_version",
+            "paths",
+            "root",
+            "roots",
+            "closure_size",
+            "path_count",
+            "nar_size",
+            "exportReferencesGraph",
+            "store_dir",
+        ])
+        .prop_map(str::to_string),
+        hostile_string(),
+        path_like(),
+    ];
+    json_leaf().prop_recursive(4, 48, 6, move |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(serde_json::Value::Array),
+            prop::collection::vec((key.clone(), inner), 0..6)
+                .prop_map(|kv| serde_json::Value::Object(kv.into_iter().collect())),
+        ]
+    })
+}
+
+/// `nix path-info --json` entries, in the object or the array shape.
+fn path_info_json() -> impl Strategy<Value = String> {
+    let entry = (
+        path_like(),
+        size_value(),
+        prop::collection::vec(path_like(), 0..4),
+        prop::option::of(hostile_string()),
+        prop::option::of(path_like()),
+    );
+    (prop::collection::vec(entry, 0..6), any::<bool>()).prop_map(|(entries, array)| {
+        use serde_json::{json, Map, Value};
+        let objs: Vec<(String, Value)> = entries
+            .into_iter()
+            .map(|(path, size, refs, hash, deriver)| {
+                let mut o = Map::new();
+                o.insert("narSize".into(), size);
+                o.insert("references".into(), json!(refs));
+                if let Some(h) = hash {
+                    o.insert("narHash".into(), json!(h));
+                }
+                if let Some(d) = deriver {
+                    o.insert("deriver".into(), json!(d));
+                }
+                (path, Value::Object(o))
+            })
+            .collect();
+        if array {
+            let arr: Vec<Value> = objs
+                .into_iter()
+                .map(|(p, mut o)| {
+                    o["path"] = json!(p);
+                    o
+                })
+                .collect();
+            Value::Array(arr).to_string()
+        } else {
+            Value::Object(objs.into_iter().collect()).to_string()
+        }
+    })
+}
+
+/// A structured-attrs `.attrs.json`: an `exportReferencesGraph` result under a key of
+/// its own, beside other attributes.
+fn structured_attrs() -> impl Strategy<Value = String> {
+    (path_info_json(), hostile_string()).prop_map(|(text, other)| {
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let entries: Vec<serde_json::Value> = match v {
+            serde_json::Value::Array(a) => a,
+            serde_json::Value::Object(o) => o
+                .into_iter()
+                .map(|(p, mut e)| {
+                    e["path"] = p.into();
+                    e
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        serde_json::json!({"builder": other, "closure": entries, "name": "x"}).to_string()
+    })
+}
+
+/// A narinfo: known and unknown keys with valid and hostile values, in any order.
+fn narinfo() -> impl Strategy<Value = String> {
+    let key = prop_oneof![
+        6 => prop::sample::select(vec![
+            "StorePath", "URL", "Compression", "FileHash", "FileSize", "NarHash", "NarSize",
+            "References", "Deriver", "Sig", "CA",
+        ])
+        .prop_map(str::to_string),
+        1 => hostile_string(),
+    ];
+    let value = prop_oneof![
+        path_like(),
+        (0..POOL).prop_map(|i| pool(i)["/nix/store/".len()..].to_string()),
+        prop::collection::vec(
+            (0..POOL).prop_map(|i| pool(i)["/nix/store/".len()..].to_string()),
+            0..4
+        )
+        .prop_map(|v| v.join(" ")),
+        prop_oneof![
+            Just(u64::MAX.to_string()),
+            (0u64..1 << 40).prop_map(|n| n.to_string())
+        ],
+        hostile_string(),
+    ];
+    (0..POOL, prop::collection::vec((key, value), 0..10)).prop_map(|(i, fields)| {
+        let mut text = format!("StorePath: {}\n", pool(i));
+        for (k, v) in fields {
+            text.push_str(&format!("{k}: {v}\n"));
+        }
+        text
+    })
+}
+
+/// Registration records (`nix-store --dump-db`): path, hash, size, deriver, count,
+/// references; with any line replaced by a hostile one.
+fn registration() -> impl Strategy<Value = String> {
+    let record = (
+        path_like(),
+        prop_oneof![
+            Just("sha256:1xga7qa3wjdkhc71mbz9wm36q1nl7z2c95sl9529vindmjnrdn0z".to_string()),
+            hostile_string()
+        ],
+        prop_oneof![
+            (0u64..1 << 40).prop_map(|n| n.to_string()),
+            Just(u64::MAX.to_string()),
+            hostile_string()
+        ],
+        prop::collection::vec(path_like(), 0..3),
+    );
+    prop::collection::vec(record, 1..5).prop_map(|records| {
+        let mut text = String::new();
+        for (p, h, s, refs) in records {
+            text.push_str(&format!("{p}\n{h}\n{s}\n\n{}\n", refs.len()));
+            for r in refs {
+                text.push_str(&r);
+                text.push('\n');
+            }
+        }
+        text
+    })
+}
+
+/// A nixcut snapshot with random paths and random top-level fields.
+fn snapshot() -> impl Strategy<Value = String> {
+    let p = (
+        path_like(),
+        size_value(),
+        prop::collection::vec(path_like(), 0..3),
+        prop::option::of(hostile_string()),
+    );
+    (
+        prop::collection::vec(p, 0..5),
+        path_like(),
+        size_value(),
+        size_value(),
+        hostile_string(),
+    )
+        .prop_map(|(paths, root, closure_size, count, origin)| {
+            use serde_json::json;
+            let paths: Vec<_> = paths
+                .into_iter()
+                .map(|(path, nar_size, refs, hash)| {
+                    json!({"path": path, "nar_size": nar_size, "nar_hash": hash,
+                           "closure_size": nar_size, "references": refs, "deriver": null})
+                })
+                .collect();
+            json!({"kind": "nixcut-snapshot", "schema_version": 1, "nixcut_version": origin,
+                   "store_dir": "/nix/store", "root": root, "roots": [root],
+                   "created_from": {"kind": "path-info-json", "origin": origin},
+                   "closure_size": closure_size, "path_count": count, "paths": paths})
+            .to_string()
+        })
+}
+
+/// Bytes: random, or a valid prefix cut and damaged.
+fn bytes() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        prop::collection::vec(any::<u8>(), 0..256),
+        (path_info_json(), any::<prop::sample::Index>(), any::<u8>()).prop_map(|(t, i, b)| {
+            let mut v = t.into_bytes();
+            if !v.is_empty() {
+                let at = i.index(v.len());
+                v[at] = b;
+                v.truncate(at + 1 + i.index(8));
+            }
+            v
+        }),
+    ]
+}
+
+/// Whether `s` holds what a terminal would act on: a control character other than
+/// `\n` and `\t` (C0, DEL, C1), or a bidirectional embedding, override or isolate.
+fn terminal_hazard(s: &str) -> Option<(usize, char)> {
+    s.char_indices().find(|&(_, c)| {
+        (c.is_control() && c != '\n' && c != '\t')
+            || ('\u{202a}'..='\u{202e}').contains(&c)
+            || ('\u{2066}'..='\u{2069}').contains(&c)
+    })
+}
+
+/// The commands every input goes through (INPUT is replaced by the input).
+const COMMANDS: &[&[&str]] = &[
+    &["why", "INPUT", "--no-evidence"],
+    &["why", "INPUT", "--no-evidence", "--format", "json"],
+    &["why", "INPUT", "--no-evidence", "--format", "markdown"],
+    &["why", "INPUT", "pkg1", "--no-evidence"],
+    &["refs", "INPUT", "--no-cache"],
+    &["snapshot", "INPUT", "-o", "-"],
+    &["diff", "INPUT", "INPUT"],
+    &["check", "INPUT", "--max-size", "1GiB"],
+    &[
+        "check",
+        "INPUT",
+        "--baseline",
+        "INPUT",
+        "--format",
+        "markdown",
+    ],
+];
+
+/// Run every command on `input` (and `why` on standard input when `stdin` is given);
+/// check exit codes and output.
+fn every_command(input: &Path, stdin: Option<&[u8]>) -> Result<(), TestCaseError> {
+    run_commands(input, stdin, COMMANDS)
+}
+
+fn run_commands(
+    input: &Path,
+    stdin: Option<&[u8]>,
+    commands: &[&[&str]],
+) -> Result<(), TestCaseError> {
+    let input = input.to_str().expect("UTF-8 temp path");
+    let scratch = tempfile::tempdir().unwrap();
+    let mut runs: Vec<(Vec<String>, Option<&[u8]>)> = commands
+        .iter()
+        .map(|c| {
+            let args = c
+                .iter()
+                .map(|a| {
+                    if *a == "INPUT" {
+                        input.to_string()
+                    } else {
+                        a.to_string()
+                    }
+                })
+                .collect();
+            (args, None)
+        })
+        .collect();
+    if let Some(data) = stdin {
+        runs.push((
+            vec!["why".into(), "-".into(), "--no-evidence".into()],
+            Some(data),
+        ));
+    }
+    for (args, data) in runs {
+        let mut cmd = nixcut();
+        cmd.args(&args)
+            .env("XDG_CACHE_HOME", scratch.path())
+            .env("NIXCUT_NO_STORE_DB", "1")
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .env_remove("GITHUB_ACTIONS")
+            .stdin(if data.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn().expect("run nixcut");
+        if let Some(d) = data {
+            let mut w = child.stdin.take().unwrap();
+            // The binary may refuse early and close its end: not an error here.
+            let _ = w.write_all(d);
+        }
+        let out = child.wait_with_output().expect("wait for nixcut");
+        let (code, stdout, stderr) = decode(out);
+        prop_assert!(
+            matches!(code, 0..=2),
+            "{args:?}: exit {code} (a panic is 101, a signal -1)\nstderr: {stderr}"
+        );
+        prop_assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        for (stream, text) in [("stdout", &stdout), ("stderr", &stderr)] {
+            if let Some((at, c)) = terminal_hazard(text) {
+                prop_assert!(
+                    false,
+                    "{args:?}: raw {c:?} on {stream} at byte {at}: {:?}",
+                    &text[at.saturating_sub(60)..(at + 20).min(text.len())]
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+fn file_case(content: &[u8], name: &str) -> Result<(), TestCaseError> {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join(name);
+    std::fs::write(&f, content).unwrap();
+    every_command(&f, Some(content))
+}
+
+/// Input names are input too: a file named with an escape sequence and a
+/// right-to-left override, holding a valid closure.
+fn hostile_file_name(commands: &[&[&str]]) {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("evil\u{1b}[2J\u{202e}nosj.json");
+    std::fs::copy(repo().join("examples/llama-cpp-cuda.json"), &f).unwrap();
+    let r = run_commands(&f, None, commands);
+    assert!(r.is_ok(), "{r:?}");
+}
+
+#[test]
+fn a_hostile_file_name_in_tables_markdown_snapshots_and_messages() {
+    hostile_file_name(&[
+        &["why", "INPUT", "--no-evidence"],
+        &["why", "INPUT", "--no-evidence", "--format", "markdown"],
+        &["why", "INPUT", "cudart", "--no-evidence"],
+        &["why", "INPUT", "nosuchthing"],
+        &["refs", "INPUT", "--no-cache", "--format", "markdown"],
+        &["snapshot", "INPUT", "-o", "-"],
+        &["diff", "INPUT", "INPUT", "--format", "markdown"],
+        &["check", "INPUT", "--max-size", "1MiB"],
+        &[
+            "check",
+            "INPUT",
+            "--baseline",
+            "INPUT",
+            "--format",
+            "markdown",
+        ],
+    ]);
+}
+
+#[test]
+#[ignore = "src/render (JSON) writes U+202A-U+202E, U+2066-U+2069 and C1 controls raw \
+            inside strings (serde_json escapes only C0): `source.origin` of why, refs, diff \
+            and check --format json shows a file name's U+202E; issue 8 item 5, left to the \
+            render rework"]
+fn a_hostile_file_name_in_json_reports() {
+    hostile_file_name(&[
+        &["why", "INPUT", "--no-evidence", "--format", "json"],
+        &["refs", "INPUT", "--no-cache", "--format", "json"],
+        &["diff", "INPUT", "INPUT", "--format", "json"],
+        &["check", "INPUT", "--max-size", "1GiB", "--format", "json"],
+    ]);
+}
+
+proptest! {
+    #![proptest_config(cases(16))]
+
+    #[test]
+    fn random_bytes_through_every_command(b in bytes()) {
+        file_case(&b, "input")?;
+    }
+
+    #[test]
+    fn random_json_values_through_every_command(v in json_value()) {
+        file_case(v.to_string().as_bytes(), "input.json")?;
+    }
+
+    #[test]
+    fn random_path_info_through_every_command(text in path_info_json()) {
+        file_case(text.as_bytes(), "closure.json")?;
+    }
+
+    #[test]
+    fn random_structured_attrs_through_every_command(text in structured_attrs()) {
+        file_case(text.as_bytes(), ".attrs.json")?;
+    }
+
+    #[test]
+    fn random_registration_through_every_command(text in registration()) {
+        file_case(text.as_bytes(), "registration")?;
+    }
+
+    #[test]
+    fn random_snapshots_through_every_command(text in snapshot()) {
+        file_case(text.as_bytes(), "base.json")?;
+    }
+
+    #[test]
+    fn random_narinfo_fields_through_every_command(
+        infos in prop::collection::vec(narinfo(), 1..4),
+        cache_info in prop_oneof![Just("StoreDir: /nix/store\n".to_string()), hostile_string()],
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = dir.path().join("cache");
+        std::fs::create_dir(&cache).unwrap();
+        std::fs::write(cache.join("nix-cache-info"), cache_info).unwrap();
+        for (i, text) in infos.iter().enumerate() {
+            let hash = &pool(i)["/nix/store/".len()..][..32];
+            std::fs::write(cache.join(format!("{hash}.narinfo")), text).unwrap();
+        }
+        every_command(&cache, None)?;
+    }
+
+    #[test]
+    fn random_closure_info_through_every_command(text in registration(), total in size_value()) {
+        let dir = tempfile::tempdir().unwrap();
+        let ci = dir.path().join("closure-info");
+        std::fs::create_dir(&ci).unwrap();
+        std::fs::write(ci.join("registration"), &text).unwrap();
+        std::fs::write(ci.join("total-nar-size"), total.to_string()).unwrap();
+        std::fs::write(ci.join("store-paths"), pool(0)).unwrap();
+        every_command(&ci, None)?;
+    }
+}

@@ -1,0 +1,267 @@
+//! What nixcut never does (README, "What nixcut never does"): it never writes into a
+//! store, never follows a symlink out of one, never runs what it scans, and never
+//! passes a gate on an incomplete closure (that one is pinned in `tests/hostile.rs`).
+//!
+//! The store here is a tree in a temporary directory, given as `--store-root`, with the
+//! closure described by a `nix path-info --json` file: no Nix needed, and nothing
+//! outside the temporary directories is touched.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use common::*;
+
+const A: &str = "9fm8cfjwd9nhpc06bz4fdgmc4gwdi2dq-app-1.0";
+const B: &str = "1b6qcr7l9p0yx4mji8c6pbjcybz4fp88-lib-2.0";
+const C: &str = "x71ahacbysflg2pf8638mdh69871353b-secret-3.0";
+/// A store object that is a file (a baseline copied into the store).
+const D: &str = "k0c0d60n2dqnb396hj717yvk0y17kx6h-closure-baseline.json";
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("UTF-8 temp path")
+}
+
+/// A store root holding A (which references B and C) and B, the closure file that
+/// describes them, and a directory outside the store whose files name C's hash.
+struct World {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    store: PathBuf,
+    outside: PathBuf,
+    closure: PathBuf,
+    marker: PathBuf,
+}
+
+fn world() -> World {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    let store = root.join("nix/store");
+    let outside = dir.path().join("outside");
+    let marker = dir.path().join("ran");
+    std::fs::create_dir_all(store.join(A).join("bin")).unwrap();
+    std::fs::create_dir_all(store.join(A).join("lib")).unwrap();
+    std::fs::create_dir_all(store.join(B).join("lib")).unwrap();
+    std::fs::create_dir_all(store.join(C)).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    // Outside the store: files that name C, which nothing inside the store does.
+    std::fs::write(outside.join("secret.txt"), format!("/nix/store/{C}/data\n")).unwrap();
+    std::fs::write(outside.join("more.txt"), format!("/nix/store/{C}\n")).unwrap();
+    // A refers to B from a script; the script would leave a marker if it ran.
+    let script = store.join(A).join("bin/app");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\ntouch '{}'\nexec /nix/store/{B}/lib/libb.so \"$@\"\n",
+            marker.display()
+        ),
+    )
+    .unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    std::fs::write(store.join(B).join("lib/libb.so"), "not really a library\n").unwrap();
+    std::fs::write(store.join(C).join("data"), "c\n").unwrap();
+    std::fs::write(store.join(D), "{}\n").unwrap();
+    // Symlinks out of the store: to a file and to a directory that name C.
+    std::os::unix::fs::symlink(outside.join("secret.txt"), store.join(A).join("lib/secret"))
+        .unwrap();
+    std::os::unix::fs::symlink(&outside, store.join(A).join("lib/outside")).unwrap();
+    let closure = dir.path().join("closure.json");
+    let entry = |p: &str, size: u64, refs: &[&str]| {
+        (
+            format!("/nix/store/{p}"),
+            serde_json::json!({
+                "narSize": size,
+                "references": refs.iter().map(|r| format!("/nix/store/{r}")).collect::<Vec<_>>(),
+            }),
+        )
+    };
+    let doc: serde_json::Map<String, serde_json::Value> = [
+        entry(A, 1000, &[B, C]),
+        entry(B, 100, &[]),
+        entry(C, 10, &[]),
+    ]
+    .into_iter()
+    .collect();
+    std::fs::write(&closure, serde_json::Value::Object(doc).to_string()).unwrap();
+    World {
+        _dir: dir,
+        root,
+        store,
+        outside,
+        closure,
+        marker,
+    }
+}
+
+/// Every entry under `dir` with its kind, size, mode and modification time.
+fn inventory(dir: &Path) -> BTreeMap<PathBuf, String> {
+    use std::os::unix::fs::MetadataExt;
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let m = std::fs::symlink_metadata(&p).unwrap();
+            out.insert(
+                p.clone(),
+                format!(
+                    "{:?} {} {:o} {}.{}",
+                    m.file_type(),
+                    m.len(),
+                    m.mode(),
+                    m.mtime(),
+                    m.mtime_nsec()
+                ),
+            );
+            if m.is_dir() {
+                stack.push(p);
+            }
+        }
+    }
+    out
+}
+
+fn run_in(w: &World, args: &[&str], cache: &Path) -> (i32, String, String) {
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend(["--store-root", s(&w.root)]);
+    decode(
+        nixcut()
+            .args(&all)
+            .env("XDG_CACHE_HOME", cache)
+            .output()
+            .expect("run nixcut"),
+    )
+}
+
+/// The evidence of A's reference to `to`, from `refs --format json`.
+fn evidence_of(w: &World, to: &str, cache: &Path) -> Vec<serde_json::Value> {
+    let (code, out, err) = run_in(w, &["refs", s(&w.closure), "--format", "json"], cache);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v["files_from"], "store",
+        "the store root's files are scanned: {v}"
+    );
+    let path = v["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["path"].as_str().is_some_and(|p| p.ends_with(A)))
+        .unwrap_or_else(|| panic!("A is in the report: {v}"));
+    path["references"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["path"].as_str().is_some_and(|p| p.ends_with(to)))
+        .and_then(|r| r["evidence"].as_array().cloned())
+        .unwrap_or_default()
+}
+
+#[test]
+fn nixcut_never_writes_into_the_store() {
+    let w = world();
+    let cache = tempfile::tempdir().unwrap();
+    let before = inventory(&w.root);
+    for args in [
+        vec!["why", s(&w.closure)],
+        vec!["why", s(&w.closure), "--format", "json"],
+        vec!["refs", s(&w.closure)],
+        vec!["refs", "--closure", s(&w.closure), "--discover"],
+        vec!["snapshot", s(&w.closure), "-o", "-"],
+        vec!["diff", s(&w.closure), s(&w.closure)],
+        vec!["check", s(&w.closure), "--max-size", "1MiB"],
+    ] {
+        let (code, _, err) = run_in(&w, &args, cache.path());
+        assert_eq!(code, 0, "{args:?}: {err}");
+    }
+    assert_eq!(inventory(&w.root), before, "the store root is as it was");
+
+    // Nor when asked to: a snapshot or a summary inside a store object is refused.
+    // (A new entry directly in the store directory is how a Nix builder writes its
+    // `$out`, as nix/closure-check.nix does; tests/closure_check_nix.rs runs that.)
+    let target = w.store.join(A).join("baseline.json");
+    let (code, _, err) = run_in(
+        &w,
+        &["snapshot", s(&w.closure), "-o", s(&target)],
+        cache.path(),
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("inside the store directory"), "{err}");
+    let summary = w.store.join(A).join("summary.md");
+    let (code, _, err) = run_in(
+        &w,
+        &[
+            "check",
+            s(&w.closure),
+            "--max-size",
+            "1MiB",
+            "--summary",
+            s(&summary),
+        ],
+        cache.path(),
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("inside the store directory"), "{err}");
+    // An existing store object that is a file is not replaced either.
+    let (code, _, err) = run_in(
+        &w,
+        &["snapshot", s(&w.closure), "-o", s(&w.store.join(D))],
+        cache.path(),
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("inside the store directory"), "{err}");
+    assert_eq!(
+        inventory(&w.root),
+        before,
+        "nothing was created or replaced"
+    );
+}
+
+#[test]
+fn nixcut_never_follows_a_symlink_out_of_the_store() {
+    let w = world();
+    let cache = tempfile::tempdir().unwrap();
+    // Only the files outside name C: a scanner that followed `lib/secret` or
+    // `lib/outside` would find C's hash there.
+    let evidence = evidence_of(&w, C, cache.path());
+    assert!(
+        evidence.is_empty(),
+        "nothing inside the store names C, so nothing may be found: {evidence:?}"
+    );
+    // The symlinks themselves were seen (their targets are evidence of nothing here),
+    // and the reference to B is found where it is, in the script.
+    let b = evidence_of(&w, B, cache.path());
+    assert!(
+        b.iter().any(|e| e["file"].as_str() == Some("bin/app")),
+        "{b:?}"
+    );
+    assert!(w.outside.join("secret.txt").exists());
+}
+
+#[test]
+fn nixcut_never_runs_what_it_scans() {
+    let w = world();
+    let cache = tempfile::tempdir().unwrap();
+    for args in [
+        vec!["refs", s(&w.closure)],
+        vec!["refs", "--closure", s(&w.closure), "--discover"],
+        vec!["why", s(&w.closure), B],
+    ] {
+        let (code, _, err) = run_in(&w, &args, cache.path());
+        assert_eq!(code, 0, "{args:?}: {err}");
+    }
+    let b = evidence_of(&w, B, cache.path());
+    assert!(
+        b.iter().any(|e| e["kind"] == "script"),
+        "the script was read and classified: {b:?}"
+    );
+    assert!(
+        !w.marker.exists(),
+        "the script was not run (it would have created {})",
+        w.marker.display()
+    );
+}
