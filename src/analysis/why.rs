@@ -37,10 +37,11 @@ pub fn why(
 ) -> Result<WhyReport, AnalysisError> {
     let g = graph_for(c, opts.root.as_deref())?;
     // Independent passes over the same graph: run them on both cores.
-    let ((added, parents), closure) = rayon::join(
+    let ((added, idom, parents), closure) = rayon::join(
         || {
             let tree = dominator_tree(&g);
-            (added_sizes(&g, &tree), g.bfs_parents(g.virtual_root()))
+            let added = added_sizes(&g, &tree);
+            (added, tree.idom, g.bfs_parents(g.virtual_root()))
         },
         || closure_sizes(&g),
     );
@@ -113,6 +114,12 @@ pub fn why(
                     .filter(|v| v.index() < n)
                     .map(|v| name(v.index()))
                     .collect(),
+                // The virtual root (index n) and unreachable nodes (themselves) mean none.
+                dominator: idom
+                    .get(i)
+                    .map(|&d| d as usize)
+                    .filter(|&d| d < n && d != i)
+                    .map(name),
                 kept_by: Vec::new(),
                 kept_by_more: 0,
             }
@@ -326,6 +333,12 @@ mod tests {
         assert_eq!(r.paths[0].added_size, 1067);
         assert_eq!(r.paths[1].added_size, 1000);
         assert_eq!(r.paths[1].chain.len(), 2);
+        // The root has no dominator; 1 is dominated by the root.
+        assert_eq!(r.paths[0].dominator, None);
+        assert_eq!(
+            r.paths[1].dominator.as_deref(),
+            Some(r.paths[0].path.as_str())
+        );
         let rest = r.rest.unwrap();
         assert_eq!(rest.count, 2);
         assert_eq!(rest.nar_size, 57);

@@ -143,6 +143,10 @@ pub enum FormatArg {
     Json,
     /// GitHub-flavoured Markdown, for CI summaries and pull requests.
     Markdown,
+    /// One self-contained HTML page: `why` as a treemap, `diff` as bars.
+    Html,
+    /// A Graphviz digraph (`why`): pipe into `dot -Tsvg`.
+    Dot,
 }
 
 #[derive(Debug, Subcommand)]

@@ -43,6 +43,8 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         FormatArg::Table => Format::Table,
         FormatArg::Json => Format::Json,
         FormatArg::Markdown => Format::Markdown,
+        FormatArg::Html => Format::Html,
+        FormatArg::Dot => Format::Dot,
     };
     // Read and checked before anything else, so a bad rules file fails every command.
     let class_rules = rules::class_rules(g)?;
@@ -289,8 +291,9 @@ fn cmd_why(
                 top: match (a.top, a.all, format) {
                     (_, true, _) => None,
                     (Some(n), _, _) => Some(n),
-                    // Tables default to one screen; JSON has everything.
-                    (None, _, Format::Json) => None,
+                    // Tables (and dot) default to one screen; JSON and the HTML
+                    // treemap have everything.
+                    (None, _, Format::Json | Format::Html) => None,
                     (None, _, _) => Some(25),
                 },
                 sort: match a.sort {

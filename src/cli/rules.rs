@@ -207,6 +207,9 @@ pub fn run(g: &GlobalArgs, rules: &ClassRules, format: Format, style: &Style) ->
         }
         Format::Table => table(&r, style, &mut buf),
         Format::Markdown => markdown(&r, &mut buf),
+        Format::Html | Format::Dot => {
+            anyhow::bail!("`--format html` and `--format dot` are not available for `nixcut rules`")
+        }
     }
     let mut out = io::stdout().lock();
     out.write_all(buf.as_bytes())

@@ -4,15 +4,23 @@
 //! [`Report`] and writes to any `io::Write`; none computes (totals a format needs are
 //! in the report), so every format shows the same numbers.
 //!
-//! A new format (HTML, dot) is a new module with a `render(Report, …)` function and a
-//! [`Format`] variant; the report types do not change.
+//! `html` is one self-contained page (the `why` treemap, the `diff` bars) and `dot` a
+//! Graphviz digraph; a report that has no picture in a format is an error of kind
+//! `Unsupported` ([`unsupported`]).
+//!
+//! A new format is a new module with a `render(Report, …)` function and a [`Format`]
+//! variant; the report types do not change.
 
+mod dot;
+mod html;
 mod json;
 mod markdown;
 mod table;
 mod text;
 mod words;
 
+pub use dot::dot_string;
+pub use html::esc as html_escape;
 pub use text::{format_delta, short_path, tree_prefix, via_chain};
 
 use std::io::{self, Write};
@@ -26,6 +34,10 @@ pub enum Format {
     Table,
     Json,
     Markdown,
+    /// One self-contained HTML page with inline SVG.
+    Html,
+    /// A Graphviz digraph.
+    Dot,
 }
 
 /// How tables look: width and colour are decided once by the binary.
@@ -99,5 +111,15 @@ pub fn render<'a>(
         Format::Table => table::render(report, style, out),
         Format::Markdown => markdown::render(report, out),
         Format::Json => json::render(report, style, out),
+        Format::Html => html::render(report, out),
+        Format::Dot => dot::render(report, out),
     }
+}
+
+/// The error for a report that has no picture in `format` (`refs` as dot, …).
+pub(crate) fn unsupported(format: &str, command: &str) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::Unsupported,
+        format!("`--format {format}` is not available for `nixcut {command}`"),
+    )
 }

@@ -71,6 +71,11 @@ pub struct WhyPath {
     /// The shortest chain from the root: full store paths, root first, this path last.
     /// (Shared strings: a closure's chains name the same paths over and over.)
     pub chain: Vec<std::sync::Arc<str>>,
+    /// The path's immediate dominator (full store path): the nearest path on every
+    /// chain from the root(s) to it, whose added size includes this one's. Absent for a
+    /// root and for a path shared by several roots (dominated by none of them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dominator: Option<std::sync::Arc<str>>,
     /// What keeps this path in: the evidence of its direct referrers (files scanned;
     /// empty at graph level). At most `--evidence-referrers` referrers are scanned.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

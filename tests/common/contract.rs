@@ -74,6 +74,9 @@ pub struct WhyPath {
     pub closure_size: u64,
     pub added_size: u64,
     pub chain: Vec<String>,
+    /// The immediate dominator; absent for a root.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dominator: Option<String>,
     /// Absent when empty.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub kept_by: Vec<HopEvidence>,

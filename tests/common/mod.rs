@@ -185,3 +185,41 @@ pub fn nix_closure_sizes(root: &str) -> BTreeMap<String, u64> {
     }
     out
 }
+
+/// True when `program` can be started (`program --version`; its exit status does not
+/// matter: Graphviz's `dot` answers `--version` with an error); false (after saying so)
+/// when the test must skip, unless `NIXCUT_REQUIRE_NIX=1` (as in CI), where a missing
+/// tool fails the test. `package` is the Debian package that provides it.
+pub fn tool_or_skip(test: &str, program: &str, package: &str) -> bool {
+    let ok = Command::new(program)
+        .arg("--version")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .is_ok();
+    if ok {
+        return true;
+    }
+    if std::env::var("NIXCUT_REQUIRE_NIX").as_deref() == Ok("1") {
+        panic!("{test}: `{program}` is required (NIXCUT_REQUIRE_NIX=1) but not installed (apt-get install -y {package})");
+    }
+    eprintln!("SKIP {test}: `{program}` is not installed (apt-get install -y {package}); set NIXCUT_REQUIRE_NIX=1 to make this a failure");
+    false
+}
+
+/// Headless Chromium with the flags this machine needs (no sandbox as root, no
+/// background networking, a fresh profile in `profile`).
+pub fn chromium(profile: &Path) -> Command {
+    let mut c = Command::new("chromium");
+    c.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+    ]);
+    c.arg(format!("--user-data-dir={}", profile.display()));
+    c
+}
