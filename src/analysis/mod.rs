@@ -14,6 +14,7 @@ mod diff;
 mod edges;
 mod refs;
 mod snapshot;
+mod split;
 mod why;
 
 pub use crate::report::SortKey;
@@ -24,6 +25,7 @@ pub use refs::{refs, RefsOptions};
 pub use snapshot::{
     snapshot, write_snapshot, write_snapshot_to, SnapshotOptions, SnapshotWriteError,
 };
+pub use split::{nar_size_of, split, SplitOptions};
 pub use why::{why, why_chains, WhyOptions};
 
 /// Why an analysis could not run.

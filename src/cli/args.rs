@@ -124,6 +124,32 @@ pub enum Command {
     /// Files come from the local store (or --store-root) or the NARs of a binary cache.
     /// Results are cached per store path under $XDG_CACHE_HOME/nixcut.
     Refs(RefsArgs),
+    /// The outputs PATH could be split into, with exact sizes and references, what
+    /// ROOT's closure becomes (--for), the actions and the Nix code to do it.
+    ///
+    /// Every file goes to one output by its class (out, bin, dev, static, doc, man,
+    /// debug; with --gpu-targets, other GPU architectures get one output each, left out
+    /// of ROOT's closure). Removable evidence (unused RUNPATH entries, __FILE__ strings,
+    /// debug info, manifests, dangling symlinks) is cut by the actions and makes no edge.
+    Split(SplitArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SplitArgs {
+    /// The package to split: a store path, or a base name, hash or package name of a
+    /// path in ROOT's closure (with --for).
+    #[arg(value_name = "PATH")]
+    pub path: String,
+    /// Also say what this consumer's closure becomes (any input form).
+    #[arg(long = "for", value_name = "ROOT")]
+    pub for_root: Option<String>,
+    /// Keep only these GPU architectures in ROOT's closure (comma-separated, e.g.
+    /// gfx1030,gfx1100): the files of the others go to per-architecture outputs.
+    #[arg(long, value_name = "ARCHS", value_delimiter = ',')]
+    pub gpu_targets: Vec<String>,
+    /// Neither read nor write the scan cache.
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 #[derive(Debug, Args)]

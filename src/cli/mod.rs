@@ -13,7 +13,7 @@ use std::io::{self, IsTerminal, Write};
 
 use anyhow::{Context, Result};
 
-use args::{Command, FormatArg, GlobalArgs, RefsArgs, SortArg, WhyArgs};
+use args::{Command, FormatArg, GlobalArgs, RefsArgs, SortArg, SplitArgs, WhyArgs};
 use nixcut::analysis;
 use nixcut::evidence::ScanCache;
 use nixcut::load::{load, LoadOptions};
@@ -46,6 +46,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Diff(args) => diff::run(g, args, format, &style),
         Command::Check(args) => check::run(g, args, format, &style),
         Command::Refs(args) => cmd_refs(g, args, format, &style),
+        Command::Split(args) => cmd_split(g, args, format, &style),
     }
 }
 
@@ -249,6 +250,39 @@ fn cmd_refs(g: &GlobalArgs, a: &RefsArgs, format: Format, style: &Style) -> Resu
     }
     let report = merged.context("no input given")?;
     show(g, None, &report.warnings, &report, format, style)?;
+    Ok(Outcome::Success)
+}
+
+fn cmd_split(g: &GlobalArgs, a: &SplitArgs, format: Format, style: &Style) -> Result<Outcome> {
+    let input = a.for_root.as_deref().unwrap_or(&a.path);
+    let closure = load_input(g, input)?;
+    let package = match (&a.for_root, closure.declared_roots.first()) {
+        // PATH alone: the store path it was loaded as.
+        (None, Some(p)) => closure.store_dir.display(p),
+        _ => a.path.clone(),
+    };
+    let opts = analysis::SplitOptions {
+        package,
+        for_root: a.for_root.is_some(),
+        root: g.root.clone(),
+        gpu_targets: a
+            .gpu_targets
+            .iter()
+            .map(|t| t.trim().to_string())
+            .filter(|t| !t.is_empty())
+            .collect(),
+        files: source::locate(&closure, g.store_root.as_deref()),
+        cache: scan_cache(a.no_cache),
+        ..Default::default()
+    };
+    let bar = Progress::new(g, 0);
+    let tick = |bytes: u64| {
+        if let Some(b) = &bar {
+            b.tick(bytes);
+        }
+    };
+    let report = analysis::split(&closure, &opts, Some(&tick))?;
+    show(g, bar, &report.warnings, &report, format, style)?;
     Ok(Outcome::Success)
 }
 
