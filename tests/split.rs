@@ -287,3 +287,93 @@ fn every_format_renders_the_split() {
         );
     }
 }
+
+/// A real Debian ROCm library with its `-dev` package in one output, as nixpkgs had it
+/// before splitting: `split` proposes `dev` with `lib/cmake` and `include`, and the
+/// rebuild gives exactly the predicted sizes and references.
+#[test]
+fn debian_hipsparse_with_its_dev_package_gets_a_dev_output() {
+    let test = "debian_hipsparse_with_its_dev_package_gets_a_dev_output";
+    if !nix_or_skip(test) {
+        return;
+    }
+    let Some(debs) = common::debian_debs(test, &["libhipsparse0", "libhipsparse-dev"]) else {
+        return;
+    };
+    let world = repo().join("tests/worlds/split/hipsparse.nix");
+    let world = world.to_str().unwrap();
+    let debs = debs.to_str().unwrap();
+    let path = nix_stdout(
+        "nix-build",
+        &[
+            world,
+            "--arg",
+            "debs",
+            debs,
+            "-A",
+            "hipsparse",
+            "--no-out-link",
+        ],
+    );
+    let r = json(&["split", path.trim(), "--format", "json"]);
+    let dev = r["outputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["name"] == "dev")
+        .unwrap_or_else(|| panic!("no dev output: {r}"));
+    let moved: Vec<&str> = dev["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p.as_str())
+        .collect();
+    assert!(
+        moved.contains(&"lib/cmake") && moved.contains(&"include"),
+        "{moved:?}"
+    );
+    assert_nix_parses(&r);
+    let dir = tempfile::tempdir().unwrap();
+    let plan = dir.path().join("plan.json");
+    std::fs::write(&plan, r.to_string()).unwrap();
+    let plan = plan.to_str().unwrap();
+    let mut built = std::collections::BTreeMap::new();
+    for o in r["outputs"].as_array().unwrap() {
+        let name = o["name"].as_str().unwrap();
+        let attr = format!("split.{name}");
+        let p = nix_stdout(
+            "nix-build",
+            &[
+                world,
+                "--arg",
+                "debs",
+                debs,
+                "--argstr",
+                "plan",
+                plan,
+                "-A",
+                &attr,
+                "--no-out-link",
+            ],
+        );
+        built.insert(name.to_string(), p.trim().to_string());
+    }
+    for o in r["outputs"].as_array().unwrap() {
+        let name = o["name"].as_str().unwrap();
+        assert_eq!(
+            nar_size(&built[name]),
+            o["size"].as_u64().unwrap(),
+            "size of {name}"
+        );
+        let predicted: BTreeSet<String> = o["references"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| match x["output"].as_str() {
+                Some(out) => built[out].clone(),
+                None => x["path"].as_str().unwrap().to_string(),
+            })
+            .collect();
+        assert_eq!(references(&built[name]), predicted, "references of {name}");
+    }
+}

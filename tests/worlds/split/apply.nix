@@ -8,23 +8,8 @@
 { plan }:
 let
   world = import ../rocm.nix { };
-  report = builtins.fromJSON (builtins.readFile plan);
-  outputs = map (o: o.name) report.outputs;
   pkg = world.rocblas;
-  rocblas = builtins.derivation {
-    name = pkg.name;
-    system = builtins.currentSystem;
-    builder = "/bin/sh";
-    args = [ ./apply.sh ];
-    PATH = "/usr/bin:/bin";
-    inherit outputs;
-    orig = pkg;
-    actions = builtins.toJSON report.actions;
-    verbs = ./verbs.sh;
-    apply = ./apply.py;
-    land = ./land.py;
-    rewrite = ./rewrite.py;
-  };
+  rocblas = import ./split-package.nix { inherit plan; orig = pkg; };
   # A copy of `orig` with each [ old new ] pair's hash rewritten.
   rewritten = orig: pairs: builtins.derivation {
     name = orig.name;
