@@ -132,21 +132,21 @@ pub fn split(
         return Ok(report);
     }
 
-    let p = plan::plan(sd, &ev, &targets);
+    let p = plan::plan(&ev, &targets);
     report.warnings.extend(p.warnings.iter().cloned());
     report.actions = actions(sd, &ev, &p);
-    report.outputs = outputs(sd, &ev, &p, &report.actions);
+    report.outputs = outputs(sd, &p, &report.actions);
     report.archs = archs(c, &ev, &p, &targets);
     report.remedies = remedies(&ev, &p, &targets);
-    for (f, offset, kind, sub, o, reason) in &p.assumptions {
+    for a in &p.assumptions {
         report.assumptions.push(Assumption {
             from: sd.display(&ev.path),
-            file: rel(&ev.entries[*f].path),
-            offset: *offset,
-            kind: Some(kind.to_string()),
-            sub_path: sub.clone(),
-            output: p.outputs[*o].clone(),
-            reason: *reason,
+            file: rel(&ev.entries[a.file].path),
+            offset: Some(a.offset),
+            kind: Some(a.kind.to_string()),
+            sub_path: a.sub_path.clone(),
+            output: p.outputs[a.output].clone(),
+            reason: a.reason,
         });
     }
     if let Some((root, closure)) = &root {
@@ -360,12 +360,7 @@ fn move_because(
 }
 
 /// The outputs for the report, with their top-most moved paths and references.
-fn outputs(
-    sd: &StoreDir,
-    ev: &PathEvidence,
-    p: &Plan,
-    actions: &[SplitAction],
-) -> Vec<SplitOutput> {
+fn outputs(sd: &StoreDir, p: &Plan, actions: &[SplitAction]) -> Vec<SplitOutput> {
     p.outputs
         .iter()
         .enumerate()
@@ -385,7 +380,6 @@ fn outputs(
                     hits: *hits,
                 })
                 .collect();
-            let _ = &ev.path;
             SplitOutput {
                 name: name.clone(),
                 size: p.sizes[o],
@@ -532,40 +526,6 @@ fn closure_after(
     let pkg = &ev.path;
     let tree = Tree::new(ev);
     let dropped = |o: usize| is_gpu_output(&p.outputs[o]);
-    let land_sub = |sub: &[u8]| -> (usize, Option<AssumptionReason>) {
-        if sub.is_empty() {
-            return (0, Some(AssumptionReason::NoSubPath));
-        }
-        let Some(&i) = tree.by_path.get(sub) else {
-            return (0, Some(AssumptionReason::SubPathMissing));
-        };
-        match &p.place[i] {
-            Place::Output(o) => (*o, None),
-            Place::Deleted => (0, Some(AssumptionReason::SubPathMissing)),
-            Place::Implicit => {
-                // The outputs holding something below this directory.
-                let prefix = [sub, b"/"].concat();
-                let mut holders = BTreeSet::new();
-                for (j, e) in ev.entries.iter().enumerate() {
-                    if let Place::Output(o) = p.place[j] {
-                        if e.path.as_bytes().starts_with(&prefix) {
-                            holders.insert(o);
-                        }
-                    }
-                }
-                if holders.contains(&0) || holders.is_empty() {
-                    (0, None)
-                } else if holders.len() == 1 {
-                    (*holders.iter().next().unwrap_or(&0), None)
-                } else {
-                    (
-                        *holders.iter().next().unwrap_or(&0),
-                        Some(AssumptionReason::SeveralOutputs),
-                    )
-                }
-            }
-        }
-    };
     // Where each referrer's edge into the package lands.
     let mut assumed = Vec::new();
     let mut landings: HashMap<&StorePath, BTreeSet<usize>> = HashMap::new();
@@ -602,7 +562,7 @@ fn closure_after(
         }
         for h in hits {
             let sub = plan::sub_path(h, pkg);
-            let (o, why) = land_sub(&sub);
+            let (o, why) = p.land(&tree, &sub);
             set.insert(o);
             if let Some(reason) = why {
                 assumed.push(Assumption {

@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use crate::classify::{EntryType, EvidenceKind, FileClass, Verdict};
 use crate::evidence::{Hit, PathEvidence};
 use crate::report::{AssumptionReason, Because};
-use crate::store::{StoreDir, StorePath};
+use crate::store::StorePath;
 
 /// The runtime output: every split keeps it.
 pub const OUT: &str = "out";
@@ -62,17 +62,64 @@ pub struct Plan {
     pub sizes: Vec<u64>,
     /// Per output: files and symlinks held.
     pub files: Vec<u64>,
+    /// Per entry: the outputs holding it (a directory: every output with something
+    /// below it).
+    pub holds: Vec<BTreeSet<usize>>,
     /// Hits into the package itself that landed by default.
-    pub assumptions: Vec<(
-        usize,
-        Option<u64>,
-        EvidenceKind,
-        String,
-        usize,
-        AssumptionReason,
-    )>,
+    pub assumptions: Vec<SelfLanding>,
     /// Problems worth a warning.
     pub warnings: Vec<String>,
+}
+
+/// A hit of the package into itself that landed on an output by default.
+#[derive(Debug, Clone)]
+pub struct SelfLanding {
+    /// The entry holding the hit.
+    pub file: usize,
+    pub offset: u64,
+    pub kind: EvidenceKind,
+    /// The sub-path it names (empty: none).
+    pub sub_path: String,
+    /// Where it landed.
+    pub output: usize,
+    pub reason: AssumptionReason,
+}
+
+impl Plan {
+    /// The output a reference to `sub` (a path inside the package) lands on: the
+    /// output holding it; for a directory, `out` if it holds something below it, else
+    /// the only (or first) output that does. The reason, when that was a default.
+    pub fn land(&self, tree: &Tree<'_>, sub: &[u8]) -> (usize, Option<AssumptionReason>) {
+        if sub.is_empty() {
+            return (0, Some(AssumptionReason::NoSubPath));
+        }
+        let Some(&i) = tree.by_path.get(sub) else {
+            return (0, Some(AssumptionReason::SubPathMissing));
+        };
+        match &self.place[i] {
+            Place::Output(o) => (*o, None),
+            Place::Deleted => (0, Some(AssumptionReason::SubPathMissing)),
+            Place::Implicit => {
+                let h = &self.holds[i];
+                match h.iter().next() {
+                    _ if h.contains(&0) => (0, None),
+                    Some(&o) if h.len() == 1 => (o, None),
+                    Some(&o) => (o, Some(AssumptionReason::SeveralOutputs)),
+                    None => (0, Some(AssumptionReason::SubPathMissing)),
+                }
+            }
+        }
+    }
+
+    /// The output a hit's file is in (a directory: where its name lands); `None` for
+    /// a deleted file.
+    pub fn output_of_file(&self, tree: &Tree<'_>, ev: &PathEvidence, f: usize) -> Option<usize> {
+        match &self.place[f] {
+            Place::Output(o) => Some(*o),
+            Place::Deleted => None,
+            Place::Implicit => Some(self.land(tree, ev.entries[f].path.as_bytes()).0),
+        }
+    }
 }
 
 fn class_output(class: &FileClass, targets: &[String]) -> String {
@@ -178,7 +225,7 @@ impl<'a> Tree<'a> {
 }
 
 /// Plan the split of `ev` (the package's evidence without a consumer).
-pub fn plan(sd: &StoreDir, ev: &PathEvidence, targets: &[String]) -> Plan {
+pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
     let entries = &ev.entries;
     let tree = Tree::new(ev);
     let mut warnings = Vec::new();
@@ -335,45 +382,25 @@ pub fn plan(sd: &StoreDir, ev: &PathEvidence, targets: &[String]) -> Plan {
         holds[root] = (0..n_out).collect();
     }
 
-    // 4. Landing of a sub-path of the package itself.
-    let land = |sub: &[u8]| -> (usize, Option<AssumptionReason>) {
-        if sub.is_empty() {
-            return (0, Some(AssumptionReason::NoSubPath));
-        }
-        match tree.by_path.get(sub) {
-            None => (0, Some(AssumptionReason::SubPathMissing)),
-            Some(&i) => match &place[i] {
-                Place::Output(o) => (*o, None),
-                Place::Deleted => (0, Some(AssumptionReason::SubPathMissing)),
-                Place::Implicit => {
-                    let h = &holds[i];
-                    if h.contains(&0) {
-                        (0, None)
-                    } else if h.len() == 1 {
-                        (*h.iter().next().unwrap_or(&0), None)
-                    } else {
-                        (
-                            h.iter().next().copied().unwrap_or(0),
-                            Some(AssumptionReason::SeveralOutputs),
-                        )
-                    }
-                }
-            },
-        }
-    };
-    // The output a hit's file is in (directories: where their name lands).
-    let out_of_file = |f: usize| -> Option<usize> {
-        match &place[f] {
-            Place::Output(o) => Some(*o),
-            Place::Deleted => None,
-            Place::Implicit => Some(land(entries[f].path.as_bytes()).0),
-        }
+    // 4. The plan so far: enough to land sub-paths.
+    let mut plan = Plan {
+        outputs: names,
+        place,
+        deletes,
+        remove_refs,
+        rpaths,
+        references: Vec::new(),
+        sizes: Vec::new(),
+        files: Vec::new(),
+        holds,
+        assumptions: Vec::new(),
+        warnings,
     };
 
     // 5. References per output, and size changes from self references that now name
     // another output (the build writes `$dev/…` where it wrote `$out/…`).
     let removed_rpath: HashMap<usize, &Vec<String>> =
-        rpaths.iter().map(|r| (r.file, &r.drop)).collect();
+        plan.rpaths.iter().map(|r| (r.file, &r.drop)).collect();
     let mut references: Vec<BTreeMap<(StorePath, Option<usize>), u64>> =
         vec![BTreeMap::new(); n_out];
     let mut grow = vec![0u64; entries.len()];
@@ -382,13 +409,15 @@ pub fn plan(sd: &StoreDir, ev: &PathEvidence, targets: &[String]) -> Plan {
         let is_self = r.target == ev.path;
         if r.hits.is_empty() {
             // Registered, no file shows it: kept on the runtime output.
-            let key = (r.target.clone(), is_self.then_some(0));
-            *references[0].entry(key).or_default() += 0;
+            references[0]
+                .entry((r.target.clone(), is_self.then_some(0)))
+                .or_default();
             continue;
         }
         for h in &r.hits {
             let Some(f) = file_of(h) else { continue };
-            if remove_refs
+            if plan
+                .remove_refs
                 .get(&r.target)
                 .is_some_and(|(fs, _)| fs.contains(&f))
             {
@@ -401,23 +430,25 @@ pub fn plan(sd: &StoreDir, ev: &PathEvidence, targets: &[String]) -> Plan {
             {
                 continue;
             }
-            let Some(o) = out_of_file(f) else { continue };
+            let Some(o) = plan.output_of_file(&tree, ev, f) else {
+                continue;
+            };
             let landing = if is_self {
                 let sub = sub_path(h, &r.target);
-                let (l, why) = land(&sub);
+                let (l, why) = plan.land(&tree, &sub);
                 if let Some(why) = why {
-                    assumptions.push((
-                        f,
-                        Some(h.fact.location.offset()),
-                        h.fact.kind,
-                        String::from_utf8_lossy(&sub).into_owned(),
-                        l,
-                        why,
-                    ));
+                    assumptions.push(SelfLanding {
+                        file: f,
+                        offset: h.fact.location.offset(),
+                        kind: h.fact.kind,
+                        sub_path: String::from_utf8_lossy(&sub).into_owned(),
+                        output: l,
+                        reason: why,
+                    });
                 }
                 let e = &entries[f];
                 if l != 0 && e.elf.is_none() && h.fact.kind != EvidenceKind::FileName {
-                    grow[f] += 1 + names[l].len() as u64;
+                    grow[f] += 1 + plan.outputs[l].len() as u64;
                 }
                 Some(l)
             } else {
@@ -428,7 +459,6 @@ pub fn plan(sd: &StoreDir, ev: &PathEvidence, targets: &[String]) -> Plan {
                 .or_default() += 1;
         }
     }
-    let _ = sd;
 
     // 6. Exact NAR sizes.
     let mut sizes = vec![0u64; n_out];
@@ -438,28 +468,21 @@ pub fn plan(sd: &StoreDir, ev: &PathEvidence, targets: &[String]) -> Plan {
             entries
                 .iter()
                 .enumerate()
-                .filter(|(i, _)| holds[*i].contains(&o))
+                .filter(|(i, _)| plan.holds[*i].contains(&o))
                 .map(|(i, e)| (e.path.as_bytes(), e.entry, e.size + grow[i])),
         );
         files[o] = entries
             .iter()
             .enumerate()
-            .filter(|(i, e)| e.entry != EntryType::Directory && place[*i] == Place::Output(o))
+            .filter(|(i, e)| e.entry != EntryType::Directory && plan.place[*i] == Place::Output(o))
             .count() as u64;
     }
 
-    Plan {
-        outputs: names,
-        place,
-        deletes,
-        remove_refs,
-        rpaths,
-        references,
-        sizes,
-        files,
-        assumptions,
-        warnings,
-    }
+    plan.references = references;
+    plan.sizes = sizes;
+    plan.files = files;
+    plan.assumptions = assumptions;
+    plan
 }
 
 /// Everything before the last `/` of a relative path (empty at the first level).
