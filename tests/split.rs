@@ -256,6 +256,29 @@ fn unused_runpath_is_set_without_it_and_dlopen_directories_stay() {
         .contains(w.path("gcc-lib")));
     assert!(r["nix"].as_str().unwrap().contains("patchelf --set-rpath"));
     assert_nix_parses(&r);
+    // Applied: patchelf rewrites the RUNPATH in place (same NAR size) and rocm-llvm is
+    // no longer referenced.
+    let dir = tempfile::tempdir().unwrap();
+    let plan = dir.path().join("plan.json");
+    std::fs::write(&plan, r.to_string()).unwrap();
+    let expr = format!(
+        "import {}/tests/worlds/split/split-package.nix {{ plan = {:?}; orig = (import {}/tests/worlds/rocm.nix {{ }}).rocm-runtime; }}",
+        repo().display(),
+        plan.display(),
+        repo().display()
+    );
+    let built = nix_stdout("nix-build", &["-E", &expr, "--no-out-link"]);
+    let built = built.trim();
+    let out = &r["outputs"][0];
+    assert_eq!(nar_size(built), out["size"].as_u64().unwrap());
+    let predicted: BTreeSet<String> = out["references"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["path"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(references(built), predicted);
+    assert!(!references(built).contains(w.path("rocm-llvm")));
     // clr's comgr directory supplies a library named for dlopen: never dropped.
     let r = json(&["split", "clr", "--for", &w.root, "--format", "json"]);
     let comgr = format!("{}/lib", w.path("rocm-comgr"));

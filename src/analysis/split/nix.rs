@@ -211,13 +211,9 @@ pub fn render(
                 because,
             } => {
                 push_because(&mut body, because);
-                let dropped: Vec<String> = drop
-                    .iter()
-                    .map(|d| with_idents(d, sd, &mut names))
-                    .collect();
                 body.push(format!(
                     "    # drops {} (not patchelf --shrink-rpath: it would drop dlopen directories too)",
-                    comment(&dropped.join(":"))
+                    comment(&drop.join(":"))
                 ));
                 let kept = kept_word(kept, sd, pkg, &mut names);
                 for f in files {
