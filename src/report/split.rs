@@ -116,8 +116,11 @@ pub struct Because {
     pub kind: String,
     /// The rule that gave the verdict or the class.
     pub rule: String,
-    /// The string, line or target the hit sits in.
+    /// The string, line or target the hit sits in (empty for a move).
     pub detail: String,
+    /// How many entries this item stands for: 1 for a hit, the files moved for a move
+    /// (`file` is then the first of them).
+    pub count: u64,
 }
 
 /// One action of SPEC's "Split actions" table.

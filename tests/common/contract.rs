@@ -438,6 +438,7 @@ pub struct SplitBecause {
     pub kind: String,
     pub rule: String,
     pub detail: String,
+    pub count: u64,
 }
 
 /// SPEC's "Split actions" table.

@@ -354,7 +354,8 @@ fn move_because(
             offset: None,
             kind: class,
             rule,
-            detail: format!("{count}"),
+            detail: String::new(),
+            count,
         })
         .collect()
 }

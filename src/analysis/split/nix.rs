@@ -94,33 +94,10 @@ fn evidence_line(b: &Because) -> String {
     match b.offset {
         Some(off) => format!("{} {}@{}: {}", b.kind, b.file, off, b.detail),
         None => format!(
-            "{} files ({}, rule {}) e.g. {}",
-            b.detail, b.kind, b.rule, b.file
+            "class {} (rule {}): {} file(s), e.g. {}",
+            b.kind, b.rule, b.count, b.file
         ),
     }
-}
-
-/// Replace full store paths in `s` by `${ident}`.
-fn with_idents(s: &str, sd: &StoreDir, names: &mut Names) -> String {
-    let prefix = format!("{}/", sd.as_str());
-    let mut out = String::new();
-    let mut rest = s;
-    while let Some(at) = rest.find(&prefix) {
-        out.push_str(&rest[..at]);
-        let tail = &rest[at..];
-        let end = tail[prefix.len()..]
-            .find('/')
-            .map_or(tail.len(), |i| i + prefix.len());
-        let full = &tail[..end];
-        if sd.parse_path(full).is_ok() {
-            out.push_str(&format!("${{{}}}", names.ident(full)));
-        } else {
-            out.push_str(full);
-        }
-        rest = &tail[end..];
-    }
-    out.push_str(rest);
-    out
 }
 
 /// A RUNPATH as one double-quoted shell word: store paths become `${ident}` (the

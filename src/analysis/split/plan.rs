@@ -158,6 +158,7 @@ pub fn because_of(h: &Hit) -> Because {
         kind: h.fact.kind.to_string(),
         rule: h.rule.to_string(),
         detail: h.fact.detail.clone(),
+        count: 1,
     }
 }
 

@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 
 use super::md_cell;
-use crate::render::words::split::{action, assumption, heading, no_split, remedy_option};
+use crate::render::words::split::{action, assumption, heading, no_split, remedy_groups};
 use crate::report::SplitReport;
 use crate::store::format_size;
 
@@ -68,10 +68,10 @@ pub(super) fn split(r: &SplitReport, out: &mut dyn Write) -> io::Result<()> {
         for a in &r.assumptions {
             writeln!(out, "- assumption: {}", md_cell(&assumption(a)))?;
         }
-        for m in &r.remedies {
-            writeln!(out, "- remedy for `{}` ({}):", m.output, m.directory)?;
-            for o in &m.options {
-                writeln!(out, "  - {}", md_cell(&remedy_option(o)))?;
+        for (heading, options) in remedy_groups(&r.remedies) {
+            writeln!(out, "- {}", md_cell(&heading))?;
+            for o in options {
+                writeln!(out, "  - {}", md_cell(&o))?;
             }
         }
         writeln!(out, "\n```nix\n{}```", r.nix)?;

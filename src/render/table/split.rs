@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use comfy_table::{Cell, CellAlignment};
 
 use super::{bold, new_table};
-use crate::render::words::split::{action, assumption, heading, no_split, remedy_option};
+use crate::render::words::split::{action, assumption, heading, no_split, remedy_groups};
 use crate::render::Style;
 use crate::report::SplitReport;
 use crate::store::format_size;
@@ -77,19 +77,10 @@ pub(super) fn split(r: &SplitReport, style: &Style, out: &mut dyn Write) -> io::
     for a in &r.assumptions {
         writeln!(out, "assumption: {}", assumption(a))?;
     }
-    for m in &r.remedies {
-        writeln!(
-            out,
-            "remedy for {} ({}{}):",
-            m.output,
-            m.directory,
-            m.library
-                .as_deref()
-                .map(|l| format!(", opened by {l}"))
-                .unwrap_or_default()
-        )?;
-        for o in &m.options {
-            writeln!(out, "  {}", remedy_option(o))?;
+    for (heading, options) in remedy_groups(&r.remedies) {
+        writeln!(out, "{heading}")?;
+        for o in options {
+            writeln!(out, "  {o}")?;
         }
     }
     writeln!(out)?;

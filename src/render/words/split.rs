@@ -2,7 +2,8 @@
 //! `no_split`, assumptions and remedies. Shared by the table and Markdown formats.
 
 use crate::report::{
-    Assumption, AssumptionReason, NoSplit, NoSplitReason, RemedyOption, SplitAction, SplitReport,
+    Assumption, AssumptionReason, NoSplit, NoSplitReason, Remedy, RemedyOption, SplitAction,
+    SplitReport,
 };
 use crate::store::format_size;
 
@@ -15,13 +16,16 @@ pub(crate) fn heading(r: &SplitReport) -> String {
 pub(crate) fn no_split(n: &NoSplit) -> String {
     match n.reason {
         NoSplitReason::OnlyRuntimeFiles => format!(
-            "no split: every file is a run-time file ({}) and none of its {} reference(s) can be cut",
+            "no split: every file is a run-time file ({}) and {}",
             if n.classes.is_empty() {
                 "none".to_string()
             } else {
                 n.classes.join(", ")
             },
-            n.references
+            match n.references {
+                0 => "it has no references".to_string(),
+                k => format!("none of its {k} reference(s) can be cut"),
+            }
         ),
         NoSplitReason::FilesUnavailable => {
             "no split: the package's files are not available, so there is no evidence to split by"
@@ -34,10 +38,7 @@ pub(crate) fn no_split(n: &NoSplit) -> String {
 pub(crate) fn action(a: &SplitAction) -> String {
     match a {
         SplitAction::Move { path, to, because } => {
-            let n: u64 = because
-                .iter()
-                .filter_map(|b| b.detail.parse::<u64>().ok())
-                .sum();
+            let n: u64 = because.iter().map(|b| b.count).sum();
             let classes: Vec<&str> = because.iter().map(|b| b.kind.as_str()).collect();
             format!(
                 "move {path} to {to} ({n} file(s), class {})",
@@ -96,4 +97,44 @@ pub(crate) fn remedy_option(o: &RemedyOption) -> String {
             "symlink the files back into out (brings the closure edge back)".to_string()
         }
     }
+}
+
+/// Remedies grouped by the directory the files came from: one heading naming every
+/// output, then the first remedy's options (the others differ only in the output).
+pub(crate) fn remedy_groups(remedies: &[Remedy]) -> Vec<(String, Vec<String>)> {
+    let mut groups: Vec<(&Remedy, Vec<&str>)> = Vec::new();
+    for m in remedies {
+        match groups
+            .iter_mut()
+            .find(|(g, _)| g.directory == m.directory && g.library == m.library)
+        {
+            Some((_, outs)) => outs.push(&m.output),
+            None => groups.push((m, vec![&m.output])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(m, outs)| {
+            let heading = format!(
+                "files moved to {} ({}{}) are found again by:",
+                outs.join(", "),
+                m.directory,
+                m.library
+                    .as_deref()
+                    .map(|l| format!(", opened by {l}"))
+                    .unwrap_or_default()
+            );
+            let options = m
+                .options
+                .iter()
+                .map(|o| match o {
+                    RemedyOption::EnvVar { .. } if outs.len() > 1 => {
+                        format!("{} (shown for {})", remedy_option(o), m.output)
+                    }
+                    _ => remedy_option(o),
+                })
+                .collect();
+            (heading, options)
+        })
+        .collect()
 }
