@@ -400,3 +400,30 @@ fn debian_hipsparse_with_its_dev_package_gets_a_dev_output() {
         assert_eq!(references(&built[name]), predicted, "references of {name}");
     }
 }
+
+#[test]
+fn a_package_outside_the_consumers_closure_is_an_error() {
+    if !nix_or_skip("a_package_outside_the_consumers_closure_is_an_error") {
+        return;
+    }
+    let w = rocm_world();
+    let (code, _, err) =
+        common::run(&["split", w.path("llama-cpp-rocm"), "--for", w.path("glibc")]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("not in the closure"), "{err}");
+}
+
+#[test]
+fn a_closure_file_without_files_gets_no_split_for_lack_of_evidence() {
+    // The shipped example is graph-level only: no files, so no evidence to split by.
+    let ex = repo().join("examples/llama-cpp-rocm.json");
+    let r = json(&[
+        "split",
+        "rocblas",
+        "--for",
+        ex.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(r["no_split"]["reason"], "files-unavailable", "{r}");
+}

@@ -257,9 +257,15 @@ fn cmd_split(g: &GlobalArgs, a: &SplitArgs, format: Format, style: &Style) -> Re
     let input = a.for_root.as_deref().unwrap_or(&a.path);
     let closure = load_input(g, input)?;
     let package = match (&a.for_root, closure.declared_roots.first()) {
-        // PATH alone: the store path it was loaded as.
+        // PATH alone: the store path it was loaded as, else `--root` or the only root
+        // of the file it was read from.
         (None, Some(p)) => closure.store_dir.display(p),
-        _ => a.path.clone(),
+        (None, None) => match (&g.root, closure.roots().as_slice()) {
+            (Some(r), _) => r.clone(),
+            (None, [only]) => closure.store_dir.display(only),
+            _ => a.path.clone(),
+        },
+        (Some(_), _) => a.path.clone(),
     };
     let opts = analysis::SplitOptions {
         package,

@@ -53,7 +53,15 @@ pub fn split(
     progress: Option<Progress<'_>>,
 ) -> Result<SplitReport, AnalysisError> {
     let sd = &c.store_dir;
-    let pkg = c.select_root(&opts.package)?;
+    let pkg = c.select_root(&opts.package).map_err(|e| match e {
+        crate::store::RootSelectionError::NotFound { .. } if opts.for_root => {
+            AnalysisError::NotInClosure {
+                path: opts.package.clone(),
+                root: c.origin.clone(),
+            }
+        }
+        e => e.into(),
+    })?;
     let root = if opts.for_root {
         let roots = pick_roots(c, opts.root.as_deref())?;
         let root = roots
