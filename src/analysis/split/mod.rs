@@ -480,7 +480,7 @@ fn remedies(ev: &PathEvidence, p: &Plan, targets: &[String]) -> Vec<Remedy> {
         let lib = known.iter().find(|(d, _, _)| dir.ends_with(d));
         let list = targets
             .iter()
-            .map(|t| format!("\"{t}\""))
+            .map(|t| nix_string(t))
             .collect::<Vec<_>>()
             .join(" ");
         let mut options = vec![RemedyOption::Rebuild {
@@ -503,6 +503,24 @@ fn remedies(ev: &PathEvidence, p: &Plan, targets: &[String]) -> Vec<Remedy> {
         });
     }
     v
+}
+
+/// A Nix string literal.
+fn nix_string(s: &str) -> String {
+    let mut o = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' | '\\' => {
+                o.push('\\');
+                o.push(c);
+            }
+            '$' => o.push_str("\\$"),
+            '\n' => o.push_str("\\n"),
+            c => o.push(c),
+        }
+    }
+    o.push('"');
+    o
 }
 
 /// A node of the graph after the split.

@@ -132,7 +132,11 @@ fn class_output(class: &FileClass, targets: &[String]) -> String {
         FileClass::Man => "man",
         FileClass::Debug => "debug",
         FileClass::Gpu(a) => {
-            if targets.is_empty() || targets.iter().any(|t| t == a) {
+            // An output name must be a shell variable name (`$gfx90a`); a class from a
+            // user's rules that is not stays in out.
+            let valid = a.starts_with(|c: char| c.is_ascii_lowercase())
+                && a.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if !valid || targets.is_empty() || targets.iter().any(|t| t == a) {
                 OUT
             } else {
                 return a.clone();

@@ -7,6 +7,20 @@ use crate::report::{
 };
 use crate::store::format_size;
 
+/// `s` with control characters escaped, for a terminal or a Markdown line (names come
+/// from the package's files and may hold anything).
+pub(crate) fn printable(s: &str) -> String {
+    s.chars()
+        .flat_map(|c| {
+            if c.is_control() {
+                c.escape_default().collect::<Vec<_>>()
+            } else {
+                vec![c]
+            }
+        })
+        .collect()
+}
+
 /// The heading: package and its size now.
 pub(crate) fn heading(r: &SplitReport) -> String {
     format!("split {} ({} now)", r.package, format_size(r.package_size))
@@ -36,7 +50,7 @@ pub(crate) fn no_split(n: &NoSplit) -> String {
 
 /// One line per action, as a maintainer would read it.
 pub(crate) fn action(a: &SplitAction) -> String {
-    match a {
+    printable(&match a {
         SplitAction::Move { path, to, because } => {
             let n: u64 = because.iter().map(|b| b.count).sum();
             let classes: Vec<&str> = because.iter().map(|b| b.kind.as_str()).collect();
@@ -69,7 +83,7 @@ pub(crate) fn action(a: &SplitAction) -> String {
         SplitAction::DropGpuArch { arch, paths, .. } => {
             format!("drop {arch}: {} path(s)", paths.len())
         }
-    }
+    })
 }
 
 /// What an assumption says.
@@ -85,7 +99,10 @@ pub(crate) fn assumption(a: &Assumption) -> String {
     } else {
         format!(" {}@{}", a.file, a.offset.unwrap_or(0))
     };
-    format!("{}{at} {why}: assumed to land on {}", a.from, a.output)
+    printable(&format!(
+        "{}{at} {why}: assumed to land on {}",
+        a.from, a.output
+    ))
 }
 
 /// One remedy option.
