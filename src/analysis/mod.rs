@@ -25,7 +25,7 @@ pub use refs::{refs, RefsOptions};
 pub use snapshot::{
     snapshot, write_snapshot, write_snapshot_to, SnapshotOptions, SnapshotWriteError,
 };
-pub use split::{nar_size_of, split, SplitOptions};
+pub use split::{nar_size_of, savings, split, SplitOptions};
 pub use why::{why, why_chains, WhyOptions};
 
 /// Why an analysis could not run.

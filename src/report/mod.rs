@@ -32,7 +32,8 @@ pub use refs::{EvidenceItem, RefEntry, RefsPath, RefsReport};
 pub use snapshot::{Snapshot, SnapshotPath, SNAPSHOT_KIND, SNAPSHOT_SCHEMA_VERSION};
 pub use split::{
     ArchRow, Assumption, AssumptionReason, Because, NoSplit, NoSplitReason, OutputReference,
-    Remedy, RemedyOption, SplitAction, SplitFor, SplitOutput, SplitReport,
+    Remedy, RemedyOption, SplitAction, SplitFor, SplitOutput, SplitReport, WhySavings,
+    WhySuggestion,
 };
 pub use why::{ChainNode, HopEvidence, RestRow, SortKey, WhyChainsReport, WhyPath, WhyReport};
 

@@ -234,3 +234,26 @@ pub struct NoSplit {
     /// References the package has (all kept).
     pub references: u64,
 }
+
+/// `why ROOT`'s savings line: ROOT's closure once every safe split suggestion (`nixcut
+/// split P --for ROOT` without GPU targets, for each scanned referrer P) is applied.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WhySavings {
+    pub closure_size_before: u64,
+    pub closure_size_after: u64,
+    /// Each suggestion's saving alone, largest first.
+    pub suggestions: Vec<WhySuggestion>,
+}
+
+/// One split suggestion and what it saves alone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WhySuggestion {
+    /// The package to split (full store path).
+    pub package: String,
+    /// Bytes ROOT's closure loses with this split alone.
+    pub saved: u64,
+    /// Its proposed outputs.
+    pub outputs: Vec<String>,
+}

@@ -8,20 +8,21 @@
 //! lands on the output holding the sub-path its hit names; a hit with no sub-path lands
 //! on `out`, and the report lists it in `assumptions`.
 
+mod closure;
 mod nix;
 mod plan;
 
 pub use plan::nar_size_of;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::common::{load_warnings, pick_roots, source_ref};
 use super::AnalysisError;
 use crate::classify::{ClassRules, EntryType, FileClass};
 use crate::evidence::{Collector, PathEvidence, Progress, ScanCache, ScanStatus};
 use crate::report::{
-    ArchRow, Assumption, AssumptionReason, Because, NoSplit, NoSplitReason, OutputReference,
-    Remedy, RemedyOption, SplitAction, SplitFor, SplitOutput, SplitReport, SCHEMA_VERSION,
+    ArchRow, Assumption, Because, NoSplit, NoSplitReason, OutputReference, Remedy, RemedyOption,
+    SplitAction, SplitFor, SplitOutput, SplitReport, SCHEMA_VERSION,
 };
 use crate::source::Files;
 use crate::store::{Closure, StoreDir, StorePath};
@@ -523,15 +524,7 @@ fn nix_string(s: &str) -> String {
     o
 }
 
-/// A node of the graph after the split.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-enum Node<'a> {
-    Path(&'a StorePath),
-    Output(usize),
-}
-
-/// ROOT's closure before and after the split: (store path, output) nodes, referrers'
-/// edges landing by sub-path, other architectures' outputs dropped with their edges.
+/// ROOT's closure before and after the split of one package.
 fn closure_after(
     c: &Closure,
     ev: &PathEvidence,
@@ -540,149 +533,69 @@ fn closure_after(
     referrers: &[PathEvidence],
 ) -> Result<(SplitFor, Vec<Assumption>), AnalysisError> {
     let sd = &c.store_dir;
-    let size = |x: &StorePath| -> Result<u64, AnalysisError> {
-        c.paths
-            .get(x)
-            .and_then(|i| i.nar_size)
-            .ok_or_else(|| AnalysisError::SizesUnknown {
-                origin: c.origin.clone(),
-                what: "split --for",
-            })
-    };
-    let before: u64 = c.paths.keys().map(size).sum::<Result<u64, _>>()?;
-    let pkg = &ev.path;
-    let tree = Tree::new(ev);
-    let dropped = |o: usize| is_gpu_output(&p.outputs[o]);
-    // Where each referrer's edge into the package lands.
-    let mut assumed = Vec::new();
-    let mut landings: HashMap<&StorePath, BTreeSet<usize>> = HashMap::new();
-    let by_path: HashMap<&StorePath, &PathEvidence> =
+    let scanned: HashMap<&StorePath, &PathEvidence> =
         referrers.iter().map(|e| (&e.path, e)).collect();
-    for (x, info) in &c.paths {
-        if x == pkg || !info.references.contains(pkg) {
-            continue;
-        }
-        let set = landings.entry(x).or_default();
-        let hits = by_path
-            .get(x)
-            .and_then(|e| e.reference(pkg))
-            .map(|r| r.hits.as_slice())
-            .unwrap_or(&[]);
-        if hits.is_empty() {
-            set.insert(0);
-            assumed.push(Assumption {
-                from: sd.display(x),
-                file: String::new(),
-                offset: None,
-                kind: None,
-                sub_path: String::new(),
-                output: OUT.to_string(),
-                reason: if by_path
-                    .get(x)
-                    .is_some_and(|e| e.status != ScanStatus::NotScanned)
-                {
-                    AssumptionReason::NoSubPath
-                } else {
-                    AssumptionReason::NotScanned
-                },
-            });
-        }
-        for h in hits {
-            let sub = plan::sub_path(h, pkg);
-            let (o, why) = p.land(&tree, &sub);
-            set.insert(o);
-            if let Some(reason) = why {
-                assumed.push(Assumption {
-                    from: sd.display(x),
-                    file: rel(&h.fact.file),
-                    offset: Some(h.fact.location.offset()),
-                    kind: Some(h.fact.kind.to_string()),
-                    sub_path: String::from_utf8_lossy(&sub).into_owned(),
-                    output: p.outputs[o].clone(),
-                    reason,
-                });
-            }
-        }
-    }
-    let start = if root == pkg {
-        Node::Output(0)
-    } else {
-        Node::Path(root)
-    };
-    let mut seen: HashMap<Node<'_>, ()> = HashMap::new();
-    let mut queue = VecDeque::from([start]);
-    seen.insert(start, ());
-    let mut after = 0u64;
-    let mut outputs_needed = BTreeSet::new();
-    while let Some(n) = queue.pop_front() {
-        let mut next: Vec<Node<'_>> = Vec::new();
-        match n {
-            Node::Path(x) => {
-                after += size(x)?;
-                if let Some(info) = c.paths.get(x) {
-                    for r in &info.references {
-                        if r == pkg {
-                            if let Some(ls) = landings.get(x) {
-                                next.extend(ls.iter().map(|&o| Node::Output(o)));
-                            }
-                        } else {
-                            next.push(Node::Path(r));
-                        }
-                    }
-                }
-            }
-            Node::Output(o) => {
-                after += p.sizes[o];
-                outputs_needed.insert(o);
-                for (t, landing) in p.references[o].keys() {
-                    match landing {
-                        Some(l) => next.push(Node::Output(*l)),
-                        None => {
-                            if let Some((k, _)) = c.paths.get_key_value(t) {
-                                next.push(Node::Path(k));
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        for m in next {
-            if matches!(m, Node::Output(o) if dropped(o)) {
-                continue;
-            }
-            if seen.insert(m, ()).is_none() {
-                queue.push_back(m);
-            }
-        }
-    }
-    let kept: BTreeSet<&StorePath> = seen
-        .keys()
-        .filter_map(|n| match n {
-            Node::Path(x) => Some(*x),
-            Node::Output(_) => None,
-        })
-        .collect();
-    let removed = c
-        .paths
-        .keys()
-        .filter(|x| *x != pkg && !kept.contains(x))
-        .map(|x| sd.display(x))
-        .collect();
+    let w = closure::walk(c, root, &[closure::Split { ev, plan: p }], &scanned)?;
     Ok((
         SplitFor {
             root: sd.display(root),
-            closure_size_before: before,
-            closure_size_after: after,
-            path_count_before: c.paths.len() as u64,
-            path_count_after: seen.len() as u64,
-            outputs_needed: outputs_needed
-                .into_iter()
-                .map(|o| p.outputs[o].clone())
+            closure_size_before: w.before,
+            closure_size_after: w.after,
+            path_count_before: w.before_count,
+            path_count_after: w.after_count,
+            outputs_needed: w.outputs_needed[0]
+                .iter()
+                .map(|&o| p.outputs[o].clone())
                 .collect(),
-            removed,
+            removed: w.removed.iter().map(|x| sd.display(x)).collect(),
         },
-        assumed,
+        w.assumptions,
     ))
+}
+
+/// What every safe split suggestion saves on ROOT's closure, for `why`: each scanned
+/// path with something to split (no GPU targets: nothing a consumer may need is
+/// dropped) is planned from its evidence; the result holds ROOT's closure with all of
+/// them applied at once and each one's saving alone, largest first.
+pub fn savings(
+    c: &Closure,
+    root: &StorePath,
+    evidence: &[&PathEvidence],
+) -> Result<crate::report::WhySavings, AnalysisError> {
+    let sd = &c.store_dir;
+    let scanned: HashMap<&StorePath, &PathEvidence> =
+        evidence.iter().map(|e| (&e.path, *e)).collect();
+    let plans: Vec<(&PathEvidence, Plan)> = evidence
+        .iter()
+        .filter(|e| e.status != ScanStatus::NotScanned && &e.path != root)
+        .map(|e| (*e, plan::plan(e, &[])))
+        .filter(|(e, p)| p.outputs.len() > 1 || !actions(sd, e, p).is_empty())
+        .collect();
+    let mut suggestions = Vec::new();
+    let mut before = None;
+    for (e, p) in &plans {
+        let w = closure::walk(c, root, &[closure::Split { ev: e, plan: p }], &scanned)?;
+        before = Some(w.before);
+        if w.after < w.before {
+            suggestions.push(crate::report::WhySuggestion {
+                package: sd.display(&e.path),
+                saved: w.before - w.after,
+                outputs: p.outputs.clone(),
+            });
+        }
+    }
+    suggestions.sort_by(|a, b| b.saved.cmp(&a.saved).then(a.package.cmp(&b.package)));
+    let splits: Vec<closure::Split<'_>> = plans
+        .iter()
+        .filter(|(e, _)| suggestions.iter().any(|s| s.package == sd.display(&e.path)))
+        .map(|(ev, plan)| closure::Split { ev, plan })
+        .collect();
+    let all = closure::walk(c, root, &splits, &scanned)?;
+    Ok(crate::report::WhySavings {
+        closure_size_before: before.unwrap_or(all.before),
+        closure_size_after: all.after,
+        suggestions,
+    })
 }
 
 #[cfg(test)]
