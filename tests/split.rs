@@ -427,3 +427,46 @@ fn a_closure_file_without_files_gets_no_split_for_lack_of_evidence() {
     ]);
     assert_eq!(r["no_split"]["reason"], "files-unavailable", "{r}");
 }
+
+/// `why ROOT` gains a savings line: each suggestion's saving is what `split P --for
+/// ROOT` predicts, and all of them together save at least as much as the largest.
+#[test]
+fn why_shows_what_every_safe_split_saves() {
+    if !nix_or_skip("why_shows_what_every_safe_split_saves") {
+        return;
+    }
+    let w = rocm_world();
+    let why = json(&["why", &w.root, "--format", "json"]);
+    let s = &why["savings"];
+    let before = s["closure_size_before"].as_u64().unwrap();
+    assert_eq!(before, why["closure_size"].as_u64().unwrap());
+    let suggestions = s["suggestions"].as_array().unwrap();
+    let rocblas = suggestions
+        .iter()
+        .find(|x| x["package"] == w.path("rocblas"))
+        .unwrap_or_else(|| panic!("no rocblas suggestion: {s}"));
+    let split = json(&[
+        "split",
+        w.path("rocblas"),
+        "--for",
+        &w.root,
+        "--format",
+        "json",
+    ]);
+    let f = &split["for"];
+    assert_eq!(
+        rocblas["saved"].as_u64().unwrap(),
+        f["closure_size_before"].as_u64().unwrap() - f["closure_size_after"].as_u64().unwrap()
+    );
+    let largest = suggestions[0]["saved"].as_u64().unwrap();
+    assert!(
+        before - s["closure_size_after"].as_u64().unwrap() >= largest,
+        "{s}"
+    );
+    let (code, table, err) = common::run(&["why", &w.root, "--top", "5"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        table.contains("after every safe split suggestion"),
+        "{table}"
+    );
+}

@@ -63,7 +63,27 @@ pub struct WhyReport {
     pub paths: Vec<WhyPath>,
     pub rest: Option<RestRow>,
     pub evidence: EvidenceLevel,
+    /// With file-level evidence and one root only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub savings: Option<WhySavings>,
     pub warnings: Vec<String>,
+}
+
+/// `why`'s savings line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WhySavings {
+    pub closure_size_before: u64,
+    pub closure_size_after: u64,
+    pub suggestions: Vec<WhySuggestion>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WhySuggestion {
+    pub package: String,
+    pub saved: u64,
+    pub outputs: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

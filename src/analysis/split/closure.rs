@@ -1,7 +1,8 @@
 //! A consumer's closure after one or more packages are split: the graph's nodes are
 //! (store path, output) pairs, each split package one node per output, every other path
 //! one node. An edge into a split package lands on the output holding the sub-path each
-//! hit names (the referrer's evidence; without it, `out`, recorded as an assumption);
+//! hit names (the referrer's evidence; a hit without a sub-path lands on `out`, a
+//! referrer that was not scanned on every output, each recorded as an assumption);
 //! per-architecture outputs (only made with `--gpu-targets`) are dropped with their
 //! edges.
 //!
@@ -99,6 +100,22 @@ pub fn walk(
      -> BTreeSet<usize> {
         let mut set = BTreeSet::new();
         let hits = hits.unwrap_or(&[]);
+        if not_scanned {
+            // A referrer whose files are unseen may need any output: all of them.
+            for (o, name) in splits[s].plan.outputs.iter().enumerate() {
+                set.insert(o);
+                assumptions.push(Assumption {
+                    from: sd.display(from),
+                    file: String::new(),
+                    offset: None,
+                    kind: None,
+                    sub_path: String::new(),
+                    output: name.clone(),
+                    reason: AssumptionReason::NotScanned,
+                });
+            }
+            return set;
+        }
         if hits.is_empty() {
             set.insert(0);
             assumptions.push(Assumption {
@@ -108,11 +125,7 @@ pub fn walk(
                 kind: None,
                 sub_path: String::new(),
                 output: OUT.to_string(),
-                reason: if not_scanned {
-                    AssumptionReason::NotScanned
-                } else {
-                    AssumptionReason::NoSubPath
-                },
+                reason: AssumptionReason::NoSubPath,
             });
         }
         for h in hits {

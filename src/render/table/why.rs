@@ -7,7 +7,9 @@ use comfy_table::{Cell, CellAlignment};
 
 use super::{bold, new_table};
 use crate::render::text::short_path;
-use crate::render::words::why::{chains_header, header, kept_by, sort_note, tree_lines, via};
+use crate::render::words::why::{
+    chains_header, header, kept_by, savings_line, sort_note, tree_lines, via,
+};
 use crate::render::Style;
 use crate::report::{EvidenceLevel, WhyChainsReport, WhyReport};
 use crate::store::format_size;
@@ -51,6 +53,9 @@ pub(super) fn why(r: &WhyReport, style: &Style, out: &mut dyn Write) -> io::Resu
         "{}; sizes are NAR sizes in binary units.",
         sort_note(r)
     )?;
+    if let Some(s) = &r.savings {
+        writeln!(out, "{}", savings_line(s))?;
+    }
     if r.evidence == EvidenceLevel::Graph {
         writeln!(out, "evidence: graph-level only (no files scanned).")?;
     }
