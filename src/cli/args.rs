@@ -22,6 +22,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
   nixcut why closure.json --format json       the whole report as JSON
   nixcut refs ./result                        where each reference of ./result sits, with verdicts
   nixcut refs --closure ./result --format json  the evidence of every path in the closure
+  nixcut split rocblas --for ./result         outputs rocblas could be split into, and the Nix code
+  nixcut split rocblas --for ./result --gpu-targets gfx1030  keep one GPU architecture
   nixcut snapshot ./result -o base.json       freeze a baseline for CI
   nixcut diff base.json ./result              what changed, by package
   nixcut check ./result --baseline base.json --max-growth 5%
