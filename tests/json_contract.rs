@@ -222,6 +222,25 @@ fn world_documents_match_the_contract() {
     let e = r.explain.expect("an explanation");
     assert!(e.reached && e.chain.len() >= 2, "{what}");
 
+    // split: with a consumer, with GPU targets, and a package on its own.
+    for args in [
+        vec!["split", "rocblas", "--for", rocm.root.as_str()],
+        vec![
+            "split",
+            "rocblas",
+            "--for",
+            rocm.root.as_str(),
+            "--gpu-targets",
+            "gfx90a,gfx1100",
+        ],
+        vec!["split", "rocm-runtime", "--for", rocm.root.as_str()],
+        vec!["split", rocm.path("glibc")],
+    ] {
+        let (what, out) = pinned(&args, cached);
+        let r: SplitReport = pin(&what, &out);
+        assert!(r.outputs.iter().any(|o| o.name == "out"), "{what}");
+    }
+
     // snapshot of a store path, diff and check between the worlds.
     let dir = tempfile::tempdir().unwrap();
     let (snap, file) = snapshot(&rocm.root, dir.path(), "world.json");

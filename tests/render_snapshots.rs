@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use nixcut::analysis::{self, CheckOptions, DiffOptions, EvidenceOptions, Growth, WhyOptions};
 use nixcut::load::{load, LoadOptions};
 use nixcut::render::{render, Format, Report, Style};
-use nixcut::report::{RefsReport, WhyChainsReport, WhyReport};
+use nixcut::report::{RefsReport, SplitReport, WhyChainsReport, WhyReport};
 use nixcut::store::Closure;
 
 const STYLE: Style = Style {
@@ -223,5 +223,17 @@ fn check() {
                 ..Default::default()
             },
         ),
+    );
+}
+
+#[test]
+fn split() {
+    both(
+        "world-split-gpu-targets",
+        &fixture::<SplitReport>("world-split.json"),
+    );
+    both(
+        "world-split-none",
+        &fixture::<SplitReport>("world-split-none.json"),
     );
 }

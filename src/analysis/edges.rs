@@ -80,6 +80,11 @@ impl<'a> EdgeEvidence<'a> {
         }
     }
 
+    /// Every path collected so far.
+    pub(crate) fn collected(&self) -> Vec<&PathEvidence> {
+        self.collected.values().collect()
+    }
+
     /// Warnings of the collected paths, prefixed with the path.
     pub(crate) fn warnings(&self) -> Vec<String> {
         let sd = &self.closure.store_dir;

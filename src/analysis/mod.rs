@@ -14,6 +14,7 @@ mod diff;
 mod edges;
 mod refs;
 mod snapshot;
+mod split;
 mod why;
 
 pub use crate::report::SortKey;
@@ -22,6 +23,7 @@ pub use diff::{diff, DiffOptions};
 pub use edges::EvidenceOptions;
 pub use refs::{refs, RefsOptions};
 pub use snapshot::{snapshot, SnapshotOptions};
+pub use split::{nar_size_of, savings, split, SplitOptions};
 pub use why::{why, why_chains, WhyOptions};
 
 /// Why an analysis could not run.

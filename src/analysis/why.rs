@@ -127,8 +127,15 @@ pub fn why(
         .collect::<Vec<WhyPath>>();
     let mut warnings = load_warnings(c);
     let mut level = EvidenceLevel::Graph;
+    let mut savings = None;
     if let Some(ev) = &edges {
         level = EvidenceLevel::Files;
+        // The savings line: every scanned referrer split as `nixcut split` proposes.
+        if let [root] = g.roots.as_slice() {
+            if let Some(root) = g.path(*root) {
+                savings = super::split::savings(c, root, &ev.collected()).ok();
+            }
+        }
         for (k, (row, (refs, total))) in paths.iter_mut().zip(&referrers_of).enumerate() {
             let target = &g.paths[order[k]];
             row.kept_by = refs
@@ -160,6 +167,7 @@ pub fn why(
         paths,
         rest,
         evidence: level,
+        savings,
         warnings,
     })
 }

@@ -25,6 +25,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
   nixcut why closure.json --format json       the whole report as JSON
   nixcut refs ./result                        where each reference of ./result sits, with verdicts
   nixcut refs --closure ./result --format json  the evidence of every path in the closure
+  nixcut split rocblas --for ./result         outputs rocblas could be split into, and the Nix code
+  nixcut split rocblas --for ./result --gpu-targets gfx1030  keep one GPU architecture
   nixcut snapshot ./result -o base.json       freeze a baseline for CI
   nixcut diff base.json ./result              what changed, by package
   nixcut check ./result --baseline base.json --max-growth 5%
@@ -214,6 +216,33 @@ pub enum Command {
     ///
     /// Errors name the file, line and column.
     Rules(RulesArgs),
+
+    /// The outputs PATH could be split into, with exact sizes and references, what
+    /// ROOT's closure becomes (--for), the actions and the Nix code to do it.
+    ///
+    /// Every file goes to one output by its class (out, bin, dev, static, doc, man,
+    /// debug; with --gpu-targets, other GPU architectures get one output each, left out
+    /// of ROOT's closure). Removable evidence (unused RUNPATH entries, __FILE__ strings,
+    /// debug info, manifests, dangling symlinks) is cut by the actions and makes no edge.
+    Split(SplitArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SplitArgs {
+    /// The package to split: a store path, or a base name, hash or package name of a
+    /// path in ROOT's closure (with --for).
+    #[arg(value_name = "PATH")]
+    pub path: String,
+    /// Also say what this consumer's closure becomes (any input form).
+    #[arg(long = "for", value_name = "ROOT")]
+    pub for_root: Option<String>,
+    /// Keep only these GPU architectures in ROOT's closure (comma-separated, e.g.
+    /// gfx1030,gfx1100): the files of the others go to per-architecture outputs.
+    #[arg(long, value_name = "ARCHS", value_delimiter = ',')]
+    pub gpu_targets: Vec<String>,
+    /// Neither read nor write the scan cache.
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 #[derive(Debug, Args)]

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use args::{Command, FormatArg, GlobalArgs, RefsArgs, SortArg, WhyArgs};
+use args::{Command, FormatArg, GlobalArgs, RefsArgs, SortArg, SplitArgs, WhyArgs};
 use nixcut::analysis;
 use nixcut::classify::ClassRules;
 use nixcut::evidence::ScanCache;
@@ -55,6 +55,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Diff(args) => diff::run(g, args, format, &style),
         Command::Check(args) => check::run(g, args, format, &style),
         Command::Refs(args) => cmd_refs(g, args, class_rules, format, &style),
+        Command::Split(args) => cmd_split(g, args, format, &style),
     }
 }
 
@@ -433,6 +434,45 @@ fn cmd_refs(
     }
     let report = merged.context("no input given")?;
     show(g, None, &report.warnings, &report, format, style)?;
+    Ok(Outcome::Success)
+}
+
+fn cmd_split(g: &GlobalArgs, a: &SplitArgs, format: Format, style: &Style) -> Result<Outcome> {
+    let input = a.for_root.as_deref().unwrap_or(&a.path);
+    let closure = load_input(g, input)?;
+    let package = match (&a.for_root, closure.declared_roots.first()) {
+        // PATH alone: the store path it was loaded as, else `--root` or the only root
+        // of the file it was read from.
+        (None, Some(p)) => closure.store_dir.display(p),
+        (None, None) => match (&g.root, closure.roots().as_slice()) {
+            (Some(r), _) => r.clone(),
+            (None, [only]) => closure.store_dir.display(only),
+            _ => a.path.clone(),
+        },
+        (Some(_), _) => a.path.clone(),
+    };
+    let opts = analysis::SplitOptions {
+        package,
+        for_root: a.for_root.is_some(),
+        root: g.root.clone(),
+        gpu_targets: a
+            .gpu_targets
+            .iter()
+            .map(|t| t.trim().to_string())
+            .filter(|t| !t.is_empty())
+            .collect(),
+        files: source::locate(&closure, g.store_root.as_deref()),
+        cache: scan_cache(a.no_cache),
+        ..Default::default()
+    };
+    let bar = Progress::new(g, 0);
+    let tick = |bytes: u64| {
+        if let Some(b) = &bar {
+            b.tick(bytes);
+        }
+    };
+    let report = analysis::split(&closure, &opts, Some(&tick))?;
+    show(g, bar, &report.warnings, &report, format, style)?;
     Ok(Outcome::Success)
 }
 

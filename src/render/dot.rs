@@ -30,6 +30,7 @@ pub(super) fn render(report: Report<'_>, out: &mut dyn Write) -> io::Result<()> 
         Report::Refs(_) => Err(super::unsupported("dot", "refs")),
         Report::Diff(_) => Err(super::unsupported("dot", "diff")),
         Report::Check(_) => Err(super::unsupported("dot", "check")),
+        Report::Split(_) => Err(super::unsupported("dot", "split")),
     }
 }
 

@@ -17,6 +17,7 @@ pub(super) fn render(report: Report<'_>, style: &Style, out: &mut dyn Write) -> 
         Report::Refs(r) => write(r, style, out),
         Report::Diff(r) => write(r, style, out),
         Report::Check(r) => write(r, style, out),
+        Report::Split(r) => write(r, style, out),
     }
 }
 

@@ -25,7 +25,7 @@ pub use text::{format_delta, short_path, tree_prefix, via_chain};
 
 use std::io::{self, Write};
 
-use crate::report::{CheckReport, DiffReport, RefsReport, WhyChainsReport, WhyReport};
+use crate::report::{CheckReport, DiffReport, RefsReport, SplitReport, WhyChainsReport, WhyReport};
 
 /// Output format (`--format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -67,6 +67,8 @@ pub enum Report<'a> {
     Diff(&'a DiffReport),
     /// `nixcut check ROOT`.
     Check(&'a CheckReport),
+    /// `nixcut split PATH`.
+    Split(&'a SplitReport),
 }
 
 impl<'a> From<&'a WhyReport> for Report<'a> {
@@ -96,6 +98,12 @@ impl<'a> From<&'a DiffReport> for Report<'a> {
 impl<'a> From<&'a CheckReport> for Report<'a> {
     fn from(r: &'a CheckReport) -> Self {
         Report::Check(r)
+    }
+}
+
+impl<'a> From<&'a SplitReport> for Report<'a> {
+    fn from(r: &'a SplitReport) -> Self {
+        Report::Split(r)
     }
 }
 

@@ -17,6 +17,7 @@ mod check;
 mod diff;
 mod refs;
 pub mod snapshot;
+mod split;
 mod why;
 
 pub use check::{
@@ -29,6 +30,11 @@ pub use diff::{
 };
 pub use refs::{EvidenceItem, Explanation, ReachStep, ReachVia, RefEntry, RefsPath, RefsReport};
 pub use snapshot::{Snapshot, SnapshotPath, SNAPSHOT_KIND, SNAPSHOT_SCHEMA_VERSION};
+pub use split::{
+    ArchRow, Assumption, AssumptionReason, Because, NoSplit, NoSplitReason, OutputReference,
+    Remedy, RemedyOption, SplitAction, SplitFor, SplitOutput, SplitReport, WhySavings,
+    WhySuggestion,
+};
 pub use why::{ChainNode, HopEvidence, RestRow, SortKey, WhyChainsReport, WhyPath, WhyReport};
 
 use serde::{Deserialize, Serialize};

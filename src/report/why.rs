@@ -55,6 +55,10 @@ pub struct WhyReport {
     /// What `--top` hid, if anything.
     pub rest: Option<RestRow>,
     pub evidence: EvidenceLevel,
+    /// With file-level evidence and one root: the closure after every safe split
+    /// suggestion (`nixcut split`), and each suggestion's saving.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub savings: Option<super::WhySavings>,
     pub warnings: Vec<String>,
 }
 

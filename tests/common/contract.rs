@@ -63,7 +63,27 @@ pub struct WhyReport {
     pub paths: Vec<WhyPath>,
     pub rest: Option<RestRow>,
     pub evidence: EvidenceLevel,
+    /// With file-level evidence and one root only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub savings: Option<WhySavings>,
     pub warnings: Vec<String>,
+}
+
+/// `why`'s savings line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WhySavings {
+    pub closure_size_before: u64,
+    pub closure_size_after: u64,
+    pub suggestions: Vec<WhySuggestion>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WhySuggestion {
+    pub package: String,
+    pub saved: u64,
+    pub outputs: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -391,4 +411,147 @@ pub struct Contributor {
     pub nar_size: u64,
     pub added_size: u64,
     pub chain: Vec<String>,
+}
+
+/// `nixcut split PATH [--for ROOT] [--gpu-targets …]`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SplitReport {
+    pub schema_version: u32,
+    pub source: SourceRef,
+    pub package: String,
+    pub package_size: u64,
+    pub outputs: Vec<SplitOutput>,
+    #[serde(rename = "for")]
+    pub for_root: Option<SplitFor>,
+    pub gpu_targets: Vec<String>,
+    pub archs: Vec<SplitArch>,
+    pub actions: Vec<SplitAction>,
+    pub nix: String,
+    pub assumptions: Vec<SplitAssumption>,
+    pub remedies: Vec<SplitRemedy>,
+    pub no_split: Option<NoSplit>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SplitOutput {
+    pub name: String,
+    pub size: u64,
+    pub files: u64,
+    pub paths: Vec<String>,
+    pub references: Vec<SplitOutputReference>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SplitOutputReference {
+    pub path: String,
+    pub output: Option<String>,
+    pub hits: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SplitFor {
+    pub root: String,
+    pub closure_size_before: u64,
+    pub closure_size_after: u64,
+    pub path_count_before: u64,
+    pub path_count_after: u64,
+    pub outputs_needed: Vec<String>,
+    pub removed: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SplitArch {
+    pub arch: String,
+    pub files: u64,
+    pub bytes: u64,
+    pub referenced_bytes: u64,
+    pub output: String,
+    pub kept: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SplitBecause {
+    pub file: String,
+    pub offset: Option<u64>,
+    pub kind: String,
+    pub rule: String,
+    pub detail: String,
+    pub count: u64,
+}
+
+/// SPEC's "Split actions" table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum SplitAction {
+    Move {
+        path: String,
+        to: String,
+        because: Vec<SplitBecause>,
+    },
+    Delete {
+        path: String,
+        because: Vec<SplitBecause>,
+    },
+    RemoveReferences {
+        target: String,
+        files: Vec<String>,
+        because: Vec<SplitBecause>,
+    },
+    ShrinkRpath {
+        files: Vec<String>,
+        drop: Vec<String>,
+        kept: String,
+        because: Vec<SplitBecause>,
+    },
+    DropGpuArch {
+        arch: String,
+        paths: Vec<String>,
+        because: Vec<SplitBecause>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SplitAssumption {
+    pub from: String,
+    pub file: String,
+    pub offset: Option<u64>,
+    pub kind: Option<String>,
+    pub sub_path: String,
+    pub output: String,
+    /// `no-sub-path`, `several-outputs`, `sub-path-missing`, `not-scanned`.
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SplitRemedy {
+    pub output: String,
+    pub directory: String,
+    pub library: Option<String>,
+    pub options: Vec<SplitRemedyOption>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum SplitRemedyOption {
+    Rebuild { nix: String },
+    EnvVar { name: String, value: String },
+    SymlinkBack,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoSplit {
+    /// `only-runtime-files`, `files-unavailable`.
+    pub reason: String,
+    pub classes: Vec<String>,
+    pub references: u64,
 }

@@ -223,3 +223,40 @@ pub fn chromium(profile: &Path) -> Command {
     c.arg(format!("--user-data-dir={}", profile.display()));
     c
 }
+
+/// A directory holding the Debian packages `names` (`apt-get download`), cached under
+/// `target/debian-debs/` between runs. `None` (after saying why) when they cannot be
+/// downloaded; under `NIXCUT_REQUIRE_NIX=1` that is a failure instead.
+pub fn debian_debs(test: &str, names: &[&str]) -> Option<PathBuf> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = repo().join("target/debian-debs");
+    let have = |name: &str| {
+        std::fs::read_dir(&dir).is_ok_and(|rd| {
+            rd.filter_map(Result::ok).any(|e| {
+                let f = e.file_name();
+                let f = f.to_string_lossy();
+                f.starts_with(&format!("{name}_")) && f.ends_with(".deb")
+            })
+        })
+    };
+    let missing: Vec<&str> = names.iter().copied().filter(|n| !have(n)).collect();
+    if !missing.is_empty() {
+        let ok = std::fs::create_dir_all(&dir).is_ok()
+            && Command::new("apt-get")
+                .arg("download")
+                .args(&missing)
+                .current_dir(&dir)
+                .output()
+                .is_ok_and(|o| o.status.success());
+        if !ok || names.iter().any(|n| !have(n)) {
+            let why = format!("cannot `apt-get download {}`", missing.join(" "));
+            if std::env::var("NIXCUT_REQUIRE_NIX").as_deref() == Ok("1") {
+                panic!("{test}: {why} (NIXCUT_REQUIRE_NIX=1)");
+            }
+            eprintln!("SKIP {test}: {why}; set NIXCUT_REQUIRE_NIX=1 to make this a failure");
+            return None;
+        }
+    }
+    Some(dir)
+}

@@ -6,6 +6,7 @@
 mod check;
 mod diff;
 mod refs;
+mod split;
 mod why;
 
 use std::io::{self, Write};
@@ -20,6 +21,7 @@ pub(super) fn render(report: Report<'_>, out: &mut dyn Write) -> io::Result<()> 
         Report::Refs(r) => refs::refs(r, out),
         Report::Diff(r) => diff::diff(r, out),
         Report::Check(r) => check::check(r, out),
+        Report::Split(r) => split::split(r, out),
     }
 }
 

@@ -5,7 +5,9 @@ use std::io::{self, Write};
 
 use super::{md_cell, md_code, md_fence};
 use crate::render::text::short_path;
-use crate::render::words::why::{chains_header, header, kept_by, sort_note, tree_lines, via};
+use crate::render::words::why::{
+    chains_header, header, kept_by, savings_line, sort_note, tree_lines, via,
+};
 use crate::report::{EvidenceLevel, WhyChainsReport, WhyReport};
 use crate::store::format_size;
 
@@ -48,6 +50,9 @@ pub(super) fn why(r: &WhyReport, out: &mut dyn Write) -> io::Result<()> {
         )?;
     }
     writeln!(out, "\n_{}._", sort_note(r))?;
+    if let Some(s) = &r.savings {
+        writeln!(out, "\n{}", md_cell(&savings_line(s)))?;
+    }
     for w in &r.warnings {
         writeln!(out, "\n> **warning:** {}", md_cell(w))?;
     }

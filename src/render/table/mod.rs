@@ -5,6 +5,7 @@
 mod check;
 mod diff;
 mod refs;
+mod split;
 mod why;
 
 use std::io::{self, Write};
@@ -21,6 +22,7 @@ pub(super) fn render(report: Report<'_>, style: &Style, out: &mut dyn Write) -> 
         Report::Refs(r) => refs::refs(r, style, out),
         Report::Diff(r) => diff::diff(r, style, out),
         Report::Check(r) => check::check(r, style, out),
+        Report::Split(r) => split::split(r, style, out),
     }
 }
 

@@ -8,7 +8,7 @@ use comfy_table::{Cell, CellAlignment};
 use super::{bold, new_table};
 use crate::render::text::{name_of, short_path, shorten_end, shorten_middle, thousands};
 use crate::render::words::why::{
-    chains_header, header, kept_by, main_reason, sort_note, tree_lines, via,
+    chains_header, header, kept_by, main_reason, savings_line, sort_note, tree_lines, via,
 };
 use crate::render::Style;
 use crate::report::{EvidenceLevel, WhyChainsReport, WhyReport};
@@ -118,6 +118,13 @@ fn why_compact(r: &WhyReport, style: &Style, out: &mut dyn Write) -> io::Result<
     for line in fill(&notes, width) {
         writeln!(out, "{line}")?;
     }
+    if let Some(s) = &r.savings {
+        // The split suggestions, word-wrapped to the width (each is worth reading).
+        let words: Vec<String> = savings_line(s).split(' ').map(str::to_string).collect();
+        for line in fill(&words, width) {
+            writeln!(out, "{line}")?;
+        }
+    }
     Ok(())
 }
 
@@ -177,6 +184,9 @@ fn why_long(r: &WhyReport, style: &Style, out: &mut dyn Write) -> io::Result<()>
         "{}; sizes are NAR sizes in binary units.",
         sort_note(r)
     )?;
+    if let Some(s) = &r.savings {
+        writeln!(out, "{}", savings_line(s))?;
+    }
     if r.evidence == EvidenceLevel::Graph {
         writeln!(out, "evidence: graph-level only (no files scanned).")?;
     }

@@ -7,4 +7,5 @@
 pub(crate) mod check;
 pub(crate) mod diff;
 pub(crate) mod refs;
+pub(crate) mod split;
 pub(crate) mod why;

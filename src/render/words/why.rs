@@ -4,8 +4,8 @@
 //! Verdicts, kinds and the sort key are read through `Display` only, whatever type the
 //! report gives them.
 
-use crate::render::text::{name_of, tree_prefix, via_chain};
-use crate::report::{ChainNode, HopEvidence, WhyChainsReport, WhyPath, WhyReport};
+use crate::render::text::{name_of, short_path, tree_prefix, via_chain};
+use crate::report::{ChainNode, HopEvidence, WhyChainsReport, WhyPath, WhyReport, WhySavings};
 use crate::store::format_size;
 
 /// A size, marked as a lower bound when some NAR sizes were unknown.
@@ -164,4 +164,29 @@ fn node_label(n: &ChainNode) -> String {
         s.push_str(&hop_line(h));
     }
     s
+}
+
+/// The savings line: the closure after every safe split suggestion, and the largest.
+pub(crate) fn savings_line(s: &WhySavings) -> String {
+    let mut line = format!(
+        "after every safe split suggestion: {} → {}",
+        format_size(s.closure_size_before),
+        format_size(s.closure_size_after)
+    );
+    let top: Vec<String> = s
+        .suggestions
+        .iter()
+        .take(3)
+        .map(|x| {
+            format!(
+                "nixcut split {} saves {}",
+                short_path(&x.package),
+                format_size(x.saved)
+            )
+        })
+        .collect();
+    if !top.is_empty() {
+        line.push_str(&format!(" ({})", top.join("; ")));
+    }
+    line
 }

@@ -1,0 +1,705 @@
+//! The split plan of one package, from its evidence alone (no consumer, no I/O): which
+//! output each entry goes to, which evidence the actions remove, each output's exact
+//! NAR size and references.
+//!
+//! - Each entry goes to the output of its file class (`lib`, `gpu-generic` and `out` stay
+//!   in `out`; `bin`, `dev`, `static`, `doc` (with `info`), `man`, `debug` get their own;
+//!   with GPU targets, other architectures' files get one output per architecture).
+//! - Evidence that is removable whatever the consumer (an unused RUNPATH entry, a
+//!   `__FILE__` string, debug info, a manifest, a dangling symlink, a removable-class
+//!   file) is acted on: `patchelf --set-rpath` without the entry, `remove-references-to`
+//!   (only where every hit of that reference in that file is removable), deletion.
+//! - A hit into the package itself lands on the output holding the sub-path it names.
+//!
+//! Cost: O(entries · depth + hits) with hash lookups.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use crate::classify::{EntryType, EvidenceKind, FileClass, Verdict};
+use crate::evidence::{Hit, PathEvidence};
+use crate::report::{AssumptionReason, Because};
+use crate::store::StorePath;
+
+/// The runtime output: every split keeps it.
+pub const OUT: &str = "out";
+
+/// Where one entry goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Place {
+    /// Into this output (index into [`Plan::outputs`]).
+    Output(usize),
+    /// Deleted by an action.
+    Deleted,
+    /// A directory that exists wherever something below it goes.
+    Implicit,
+}
+
+/// One RUNPATH rewrite.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RpathEdit {
+    pub file: usize,
+    pub drop: Vec<String>,
+    pub kept: Vec<String>,
+    pub because: Vec<Because>,
+}
+
+/// The evidence-driven part of the plan.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// Output names, `out` first, then nixpkgs order, then GPU architectures.
+    pub outputs: Vec<String>,
+    /// Per entry (index into the evidence's entries).
+    pub place: Vec<Place>,
+    /// Entries deleted, with the hits that justify it.
+    pub deletes: BTreeMap<usize, Vec<Because>>,
+    /// `remove-references-to`: target → (files, hits).
+    pub remove_refs: BTreeMap<StorePath, (BTreeSet<usize>, Vec<Because>)>,
+    /// RUNPATH rewrites, by file.
+    pub rpaths: Vec<RpathEdit>,
+    /// Per output: referenced store path → (landing output inside the package, hits).
+    pub references: Vec<BTreeMap<(StorePath, Option<usize>), u64>>,
+    /// Per output: exact NAR size.
+    pub sizes: Vec<u64>,
+    /// Per output: files and symlinks held.
+    pub files: Vec<u64>,
+    /// Per entry: the outputs holding it (a directory: every output with something
+    /// below it).
+    pub holds: Vec<BTreeSet<usize>>,
+    /// Hits into the package itself that landed by default.
+    pub assumptions: Vec<SelfLanding>,
+    /// Problems worth a warning.
+    pub warnings: Vec<String>,
+}
+
+/// A hit of the package into itself that landed on an output by default.
+#[derive(Debug, Clone)]
+pub struct SelfLanding {
+    /// The entry holding the hit.
+    pub file: usize,
+    pub offset: u64,
+    pub kind: EvidenceKind,
+    /// The sub-path it names (empty: none).
+    pub sub_path: String,
+    /// Where it landed.
+    pub output: usize,
+    pub reason: AssumptionReason,
+}
+
+impl Plan {
+    /// The output a reference to `sub` (a path inside the package) lands on: the
+    /// output holding it; for a directory, `out` if it holds something below it, else
+    /// the only (or first) output that does. The reason, when that was a default.
+    pub fn land(&self, tree: &Tree<'_>, sub: &[u8]) -> (usize, Option<AssumptionReason>) {
+        if sub.is_empty() {
+            return (0, Some(AssumptionReason::NoSubPath));
+        }
+        let Some(&i) = tree.by_path.get(sub) else {
+            return (0, Some(AssumptionReason::SubPathMissing));
+        };
+        match &self.place[i] {
+            Place::Output(o) => (*o, None),
+            Place::Deleted => (0, Some(AssumptionReason::SubPathMissing)),
+            Place::Implicit => {
+                let h = &self.holds[i];
+                match h.iter().next() {
+                    _ if h.contains(&0) => (0, None),
+                    Some(&o) if h.len() == 1 => (o, None),
+                    Some(&o) => (o, Some(AssumptionReason::SeveralOutputs)),
+                    None => (0, Some(AssumptionReason::SubPathMissing)),
+                }
+            }
+        }
+    }
+
+    /// The output a hit's file is in (a directory: where its name lands); `None` for
+    /// a deleted file.
+    pub fn output_of_file(&self, tree: &Tree<'_>, ev: &PathEvidence, f: usize) -> Option<usize> {
+        match &self.place[f] {
+            Place::Output(o) => Some(*o),
+            Place::Deleted => None,
+            Place::Implicit => Some(self.land(tree, ev.entries[f].path.as_bytes()).0),
+        }
+    }
+}
+
+fn class_output(class: &FileClass, targets: &[String]) -> String {
+    match class {
+        FileClass::Out | FileClass::Lib | FileClass::GpuGeneric | FileClass::Removable => OUT,
+        FileClass::Bin => "bin",
+        FileClass::Dev => "dev",
+        FileClass::Static => "static",
+        FileClass::Doc | FileClass::Info => "doc",
+        FileClass::Man => "man",
+        FileClass::Debug => "debug",
+        FileClass::Gpu(a) => {
+            // An output name must be a shell variable name (`$gfx90a`); a class from a
+            // user's rules that is not stays in out.
+            let valid = a.starts_with(|c: char| c.is_ascii_lowercase())
+                && a.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if !valid || targets.is_empty() || targets.iter().any(|t| t == a) {
+                OUT
+            } else {
+                return a.clone();
+            }
+        }
+    }
+    .to_string()
+}
+
+fn output_rank(name: &str) -> (usize, String) {
+    let fixed = [OUT, "bin", "lib", "dev", "static", "doc", "man", "debug"];
+    match fixed.iter().position(|n| *n == name) {
+        Some(i) => (i, String::new()),
+        None => (fixed.len(), name.to_string()),
+    }
+}
+
+/// The evidence item of a hit.
+pub fn because_of(h: &Hit) -> Because {
+    Because {
+        file: String::from_utf8_lossy(h.fact.file.as_bytes()).into_owned(),
+        offset: Some(h.fact.location.offset()),
+        kind: h.fact.kind.to_string(),
+        rule: h.rule.to_string(),
+        detail: h.fact.detail.clone(),
+        count: 1,
+    }
+}
+
+/// The sub-path inside `target` that a hit names: what follows `<hash>-<name>/` in the
+/// symlink target or the hit's string; empty for a bare hash or the top directory.
+pub fn sub_path(h: &Hit, target: &StorePath) -> Vec<u8> {
+    if h.fact.kind == EvidenceKind::FileName {
+        return Vec::new();
+    }
+    let base = target.to_string();
+    let hay: &[u8] = match &h.fact.symlink_target {
+        Some(t) => t,
+        None => h.fact.detail.as_bytes(),
+    };
+    let Some(at) = find(hay, base.as_bytes()) else {
+        return Vec::new();
+    };
+    let rest = &hay[at + base.len()..];
+    let Some(rest) = rest.strip_prefix(b"/") else {
+        return Vec::new();
+    };
+    let is_path = |b: u8| {
+        h.fact.symlink_target.is_some() || b.is_ascii_alphanumeric() || b"+._?=/-,@~".contains(&b)
+    };
+    let end = rest.iter().position(|&b| !is_path(b)).unwrap_or(rest.len());
+    let mut s = rest[..end].to_vec();
+    while s.last() == Some(&b'/') {
+        s.pop();
+    }
+    s
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    if needle.is_empty() || hay.len() < needle.len() {
+        return None;
+    }
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// The entries of a package indexed by path, with each entry's children.
+pub struct Tree<'a> {
+    pub by_path: HashMap<&'a [u8], usize>,
+    pub children: Vec<Vec<usize>>,
+}
+
+impl<'a> Tree<'a> {
+    pub fn new(ev: &'a PathEvidence) -> Tree<'a> {
+        let by_path: HashMap<&[u8], usize> = ev
+            .entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.path.as_bytes(), i))
+            .collect();
+        let mut children = vec![Vec::new(); ev.entries.len()];
+        for (i, e) in ev.entries.iter().enumerate() {
+            if e.path.is_root() {
+                continue;
+            }
+            if let Some(&p) = by_path.get(e.path.parent()) {
+                children[p].push(i);
+            }
+        }
+        Tree { by_path, children }
+    }
+}
+
+/// Plan the split of `ev` (the package's evidence without a consumer).
+pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
+    let entries = &ev.entries;
+    let tree = Tree::new(ev);
+    let mut warnings = Vec::new();
+
+    // 1. Removable evidence, whatever the consumer.
+    let mut deletes: BTreeMap<usize, Vec<Because>> = BTreeMap::new();
+    let mut remove_refs: BTreeMap<StorePath, (BTreeSet<usize>, Vec<Because>)> = BTreeMap::new();
+    let mut rpath_drop: BTreeMap<usize, (Vec<String>, Vec<Because>)> = BTreeMap::new();
+    let file_of = |h: &Hit| tree.by_path.get(h.fact.file.as_bytes()).copied();
+    for r in &ev.references {
+        // Files where every hit of this reference is removable by remove-references-to.
+        let mut per_file: BTreeMap<usize, (bool, Vec<Because>)> = BTreeMap::new();
+        for h in &r.hits {
+            let Some(f) = file_of(h) else { continue };
+            let removable = h.verdict == Verdict::Removable;
+            let class = &entries[f].class;
+            match h.fact.kind {
+                _ if !removable => {
+                    per_file.entry(f).or_insert((true, Vec::new())).0 = false;
+                }
+                EvidenceKind::ElfRunpathUnused => {
+                    let d = rpath_drop.entry(f).or_default();
+                    let dir = h.fact.detail.clone();
+                    if !d.0.contains(&dir) {
+                        d.0.push(dir);
+                    }
+                    d.1.push(because_of(h));
+                }
+                EvidenceKind::ElfSourcePath | EvidenceKind::ElfDebug
+                    if *class != FileClass::Debug =>
+                {
+                    per_file
+                        .entry(f)
+                        .or_insert((true, Vec::new()))
+                        .1
+                        .push(because_of(h));
+                }
+                EvidenceKind::Manifest | EvidenceKind::Symlink => {
+                    deletes.entry(f).or_default().push(because_of(h));
+                }
+                _ if *class == FileClass::Removable => {
+                    deletes.entry(f).or_default().push(because_of(h));
+                }
+                // Debug files go to the debug output with their edges; anything else
+                // removable only for some consumer is kept.
+                _ => {
+                    per_file.entry(f).or_insert((true, Vec::new())).0 = false;
+                }
+            }
+        }
+        for (f, (all_removable, because)) in per_file {
+            if all_removable && !because.is_empty() && entries[f].entry != EntryType::Symlink {
+                let e = remove_refs.entry(r.target.clone()).or_default();
+                e.0.insert(f);
+                e.1.extend(because);
+            }
+        }
+    }
+    // A deleted file needs no other edit.
+    for (files, _) in remove_refs.values_mut() {
+        files.retain(|f| !deletes.contains_key(f));
+    }
+    remove_refs.retain(|_, (files, _)| !files.is_empty());
+    let mut rpaths = Vec::new();
+    for (f, (drop, because)) in rpath_drop {
+        if deletes.contains_key(&f) {
+            continue;
+        }
+        let Some(elf) = &entries[f].elf else { continue };
+        let mut kept = Vec::new();
+        let mut ok = true;
+        for s in &elf.search {
+            match &s.dir {
+                Some(d) if drop.contains(d) => {}
+                Some(d) => kept.push(d.clone()),
+                None => ok = false,
+            }
+        }
+        if !ok {
+            warnings.push(format!(
+                "{}: a RUNPATH entry could not be expanded, so its RUNPATH is left as it is",
+                String::from_utf8_lossy(entries[f].path.as_bytes())
+            ));
+            continue;
+        }
+        rpaths.push(RpathEdit {
+            file: f,
+            drop,
+            kept,
+            because,
+        });
+    }
+
+    // 2. Each entry's output.
+    let mut names: Vec<String> = vec![OUT.to_string()];
+    let mut place = vec![Place::Implicit; entries.len()];
+    let mut want: Vec<Option<String>> = vec![None; entries.len()];
+    for (i, e) in entries.iter().enumerate() {
+        if e.path.is_root() {
+            continue;
+        }
+        if deletes.contains_key(&i) {
+            place[i] = Place::Deleted;
+            continue;
+        }
+        if e.entry == EntryType::Directory {
+            let alive = tree.children[i].iter().any(|c| !deletes.contains_key(c));
+            if alive {
+                continue;
+            }
+            // Empty, or emptied by deletions: an emptied one stays where it is.
+            if !tree.children[i].is_empty() {
+                want[i] = Some(OUT.to_string());
+                continue;
+            }
+        }
+        want[i] = Some(class_output(&e.class, targets));
+    }
+    for w in want.iter().flatten() {
+        if !names.contains(w) {
+            names.push(w.clone());
+        }
+    }
+    names.sort_by_key(|n| output_rank(n));
+    let index: HashMap<&str, usize> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), i))
+        .collect();
+    for (i, w) in want.iter().enumerate() {
+        if let Some(w) = w {
+            place[i] = Place::Output(index[w.as_str()]);
+        }
+    }
+
+    // 3. Which outputs hold each directory (any leaf below it).
+    let n_out = names.len();
+    let mut holds: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); entries.len()];
+    for (i, e) in entries.iter().enumerate() {
+        let Place::Output(o) = place[i] else { continue };
+        holds[i].insert(o);
+        let mut p: &[u8] = e.path.as_bytes();
+        while !p.is_empty() {
+            p = parent(p);
+            match tree.by_path.get(p) {
+                Some(&d) => {
+                    holds[d].insert(o);
+                }
+                None => break,
+            }
+        }
+    }
+    if let Some(root) = entries.iter().position(|e| e.path.is_root()) {
+        holds[root] = (0..n_out).collect();
+    }
+
+    // 4. The plan so far: enough to land sub-paths.
+    let mut plan = Plan {
+        outputs: names,
+        place,
+        deletes,
+        remove_refs,
+        rpaths,
+        references: Vec::new(),
+        sizes: Vec::new(),
+        files: Vec::new(),
+        holds,
+        assumptions: Vec::new(),
+        warnings,
+    };
+
+    // 5. References per output, and size changes from self references that now name
+    // another output (the build writes `$dev/…` where it wrote `$out/…`).
+    let removed_rpath: HashMap<usize, &Vec<String>> =
+        plan.rpaths.iter().map(|r| (r.file, &r.drop)).collect();
+    let mut references: Vec<BTreeMap<(StorePath, Option<usize>), u64>> =
+        vec![BTreeMap::new(); n_out];
+    let mut grow = vec![0u64; entries.len()];
+    let mut assumptions = Vec::new();
+    for r in &ev.references {
+        let is_self = r.target == ev.path;
+        if r.hits.is_empty() {
+            // Registered, no file shows it: kept on the runtime output.
+            references[0]
+                .entry((r.target.clone(), is_self.then_some(0)))
+                .or_default();
+            continue;
+        }
+        for h in &r.hits {
+            let Some(f) = file_of(h) else { continue };
+            if plan
+                .remove_refs
+                .get(&r.target)
+                .is_some_and(|(fs, _)| fs.contains(&f))
+            {
+                continue;
+            }
+            if h.fact.kind == EvidenceKind::ElfRunpathUnused
+                && removed_rpath
+                    .get(&f)
+                    .is_some_and(|d| d.contains(&h.fact.detail))
+            {
+                continue;
+            }
+            let Some(o) = plan.output_of_file(&tree, ev, f) else {
+                continue;
+            };
+            let landing = if is_self {
+                let sub = sub_path(h, &r.target);
+                let (l, why) = plan.land(&tree, &sub);
+                if let Some(why) = why {
+                    assumptions.push(SelfLanding {
+                        file: f,
+                        offset: h.fact.location.offset(),
+                        kind: h.fact.kind,
+                        sub_path: String::from_utf8_lossy(&sub).into_owned(),
+                        output: l,
+                        reason: why,
+                    });
+                }
+                let e = &entries[f];
+                if l != 0 && e.elf.is_none() && h.fact.kind != EvidenceKind::FileName {
+                    grow[f] += 1 + plan.outputs[l].len() as u64;
+                }
+                Some(l)
+            } else {
+                None
+            };
+            *references[o]
+                .entry((r.target.clone(), landing))
+                .or_default() += 1;
+        }
+    }
+
+    // 6. Exact NAR sizes.
+    let mut sizes = vec![0u64; n_out];
+    let mut files = vec![0u64; n_out];
+    for (o, size) in sizes.iter_mut().enumerate() {
+        *size = nar_size_of(
+            entries
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| plan.holds[*i].contains(&o))
+                .map(|(i, e)| (e.path.as_bytes(), e.entry, e.size + grow[i])),
+        );
+        files[o] = entries
+            .iter()
+            .enumerate()
+            .filter(|(i, e)| e.entry != EntryType::Directory && plan.place[*i] == Place::Output(o))
+            .count() as u64;
+    }
+
+    plan.references = references;
+    plan.sizes = sizes;
+    plan.files = files;
+    plan.assumptions = assumptions;
+    plan
+}
+
+/// Everything before the last `/` of a relative path (empty at the first level).
+fn parent(p: &[u8]) -> &[u8] {
+    match p.iter().rposition(|&b| b == b'/') {
+        Some(i) => &p[..i],
+        None => &[],
+    }
+}
+
+/// The exact NAR size of a tree given as (path, type, size) in NAR order: the same
+/// framing as `crate::scan::nar_size`, over any subset of a package's entries that
+/// forms a tree (every entry's parent directory included).
+pub fn nar_size_of<'a>(entries: impl Iterator<Item = (&'a [u8], EntryType, u64)>) -> u64 {
+    fn str_len(n: u64) -> u64 {
+        8u64.saturating_add(n.div_ceil(8).saturating_mul(8))
+    }
+    let s = |t: &str| str_len(t.len() as u64);
+    let mut total = s("nix-archive-1");
+    for (path, entry, size) in entries {
+        if !path.is_empty() {
+            let name = path.rsplit(|&b| b == b'/').next().unwrap_or(path);
+            total += s("entry") + s("(") + s("name") + str_len(name.len() as u64);
+            total += s("node") + s(")");
+        }
+        total += s("(") + s("type") + s(")");
+        total = total.saturating_add(match entry {
+            EntryType::Regular => s("regular") + s("contents") + str_len(size),
+            EntryType::Executable => {
+                s("regular") + s("executable") + s("") + s("contents") + str_len(size)
+            }
+            EntryType::Symlink => s("symlink") + s("target") + str_len(size),
+            EntryType::Directory => s("directory"),
+        });
+    }
+    total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::classify::RuleId;
+    use crate::evidence::{EntryFact, HitFact, HitPlace, Reference, ScanStatus};
+    use crate::scan::{Location, RelPath};
+
+    const PKG: &str = "00000000000000000000000000000000-pkg-1.0";
+    const DEP: &str = "11111111111111111111111111111111-dep-1.0";
+
+    fn entry(path: &str, entry: EntryType, size: u64, class: FileClass) -> EntryFact {
+        EntryFact {
+            path: RelPath::from_bytes(path.as_bytes().to_vec()),
+            entry,
+            size,
+            class,
+            class_rule: RuleId::new("test"),
+            symlink_target: None,
+            elf: None,
+            shebang: None,
+            names: Vec::new(),
+        }
+    }
+
+    fn hit(file: &str, kind: EvidenceKind, verdict: Verdict, detail: &str) -> Hit {
+        Hit {
+            fact: HitFact {
+                file: RelPath::from_bytes(file.as_bytes().to_vec()),
+                location: Location::Contents { offset: 7 },
+                kind,
+                kind_rule: RuleId::new("test"),
+                detail: detail.to_string(),
+                symlink_target: None,
+                target_exists: None,
+            },
+            place: HitPlace {
+                class: FileClass::Out,
+                reached: None,
+            },
+            verdict,
+            rule: RuleId::new("test"),
+        }
+    }
+
+    fn reference(target: &str, hits: Vec<Hit>) -> Reference {
+        Reference {
+            target: StorePath::from_base_name(target).unwrap(),
+            registered: true,
+            self_reference: target == PKG,
+            verdict: Verdict::Unknown,
+            rule: RuleId::new("test"),
+            capped: 0,
+            kinds: BTreeMap::new(),
+            hits,
+        }
+    }
+
+    /// lib/libp.so (lib), lib/cmake/p/p.cmake (dev, naming $out/include and dep),
+    /// include/p.h (dev).
+    fn package(lib_hits: Vec<Hit>) -> PathEvidence {
+        use EntryType::{Directory as D, Regular as R};
+        let me = format!("/nix/store/{PKG}");
+        let mut dep_hits = lib_hits;
+        dep_hits.push(hit(
+            "lib/cmake/p/p.cmake",
+            EvidenceKind::BuildConfig,
+            Verdict::Dev,
+            "/nix/store/11111111111111111111111111111111-dep-1.0/lib",
+        ));
+        PathEvidence {
+            path: StorePath::from_base_name(PKG).unwrap(),
+            status: ScanStatus::Scanned {
+                files: 6,
+                bytes: 0,
+                cached: false,
+            },
+            references: vec![
+                reference(DEP, dep_hits),
+                reference(
+                    PKG,
+                    vec![hit(
+                        "lib/cmake/p/p.cmake",
+                        EvidenceKind::BuildConfig,
+                        Verdict::Dev,
+                        &format!("set(INC \"{me}/include\")"),
+                    )],
+                ),
+            ],
+            warnings: Vec::new(),
+            entries: vec![
+                entry("", D, 0, FileClass::Out),
+                entry("include", D, 0, FileClass::Dev),
+                entry("include/p.h", R, 10, FileClass::Dev),
+                entry("lib", D, 0, FileClass::Out),
+                entry("lib/cmake", D, 0, FileClass::Dev),
+                entry("lib/cmake/p", D, 0, FileClass::Dev),
+                entry("lib/cmake/p/p.cmake", R, 100, FileClass::Dev),
+                entry("lib/libp.so", R, 1000, FileClass::Lib),
+            ],
+        }
+    }
+
+    #[test]
+    fn files_go_to_their_class_outputs_and_self_references_land_by_sub_path() {
+        let ev = package(Vec::new());
+        let p = plan(&ev, &[]);
+        assert_eq!(p.outputs, ["out", "dev"]);
+        let dep = StorePath::from_base_name(DEP).unwrap();
+        let me = StorePath::from_base_name(PKG).unwrap();
+        // dev refers to dep and (through $out/include) to itself; out to nothing.
+        assert!(p.references[0].is_empty());
+        assert_eq!(p.references[1].get(&(dep, None)), Some(&1));
+        assert_eq!(p.references[1].get(&(me, Some(1))), Some(&1));
+        // The cmake file grows by "-dev" once the build writes $dev/include.
+        let dev_tree = [
+            (&b""[..], EntryType::Directory, 0),
+            (b"include", EntryType::Directory, 0),
+            (b"include/p.h", EntryType::Regular, 10),
+            (b"lib", EntryType::Directory, 0),
+            (b"lib/cmake", EntryType::Directory, 0),
+            (b"lib/cmake/p", EntryType::Directory, 0),
+            (b"lib/cmake/p/p.cmake", EntryType::Regular, 104),
+        ];
+        assert_eq!(p.sizes[1], nar_size_of(dev_tree.into_iter()));
+        let out_tree = [
+            (&b""[..], EntryType::Directory, 0),
+            (b"lib", EntryType::Directory, 0),
+            (b"lib/libp.so", EntryType::Regular, 1000),
+        ];
+        assert_eq!(p.sizes[0], nar_size_of(out_tree.into_iter()));
+    }
+
+    #[test]
+    fn a_source_path_is_removed_only_where_every_hit_of_it_is_removable() {
+        let source = || {
+            hit(
+                "lib/libp.so",
+                EvidenceKind::ElfSourcePath,
+                Verdict::Removable,
+                "/nix/store/11111111111111111111111111111111-dep-1.0/src/p.c",
+            )
+        };
+        let p = plan(&package(vec![source()]), &[]);
+        let dep = StorePath::from_base_name(DEP).unwrap();
+        assert_eq!(p.remove_refs.get(&dep).map(|(f, _)| f.len()), Some(1));
+        assert!(p.references[0].is_empty());
+        // The same file also needs dep at run time: remove-references-to would break it.
+        let needed = hit(
+            "lib/libp.so",
+            EvidenceKind::ElfNeeded,
+            Verdict::Runtime,
+            "/nix/store/11111111111111111111111111111111-dep-1.0/lib supplies libd.so",
+        );
+        let p = plan(&package(vec![source(), needed]), &[]);
+        assert!(p.remove_refs.is_empty());
+        assert_eq!(p.references[0].get(&(dep, None)), Some(&2));
+    }
+
+    #[test]
+    fn sub_paths_stop_at_the_first_byte_that_cannot_be_in_a_path() {
+        let target = StorePath::from_base_name(PKG).unwrap();
+        let h = hit(
+            "x",
+            EvidenceKind::Text,
+            Verdict::Unknown,
+            &format!("see \"/nix/store/{PKG}/lib/a.so\" and more"),
+        );
+        assert_eq!(sub_path(&h, &target), b"lib/a.so");
+        let bare = hit(
+            "x",
+            EvidenceKind::Text,
+            Verdict::Unknown,
+            &format!("/nix/store/{PKG}"),
+        );
+        assert!(sub_path(&bare, &target).is_empty());
+    }
+}

@@ -1,0 +1,157 @@
+//! The words of the `split` report: headings, one line per action, the sentences for
+//! `no_split`, assumptions and remedies. Shared by the table and Markdown formats.
+
+use crate::report::{
+    Assumption, AssumptionReason, NoSplit, NoSplitReason, Remedy, RemedyOption, SplitAction,
+    SplitReport,
+};
+use crate::store::format_size;
+
+/// `s` with control characters escaped, for a terminal or a Markdown line (names come
+/// from the package's files and may hold anything).
+pub(crate) fn printable(s: &str) -> String {
+    s.chars()
+        .flat_map(|c| {
+            if c.is_control() {
+                c.escape_default().collect::<Vec<_>>()
+            } else {
+                vec![c]
+            }
+        })
+        .collect()
+}
+
+/// The heading: package and its size now.
+pub(crate) fn heading(r: &SplitReport) -> String {
+    format!("split {} ({} now)", r.package, format_size(r.package_size))
+}
+
+/// What `no_split` says.
+pub(crate) fn no_split(n: &NoSplit) -> String {
+    match n.reason {
+        NoSplitReason::OnlyRuntimeFiles => format!(
+            "no split: every file is a run-time file ({}) and {}",
+            if n.classes.is_empty() {
+                "none".to_string()
+            } else {
+                n.classes.join(", ")
+            },
+            match n.references {
+                0 => "it has no references".to_string(),
+                k => format!("none of its {k} reference(s) can be cut"),
+            }
+        ),
+        NoSplitReason::FilesUnavailable => {
+            "no split: the package's files are not available, so there is no evidence to split by"
+                .to_string()
+        }
+    }
+}
+
+/// One line per action, as a maintainer would read it.
+pub(crate) fn action(a: &SplitAction) -> String {
+    printable(&match a {
+        SplitAction::Move { path, to, because } => {
+            let n: u64 = because.iter().map(|b| b.count).sum();
+            let classes: Vec<&str> = because.iter().map(|b| b.kind.as_str()).collect();
+            format!(
+                "move {path} to {to} ({n} file(s), class {})",
+                classes.join(", ")
+            )
+        }
+        SplitAction::Delete { path, because } => format!(
+            "delete {path} ({})",
+            because.first().map_or("", |b| b.kind.as_str())
+        ),
+        SplitAction::RemoveReferences {
+            target,
+            files,
+            because,
+        } => format!(
+            "remove-references-to -t {target} in {} ({})",
+            files.join(", "),
+            because.first().map_or("", |b| b.kind.as_str())
+        ),
+        SplitAction::ShrinkRpath {
+            files, drop, kept, ..
+        } => format!(
+            "patchelf --set-rpath {} {} (drops {})",
+            if kept.is_empty() { "''" } else { kept },
+            files.join(" "),
+            drop.join(":")
+        ),
+        SplitAction::DropGpuArch { arch, paths, .. } => {
+            format!("drop {arch}: {} path(s)", paths.len())
+        }
+    })
+}
+
+/// What an assumption says.
+pub(crate) fn assumption(a: &Assumption) -> String {
+    let why = match a.reason {
+        AssumptionReason::NoSubPath => "names no sub-path",
+        AssumptionReason::SeveralOutputs => "names a directory in several outputs",
+        AssumptionReason::SubPathMissing => "names a sub-path the split package does not keep",
+        AssumptionReason::NotScanned => "was not scanned",
+    };
+    let at = if a.file.is_empty() {
+        String::new()
+    } else {
+        format!(" {}@{}", a.file, a.offset.unwrap_or(0))
+    };
+    printable(&format!(
+        "{}{at} {why}: assumed to land on {}",
+        a.from, a.output
+    ))
+}
+
+/// One remedy option.
+pub(crate) fn remedy_option(o: &RemedyOption) -> String {
+    match o {
+        RemedyOption::Rebuild { nix } => format!("rebuild with fewer targets: {nix}"),
+        RemedyOption::EnvVar { name, value } => format!("set {name}={value} (a wrapper)"),
+        RemedyOption::SymlinkBack => {
+            "symlink the files back into out (brings the closure edge back)".to_string()
+        }
+    }
+}
+
+/// Remedies grouped by the directory the files came from: one heading naming every
+/// output, then the first remedy's options (the others differ only in the output).
+pub(crate) fn remedy_groups(remedies: &[Remedy]) -> Vec<(String, Vec<String>)> {
+    let mut groups: Vec<(&Remedy, Vec<&str>)> = Vec::new();
+    for m in remedies {
+        match groups
+            .iter_mut()
+            .find(|(g, _)| g.directory == m.directory && g.library == m.library)
+        {
+            Some((_, outs)) => outs.push(&m.output),
+            None => groups.push((m, vec![&m.output])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(m, outs)| {
+            let heading = format!(
+                "files moved to {} ({}{}) are found again by:",
+                outs.join(", "),
+                m.directory,
+                m.library
+                    .as_deref()
+                    .map(|l| format!(", opened by {l}"))
+                    .unwrap_or_default()
+            );
+            let options = m
+                .options
+                .iter()
+                .map(|o| match o {
+                    RemedyOption::EnvVar { .. } if outs.len() > 1 => {
+                        format!("{} (shown for {})", remedy_option(o), m.output)
+                    }
+                    _ => remedy_option(o),
+                })
+                .collect();
+            (heading, options)
+        })
+        .collect()
+}

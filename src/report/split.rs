@@ -1,0 +1,259 @@
+//! `nixcut split` documents: the outputs a package could be split into, what a
+//! consumer's closure becomes, the actions that do it and the Nix code rendered from
+//! them.
+//!
+//! Paths inside the package (`path`, `files[]`) are relative to its top directory; store
+//! paths are full. Every size is an exact NAR size in bytes (framing included).
+
+use serde::{Deserialize, Serialize};
+
+use super::SourceRef;
+
+/// `nixcut split PATH [--for ROOT] [--gpu-targets …]`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SplitReport {
+    pub schema_version: u32,
+    pub source: SourceRef,
+    /// The package being split (full store path).
+    pub package: String,
+    /// Its NAR size as it is now.
+    pub package_size: u64,
+    /// The proposed outputs, `out` first (only `out` when there is nothing to split).
+    pub outputs: Vec<SplitOutput>,
+    /// `--for ROOT`: the consumer's closure before and after.
+    #[serde(rename = "for")]
+    pub for_root: Option<SplitFor>,
+    /// `--gpu-targets`, as given (base architectures).
+    pub gpu_targets: Vec<String>,
+    /// Per GPU architecture: what its files weigh and where they go.
+    pub archs: Vec<ArchRow>,
+    /// What to do, in order (SPEC "Split actions").
+    pub actions: Vec<SplitAction>,
+    /// The Nix code rendered from `actions` (empty with `no_split`).
+    pub nix: String,
+    /// Every hit that landed on an output by default.
+    pub assumptions: Vec<Assumption>,
+    /// What moved GPU files need to be found again.
+    pub remedies: Vec<Remedy>,
+    /// Set when nothing is worth splitting.
+    pub no_split: Option<NoSplit>,
+    pub warnings: Vec<String>,
+}
+
+/// One proposed output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SplitOutput {
+    /// nixpkgs output name (`out`, `bin`, `dev`, `doc`, `man`, `static`, `debug`, or a
+    /// GPU architecture such as `gfx90a`).
+    pub name: String,
+    /// Exact NAR size of the output as the actions leave it.
+    pub size: u64,
+    /// Entries other than directories (files and symlinks) it holds.
+    pub files: u64,
+    /// The top-most paths it holds, as moved (`out`: empty, it keeps the rest).
+    pub paths: Vec<String>,
+    /// What the output refers to once the actions are applied.
+    pub references: Vec<OutputReference>,
+}
+
+/// One reference of a proposed output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputReference {
+    /// The referenced store path (for an output of the split package: the package as it
+    /// is now, with `output` naming which of the new outputs).
+    pub path: String,
+    /// For a reference to an output of the split package (itself included): its name.
+    pub output: Option<String>,
+    /// Hits in this output's files that make the edge.
+    pub hits: u64,
+}
+
+/// The consumer's closure before and after the split.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SplitFor {
+    pub root: String,
+    pub closure_size_before: u64,
+    pub closure_size_after: u64,
+    pub path_count_before: u64,
+    /// Nodes after: (store path, output) pairs.
+    pub path_count_after: u64,
+    /// The outputs of the package the consumer still needs.
+    pub outputs_needed: Vec<String>,
+    /// Store paths that leave the closure.
+    pub removed: Vec<String>,
+}
+
+/// One GPU architecture's files in the package.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArchRow {
+    pub arch: String,
+    /// Files (and symlinks) of this architecture in the package.
+    pub files: u64,
+    /// Their bytes in the package (file contents, symlink targets).
+    pub bytes: u64,
+    /// NAR sizes of the store paths only this architecture's files refer to.
+    pub referenced_bytes: u64,
+    /// The output holding them (`out` when kept there).
+    pub output: String,
+    /// Kept in a consumer's closure with `--gpu-targets` (always true without).
+    pub kept: bool,
+}
+
+/// One evidence item an action or assumption rests on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Because {
+    /// File inside the package (or the referrer) holding the evidence.
+    pub file: String,
+    /// Byte offset of the hit (none for a class-based move).
+    pub offset: Option<u64>,
+    /// Evidence kind of the hit, or the file class for a move.
+    pub kind: String,
+    /// The rule that gave the verdict or the class.
+    pub rule: String,
+    /// The string, line or target the hit sits in (empty for a move).
+    pub detail: String,
+    /// How many entries this item stands for: 1 for a hit, the files moved for a move
+    /// (`file` is then the first of them).
+    pub count: u64,
+}
+
+/// One action of SPEC's "Split actions" table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum SplitAction {
+    /// `moveToOutput PATH "$to"`.
+    Move {
+        path: String,
+        to: String,
+        because: Vec<Because>,
+    },
+    /// `rm -r "$out/PATH"`.
+    Delete { path: String, because: Vec<Because> },
+    /// `remove-references-to -t TARGET FILES`.
+    RemoveReferences {
+        target: String,
+        files: Vec<String>,
+        because: Vec<Because>,
+    },
+    /// `patchelf --set-rpath KEPT FILE`.
+    ShrinkRpath {
+        files: Vec<String>,
+        drop: Vec<String>,
+        /// The RUNPATH left (`:`-separated, store paths as they are now).
+        kept: String,
+        because: Vec<Because>,
+    },
+    /// `rm` of one architecture's files (or a rebuild with fewer targets).
+    DropGpuArch {
+        arch: String,
+        paths: Vec<String>,
+        because: Vec<Because>,
+    },
+}
+
+/// Why a hit landed where it did without the evidence saying so.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AssumptionReason {
+    /// The hit is a bare hash or the top directory: no sub-path.
+    NoSubPath,
+    /// The sub-path is a directory present in several outputs.
+    SeveralOutputs,
+    /// The sub-path does not exist in the package (or is deleted by an action).
+    SubPathMissing,
+    /// The referrer's files were not scanned.
+    NotScanned,
+}
+
+/// A hit that landed on an output by default.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Assumption {
+    /// The store path holding the hit (the package itself, or a referrer).
+    pub from: String,
+    /// Its file (empty when not scanned).
+    pub file: String,
+    pub offset: Option<u64>,
+    pub kind: Option<String>,
+    /// The sub-path the hit names (empty: none).
+    pub sub_path: String,
+    /// The output it landed on.
+    pub output: String,
+    pub reason: AssumptionReason,
+}
+
+/// What a consumer needs so that GPU files moved to another output are found again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Remedy {
+    /// The output the files moved to.
+    pub output: String,
+    /// The directory they came from (where the library looks).
+    pub directory: String,
+    /// The library that opens them (`rocBLAS`, `hipBLASLt`, `MIOpen`), if known.
+    pub library: Option<String>,
+    /// The ways to find them again, best first.
+    pub options: Vec<RemedyOption>,
+}
+
+/// One way to find moved GPU files again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum RemedyOption {
+    /// Rebuild with only the wanted targets (nixpkgs code).
+    Rebuild { nix: String },
+    /// Point the library at a directory holding the files (a wrapper sets it).
+    EnvVar { name: String, value: String },
+    /// Symlink the files back into the runtime output: the closure edge comes back.
+    SymlinkBack,
+}
+
+/// Why a package gets no split.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NoSplitReason {
+    /// Every file belongs to the runtime output and no reference can be cut.
+    OnlyRuntimeFiles,
+    /// The package's files were not available to scan.
+    FilesUnavailable,
+}
+
+/// The answer when nothing is worth splitting.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoSplit {
+    pub reason: NoSplitReason,
+    /// The file classes present (`lib`, `out`, …).
+    pub classes: Vec<String>,
+    /// References the package has (all kept).
+    pub references: u64,
+}
+
+/// `why ROOT`'s savings line: ROOT's closure once every safe split suggestion (`nixcut
+/// split P --for ROOT` without GPU targets, for each scanned referrer P) is applied.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WhySavings {
+    pub closure_size_before: u64,
+    pub closure_size_after: u64,
+    /// Each suggestion's saving alone, largest first.
+    pub suggestions: Vec<WhySuggestion>,
+}
+
+/// One split suggestion and what it saves alone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WhySuggestion {
+    /// The package to split (full store path).
+    pub package: String,
+    /// Bytes ROOT's closure loses with this split alone.
+    pub saved: u64,
+    /// Its proposed outputs.
+    pub outputs: Vec<String>,
+}

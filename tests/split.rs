@@ -1,0 +1,472 @@
+//! `nixcut split`: the prediction is checked by applying it. The proposed actions are
+//! applied to the rocm world's rocblas in a real Nix rebuild (`tests/worlds/split/`:
+//! a plain derivation with `outputs = [ … ]` whose builder runs the actions as the
+//! nixpkgs verbs would), the consumer chain is rebuilt against the new outputs (copies
+//! with the old hashes rewritten), and the real sizes and references are compared with
+//! the report's.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::{json, nix_cmd, nix_or_skip, nix_stdout, repo, rocm_world};
+use serde_json::Value;
+
+/// Build `attr` of the split world for the plan in `plan_file`.
+fn build_applied(plan_file: &std::path::Path, attr: &str) -> String {
+    let nix = repo().join("tests/worlds/split/apply.nix");
+    let plan = plan_file.to_str().expect("utf-8 temp path");
+    nix_stdout(
+        "nix-build",
+        &[
+            nix.to_str().expect("utf-8 repo path"),
+            "--argstr",
+            "plan",
+            plan,
+            "-A",
+            attr,
+            "--no-out-link",
+        ],
+    )
+    .trim()
+    .to_string()
+}
+
+fn closure_size(path: &str) -> u64 {
+    let out = nix_stdout("nix", &["path-info", "-S", path]);
+    out.split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no closure size in {out:?}"))
+}
+
+fn nar_size(path: &str) -> u64 {
+    nix_stdout("nix-store", &["-q", "--size", path])
+        .trim()
+        .parse()
+        .expect("nix-store -q --size prints a number")
+}
+
+fn references(path: &str) -> BTreeSet<String> {
+    nix_stdout("nix-store", &["-q", "--references", path])
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// The generated Nix code parses.
+fn assert_nix_parses(report: &Value) {
+    let code = report["nix"].as_str().expect("nix is a string");
+    assert!(!code.is_empty(), "no Nix code in {report}");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("split.nix");
+    std::fs::write(&file, code).expect("write the Nix code");
+    let out = nix_cmd("nix-instantiate")
+        .arg("--parse")
+        .arg(&file)
+        .output()
+        .expect("run nix-instantiate");
+    assert!(
+        out.status.success(),
+        "the generated Nix code does not parse: {}\n{code}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Apply the plan, rebuild, compare: closure size within 1%, every output's NAR size
+/// exactly, every output's references exactly.
+fn check_by_rebuild(report: &Value) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let plan = dir.path().join("plan.json");
+    std::fs::write(&plan, report.to_string()).expect("write the plan");
+    let mut built = std::collections::BTreeMap::new();
+    for o in report["outputs"].as_array().expect("outputs") {
+        let name = o["name"].as_str().expect("output name");
+        built.insert(
+            name.to_string(),
+            build_applied(&plan, &format!("rocblas.{name}")),
+        );
+    }
+    for o in report["outputs"].as_array().expect("outputs") {
+        let name = o["name"].as_str().expect("output name");
+        let path = &built[name];
+        assert_eq!(
+            nar_size(path),
+            o["size"].as_u64().expect("size"),
+            "NAR size of output {name} ({path})"
+        );
+        let predicted: BTreeSet<String> = o["references"]
+            .as_array()
+            .expect("references")
+            .iter()
+            .map(|r| match r["output"].as_str() {
+                Some(out) => built[out].clone(),
+                None => r["path"].as_str().expect("path").to_string(),
+            })
+            .collect();
+        assert_eq!(references(path), predicted, "references of output {name}");
+    }
+    let consumer = build_applied(&plan, "llama-cpp-rocm");
+    let real = closure_size(&consumer);
+    let predicted = report["for"]["closure_size_after"].as_u64().expect("after");
+    let diff = real.abs_diff(predicted) as f64 / real as f64;
+    eprintln!("closure after: predicted {predicted} B, rebuilt {real} B");
+    assert!(
+        diff <= 0.01,
+        "predicted {predicted} B, rebuilt consumer {consumer} has {real} B"
+    );
+}
+
+#[test]
+fn rocblas_split_for_llama_matches_the_rebuild() {
+    if !nix_or_skip("rocblas_split_for_llama_matches_the_rebuild") {
+        return;
+    }
+    let w = rocm_world();
+    let r = json(&["split", "rocblas", "--for", &w.root, "--format", "json"]);
+    assert!(r["no_split"].is_null(), "{r}");
+    let names: Vec<&str> = r["outputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|o| o["name"].as_str())
+        .collect();
+    assert_eq!(names, ["out", "bin", "dev", "doc"]);
+    let actions = r["actions"].as_array().unwrap();
+    let has = |kind: &str, field: &str, value: &str| {
+        actions
+            .iter()
+            .any(|a| a["action"] == kind && a[field].as_str() == Some(value))
+    };
+    assert!(has(
+        "delete",
+        "path",
+        "lib/rocblas/library/TensileManifest.txt"
+    ));
+    assert!(has("delete", "path", "share/rocblas/tensile-dangling"));
+    assert!(has("remove-references", "target", w.path("tensile")));
+    assert!(has("move", "path", "lib/cmake"));
+    assert!(has("move", "path", "include"));
+    assert!(actions
+        .iter()
+        .all(|a| !a["because"].as_array().unwrap().is_empty()));
+    let before = r["for"]["closure_size_before"].as_u64().unwrap();
+    let after = r["for"]["closure_size_after"].as_u64().unwrap();
+    assert!(after < before, "{before} -> {after}");
+    assert_eq!(before, closure_size(&w.root));
+    // pkg-config's `prefix=<rocblas>` names no sub-path: an assumption.
+    assert!(r["assumptions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|a| a["file"] == "lib/pkgconfig/rocblas.pc" && a["output"] == "out"));
+    assert_nix_parses(&r);
+    check_by_rebuild(&r);
+}
+
+#[test]
+fn rocblas_split_with_gpu_targets_matches_the_rebuild() {
+    if !nix_or_skip("rocblas_split_with_gpu_targets_matches_the_rebuild") {
+        return;
+    }
+    let w = rocm_world();
+    let r = json(&[
+        "split",
+        "rocblas",
+        "--for",
+        &w.root,
+        "--gpu-targets",
+        "gfx1030",
+        "--format",
+        "json",
+    ]);
+    let archs = r["archs"].as_array().unwrap();
+    let kept: Vec<&str> = archs
+        .iter()
+        .filter(|a| a["kept"] == true)
+        .filter_map(|a| a["arch"].as_str())
+        .collect();
+    assert_eq!(kept, ["gfx1030"]);
+    assert!(archs
+        .iter()
+        .filter(|a| a["kept"] == false)
+        .all(|a| a["output"] == a["arch"]));
+    assert!(r["outputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|o| o["name"] == "gfx90a"));
+    let remedies = r["remedies"].as_array().unwrap();
+    assert!(!remedies.is_empty());
+    assert!(remedies.iter().all(|m| m["options"][0]["nix"]
+        .as_str()
+        .is_some_and(|n| n.contains("gpuTargets = [ \"gfx1030\" ]"))));
+    let all = json(&["split", "rocblas", "--for", &w.root, "--format", "json"]);
+    assert!(
+        r["for"]["closure_size_after"].as_u64() < all["for"]["closure_size_after"].as_u64(),
+        "dropping architectures must shrink the closure"
+    );
+    assert_nix_parses(&r);
+    check_by_rebuild(&r);
+}
+
+#[test]
+fn leaf_with_one_library_and_no_references_gets_no_split() {
+    if !nix_or_skip("leaf_with_one_library_and_no_references_gets_no_split") {
+        return;
+    }
+    let leaf = repo().join("tests/worlds/split/leaf.nix");
+    let path = nix_stdout("nix-build", &[leaf.to_str().unwrap(), "--no-out-link"]);
+    let r = json(&["split", path.trim(), "--format", "json"]);
+    assert_eq!(r["no_split"]["reason"], "only-runtime-files", "{r}");
+    assert_eq!(r["actions"].as_array().unwrap().len(), 0);
+    assert_eq!(r["nix"], "");
+    let outputs = r["outputs"].as_array().unwrap();
+    assert_eq!(outputs.len(), 1);
+    assert_eq!(outputs[0]["size"].as_u64(), Some(nar_size(path.trim())));
+}
+
+#[test]
+fn unused_runpath_is_set_without_it_and_dlopen_directories_stay() {
+    if !nix_or_skip("unused_runpath_is_set_without_it_and_dlopen_directories_stay") {
+        return;
+    }
+    let w = rocm_world();
+    let r = json(&[
+        "split",
+        "rocm-runtime",
+        "--for",
+        &w.root,
+        "--format",
+        "json",
+    ]);
+    let shrink: Vec<&Value> = r["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["action"] == "shrink-rpath")
+        .collect();
+    assert_eq!(shrink.len(), 1, "{r}");
+    let llvm = format!("{}/lib", w.path("rocm-llvm"));
+    assert_eq!(shrink[0]["drop"], serde_json::json!([llvm]));
+    assert!(!shrink[0]["kept"].as_str().unwrap().contains(&llvm));
+    assert!(shrink[0]["kept"]
+        .as_str()
+        .unwrap()
+        .contains(w.path("gcc-lib")));
+    assert!(r["nix"].as_str().unwrap().contains("patchelf --set-rpath"));
+    assert_nix_parses(&r);
+    // Applied: patchelf rewrites the RUNPATH in place (same NAR size) and rocm-llvm is
+    // no longer referenced.
+    let dir = tempfile::tempdir().unwrap();
+    let plan = dir.path().join("plan.json");
+    std::fs::write(&plan, r.to_string()).unwrap();
+    let expr = format!(
+        "import {}/tests/worlds/split/split-package.nix {{ plan = {:?}; orig = (import {}/tests/worlds/rocm.nix {{ }}).rocm-runtime; }}",
+        repo().display(),
+        plan.display(),
+        repo().display()
+    );
+    let built = nix_stdout("nix-build", &["-E", &expr, "--no-out-link"]);
+    let built = built.trim();
+    let out = &r["outputs"][0];
+    assert_eq!(nar_size(built), out["size"].as_u64().unwrap());
+    let predicted: BTreeSet<String> = out["references"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["path"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(references(built), predicted);
+    assert!(!references(built).contains(w.path("rocm-llvm")));
+    // clr's comgr directory supplies a library named for dlopen: never dropped.
+    let r = json(&["split", "clr", "--for", &w.root, "--format", "json"]);
+    let comgr = format!("{}/lib", w.path("rocm-comgr"));
+    assert!(r["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["action"] == "shrink-rpath")
+        .all(|a| !a["drop"].to_string().contains(&comgr)));
+}
+
+#[test]
+fn every_format_renders_the_split() {
+    if !nix_or_skip("every_format_renders_the_split") {
+        return;
+    }
+    let w = rocm_world();
+    for format in ["table", "markdown"] {
+        let (code, out, err) =
+            common::run(&["split", "rocblas", "--for", &w.root, "--format", format]);
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            out.contains("moveToOutput 'lib/cmake' \"$dev\""),
+            "{format}: {out}"
+        );
+        assert!(
+            out.contains("remove-references-to -t ${tensile}"),
+            "{format}: {out}"
+        );
+    }
+}
+
+/// A real Debian ROCm library with its `-dev` package in one output, as nixpkgs had it
+/// before splitting: `split` proposes `dev` with `lib/cmake` and `include`, and the
+/// rebuild gives exactly the predicted sizes and references.
+#[test]
+fn debian_hipsparse_with_its_dev_package_gets_a_dev_output() {
+    let test = "debian_hipsparse_with_its_dev_package_gets_a_dev_output";
+    if !nix_or_skip(test) {
+        return;
+    }
+    let Some(debs) = common::debian_debs(test, &["libhipsparse0", "libhipsparse-dev"]) else {
+        return;
+    };
+    let world = repo().join("tests/worlds/split/hipsparse.nix");
+    let world = world.to_str().unwrap();
+    let debs = debs.to_str().unwrap();
+    let path = nix_stdout(
+        "nix-build",
+        &[
+            world,
+            "--arg",
+            "debs",
+            debs,
+            "-A",
+            "hipsparse",
+            "--no-out-link",
+        ],
+    );
+    let r = json(&["split", path.trim(), "--format", "json"]);
+    let dev = r["outputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["name"] == "dev")
+        .unwrap_or_else(|| panic!("no dev output: {r}"));
+    let moved: Vec<&str> = dev["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p.as_str())
+        .collect();
+    assert!(
+        moved.contains(&"lib/cmake") && moved.contains(&"include"),
+        "{moved:?}"
+    );
+    assert_nix_parses(&r);
+    let dir = tempfile::tempdir().unwrap();
+    let plan = dir.path().join("plan.json");
+    std::fs::write(&plan, r.to_string()).unwrap();
+    let plan = plan.to_str().unwrap();
+    let mut built = std::collections::BTreeMap::new();
+    for o in r["outputs"].as_array().unwrap() {
+        let name = o["name"].as_str().unwrap();
+        let attr = format!("split.{name}");
+        let p = nix_stdout(
+            "nix-build",
+            &[
+                world,
+                "--arg",
+                "debs",
+                debs,
+                "--argstr",
+                "plan",
+                plan,
+                "-A",
+                &attr,
+                "--no-out-link",
+            ],
+        );
+        built.insert(name.to_string(), p.trim().to_string());
+    }
+    for o in r["outputs"].as_array().unwrap() {
+        let name = o["name"].as_str().unwrap();
+        assert_eq!(
+            nar_size(&built[name]),
+            o["size"].as_u64().unwrap(),
+            "size of {name}"
+        );
+        let predicted: BTreeSet<String> = o["references"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| match x["output"].as_str() {
+                Some(out) => built[out].clone(),
+                None => x["path"].as_str().unwrap().to_string(),
+            })
+            .collect();
+        assert_eq!(references(&built[name]), predicted, "references of {name}");
+    }
+}
+
+#[test]
+fn a_package_outside_the_consumers_closure_is_an_error() {
+    if !nix_or_skip("a_package_outside_the_consumers_closure_is_an_error") {
+        return;
+    }
+    let w = rocm_world();
+    let (code, _, err) =
+        common::run(&["split", w.path("llama-cpp-rocm"), "--for", w.path("glibc")]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("not in the closure"), "{err}");
+}
+
+#[test]
+fn a_closure_file_without_files_gets_no_split_for_lack_of_evidence() {
+    // The shipped example is graph-level only: no files, so no evidence to split by.
+    let ex = repo().join("examples/llama-cpp-rocm.json");
+    let r = json(&[
+        "split",
+        "rocblas",
+        "--for",
+        ex.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(r["no_split"]["reason"], "files-unavailable", "{r}");
+}
+
+/// `why ROOT` gains a savings line: each suggestion's saving is what `split P --for
+/// ROOT` predicts, and all of them together save at least as much as the largest.
+#[test]
+fn why_shows_what_every_safe_split_saves() {
+    if !nix_or_skip("why_shows_what_every_safe_split_saves") {
+        return;
+    }
+    let w = rocm_world();
+    let why = json(&["why", &w.root, "--format", "json"]);
+    let s = &why["savings"];
+    let before = s["closure_size_before"].as_u64().unwrap();
+    assert_eq!(before, why["closure_size"].as_u64().unwrap());
+    let suggestions = s["suggestions"].as_array().unwrap();
+    let rocblas = suggestions
+        .iter()
+        .find(|x| x["package"] == w.path("rocblas"))
+        .unwrap_or_else(|| panic!("no rocblas suggestion: {s}"));
+    let split = json(&[
+        "split",
+        w.path("rocblas"),
+        "--for",
+        &w.root,
+        "--format",
+        "json",
+    ]);
+    let f = &split["for"];
+    assert_eq!(
+        rocblas["saved"].as_u64().unwrap(),
+        f["closure_size_before"].as_u64().unwrap() - f["closure_size_after"].as_u64().unwrap()
+    );
+    let largest = suggestions[0]["saved"].as_u64().unwrap();
+    assert!(
+        before - s["closure_size_after"].as_u64().unwrap() >= largest,
+        "{s}"
+    );
+    let (code, table, err) = common::run(&["why", &w.root, "--top", "5"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        table.contains("after every safe split suggestion"),
+        "{table}"
+    );
+}

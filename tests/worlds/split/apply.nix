@@ -1,0 +1,32 @@
+# Applies a `nixcut split` report (its JSON) to the rocm world's rocblas with plain
+# builtins.derivation and shell equivalents of the nixpkgs verbs (verbs.sh), then
+# rebuilds the consumer against the new outputs: rocsolver, hipblas and llama-cpp-rocm
+# are copied with every old store path's hash rewritten to the new one (the names stay
+# the same, so lengths do, and ELF offsets stay valid).
+#
+#   nix-build tests/worlds/split/apply.nix --argstr plan report.json -A llama-cpp-rocm
+{ plan }:
+let
+  world = import ../rocm.nix { };
+  pkg = world.rocblas;
+  rocblas = import ./split-package.nix { inherit plan; orig = pkg; };
+  # A copy of `orig` with each [ old new ] pair's hash rewritten.
+  rewritten = orig: pairs: builtins.derivation {
+    name = orig.name;
+    system = builtins.currentSystem;
+    builder = "/bin/sh";
+    PATH = "/usr/bin:/bin";
+    args = [ "-c" ''
+      set -eu
+      mkdir -p $out && cp -a $orig/. $out/ && chmod -R u+w $out
+      python3 $rewrite $out ${builtins.concatStringsSep " " (map toString pairs)}
+    '' ];
+    inherit orig;
+    rewrite = ./rewrite.py;
+  };
+  rocsolver = rewritten world.rocsolver [ pkg rocblas.out ];
+  hipblas = rewritten world.hipblas [ pkg rocblas.out world.rocsolver rocsolver ];
+  llama-cpp-rocm = rewritten world.llama-cpp-rocm
+    [ pkg rocblas.out world.rocsolver rocsolver world.hipblas hipblas ];
+in
+{ inherit rocblas rocsolver hipblas llama-cpp-rocm; }

@@ -1,0 +1,42 @@
+# Shell equivalents of the nixpkgs verbs a `nixcut split` plan uses (stdenv's
+# multiple-outputs.sh and the remove-references-to / patchelf tools), for plain
+# builtins.derivation builds without nixpkgs. Sourced by apply.sh; $outputs lists the
+# output names, each a variable holding its path.
+
+# moveToOutput PATTERN DST: move what PATTERN matches in every other output into DST,
+# merging directories, then remove parents left empty (multiple-outputs.sh).
+moveToOutput() {
+    patt=$1 dstOut=$2
+    for output in $outputs; do
+        eval "srcOut=\$$output"
+        [ "$srcOut" = "$dstOut" ] && continue
+        for srcPath in "$srcOut"/$patt; do
+            [ -e "$srcPath" ] || [ -L "$srcPath" ] || continue
+            dstPath="$dstOut${srcPath#"$srcOut"}"
+            if [ -d "$dstPath" ] && [ -d "$srcPath" ]; then
+                rmdir "$srcPath" --ignore-fail-on-non-empty
+                if [ -d "$srcPath" ]; then
+                    mv -t "$dstPath" "$srcPath"/*
+                    rmdir "$srcPath"
+                fi
+            else
+                mkdir -p "$(readlink -m "$dstPath/..")"
+                mv "$srcPath" "$dstPath"
+            fi
+            srcParent=$(readlink -m "$srcPath/..")
+            if [ -n "$(find "$srcParent" -maxdepth 0 -type d -empty 2>/dev/null)" ]; then
+                rmdir -p --ignore-fail-on-non-empty "$srcParent" 2>/dev/null || true
+            fi
+        done
+    done
+}
+
+# remove-references-to -t TARGET FILES…: replace TARGET's hash with 32 `e`s (same length).
+remove_references_to() {
+    [ "$1" = -t ] || { echo "remove-references-to: -t TARGET expected" >&2; return 1; }
+    target=$2; shift 2
+    hash=$(basename "$target" | cut -c1-32)
+    for f in "$@"; do
+        sed -i "s|$hash|eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee|g" "$f"
+    done
+}
