@@ -449,11 +449,9 @@ fn a_hostile_file_name_in_tables_markdown_snapshots_and_messages() {
     ]);
 }
 
+/// Issue 8.5: JSON reports wrote U+202A-U+202E, U+2066-U+2069 and C1 controls raw inside
+/// strings (serde_json escapes only C0): `source.origin` showed a file name's U+202E.
 #[test]
-#[ignore = "src/render (JSON) writes U+202A-U+202E, U+2066-U+2069 and C1 controls raw \
-            inside strings (serde_json escapes only C0): `source.origin` of why, refs, diff \
-            and check --format json shows a file name's U+202E; issue 8 item 5, left to the \
-            render rework"]
 fn a_hostile_file_name_in_json_reports() {
     hostile_file_name(&[
         &["why", "INPUT", "--no-evidence", "--format", "json"],

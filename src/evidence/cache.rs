@@ -22,9 +22,9 @@ use crate::store::{NarHash, StorePath};
 
 /// Version of the cache file format; part of every key, so a new format never reads
 /// an old entry.
-pub const CACHE_FORMAT: u32 = 3;
+pub const CACHE_FORMAT: u32 = 4;
 
-const KEY_VERSION: &str = concat!("nixcut-scan-cache-3-", env!("CARGO_PKG_VERSION"));
+const KEY_VERSION: &str = concat!("nixcut-scan-cache-4-", env!("CARGO_PKG_VERSION"));
 const MAGIC: &str = "nixcut-scan-cache";
 
 /// A directory of cached scans.
@@ -214,6 +214,7 @@ struct WireEntry {
     references: Vec<WireRef>,
     warnings: Vec<String>,
     entries: Vec<WireFile>,
+    complete: bool,
 }
 
 fn wire_file(e: &EntryFact) -> WireFile {
@@ -324,6 +325,7 @@ impl WireEntry {
                 .collect(),
             warnings: s.warnings.clone(),
             entries: s.entries.iter().map(wire_file).collect(),
+            complete: s.complete,
         }
     }
 
@@ -361,6 +363,7 @@ impl WireEntry {
             capped_total: self.capped_total,
             warnings: self.warnings,
             entries: self.entries.into_iter().map(entry_fact).collect(),
+            complete: self.complete,
         })
     }
 }
@@ -408,6 +411,7 @@ mod tests {
                 shebang: Some(b"/bin/sh".to_vec()),
                 names: vec![b"/nix/store/\xff".to_vec()],
             }],
+            complete: false,
         }
     }
 

@@ -293,6 +293,7 @@ fn scan(
         bytes: scan.files.iter().map(|f| f.size).sum(),
         references,
         capped_total: scan.files.iter().map(|f| f.capped_hits).sum(),
+        complete: scan.nar_size.is_some(),
         warnings: scan.warnings,
         entries,
     })
@@ -436,10 +437,17 @@ fn derive(
     let mut warnings = scanned.warnings;
     for r in registered {
         if !seen.contains(r) {
-            warnings.push(format!(
-                "Nix registered a reference to {} but no file shows its hash",
-                sd.display(r)
-            ));
+            warnings.push(if scanned.complete {
+                format!(
+                    "Nix registered a reference to {} but no file shows its hash",
+                    sd.display(r)
+                )
+            } else {
+                format!(
+                    "Nix registered a reference to {}; no file that could be read shows its hash (some entries could not be read: see the warnings above)",
+                    sd.display(r)
+                )
+            });
             references.push(no_evidence(p, r));
         }
     }

@@ -128,6 +128,8 @@ pub struct ScannedPath {
     pub warnings: Vec<String>,
     /// Every entry, in NAR order.
     pub entries: Vec<EntryFact>,
+    /// Whether every entry could be read (else some hashes may not have been seen).
+    pub complete: bool,
 }
 
 /// One hit with its verdict.

@@ -2,6 +2,11 @@
 //! contract; `tests/json_contract.rs` pins it), indented on a terminal and compact in
 //! a pipe, one document per run. The sentences the contract carries as strings are
 //! written by the `Serialize` impls in `crate::render::words`.
+//!
+//! serde_json escapes only C0 controls; DEL, C1 controls and bidirectional embeddings,
+//! overrides and isolates (U+202A–U+202E, U+2066–U+2069) from input names would reach a
+//! terminal raw. [`SafeJson`] writes them as `\uXXXX` escapes: in JSON such bytes only
+//! occur inside strings, where the escape means the same character.
 
 use std::io::{self, Write};
 
@@ -22,10 +27,70 @@ pub(super) fn render(report: Report<'_>, style: &Style, out: &mut dyn Write) -> 
 }
 
 fn write<T: Serialize>(doc: &T, style: &Style, out: &mut dyn Write) -> io::Result<()> {
+    let mut safe = SafeJson { out };
     if style.pretty_json {
-        serde_json::to_writer_pretty(&mut *out, doc).map_err(io::Error::other)?;
+        serde_json::to_writer_pretty(&mut safe, doc).map_err(io::Error::other)?;
     } else {
-        serde_json::to_writer(&mut *out, doc).map_err(io::Error::other)?;
+        serde_json::to_writer(&mut safe, doc).map_err(io::Error::other)?;
     }
-    writeln!(out)
+    writeln!(safe.out)
+}
+
+/// A writer for serde_json's output that escapes DEL, C1 controls and bidi formatting
+/// characters as `\uXXXX`. serde_json hands over whole `&str` fragments, so a
+/// character's bytes arrive in one write.
+pub struct SafeJson<'a> {
+    out: &'a mut dyn Write,
+}
+
+/// The escape for the character starting at `b[0]`, and its length in bytes.
+fn hazard_at(b: &[u8]) -> Option<(u32, usize)> {
+    match b {
+        [0x7f, ..] => Some((0x7f, 1)),
+        [0xc2, c @ 0x80..=0x9f, ..] => Some((u32::from(*c), 2)),
+        [0xe2, 0x80, c @ 0xaa..=0xae, ..] => Some((0x2000 + u32::from(*c - 0x80), 3)),
+        [0xe2, 0x81, c @ 0xa6..=0xa9, ..] => Some((0x2040 + u32::from(*c - 0x80), 3)),
+        _ => None,
+    }
+}
+
+impl Write for SafeJson<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let mut start = 0;
+        let mut i = 0;
+        while let Some(off) = memchr::memchr3(0x7f, 0xc2, 0xe2, &buf[i..]) {
+            let at = i + off;
+            match hazard_at(&buf[at..]) {
+                Some((code, len)) => {
+                    self.out.write_all(&buf[start..at])?;
+                    write!(self.out, "\\u{code:04x}")?;
+                    i = at + len;
+                    start = i;
+                }
+                None => i = at + 1,
+            }
+        }
+        self.out.write_all(&buf[start..])?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hazards_are_escaped_and_everything_else_kept() {
+        let s = "a\u{7f}b\u{85}c\u{202e}d\u{2066}é€✓\u{2028}";
+        let mut out = Vec::new();
+        serde_json::to_writer(&mut SafeJson { out: &mut out }, &s).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(text, "\"a\\u007fb\\u0085c\\u202ed\\u2066é€✓\u{2028}\"");
+        let back: String = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, s, "the escapes mean the same characters");
+    }
 }

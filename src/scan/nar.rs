@@ -315,7 +315,11 @@ impl<'a, R: Read> NarWalker<'a, R> {
                 let o = analyse::directory(&self.ctx, path.clone());
                 self.push(o);
                 if depth >= MAX_DEPTH {
-                    return Err(self.err("corrupt NAR: directories nested too deep"));
+                    // Not corrupt, but deeper than this reader follows (a directory tree
+                    // walked from disk has no such limit): say so, and where.
+                    return Err(self.err(format!(
+                        "directories nested deeper than {MAX_DEPTH} levels; the NAR is not read past this entry"
+                    )));
                 }
                 let mut prev: Option<Vec<u8>> = None;
                 loop {

@@ -24,9 +24,6 @@ use super::analyse::{self, Contents, Context, Outcome};
 use super::nar::nar_size;
 use super::{PathScan, ReferenceScanner, RelPath, Resolver, ScanError, ScanOptions};
 
-/// Deeper trees than this are not descended into (Linux paths end at 4096 bytes).
-const MAX_DEPTH: usize = 1024;
-
 enum Kind {
     Directory,
     File { executable: bool, size: u64 },
@@ -82,7 +79,7 @@ pub(crate) fn scan_tree_at(
         source,
     })?;
     let mut walk = Walk::default();
-    walk.collect(root.to_path_buf(), RelPath::root(), &meta, 0);
+    walk.collect(root.to_path_buf(), RelPath::root(), &meta);
 
     let ctx = Context {
         scanner,
@@ -132,70 +129,73 @@ impl Walk {
         self.complete = false;
     }
 
-    fn collect(&mut self, physical: PathBuf, path: RelPath, meta: &Metadata, depth: usize) {
-        let ft = meta.file_type();
-        if ft.is_symlink() {
-            match fs::read_link(&physical) {
-                Ok(t) => self.entries.push(Entry {
+    /// Every entry under `physical` in NAR order (pre-order, names sorted by bytes),
+    /// with an explicit stack: a tree of any depth is walked without recursion.
+    fn collect(&mut self, physical: PathBuf, path: RelPath, meta: &Metadata) {
+        let mut stack: Vec<(PathBuf, RelPath, Metadata)> = vec![(physical, path, meta.clone())];
+        while let Some((physical, path, meta)) = stack.pop() {
+            let ft = meta.file_type();
+            if ft.is_symlink() {
+                match fs::read_link(&physical) {
+                    Ok(t) => self.entries.push(Entry {
+                        path,
+                        physical,
+                        kind: Kind::Symlink(t.into_os_string().into_encoded_bytes()),
+                    }),
+                    Err(e) => self.warn(&path, format_args!("cannot read symlink: {e}")),
+                }
+            } else if ft.is_file() {
+                // Nix records the owner's execute bit.
+                let executable = meta.permissions().mode() & 0o100 != 0;
+                self.entries.push(Entry {
                     path,
                     physical,
-                    kind: Kind::Symlink(t.into_os_string().into_encoded_bytes()),
-                }),
-                Err(e) => self.warn(&path, format_args!("cannot read symlink: {e}")),
-            }
-        } else if ft.is_file() {
-            // Nix records the owner's execute bit.
-            let executable = meta.permissions().mode() & 0o100 != 0;
-            self.entries.push(Entry {
-                path,
-                physical,
-                kind: Kind::File {
-                    executable,
-                    size: meta.len(),
-                },
-            });
-        } else if ft.is_dir() {
-            self.entries.push(Entry {
-                path: path.clone(),
-                physical: physical.clone(),
-                kind: Kind::Directory,
-            });
-            if depth >= MAX_DEPTH {
-                self.warn(&path, "directory nesting too deep; not descended into");
-                return;
-            }
-            let names = match fs::read_dir(&physical) {
-                Ok(rd) => {
-                    let mut names: Vec<OsString> = Vec::new();
-                    for e in rd {
-                        match e {
-                            Ok(e) => names.push(e.file_name()),
-                            Err(e) => self.warn(&path, format_args!("cannot list: {e}")),
+                    kind: Kind::File {
+                        executable,
+                        size: meta.len(),
+                    },
+                });
+            } else if ft.is_dir() {
+                self.entries.push(Entry {
+                    path: path.clone(),
+                    physical: physical.clone(),
+                    kind: Kind::Directory,
+                });
+                let mut names: Vec<OsString> = match fs::read_dir(&physical) {
+                    Ok(rd) => {
+                        let mut names = Vec::new();
+                        for e in rd {
+                            match e {
+                                Ok(e) => names.push(e.file_name()),
+                                Err(e) => self.warn(&path, format_args!("cannot list: {e}")),
+                            }
                         }
+                        names
                     }
-                    names
+                    Err(e) => {
+                        self.warn(&path, format_args!("cannot list directory: {e}"));
+                        continue;
+                    }
+                };
+                names.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+                let mut children = Vec::with_capacity(names.len());
+                for name in names {
+                    let child = physical.join(&name);
+                    let child_path = path.join(name.as_bytes());
+                    match fs::symlink_metadata(&child) {
+                        Ok(m) => children.push((child, child_path, m)),
+                        Err(e) => self.warn(&child_path, format_args!("cannot stat: {e}")),
+                    }
                 }
-                Err(e) => {
-                    self.warn(&path, format_args!("cannot list directory: {e}"));
-                    return;
-                }
-            };
-            let mut names = names;
-            names.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
-            for name in names {
-                let child = physical.join(&name);
-                let child_path = path.join(name.as_bytes());
-                match fs::symlink_metadata(&child) {
-                    Ok(m) => self.collect(child, child_path, &m, depth + 1),
-                    Err(e) => self.warn(&child_path, format_args!("cannot stat: {e}")),
-                }
+                // Reversed, so that the first name is walked next.
+                stack.extend(children.into_iter().rev());
+            } else {
+                let what = special_kind(&meta);
+                self.warn(
+                    &path,
+                    format_args!("skipped: a {what}, which a NAR cannot hold (not opened)"),
+                );
             }
-        } else {
-            let what = special_kind(meta);
-            self.warn(
-                &path,
-                format_args!("skipped: a {what}, which a NAR cannot hold (not opened)"),
-            );
         }
     }
 }
@@ -616,5 +616,50 @@ pub(crate) mod tests {
             s.evidence[0].location,
             Location::SymlinkTarget { offset: 11 }
         );
+    }
+}
+
+#[cfg(test)]
+mod deep_tests {
+    use super::tests::{scanner, H1};
+    use super::*;
+    use crate::scan::scan_store_path;
+
+    /// Issue 8.17: a 2,000-level directory stopped at about 1,024 levels with a
+    /// 2,106-character warning, and the hash at the bottom went unseen. The walk is
+    /// iterative now: every level is serialised, the hit is found, nothing is warned.
+    #[test]
+    fn a_two_thousand_level_directory_is_walked_to_the_bottom() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = format!("{}-deep", super::tests::SELF);
+        let top = tmp.path().join("nix/store").join(&base);
+        let mut dir = top.clone();
+        for _ in 0..2000 {
+            dir.push("d");
+        }
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(dir.join("f"), format!("/nix/store/{H1}-x\n")).unwrap();
+        let p = StorePath::from_base_name(&base).unwrap();
+        let s = scan_store_path(
+            &StoreDir::default(),
+            Some(tmp.path()),
+            &p,
+            &scanner(),
+            &ScanOptions::default(),
+        )
+        .unwrap();
+        assert!(
+            s.warnings.is_empty(),
+            "{:?}",
+            &s.warnings[..1.min(s.warnings.len())]
+        );
+        assert_eq!(
+            s.files.len(),
+            1 + 2000 + 1,
+            "the top, 2,000 directories and the file"
+        );
+        assert_eq!(s.evidence.len(), 1);
+        assert!(s.evidence[0].file.as_bytes().ends_with(b"/d/f"));
+        assert!(s.nar_size.is_some(), "the walk is complete");
     }
 }
