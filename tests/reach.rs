@@ -247,3 +247,109 @@ fn explain_shows_the_chain_of_loads_to_a_kernel_file() {
     let (code, _, err) = run(&["refs", w.path("clr"), "--explain", &clang]);
     assert_eq!(code, 2, "{err}");
 }
+
+/// Four store paths built by Nix: the consumer `c` loads `libmid.so` from `m`, whose
+/// RUNPATH `$ORIGIN/../private` supplies `libpriv.so`, which loads `libd.so` from `d`.
+/// `m` also holds `libnobody.so` (nothing loads it), which needs `libn.so` from `n`.
+const ORIGIN_NIX: &str = r#"
+let
+  mk = name: script: derivation {
+    inherit name;
+    system = builtins.currentSystem;
+    builder = "/bin/sh";
+    PATH = "/usr/bin:/bin";
+    args = [ "-c" script ];
+  };
+  lib = name: fn: mk name ''
+    mkdir -p $out/lib
+    printf 'int ${fn}(void) { return 1; }\n' > x.c
+    gcc -shared -fPIC -Wl,-soname,lib${fn}.so -o $out/lib/lib${fn}.so x.c
+  '';
+  d = lib "origin-d" "d";
+  n = lib "origin-n" "n";
+  m = mk "origin-m" ''
+    mkdir -p $out/lib $out/private
+    printf 'int d(void); int priv(void) { return d(); }\n' > p.c
+    gcc -shared -fPIC -Wl,-soname,libpriv.so -o $out/private/libpriv.so p.c \
+      -L${d}/lib -ld -Wl,--enable-new-dtags -Wl,-rpath,${d}/lib
+    printf 'int priv(void); int mid(void) { return priv(); }\n' > m.c
+    gcc -shared -fPIC -Wl,-soname,libmid.so -o $out/lib/libmid.so m.c \
+      -L$out/private -lpriv -Wl,--enable-new-dtags -Wl,-rpath,'$ORIGIN/../private'
+    printf 'int n(void); int nobody(void) { return n(); }\n' > o.c
+    gcc -shared -fPIC -Wl,-soname,libnobody.so -o $out/lib/libnobody.so o.c \
+      -L${n}/lib -ln -Wl,--enable-new-dtags -Wl,-rpath,${n}/lib
+  '';
+in mk "origin-c" ''
+  mkdir -p $out/bin
+  printf 'int mid(void); int main(void) { return mid(); }\n' > c.c
+  gcc -o $out/bin/c c.c -L${m}/lib -lmid -Wl,--enable-new-dtags -Wl,-rpath,${m}/lib
+''
+"#;
+
+#[test]
+fn origin_runpath_reaches_a_private_library_and_an_unloaded_one_stays_unreached() {
+    if !nix_or_skip("origin_runpath_reaches_a_private_library_and_an_unloaded_one_stays_unreached")
+    {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let expr = dir.path().join("origin.nix");
+    std::fs::write(&expr, ORIGIN_NIX).unwrap();
+    let c = nix_stdout("nix-build", &[expr.to_str().unwrap(), "--no-out-link"]);
+    let c = c.trim();
+    let r = refs(&["--closure", c]);
+    let verdicts: BTreeMap<String, (String, String)> = r["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|p| {
+            let from = p["path"]
+                .as_str()
+                .unwrap()
+                .rsplit('-')
+                .next()
+                .unwrap()
+                .to_string();
+            p["references"].as_array().unwrap().iter().map(move |x| {
+                let to = x["path"]
+                    .as_str()
+                    .unwrap()
+                    .rsplit('-')
+                    .next()
+                    .unwrap()
+                    .to_string();
+                let file = x["evidence"][0]["file"].as_str().unwrap_or("").to_string();
+                (
+                    (format!("{from}->{to}")),
+                    (x["verdict"].as_str().unwrap().to_string(), file),
+                )
+            })
+        })
+        .collect();
+    // m's private library is found only through $ORIGIN/../private of libmid.so: what
+    // it loads (d) is runtime for c.
+    assert_eq!(verdicts["m->d"].0, "runtime", "{verdicts:#?}");
+    assert_eq!(verdicts["m->d"].1, "private/libpriv.so");
+    // Nothing loads libnobody.so: its library n is not needed by c.
+    assert_eq!(verdicts["m->n"].0, "removable", "{verdicts:#?}");
+    assert_eq!(verdicts["m->n"].1, "lib/libnobody.so");
+    assert_eq!(verdicts["c->m"].0, "runtime");
+    // And the chain says how: c's program, libmid by DT_NEEDED, libpriv through $ORIGIN.
+    let m = r["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["path"].as_str().unwrap().to_string())
+        .find(|p| p.ends_with("-origin-m"))
+        .unwrap();
+    let e = refs(&[
+        "--closure",
+        c,
+        "--explain",
+        &format!("{m}/private/libpriv.so"),
+    ]);
+    let chain = e["explain"]["chain"].as_array().unwrap();
+    let last = chain.last().unwrap();
+    assert_eq!(last["via"], "needed");
+    assert_eq!(last["detail"], format!("libpriv.so in {m}/lib/../private"));
+}
