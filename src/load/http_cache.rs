@@ -28,7 +28,7 @@ use crate::http::{
 };
 use rustc_hash::FxHashSet;
 
-use crate::store::{is_nix32_byte, Closure, SourceKind, StoreDir, StorePath};
+use crate::store::{is_nix32_byte, Closure, SourceKind, StoreDir, StorePath, HASH_LEN};
 
 /// Called during the walk with (narinfos read, paths known so far).
 pub type WalkProgress = Arc<dyn Fn(u64, u64) + Send + Sync>;
@@ -89,13 +89,17 @@ impl RootSpec {
         match self {
             RootSpec::Hash(h) => h,
             RootSpec::Base(p) => p.hash_part(),
-            RootSpec::Full(s) => s.rsplit('/').next().and_then(|b| b.get(..32)).unwrap_or(""),
+            RootSpec::Full(s) => s
+                .rsplit('/')
+                .next()
+                .and_then(|b| b.get(..HASH_LEN))
+                .unwrap_or(""),
         }
     }
 }
 
 fn is_hash(s: &str) -> bool {
-    s.len() == 32 && s.bytes().all(is_nix32_byte)
+    s.len() == HASH_LEN && s.bytes().all(is_nix32_byte)
 }
 
 /// Load the closure of `input` from the HTTP caches (see the module docs).

@@ -88,11 +88,10 @@ impl LoadOptions {
 
     /// Where the store directory's files are on this machine.
     pub fn physical_store_dir(&self) -> PathBuf {
-        let sd = self.store_dir_or_default();
-        match &self.store_root {
-            Some(root) => root.join(sd.as_str().trim_start_matches('/')),
-            None => PathBuf::from(sd.as_str()),
-        }
+        crate::store::physical_path(
+            self.store_root.as_deref(),
+            self.store_dir_or_default().as_str(),
+        )
     }
 }
 

@@ -1,13 +1,13 @@
 //! Small text helpers shared by every format: short store paths, package names,
 //! signed sizes, chains and tree prefixes.
 
-use crate::store::format_size;
+use crate::store::{format_size, HASH_LEN};
 
 /// `/nix/store/<hash>-<name>` → `<first 7 hash chars>…-<name>`; other strings as is.
 pub fn short_path(p: &str) -> String {
     let base = p.rsplit_once('/').map_or(p, |(_, b)| b);
     match base.split_once('-') {
-        Some((hash, name)) if hash.len() == 32 => format!("{}…-{name}", &hash[..7]),
+        Some((hash, name)) if hash.len() == HASH_LEN => format!("{}…-{name}", &hash[..7]),
         _ => base.to_string(),
     }
 }
@@ -16,7 +16,7 @@ pub fn short_path(p: &str) -> String {
 pub fn name_of(p: &str) -> &str {
     let base = p.rsplit_once('/').map_or(p, |(_, b)| b);
     match base.split_once('-') {
-        Some((hash, name)) if hash.len() == 32 => name,
+        Some((hash, name)) if hash.len() == HASH_LEN => name,
         _ => base,
     }
 }

@@ -38,10 +38,7 @@ struct Entry {
 
 /// Where a logical absolute path is on disk.
 pub(crate) fn physical(store_root: Option<&Path>, logical: &str) -> PathBuf {
-    match store_root {
-        Some(root) => root.join(logical.trim_start_matches('/')),
-        None => PathBuf::from(logical),
-    }
+    crate::store::physical_path(store_root, logical)
 }
 
 pub(crate) fn scan_tree(

@@ -146,10 +146,7 @@ impl Files {
 /// Where the store directory `store_dir` physically is: `<store_root>/<store_dir>`, or
 /// the store directory itself without a store root.
 pub fn physical_store_dir(store_dir: &StoreDir, store_root: Option<&Path>) -> PathBuf {
-    match store_root {
-        Some(r) => r.join(store_dir.as_str().trim_start_matches('/')),
-        None => PathBuf::from(store_dir.as_str()),
-    }
+    crate::store::physical_path(store_root, store_dir.as_str())
 }
 
 /// Find the files for `closure`: the NARs of the binary cache it was loaded from, else

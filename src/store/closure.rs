@@ -260,17 +260,11 @@ impl Closure {
     }
 }
 
-/// The package name of a store-path name: everything before the first `-` that is
-/// followed by a digit (`rocblas-5.7.1` → `rocblas`, `rocm-llvm-clang-5.7.1` →
-/// `rocm-llvm-clang`), as nixpkgs' `parseDrvName` splits it.
+/// The package name of a store-path name (`rocblas-5.7.1` → `rocblas`,
+/// `rocm-llvm-clang-5.7.1` → `rocm-llvm-clang`, `gcc-12.2.0-lib` → `gcc`): the `pname`
+/// of [`super::parse_package_name`], the one parser of store-path names.
 pub fn package_name(name: &str) -> &str {
-    let b = name.as_bytes();
-    for i in 0..b.len() {
-        if b[i] == b'-' && b.get(i + 1).is_some_and(|c| c.is_ascii_digit()) {
-            return &name[..i];
-        }
-    }
-    name
+    super::parse_package_name(name).pname
 }
 
 #[cfg(test)]

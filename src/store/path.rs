@@ -30,6 +30,16 @@ pub enum StorePathError {
     BadName { path: String, why: &'static str },
 }
 
+/// Where the absolute logical path `logical` is on disk: `<store_root>/<logical>` under
+/// a store root (a chroot store, a mounted image), else `logical` itself. The one
+/// place that maps logical store paths to physical ones (no I/O).
+pub fn physical_path(store_root: Option<&std::path::Path>, logical: &str) -> std::path::PathBuf {
+    match store_root {
+        Some(root) => root.join(logical.trim_start_matches('/')),
+        None => std::path::PathBuf::from(logical),
+    }
+}
+
 /// The logical store directory (`/nix/store` unless configured otherwise), without a
 /// trailing slash.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
