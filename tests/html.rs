@@ -584,3 +584,67 @@ fn json_dominators_are_on_the_chain_and_hold_the_added_size() {
     }
     assert_eq!(with, paths.len() - 1);
 }
+
+/// `split … --format html`: the package now and its proposed outputs side by side, each
+/// output a block with its exact size; ROOT's closure before and after.
+#[test]
+fn split_page_shows_the_package_before_and_after() {
+    if !nix_or_skip("split_page_shows_the_package_before_and_after") {
+        return;
+    }
+    let w = rocm_world();
+    let args = [
+        "split",
+        w.path("rocblas"),
+        "--for",
+        w.root.as_str(),
+        "--gpu-targets",
+        "gfx1030",
+    ];
+    let mut json_args = args.to_vec();
+    json_args.extend(["--format", "json"]);
+    let plan = json(&json_args);
+    let mut html_args = args.to_vec();
+    html_args.extend(["--format", "html"]);
+    let html = stdout_of(&html_args);
+    assert_self_contained(&html);
+    let outputs = plan["outputs"].as_array().unwrap();
+    assert!(outputs.len() >= 3, "{plan:#}");
+    // One block for the package now, one per proposed output.
+    assert_eq!(html.matches("<g data-output=").count(), outputs.len() + 1);
+    for o in outputs {
+        let name = o["name"].as_str().unwrap();
+        let size = nixcut::store::format_size(o["size"].as_u64().unwrap());
+        assert!(
+            html.contains(&format!("data-output=\"{name} ({size})\"")),
+            "no block for output {name} ({size})"
+        );
+    }
+    let f = &plan["for"];
+    for key in ["closure_size_before", "closure_size_after"] {
+        let s = nixcut::store::format_size(f[key].as_u64().unwrap());
+        assert!(html.contains(&s), "{key} {s} not shown");
+    }
+    if tool_or_skip(
+        "split_page_shows_the_package_before_and_after",
+        "chromium",
+        "chromium",
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let page = dir.path().join("split.html");
+        std::fs::write(&page, &html).unwrap();
+        let profile = tempfile::tempdir().unwrap();
+        let png = dir.path().join("split.png");
+        let shot = chromium(profile.path())
+            .arg(format!("--screenshot={}", png.display()))
+            .arg("--window-size=1400,820")
+            .arg(format!("file://{}", page.display()))
+            .output()
+            .expect("run chromium");
+        assert!(shot.status.success(), "{shot:?}");
+        assert!(
+            std::fs::metadata(&png).unwrap().len() > 10_000,
+            "an empty screenshot"
+        );
+    }
+}

@@ -11,6 +11,7 @@
 
 mod diff;
 mod escape;
+mod split;
 mod treemap;
 mod why;
 
@@ -29,7 +30,7 @@ pub(super) fn render(report: Report<'_>, out: &mut dyn Write) -> io::Result<()> 
         Report::Diff(r) => diff::diff(r, out),
         Report::Refs(_) => Err(super::unsupported("html", "refs")),
         Report::Check(_) => Err(super::unsupported("html", "check")),
-        Report::Split(_) => Err(super::unsupported("html", "split")),
+        Report::Split(r) => split::split(r, out),
     }
 }
 
