@@ -25,7 +25,9 @@ pub use text::{format_delta, short_path, tree_prefix, via_chain};
 
 use std::io::{self, Write};
 
-use crate::report::{CheckReport, DiffReport, RefsReport, SplitReport, WhyChainsReport, WhyReport};
+use crate::report::{
+    CheckReport, DiffReport, RefsReport, RulesReport, SplitReport, WhyChainsReport, WhyReport,
+};
 
 /// Output format (`--format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -69,6 +71,8 @@ pub enum Report<'a> {
     Check(&'a CheckReport),
     /// `nixcut split PATH`.
     Split(&'a SplitReport),
+    /// `nixcut rules`.
+    Rules(&'a RulesReport),
 }
 
 impl<'a> From<&'a WhyReport> for Report<'a> {
@@ -104,6 +108,12 @@ impl<'a> From<&'a CheckReport> for Report<'a> {
 impl<'a> From<&'a SplitReport> for Report<'a> {
     fn from(r: &'a SplitReport) -> Self {
         Report::Split(r)
+    }
+}
+
+impl<'a> From<&'a RulesReport> for Report<'a> {
+    fn from(r: &'a RulesReport) -> Self {
+        Report::Rules(r)
     }
 }
 

@@ -16,6 +16,7 @@
 mod check;
 mod diff;
 mod refs;
+mod rules;
 pub mod snapshot;
 mod split;
 mod why;
@@ -29,6 +30,7 @@ pub use diff::{
     PathCounts, PathDiff, Side, VersionChange,
 };
 pub use refs::{EvidenceItem, Explanation, ReachStep, ReachVia, RefEntry, RefsPath, RefsReport};
+pub use rules::{ClassRow, KindRow, RuleSource, RulesReport, VerdictRow};
 pub use snapshot::{Snapshot, SnapshotPath, SNAPSHOT_KIND, SNAPSHOT_SCHEMA_VERSION};
 pub use split::{
     ArchRow, Assumption, AssumptionReason, Because, NoSplit, NoSplitReason, OutputReference,

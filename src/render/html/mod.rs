@@ -31,6 +31,7 @@ pub(super) fn render(report: Report<'_>, out: &mut dyn Write) -> io::Result<()> 
         Report::Refs(_) => Err(super::unsupported("html", "refs")),
         Report::Check(_) => Err(super::unsupported("html", "check")),
         Report::Split(r) => split::split(r, out),
+        Report::Rules(_) => Err(super::unsupported("html", "rules")),
     }
 }
 

@@ -6,6 +6,7 @@
 mod check;
 mod diff;
 mod refs;
+mod rules;
 mod split;
 mod why;
 
@@ -22,6 +23,7 @@ pub(super) fn render(report: Report<'_>, out: &mut dyn Write) -> io::Result<()> 
         Report::Diff(r) => diff::diff(r, out),
         Report::Check(r) => check::check(r, out),
         Report::Split(r) => split::split(r, out),
+        Report::Rules(r) => rules::rules(r, out),
     }
 }
 

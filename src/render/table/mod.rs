@@ -5,6 +5,7 @@
 mod check;
 mod diff;
 mod refs;
+mod rules;
 mod split;
 mod why;
 
@@ -23,6 +24,7 @@ pub(super) fn render(report: Report<'_>, style: &Style, out: &mut dyn Write) -> 
         Report::Diff(r) => diff::diff(r, style, out),
         Report::Check(r) => check::check(r, style, out),
         Report::Split(r) => split::split(r, style, out),
+        Report::Rules(r) => rules::rules(r, style, out),
     }
 }
 

@@ -7,5 +7,6 @@
 pub(crate) mod check;
 pub(crate) mod diff;
 pub(crate) mod refs;
+pub(crate) mod rules;
 pub(crate) mod split;
 pub(crate) mod why;

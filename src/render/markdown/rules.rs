@@ -1,0 +1,49 @@
+//! The `rules` report in Markdown: the three tables, names and classes as code spans.
+
+use std::io::{self, Write};
+
+use super::{md_cell, md_code};
+use crate::render::words::rules::{class_heading, KIND_HEADING, VERDICT_HEADING};
+use crate::report::RulesReport;
+
+pub(super) fn rules(r: &RulesReport, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "### {}\n", md_cell(&class_heading(r)))?;
+    writeln!(
+        out,
+        "| rule | source | matches | class |\n|---|---|---|---|"
+    )?;
+    for c in &r.class_rules {
+        writeln!(
+            out,
+            "| {} | {} | {} | {} |",
+            md_code(&c.name),
+            c.source.as_str(),
+            md_cell(&c.matches),
+            md_code(&c.class)
+        )?;
+    }
+    writeln!(out, "\n### {}\n", md_cell(KIND_HEADING))?;
+    writeln!(out, "| rule | matches | kind |\n|---|---|---|")?;
+    for k in &r.kind_rules {
+        writeln!(
+            out,
+            "| {} | {} | {} |",
+            md_code(&k.name),
+            md_cell(&k.matches),
+            md_code(&k.kind)
+        )?;
+    }
+    writeln!(out, "\n### {}\n", md_cell(VERDICT_HEADING))?;
+    writeln!(out, "| rule | when | verdict | why |\n|---|---|---|---|")?;
+    for v in &r.verdict_rules {
+        writeln!(
+            out,
+            "| {} | {} | {} | {} |",
+            md_code(&v.name),
+            md_cell(&v.when),
+            md_code(&v.verdict),
+            md_cell(&v.why)
+        )?;
+    }
+    Ok(())
+}

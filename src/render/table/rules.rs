@@ -1,0 +1,34 @@
+//! The `rules` report as tables: class rules, evidence-kind file rules, verdict rules.
+
+use std::io::{self, Write};
+
+use super::new_table;
+use crate::render::words::rules::{class_heading, KIND_HEADING, VERDICT_HEADING};
+use crate::render::Style;
+use crate::report::RulesReport;
+
+pub(super) fn rules(r: &RulesReport, style: &Style, out: &mut dyn Write) -> io::Result<()> {
+    let mut t = new_table(style);
+    t.set_header(vec!["rule", "source", "matches", "class"]);
+    for c in &r.class_rules {
+        t.add_row(vec![
+            c.name.as_str(),
+            c.source.as_str(),
+            &c.matches,
+            &c.class,
+        ]);
+    }
+    writeln!(out, "{}\n{t}\n", class_heading(r))?;
+    let mut t = new_table(style);
+    t.set_header(vec!["rule", "matches", "kind"]);
+    for k in &r.kind_rules {
+        t.add_row(vec![&k.name, &k.matches, &k.kind]);
+    }
+    writeln!(out, "{KIND_HEADING}\n{t}\n")?;
+    let mut t = new_table(style);
+    t.set_header(vec!["rule", "when", "verdict", "why"]);
+    for v in &r.verdict_rules {
+        t.add_row(vec![&v.name, &v.when, &v.verdict, &v.why]);
+    }
+    writeln!(out, "{VERDICT_HEADING}\n{t}")
+}

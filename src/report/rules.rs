@@ -1,0 +1,65 @@
+//! `nixcut rules` documents: the classification tables in force, each row with its
+//! name, what it matches and what it gives. Built by `crate::analysis::rules`.
+
+use serde::{Deserialize, Serialize};
+
+/// `nixcut rules [--rules FILE]`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RulesReport {
+    pub schema_version: u32,
+    /// The user's rules file, when one was given.
+    pub rules_file: Option<String>,
+    /// File classes: the first matching row wins; user rows come first.
+    pub class_rules: Vec<ClassRow>,
+    /// Evidence kinds of hits outside analysed ELF files: the first matching row wins.
+    pub kind_rules: Vec<KindRow>,
+    /// Verdicts of single hits: the first matching row wins.
+    pub verdict_rules: Vec<VerdictRow>,
+}
+
+/// One file-class rule.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClassRow {
+    pub name: String,
+    /// `user` (from the rules file) or `builtin`.
+    pub source: RuleSource,
+    pub matches: String,
+    pub class: String,
+}
+
+/// Where a rule comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RuleSource {
+    /// The user's `--rules FILE`.
+    User,
+    /// nixcut's own table.
+    Builtin,
+}
+
+impl RuleSource {
+    /// `user` or `builtin`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleSource::User => "user",
+            RuleSource::Builtin => "builtin",
+        }
+    }
+}
+
+/// One evidence-kind file rule.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KindRow {
+    pub name: String,
+    pub matches: String,
+    pub kind: String,
+}
+
+/// One verdict rule.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VerdictRow {
+    pub name: String,
+    pub when: String,
+    pub verdict: String,
+    pub why: String,
+}
