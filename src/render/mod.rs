@@ -75,46 +75,25 @@ pub enum Report<'a> {
     Rules(&'a RulesReport),
 }
 
-impl<'a> From<&'a WhyReport> for Report<'a> {
-    fn from(r: &'a WhyReport) -> Self {
-        Report::Why(r)
-    }
+/// `&XReport` converts into [`Report`], so `render(&report, …)` takes any report.
+macro_rules! report_from {
+    ($($t:ty => $variant:ident),* $(,)?) => {
+        $(impl<'a> From<&'a $t> for Report<'a> {
+            fn from(r: &'a $t) -> Self {
+                Report::$variant(r)
+            }
+        })*
+    };
 }
 
-impl<'a> From<&'a WhyChainsReport> for Report<'a> {
-    fn from(r: &'a WhyChainsReport) -> Self {
-        Report::WhyChains(r)
-    }
-}
-
-impl<'a> From<&'a RefsReport> for Report<'a> {
-    fn from(r: &'a RefsReport) -> Self {
-        Report::Refs(r)
-    }
-}
-
-impl<'a> From<&'a DiffReport> for Report<'a> {
-    fn from(r: &'a DiffReport) -> Self {
-        Report::Diff(r)
-    }
-}
-
-impl<'a> From<&'a CheckReport> for Report<'a> {
-    fn from(r: &'a CheckReport) -> Self {
-        Report::Check(r)
-    }
-}
-
-impl<'a> From<&'a SplitReport> for Report<'a> {
-    fn from(r: &'a SplitReport) -> Self {
-        Report::Split(r)
-    }
-}
-
-impl<'a> From<&'a RulesReport> for Report<'a> {
-    fn from(r: &'a RulesReport) -> Self {
-        Report::Rules(r)
-    }
+report_from! {
+    WhyReport => Why,
+    WhyChainsReport => WhyChains,
+    RefsReport => Refs,
+    DiffReport => Diff,
+    CheckReport => Check,
+    SplitReport => Split,
+    RulesReport => Rules,
 }
 
 /// Write `report` in `format` (`style` is for tables and JSON; Markdown ignores it).
