@@ -210,3 +210,25 @@ fn world_heavy_rebuild_is_ranked_by_impact() {
         r.closure_size_delta, r.packages[0].impact, blob.impact
     );
 }
+
+/// Issue 14: a mass rebuild (every hash changed, every size the same) is named as such,
+/// not only as churn.
+#[test]
+fn a_mass_rebuild_says_how_many_paths_kept_their_size() {
+    if !nix_or_skip("a_mass_rebuild_says_how_many_paths_kept_their_size") {
+        return;
+    }
+    let old = rocm_world();
+    let new = build_world("rocm", &["--argstr", "tag", "mass-rebuild"]);
+    let d = json(&["diff", &old.root, &new.root, "--format", "json"]);
+    let n = d["new"]["path_count"].as_u64().unwrap();
+    assert_eq!(d["paths_changed"].as_u64().unwrap(), n, "{d:#}");
+    assert_eq!(d["paths_changed_same_size"].as_u64().unwrap(), n);
+    assert_eq!(d["paths_added"], 0);
+    let (code, table, err) = run(&["diff", &old.root, &new.root]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        table.contains(&format!("{n} rebuilt ({n} with the same size)")),
+        "{table}"
+    );
+}

@@ -152,6 +152,7 @@ pub fn diff(old: &Closure, new: &Closure, opts: &DiffOptions) -> Result<DiffRepo
 
     let (osd, nsd) = (&old.store_dir, &new.store_dir);
     let mut totals = (0usize, 0usize, 0usize); // added, removed, changed
+    let mut same_size = 0usize; // changed paths whose NAR size did not change
     let mut packages: Vec<PackageDiff> = Vec::with_capacity(changed.len());
     for (gi, (pname, g)) in changed.iter().enumerate() {
         let old_versions: BTreeSet<&str> = g
@@ -197,8 +198,11 @@ pub fn diff(old: &Closure, new: &Closure, opts: &DiffOptions) -> Result<DiffRepo
             for k in 0..count {
                 let (oi, ni) = (olds.get(k).copied(), news.get(k).copied());
                 let kind = match (oi, ni) {
-                    (Some(_), Some(_)) => {
+                    (Some(a), Some(b)) => {
                         totals.2 += 1;
+                        if o.g.nar_sizes[a] == n.g.nar_sizes[b] {
+                            same_size += 1;
+                        }
                         PathChange::Changed
                     }
                     (None, _) => {
@@ -277,6 +281,7 @@ pub fn diff(old: &Closure, new: &Closure, opts: &DiffOptions) -> Result<DiffRepo
         paths_added: totals.0,
         paths_removed: totals.1,
         paths_changed: totals.2,
+        paths_changed_same_size: same_size,
         paths_unchanged: unchanged,
         packages,
         rest,

@@ -57,6 +57,9 @@ pub struct DiffReport {
     pub paths_removed: usize,
     /// Pairs of paths with the same name but different hashes (rebuilt).
     pub paths_changed: usize,
+    /// Of `paths_changed`: rebuilt with the same NAR size (a mass rebuild that changed
+    /// hashes, not contents' size).
+    pub paths_changed_same_size: usize,
     /// Paths in both closures.
     pub paths_unchanged: usize,
     /// Packages with any change, ranked by the size of their `impact`.

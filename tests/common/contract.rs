@@ -264,6 +264,7 @@ pub struct DiffReport {
     pub paths_added: usize,
     pub paths_removed: usize,
     pub paths_changed: usize,
+    pub paths_changed_same_size: usize,
     pub paths_unchanged: usize,
     pub packages: Vec<PackageDiff>,
     pub rest: Option<DiffRest>,

@@ -87,16 +87,28 @@ pub(crate) fn header(r: &DiffReport) -> String {
     )
 }
 
-/// The path counts of the whole diff.
+/// The path counts of the whole diff, in thousands-separated numbers; a rebuild says
+/// how many rebuilt paths kept their size (`100,000 paths rebuilt, 90,000 with the same
+/// size`), which tells a mass rebuild from real growth.
 pub(crate) fn counts(r: &DiffReport) -> String {
+    use crate::render::text::thousands;
+    let n = |x: usize| thousands(x as u64);
+    let rebuilt = if r.paths_changed > 0 {
+        format!(
+            "{} rebuilt ({} with the same size)",
+            n(r.paths_changed),
+            n(r.paths_changed_same_size)
+        )
+    } else {
+        "0 rebuilt".to_string()
+    };
     format!(
-        "paths: {} added, {} removed, {} changed (rebuilt), {} unchanged; {} → {} paths",
-        r.paths_added,
-        r.paths_removed,
-        r.paths_changed,
-        r.paths_unchanged,
-        r.old.path_count,
-        r.new.path_count
+        "paths: {} added, {} removed, {rebuilt}, {} unchanged; {} → {} paths",
+        n(r.paths_added),
+        n(r.paths_removed),
+        n(r.paths_unchanged),
+        n(r.old.path_count),
+        n(r.new.path_count)
     )
 }
 
