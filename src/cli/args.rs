@@ -25,6 +25,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
   nixcut why closure.json --format json       the whole report as JSON
   nixcut refs ./result                        where each reference of ./result sits, with verdicts
   nixcut refs --closure ./result --format json  the evidence of every path in the closure
+  nixcut refs --closure ./result --explain /nix/store/…/lib/rocblas/library/…_gfx90a.co
+                                              does ./result ever open that file, and how
+  nixcut why ./result --format html > closure.html   a treemap to open in a browser
   nixcut split rocblas --for ./result         outputs rocblas could be split into, and the Nix code
   nixcut split rocblas --for ./result --gpu-targets gfx1030  keep one GPU architecture
   nixcut snapshot ./result -o base.json       freeze a baseline for CI
