@@ -34,6 +34,8 @@ pub struct Collector<'a> {
     source: Option<&'a dyn FileSource>,
     cache: Option<&'a ScanCache>,
     rules: &'a ClassRules,
+    /// The rules as the cache key spells them (computed once, not per path).
+    rules_key: String,
     /// Every path of the closure, sorted, when discovering.
     discover: Option<Vec<StorePath>>,
 }
@@ -69,6 +71,7 @@ impl<'a> Collector<'a> {
             source,
             cache,
             rules: builtin_rules(),
+            rules_key: format!("{:?}", builtin_rules()),
             discover: None,
         }
     }
@@ -76,6 +79,7 @@ impl<'a> Collector<'a> {
     /// Classify files with these rules (default: the built-in table).
     pub fn rules(mut self, rules: &'a ClassRules) -> Collector<'a> {
         self.rules = rules;
+        self.rules_key = format!("{rules:?}");
         self
     }
 
@@ -152,13 +156,12 @@ impl<'a> Collector<'a> {
                 v
             }
         };
-        let rules_id = format!("{:?}", self.rules);
         let cache_file = self.cache.and_then(|cache| {
             cache.key(
                 p,
                 info.and_then(|i| i.nar_hash.as_ref()),
                 &candidates,
-                rules_id.as_bytes(),
+                self.rules_key.as_bytes(),
             )
         });
         if let (Some(cache), Some(file)) = (self.cache, &cache_file) {
