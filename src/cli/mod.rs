@@ -31,7 +31,6 @@ pub enum Outcome {
     /// Everything worked (exit 0).
     Success,
     /// A check ran and failed (exit 1).
-    #[allow(dead_code)] // produced by `check` (issue 4)
     CheckFailed,
 }
 
