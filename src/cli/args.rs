@@ -228,6 +228,43 @@ pub enum Command {
     /// of ROOT's closure). Removable evidence (unused RUNPATH entries, __FILE__ strings,
     /// debug info, manifests, dangling symlinks) is cut by the actions and makes no edge.
     Split(SplitArgs),
+
+    /// What each GPU architecture costs in ROOT's closure: bytes in per-architecture
+    /// files and inside fat binaries, bytes every architecture needs, and what the
+    /// closure would weigh with only --gpu-targets.
+    ///
+    /// Per-architecture files are Tensile and hipBLASLt kernels, bare code objects,
+    /// single-target bundles, MIOpen databases and cubins (decided by content, then by
+    /// the architecture in the name). Fat binaries are ELF files whose .hip_fatbin
+    /// holds clang offload bundles (plain or CCOB-compressed) or whose .nv_fatbin holds
+    /// CUDA cubins and PTX, and bundle files for several targets; their code objects
+    /// are counted per target from the headers, without reading the code. xnack and
+    /// sramecc variants are grouped under their base architecture (gfx90a).
+    ///
+    /// Every byte of the closure is counted once: the architectures, generic GPU
+    /// data and host bytes add up to the closure size.
+    ///
+    ///   nixcut gpu ./result
+    ///   nixcut gpu ./result --gpu-targets gfx1030          # one AMD GPU
+    ///   nixcut gpu ./result --gpu-targets 8.6,sm_90        # CUDA capabilities
+    ///
+    /// With --gpu-targets, the other architectures' files are dropped (with the store
+    /// paths nothing then refers to), fat binaries are estimated as rebuilt with fewer
+    /// targets (the report says "estimated"), and the remedies say what to set in
+    /// nixpkgs: gpuTargets for rocmPackages, cudaCapabilities for CUDA.
+    Gpu(GpuArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct GpuArgs {
+    /// The closure: a store path, `./result`, or a file or directory (see `nixcut --help`).
+    #[arg(value_name = "ROOT")]
+    pub input: String,
+    /// Keep only these GPU targets (comma-separated): AMD processors (gfx1030,
+    /// gfx90a:xnack+ counts as gfx90a) and CUDA architectures (sm_90, or nixpkgs'
+    /// cudaCapabilities spelling 9.0).
+    #[arg(long, value_name = "TARGETS", value_delimiter = ',')]
+    pub gpu_targets: Vec<String>,
 }
 
 #[derive(Debug, Args)]

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use args::{Command, FormatArg, GlobalArgs, RefsArgs, SortArg, SplitArgs, WhyArgs};
+use args::{Command, FormatArg, GlobalArgs, GpuArgs, RefsArgs, SortArg, SplitArgs, WhyArgs};
 use nixcut::analysis;
 use nixcut::classify::ClassRules;
 use nixcut::evidence::ScanCache;
@@ -55,6 +55,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Check(args) => check::run(g, args, format, &style),
         Command::Refs(args) => cmd_refs(g, args, class_rules, format, &style),
         Command::Split(args) => cmd_split(g, args, format, &style),
+        Command::Gpu(args) => cmd_gpu(g, args, class_rules, format, &style),
     }
 }
 
@@ -472,6 +473,33 @@ fn cmd_split(g: &GlobalArgs, a: &SplitArgs, format: Format, style: &Style) -> Re
     };
     let report = analysis::split(&closure, &opts, Some(&tick))?;
     show(g, bar, &report.warnings, &report, format, style)?;
+    Ok(Outcome::Success)
+}
+
+fn cmd_gpu(
+    g: &GlobalArgs,
+    a: &GpuArgs,
+    rules: ClassRules,
+    format: Format,
+    style: &Style,
+) -> Result<Outcome> {
+    let closure = load_input(g, &a.input)?;
+    let opts = analysis::GpuOptions {
+        root: g.root.clone(),
+        gpu_targets: a.gpu_targets.clone(),
+        files: files_for(g, &closure),
+        cache: scan_cache(g.no_cache),
+        rules,
+    };
+    let bar = Progress::new(g, closure.paths.len() as u64);
+    let tick = |bytes: u64| {
+        if let Some(b) = &bar {
+            b.tick(bytes);
+        }
+    };
+    let report = analysis::gpu(&closure, &opts, Some(&tick))?;
+    show(g, bar, &report.warnings, &report, format, style)?;
+    discard(closure);
     Ok(Outcome::Success)
 }
 

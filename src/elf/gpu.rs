@@ -30,8 +30,69 @@ pub const EM_AMDGPU: u16 = 224;
 pub const EM_CUDA: u16 = 190;
 const MAX_BUNDLES: usize = 4096;
 const MAX_ENTRIES: u64 = 1024;
+/// Warnings kept per file: a corrupt fat binary says what is wrong, not a thousand times.
+const MAX_WARNINGS: usize = 8;
+/// `flags` bit of a fatbin entry whose payload is compressed.
+const NV_FLAG_COMPRESSED: u64 = 0x2000;
 
-/// GPU code inside one ELF file.
+/// How one device code object is stored in its file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DeviceContainer {
+    /// The whole file is one code object (an AMDGPU ELF, a CUDA cubin).
+    CodeObject,
+    /// An entry of an uncompressed clang offload bundle.
+    Offload,
+    /// An entry of a compressed (`CCOB`) clang offload bundle.
+    Compressed,
+    /// A cubin (or other non-PTX) entry of a CUDA fatbin container.
+    Cubin,
+    /// A PTX entry of a CUDA fatbin container.
+    Ptx,
+}
+
+impl DeviceContainer {
+    /// The JSON spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeviceContainer::CodeObject => "code-object",
+            DeviceContainer::Offload => "offload-bundle",
+            DeviceContainer::Compressed => "compressed-bundle",
+            DeviceContainer::Cubin => "cubin",
+            DeviceContainer::Ptx => "ptx",
+        }
+    }
+
+    /// Parse [`DeviceContainer::as_str`]'s spelling.
+    pub fn parse(s: &str) -> Option<DeviceContainer> {
+        [
+            DeviceContainer::CodeObject,
+            DeviceContainer::Offload,
+            DeviceContainer::Compressed,
+            DeviceContainer::Cubin,
+            DeviceContainer::Ptx,
+        ]
+        .into_iter()
+        .find(|c| c.as_str() == s)
+    }
+}
+
+/// One device code object inside a file, with the bytes it takes.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DeviceObject {
+    /// The target as its container names it (`gfx90a:xnack+`, `sm_80`).
+    pub target: String,
+    /// How it is stored.
+    pub container: DeviceContainer,
+    /// Bytes it takes in the file: the entry's payload (for fatbin entries with the entry
+    /// header); for an entry of a compressed bundle, its share of the compressed bytes,
+    /// in proportion to its uncompressed size.
+    pub stored: u64,
+    /// Bytes of the code object itself, uncompressed (equal to `stored` when stored
+    /// uncompressed).
+    pub code: u64,
+}
+
+/// GPU code inside one ELF file (or one standalone bundle file).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct GpuCode {
     /// GPU-related sections present (`.hip_fatbin`, `.nv_fatbin`, wrappers).
@@ -44,6 +105,11 @@ pub struct GpuCode {
     pub nv_fatbin: bool,
     /// Target architectures, e.g. `gfx90a:xnack+`, `sm_80`; sorted, deduplicated.
     pub targets: Vec<String>,
+    /// Every device code object with its size, in file order.
+    pub objects: Vec<DeviceObject>,
+    /// What could not be read (truncated bundles, absurd counts or sizes), each naming
+    /// the section or container and the offset.
+    pub warnings: Vec<String>,
 }
 
 impl GpuCode {
@@ -52,7 +118,8 @@ impl GpuCode {
         self.sections.is_empty() && self.targets.is_empty()
     }
 
-    /// Inventory the GPU code of an ELF file whose sections are already known.
+    /// Inventory the GPU code of an ELF file whose sections are already known. `len` is
+    /// the file's length (a native code object is one object of that size).
     pub fn detect<S: ByteSource + ?Sized>(
         src: &S,
         sections: &[Section],
@@ -61,28 +128,83 @@ impl GpuCode {
     ) -> GpuCode {
         let mut g = GpuCode::default();
         if machine == EM_AMDGPU {
-            g.targets.push(amdgpu_target(flags));
+            g.push_whole(src, amdgpu_target(flags));
         }
         if machine == EM_CUDA {
             let abi = src.read_vec(8, 1).ok().and_then(|b| b.first().copied());
             if let Some(sm) = abi.and_then(|abi| cuda_arch(flags, abi)) {
-                g.targets.push(sm);
+                g.push_whole(src, sm);
             }
         }
         for s in sections.iter().filter(|s| s.kind == SectionKind::Gpu) {
             g.sections.push(s.name.clone());
+            let end = s.range.end.min(src.len());
+            if s.range.end > src.len() && s.name.ends_with("fatbin") {
+                g.warnings.push(format!(
+                    "section {} ends at byte {} but the file has {} bytes",
+                    s.name,
+                    s.range.end,
+                    src.len()
+                ));
+            }
             match s.name.as_str() {
-                ".hip_fatbin" => g.walk_bundles(src, s.range.start, s.range.end),
-                ".nv_fatbin" => g.walk_nv_fatbin(src, s.range.start, s.range.end),
+                ".hip_fatbin" => g.walk_bundles(src, s.range.start, end, ".hip_fatbin"),
+                ".nv_fatbin" => g.walk_nv_fatbin(src, s.range.start, end),
                 _ => {}
             }
         }
-        g.targets.sort();
-        g.targets.dedup();
+        g.finish();
         g
     }
 
-    fn walk_bundles<S: ByteSource + ?Sized>(&mut self, src: &S, start: u64, end: u64) {
+    /// Inventory a standalone bundle file (`__CLANG_OFFLOAD_BUNDLE__` or `CCOB` at
+    /// offset 0; what Tensile and MIOpen install as `.co`, `.hsaco`): every bundle in it,
+    /// one after another. Empty for anything else.
+    pub fn detect_bundle_file<S: ByteSource + ?Sized>(src: &S) -> GpuCode {
+        let mut g = GpuCode::default();
+        let Ok(head) = src.read_vec(0, 4) else {
+            return g;
+        };
+        if has_bundle_magic(&head) || head.starts_with(CCOB_MAGIC) {
+            g.walk_bundles(src, 0, src.len(), "bundle");
+        }
+        g.finish();
+        g
+    }
+
+    /// Bytes of device code stored for each target, as `(target, stored, code)` sums.
+    pub fn stored_by_target(&self) -> Vec<(String, u64, u64)> {
+        let mut m: std::collections::BTreeMap<&str, (u64, u64)> = Default::default();
+        for o in &self.objects {
+            let e = m.entry(&o.target).or_default();
+            e.0 = e.0.saturating_add(o.stored);
+            e.1 = e.1.saturating_add(o.code);
+        }
+        m.into_iter().map(|(t, (s, c))| (t.to_string(), s, c)).collect()
+    }
+
+    fn finish(&mut self) {
+        self.targets.extend(self.objects.iter().map(|o| o.target.clone()));
+        self.targets.sort();
+        self.targets.dedup();
+    }
+
+    fn push_whole<S: ByteSource + ?Sized>(&mut self, src: &S, target: String) {
+        self.objects.push(DeviceObject {
+            target,
+            container: DeviceContainer::CodeObject,
+            stored: src.len(),
+            code: src.len(),
+        });
+    }
+
+    fn warn(&mut self, msg: String) {
+        if self.warnings.len() < MAX_WARNINGS {
+            self.warnings.push(msg);
+        }
+    }
+
+    fn walk_bundles<S: ByteSource + ?Sized>(&mut self, src: &S, start: u64, end: u64, what: &str) {
         let mut pos = start;
         for _ in 0..MAX_BUNDLES {
             if pos >= end {
@@ -93,17 +215,16 @@ impl GpuCode {
             };
             let next = if head.starts_with(BUNDLE_MAGIC) {
                 self.offload_bundles += 1;
-                self.read_bundle(src, pos, end)
+                self.read_bundle(src, pos, end, what)
             } else if head.starts_with(CCOB_MAGIC) {
                 self.compressed_bundles += 1;
-                let len = ccob_len(&head);
-                let avail = end - pos;
-                let take = len.unwrap_or(avail).min(avail).min(CCOB_READ as u64) as usize;
-                if let Some(t) = src.read_vec(pos, take).ok().and_then(|b| read_ccob(&b)) {
-                    self.targets.extend(t.targets);
-                }
-                len.map(|l| pos.saturating_add(l))
+                self.read_compressed(src, pos, end, what)
             } else {
+                if pos == start {
+                    self.warn(format!(
+                        "{what} at byte {pos}: no bundle magic (__CLANG_OFFLOAD_BUNDLE__ or CCOB)"
+                    ));
+                }
                 None
             };
             let Some(next) = next else { return };
@@ -113,94 +234,320 @@ impl GpuCode {
             };
             pos = found;
         }
+        self.warn(format!(
+            "{what}: more than {MAX_BUNDLES} bundles; the rest was not read"
+        ));
     }
 
-    /// Read one uncompressed bundle's ids; returns where it ends.
+    /// Read one uncompressed bundle's entries; returns where it ends.
     fn read_bundle<S: ByteSource + ?Sized>(
         &mut self,
         src: &S,
         start: u64,
         end: u64,
+        what: &str,
     ) -> Option<u64> {
-        let count = read_u64(src, start + 24)?;
-        if count > MAX_ENTRIES {
-            return None;
+        let parsed = parse_offload(src, start, end - start);
+        for w in &parsed.warnings {
+            self.warn(format!("{what}: bundle at byte {start}: {w}"));
         }
-        let mut pos = start + 32;
-        let mut bundle_end = pos;
-        for _ in 0..count {
-            let off = read_u64(src, pos)?;
-            let size = read_u64(src, pos + 8)?;
-            let id_len = read_u64(src, pos + 16)?;
-            if id_len > 1024 {
+        let bundle_end = parsed.end.map(|e| start.saturating_add(e));
+        for (target, size) in parsed.entries {
+            self.objects.push(DeviceObject {
+                target,
+                container: DeviceContainer::Offload,
+                stored: size,
+                code: size,
+            });
+        }
+        bundle_end
+    }
+
+    /// Read one compressed bundle: its length from the header (v2, v3) or up to `end`
+    /// (v1), its targets and their uncompressed sizes from the decompressed inner
+    /// header. Returns where it ends, when the header says.
+    fn read_compressed<S: ByteSource + ?Sized>(
+        &mut self,
+        src: &S,
+        start: u64,
+        end: u64,
+        what: &str,
+    ) -> Option<u64> {
+        let avail = end - start;
+        let head = src.read_vec(start, 32).ok()?;
+        let declared = ccob_len(&head);
+        let len = match declared {
+            Some(l) if l > avail => {
+                self.warn(format!(
+                    "{what}: compressed bundle at byte {start} says it is {l} bytes, but only {avail} follow"
+                ));
+                avail
+            }
+            Some(l) if l < 24 => {
+                self.warn(format!(
+                    "{what}: compressed bundle at byte {start} says it is {l} bytes, shorter than its header"
+                ));
                 return None;
             }
-            let id = src.read_vec(pos + 24, id_len as usize).ok()?;
-            pos = pos.checked_add(24 + id_len)?;
-            if pos > end {
-                return None;
+            Some(l) => l,
+            None => avail,
+        };
+        let take = len.min(CCOB_READ as u64) as usize;
+        let bytes = src.read_vec(start, take).ok()?;
+        match read_ccob_inner(&bytes) {
+            Err(why) => self.warn(format!(
+                "{what}: compressed bundle at byte {start}: {why}"
+            )),
+            Ok((inner, uncompressed)) => {
+                let parsed = parse_offload(&inner[..], 0, u64::MAX);
+                // The inner header is all that was decompressed: entries are checked
+                // against the uncompressed size the header records.
+                let total = uncompressed.unwrap_or(0);
+                for w in &parsed.warnings {
+                    self.warn(format!(
+                        "{what}: compressed bundle at byte {start}: inner bundle: {w}"
+                    ));
+                }
+                let mut inside = Vec::new();
+                for (target, size) in parsed.entries {
+                    match uncompressed {
+                        Some(u) if size > u => self.warn(format!(
+                            "{what}: compressed bundle at byte {start}: entry {target} of {size} bytes is larger than the whole uncompressed bundle ({u} bytes)"
+                        )),
+                        _ => inside.push((target, size)),
+                    }
+                }
+                let sum: u64 = inside.iter().map(|(_, s)| *s).fold(0, u64::saturating_add);
+                let denom = total.max(sum).max(1);
+                for (target, size) in inside {
+                    let stored = (u128::from(len) * u128::from(size) / u128::from(denom)) as u64;
+                    self.objects.push(DeviceObject {
+                        target,
+                        container: DeviceContainer::Compressed,
+                        stored,
+                        code: size,
+                    });
+                }
             }
-            let id = String::from_utf8_lossy(&id);
-            if let Some(t) = bundle_target(&id) {
-                self.targets.push(t);
-            }
-            bundle_end = bundle_end.max(start.checked_add(off)?.checked_add(size)?);
         }
-        Some(bundle_end.max(pos))
+        declared.map(|_| start.saturating_add(len))
     }
 
     fn walk_nv_fatbin<S: ByteSource + ?Sized>(&mut self, src: &S, start: u64, end: u64) {
-        let Some(magic) = read_u32(src, start) else {
-            return;
-        };
-        if magic != NV_FATBIN_MAGIC {
-            return;
+        match read_u32(src, start) {
+            Some(NV_FATBIN_MAGIC) => {}
+            Some(m) => {
+                self.warn(format!(
+                    ".nv_fatbin at byte {start}: magic {m:#010x}, not 0xba55ed50"
+                ));
+                return;
+            }
+            None => return,
         }
         self.nv_fatbin = true;
         let mut container = start;
         for _ in 0..MAX_BUNDLES {
-            if container >= end || read_u32(src, container) != Some(NV_FATBIN_MAGIC) {
+            if container >= end {
                 return;
             }
-            let Some(header_size) = read_u16(src, container + 6) else {
+            match read_u32(src, container) {
+                Some(NV_FATBIN_MAGIC) => {}
+                // Zero padding may follow the last container.
+                Some(0) | None => return,
+                Some(m) => {
+                    self.warn(format!(
+                        ".nv_fatbin: container at byte {container}: magic {m:#010x}, not 0xba55ed50"
+                    ));
+                    return;
+                }
+            }
+            let (Some(header_size), Some(size)) =
+                (read_u16(src, container + 6), read_u64(src, container + 8))
+            else {
+                self.warn(format!(
+                    ".nv_fatbin: container at byte {container}: header cut short"
+                ));
                 return;
             };
-            let Some(size) = read_u64(src, container + 8) else {
-                return;
-            };
-            let body = container + u64::from(header_size);
-            let Some(body_end) = body.checked_add(size) else {
-                return;
+            let body = container + u64::from(header_size.max(16));
+            let body_end = match body.checked_add(size) {
+                Some(e) if e <= end => e,
+                _ => {
+                    self.warn(format!(
+                        ".nv_fatbin: container at byte {container} says it holds {size} bytes, but only {} follow",
+                        end.saturating_sub(body)
+                    ));
+                    end
+                }
             };
             let mut entry = body;
-            for _ in 0..MAX_ENTRIES {
-                if entry + 32 > body_end {
+            let mut entries = 0u64;
+            while entry < body_end {
+                entries += 1;
+                if entries > MAX_ENTRIES {
+                    self.warn(format!(
+                        ".nv_fatbin: container at byte {container}: more than {MAX_ENTRIES} entries; the rest was not read"
+                    ));
                     break;
                 }
-                let (Some(eh), Some(es), Some(arch)) = (
+                if entry + 64 > body_end {
+                    self.warn(format!(
+                        ".nv_fatbin: entry at byte {entry}: header cut short by the container's end"
+                    ));
+                    break;
+                }
+                let (Some(kind), Some(eh), Some(es), Some(arch), Some(eflags), Some(full)) = (
+                    read_u16(src, entry),
                     read_u32(src, entry + 4),
                     read_u64(src, entry + 8),
                     read_u32(src, entry + 28),
+                    read_u64(src, entry + 40),
+                    read_u64(src, entry + 56),
                 ) else {
+                    self.warn(format!(".nv_fatbin: entry at byte {entry}: unreadable"));
+                    break;
+                };
+                let span = u64::from(eh).checked_add(es);
+                let next = span.and_then(|s| entry.checked_add(s));
+                let Some(next) = next.filter(|&n| n > entry && n <= body_end) else {
+                    self.warn(format!(
+                        ".nv_fatbin: entry at byte {entry} (header {eh} bytes, payload {es} bytes) runs past its container's end at byte {body_end}"
+                    ));
                     break;
                 };
                 if arch > 0 && arch < 10_000 {
-                    self.targets.push(format!("sm_{arch}"));
-                }
-                let Some(next) = entry
-                    .checked_add(u64::from(eh))
-                    .and_then(|e| e.checked_add(es))
-                else {
-                    break;
-                };
-                if next <= entry {
-                    break;
+                    let compressed = eflags & NV_FLAG_COMPRESSED != 0;
+                    self.objects.push(DeviceObject {
+                        target: format!("sm_{arch}"),
+                        container: if kind == 1 {
+                            DeviceContainer::Ptx
+                        } else {
+                            DeviceContainer::Cubin
+                        },
+                        stored: next - entry,
+                        code: if compressed && full > 0 { full } else { es },
+                    });
+                } else {
+                    self.warn(format!(
+                        ".nv_fatbin: entry at byte {entry}: architecture {arch} is not an sm_XX"
+                    ));
                 }
                 entry = next;
             }
             container = body_end;
         }
     }
+}
+
+/// What [`parse_offload`] read of one uncompressed bundle.
+struct Offload {
+    /// Device entries (target, size); host entries left out.
+    entries: Vec<(String, u64)>,
+    /// The bundle's end relative to its start (the furthest entry end), when every
+    /// entry was read.
+    end: Option<u64>,
+    warnings: Vec<String>,
+}
+
+/// Parse the uncompressed bundle at `start`, of at most `avail` bytes.
+fn parse_offload<S: ByteSource + ?Sized>(src: &S, start: u64, avail: u64) -> Offload {
+    let mut out = Offload {
+        entries: Vec::new(),
+        end: None,
+        warnings: Vec::new(),
+    };
+    let Some(count) = read_u64(src, start + 24) else {
+        out.warnings.push("header cut short before the entry count".into());
+        return out;
+    };
+    if count > MAX_ENTRIES {
+        out.warnings
+            .push(format!("entry count {count} is absurd (more than {MAX_ENTRIES})"));
+        return out;
+    }
+    let mut pos = 32u64;
+    let mut bundle_end = pos;
+    for i in 0..count {
+        let (Some(off), Some(size), Some(id_len)) = (
+            read_u64(src, start + pos),
+            read_u64(src, start + pos + 8),
+            read_u64(src, start + pos + 16),
+        ) else {
+            out.warnings
+                .push(format!("header cut short in entry {i} of {count}"));
+            return out;
+        };
+        if id_len > 1024 {
+            out.warnings
+                .push(format!("entry {i}: id length {id_len} is absurd"));
+            return out;
+        }
+        let Some(id) = src
+            .read_vec(start + pos + 24, id_len as usize)
+            .ok()
+            .filter(|id| id.len() as u64 == id_len)
+        else {
+            out.warnings
+                .push(format!("header cut short in entry {i}'s id"));
+            return out;
+        };
+        pos += 24 + id_len;
+        let id = String::from_utf8_lossy(&id);
+        // An entry running past the end counts for the bytes that are there.
+        let there = avail.saturating_sub(off).min(size);
+        if there < size {
+            out.warnings.push(format!(
+                "entry {i} ({id}: {size} bytes at offset {off}) runs past the {avail} bytes there are"
+            ));
+        }
+        if let Some(t) = bundle_target(&id) {
+            out.entries.push((t, there));
+        }
+        bundle_end = bundle_end.max(off.saturating_add(there));
+    }
+    if pos > avail {
+        out.warnings
+            .push(format!("header of {pos} bytes runs past the {avail} bytes there are"));
+        return out;
+    }
+    out.end = Some(bundle_end.max(pos));
+    out
+}
+
+/// Decompress the start of a `CCOB` bundle: the inner bytes (up to [`CCOB_INNER`]) and
+/// the uncompressed size its header records.
+fn read_ccob_inner(b: &[u8]) -> Result<(Vec<u8>, Option<u64>), String> {
+    let field = |r: std::ops::Range<usize>| b.get(r).ok_or("header cut short");
+    let version = u16::from_le_bytes(field(4..6)?.try_into().map_err(|_| "header")?);
+    let method = u16::from_le_bytes(field(6..8)?.try_into().map_err(|_| "header")?);
+    let (header_len, uncompressed) = match version {
+        1 => (20, u64::from(u32::from_le_bytes(field(8..12)?.try_into().map_err(|_| "header")?))),
+        2 => (24, u64::from(u32::from_le_bytes(field(12..16)?.try_into().map_err(|_| "header")?))),
+        3 => (32, u64::from_le_bytes(field(16..24)?.try_into().map_err(|_| "header")?)),
+        v => return Err(format!("unknown version {v}")),
+    };
+    let data = b.get(header_len..).ok_or("header cut short")?;
+    let mut inner = Vec::new();
+    // A truncated stream (only the first bytes are at hand) ends in an error after the
+    // output it could produce: keep that output.
+    let _ = match method {
+        0 => flate2::read::ZlibDecoder::new(data)
+            .take(CCOB_INNER as u64)
+            .read_to_end(&mut inner),
+        1 => zstd::stream::read::Decoder::with_buffer(data)
+            .map_err(|e| format!("zstd: {e}"))?
+            .take(CCOB_INNER as u64)
+            .read_to_end(&mut inner),
+        m => return Err(format!("unknown compression method {m}")),
+    };
+    if !inner.starts_with(BUNDLE_MAGIC) {
+        return Err(if inner.is_empty() {
+            "nothing could be decompressed".to_string()
+        } else {
+            "the decompressed bytes are not an offload bundle".to_string()
+        });
+    }
+    Ok((inner, Some(uncompressed)))
 }
 
 /// The target of a bundle id: `hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+` → `gfx90a:xnack+`;
@@ -396,31 +743,7 @@ fn read_offload_header(b: &[u8]) -> BundleTargets {
 
 /// Decompress the start of a `CCOB` bundle and read the inner bundle's header.
 fn read_ccob(b: &[u8]) -> Option<BundleTargets> {
-    let version = u16::from_le_bytes(b.get(4..6)?.try_into().ok()?);
-    let method = u16::from_le_bytes(b.get(6..8)?.try_into().ok()?);
-    let header_len = match version {
-        1 => 20,
-        2 => 24,
-        3 => 32,
-        _ => return None,
-    };
-    let data = b.get(header_len..)?;
-    let mut inner = Vec::new();
-    // A truncated stream (only the first bytes of the file are at hand) ends in an
-    // error after the output it could produce: keep that output.
-    let _ = match method {
-        0 => flate2::read::ZlibDecoder::new(data)
-            .take(CCOB_INNER as u64)
-            .read_to_end(&mut inner),
-        1 => zstd::stream::read::Decoder::with_buffer(data)
-            .ok()?
-            .take(CCOB_INNER as u64)
-            .read_to_end(&mut inner),
-        _ => return None,
-    };
-    if !inner.starts_with(BUNDLE_MAGIC) {
-        return None;
-    }
+    let (inner, _) = read_ccob_inner(b).ok()?;
     let mut t = read_offload_header(&inner);
     t.container = BundleContainer::Compressed;
     Some(t)
@@ -499,6 +822,7 @@ mod tests {
         ]);
         data.resize(3 * 4096, 0);
         let mut second = bundle(&["hipv4-amdgcn-amd-amdhsa--gfx1100"]);
+        second.resize(4096 + 16, 0);
         data.append(&mut second);
         let sections = vec![Section {
             name: ".hip_fatbin".into(),
@@ -508,6 +832,14 @@ mod tests {
         let g = GpuCode::detect(&data[..], &sections, 62, 0);
         assert_eq!(g.offload_bundles, 2);
         assert_eq!(g.targets, vec!["gfx1100", "gfx90a:xnack+"]);
+        assert!(g.warnings.is_empty(), "{:?}", g.warnings);
+        assert_eq!(
+            g.stored_by_target(),
+            vec![
+                ("gfx1100".to_string(), 16, 16),
+                ("gfx90a:xnack+".to_string(), 16, 16)
+            ]
+        );
     }
 
     #[test]

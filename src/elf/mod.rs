@@ -20,5 +20,6 @@ pub use facts::{
 };
 pub use gpu::{
     amdgpu_arch, amdgpu_processors, amdgpu_target, bundle_target, cuda_arch, has_bundle_magic,
-    read_bundle_head, BundleContainer, BundleTargets, GpuCode, EM_AMDGPU, EM_CUDA,
+    read_bundle_head, BundleContainer, BundleTargets, DeviceContainer, DeviceObject, GpuCode,
+    EM_AMDGPU, EM_CUDA,
 };

@@ -16,15 +16,16 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::{ElfLink, EntryFact, HitFact, ScannedPath, ScannedRef, SearchDir, SearchTag};
+use crate::elf::{DeviceContainer, DeviceObject};
 use crate::classify::{EntryType, EvidenceKind, FileClass, RuleId};
 use crate::scan::{Location, RelPath};
 use crate::store::{NarHash, StorePath};
 
 /// Version of the cache file format; part of every key, so a new format never reads
 /// an old entry.
-pub const CACHE_FORMAT: u32 = 4;
+pub const CACHE_FORMAT: u32 = 5;
 
-const KEY_VERSION: &str = concat!("nixcut-scan-cache-4-", env!("CARGO_PKG_VERSION"));
+const KEY_VERSION: &str = concat!("nixcut-scan-cache-5-", env!("CARGO_PKG_VERSION"));
 const MAGIC: &str = "nixcut-scan-cache";
 
 /// A directory of cached scans.
@@ -202,6 +203,16 @@ struct WireFile {
     shebang: Option<WireBytes>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     names: Vec<WireBytes>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    device: Vec<WireDevice>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct WireDevice {
+    target: String,
+    container: String,
+    stored: u64,
+    code: u64,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -246,11 +257,33 @@ fn wire_file(e: &EntryFact) -> WireFile {
         }),
         shebang: e.shebang.as_deref().map(WireBytes::of),
         names: e.names.iter().map(|n| WireBytes::of(n)).collect(),
+        device: e
+            .device
+            .iter()
+            .map(|d| WireDevice {
+                target: d.target.clone(),
+                container: d.container.as_str().to_string(),
+                stored: d.stored,
+                code: d.code,
+            })
+            .collect(),
     }
 }
 
-fn entry_fact(w: WireFile) -> EntryFact {
-    EntryFact {
+fn entry_fact(w: WireFile) -> Option<EntryFact> {
+    let device = w
+        .device
+        .into_iter()
+        .map(|d| {
+            Some(DeviceObject {
+                target: d.target,
+                container: DeviceContainer::parse(&d.container)?,
+                stored: d.stored,
+                code: d.code,
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(EntryFact {
         path: RelPath::from_bytes(w.path.into_bytes()),
         entry: match w.entry {
             WireType::Regular => EntryType::Regular,
@@ -282,7 +315,8 @@ fn entry_fact(w: WireFile) -> EntryFact {
         }),
         shebang: w.shebang.map(WireBytes::into_bytes),
         names: w.names.into_iter().map(WireBytes::into_bytes).collect(),
-    }
+        device,
+    })
 }
 
 impl WireEntry {
@@ -362,7 +396,11 @@ impl WireEntry {
             references,
             capped_total: self.capped_total,
             warnings: self.warnings,
-            entries: self.entries.into_iter().map(entry_fact).collect(),
+            entries: self
+                .entries
+                .into_iter()
+                .map(entry_fact)
+                .collect::<Option<Vec<_>>>()?,
             complete: self.complete,
         })
     }
@@ -410,6 +448,12 @@ mod tests {
                 }),
                 shebang: Some(b"/bin/sh".to_vec()),
                 names: vec![b"/nix/store/\xff".to_vec()],
+                device: vec![DeviceObject {
+                    target: "gfx90a:xnack+".into(),
+                    container: DeviceContainer::Compressed,
+                    stored: 3,
+                    code: 9,
+                }],
             }],
             complete: false,
         }

@@ -38,6 +38,8 @@ pub struct Collector<'a> {
     rules_key: String,
     /// Every path of the closure, sorted, when discovering.
     discover: Option<Vec<StorePath>>,
+    /// Read headers only, look for no references.
+    inventory: bool,
 }
 
 /// What phase one found for one store path: the scan (fresh or cached), or why there
@@ -73,7 +75,17 @@ impl<'a> Collector<'a> {
             rules: builtin_rules(),
             rules_key: format!("{:?}", builtin_rules()),
             discover: None,
+            inventory: false,
         }
+    }
+
+    /// Take only the inventory of each path: every file's entry, size and class, its
+    /// ELF facts and device code, read from headers (a store tree's files are not read
+    /// through, so a 1 GB fat binary costs a few reads). No references are looked for.
+    /// A full scan in the cache serves as well.
+    pub fn inventory_only(mut self, on: bool) -> Collector<'a> {
+        self.inventory = on;
+        self
     }
 
     /// Classify files with these rules (default: the built-in table).
@@ -169,6 +181,26 @@ impl<'a> Collector<'a> {
                 return done(Ok((hit, true)));
             }
         }
+        let (candidates, cache_file) = if self.inventory {
+            // Nothing looked for: a key of its own (full scans always look for the
+            // path itself).
+            let file = self.cache.and_then(|cache| {
+                cache.key(
+                    p,
+                    info.and_then(|i| i.nar_hash.as_ref()),
+                    &[],
+                    self.rules_key.as_bytes(),
+                )
+            });
+            if let (Some(cache), Some(file)) = (self.cache, &file) {
+                if let Some(hit) = cache.get(file, p) {
+                    return done(Ok((hit, true)));
+                }
+            }
+            (Vec::new(), file)
+        } else {
+            (candidates, cache_file)
+        };
         let result = scan(source, sd, p, &candidates, self.rules);
         if let (Some(cache), Some(file), Ok(s)) = (self.cache, &cache_file, &result) {
             // A cache that cannot be written only costs speed next time.
@@ -333,6 +365,11 @@ fn entry_fact(f: &FileScan, rules: &ClassRules) -> EntryFact {
         elf: f.elf.as_ref().map(elf_link),
         shebang,
         names: Vec::new(),
+        device: match (&f.elf, &f.bundle) {
+            (Some(e), _) => e.gpu.objects.clone(),
+            (None, Some(b)) => b.objects.clone(),
+            (None, None) => Vec::new(),
+        },
     }
 }
 

@@ -17,6 +17,7 @@ mod collect;
 pub use cache::{ScanCache, CACHE_FORMAT};
 pub use collect::{Collector, Progress, ReachedFn, Scanned};
 
+use crate::elf::DeviceObject;
 use std::collections::BTreeMap;
 
 use crate::classify::{EntryType, EvidenceKind, FileClass, RuleId, Verdict};
@@ -100,6 +101,9 @@ pub struct EntryFact {
     /// Absolute paths into the store that the file names in a script line or an ELF data
     /// string (what it may exec or open by name).
     pub names: Vec<Vec<u8>>,
+    /// Device code objects in the file (a fat binary's `.hip_fatbin`/`.nv_fatbin`
+    /// entries, a bundle file's entries, or the file itself when it is a code object).
+    pub device: Vec<DeviceObject>,
 }
 
 /// The hits of one candidate reference in one store path's scan.

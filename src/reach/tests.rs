@@ -26,6 +26,7 @@ fn e(path: &str, entry: EntryType) -> EntryFact {
         elf: None,
         shebang: None,
         names: Vec::new(),
+        device: Vec::new(),
     }
 }
 

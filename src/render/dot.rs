@@ -31,6 +31,7 @@ pub(super) fn render(report: Report<'_>, out: &mut dyn Write) -> io::Result<()> 
         Report::Diff(_) => Err(super::unsupported("dot", "diff")),
         Report::Check(_) => Err(super::unsupported("dot", "check")),
         Report::Split(_) => Err(super::unsupported("dot", "split")),
+        Report::Gpu(_) => Err(super::unsupported("dot", "gpu")),
         Report::Rules(_) => Err(super::unsupported("dot", "rules")),
     }
 }

@@ -23,6 +23,7 @@ pub(super) fn render(report: Report<'_>, style: &Style, out: &mut dyn Write) -> 
         Report::Diff(r) => write(r, style, out),
         Report::Check(r) => write(r, style, out),
         Report::Split(r) => write(r, style, out),
+        Report::Gpu(r) => write(r, style, out),
         Report::Rules(r) => write(r, style, out),
     }
 }

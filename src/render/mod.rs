@@ -26,7 +26,7 @@ pub use text::{format_delta, short_path, tree_prefix, via_chain};
 use std::io::{self, Write};
 
 use crate::report::{
-    CheckReport, DiffReport, RefsReport, RulesReport, SplitReport, WhyChainsReport, WhyReport,
+    CheckReport, DiffReport, GpuReport, RefsReport, RulesReport, SplitReport, WhyChainsReport, WhyReport,
 };
 
 /// Output format (`--format`).
@@ -73,6 +73,8 @@ pub enum Report<'a> {
     Split(&'a SplitReport),
     /// `nixcut rules`.
     Rules(&'a RulesReport),
+    /// `nixcut gpu ROOT`.
+    Gpu(&'a GpuReport),
 }
 
 /// `&XReport` converts into [`Report`], so `render(&report, …)` takes any report.
@@ -94,6 +96,7 @@ report_from! {
     CheckReport => Check,
     SplitReport => Split,
     RulesReport => Rules,
+    GpuReport => Gpu,
 }
 
 /// Write `report` in `format` (`style` is for tables and JSON; Markdown ignores it).

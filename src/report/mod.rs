@@ -15,6 +15,7 @@
 
 mod check;
 mod diff;
+mod gpu;
 mod refs;
 mod rules;
 pub mod snapshot;
@@ -29,6 +30,7 @@ pub use diff::{
     DiffReport, DiffRest, DiffSide, DiffWarning, PackageChange, PackageDiff, PathChange,
     PathCounts, PathDiff, Side, VersionChange,
 };
+pub use gpu::{GpuArch, GpuChange, GpuOption, GpuPath, GpuRemedy, GpuReport, GpuVendor};
 pub use refs::{EvidenceItem, Explanation, ReachStep, ReachVia, RefEntry, RefsPath, RefsReport};
 pub use rules::{ClassRow, KindRow, RuleSource, RulesReport, VerdictRow};
 pub use snapshot::{Snapshot, SnapshotPath, SNAPSHOT_KIND, SNAPSHOT_SCHEMA_VERSION};

@@ -7,7 +7,7 @@ use crate::classify::classify_hit;
 use crate::classify::kinds::{hit_detail, name_detail, CONTEXT_WINDOW};
 use crate::classify::text::{looks_like_text, TEXT_SNIFF_LEN};
 use crate::classify::{file_rule, FileFacts, Place};
-use crate::elf::{dlopen_names, has_elf_magic, ByteSource, ElfFacts};
+use crate::elf::{dlopen_names, has_bundle_magic, has_elf_magic, ByteSource, ElfFacts, GpuCode};
 use crate::store::HASH_LEN;
 
 use super::{
@@ -78,6 +78,7 @@ fn entry(path: RelPath, file_type: FileType, size: u64, hits: Vec<LocatedHit>) -
         capped_hits: 0,
         elf: None,
         head: Vec::new(),
+        bundle: None,
     }
 }
 
@@ -175,6 +176,19 @@ pub(crate) fn regular<S: ByteSource + ?Sized>(
         }
     }
 
+    // A standalone bundle: its entries' sizes from its header (positional reads; a
+    // streamed file offers its first bytes).
+    let bundle = if !is_elf && has_bundle_magic(head) {
+        let g = match contents.source {
+            Some(src) => GpuCode::detect_bundle_file(src),
+            None => GpuCode::detect_bundle_file(head),
+        };
+        warnings.extend(g.warnings.iter().map(|w| format!("{path}: GPU code: {w}")));
+        Some(g)
+    } else {
+        None
+    };
+
     let rule = file_rule(&FileFacts {
         path: path.as_bytes(),
         place: Place::Contents,
@@ -231,6 +245,7 @@ pub(crate) fn regular<S: ByteSource + ?Sized>(
     file.capped_hits = contents.scan.capped;
     file.elf = facts;
     file.head = head[..head.len().min(HEAD_LEN)].to_vec();
+    file.bundle = bundle;
     Outcome {
         file,
         evidence,

@@ -175,6 +175,9 @@ pub struct FileScan {
     pub elf: Option<ElfFacts>,
     /// The first bytes of a regular file (up to [`HEAD_LEN`]), for content rules.
     pub head: Vec<u8>,
+    /// The device code of a standalone bundle file (`__CLANG_OFFLOAD_BUNDLE__` or
+    /// `CCOB` at offset 0); ELF files keep theirs in `elf`.
+    pub bundle: Option<crate::elf::GpuCode>,
 }
 
 /// How many leading bytes of each regular file [`FileScan::head`] keeps.

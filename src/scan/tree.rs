@@ -237,7 +237,17 @@ fn analyse_entry(ctx: &Context<'_>, e: Entry) -> Outcome {
             };
             let mut head = Vec::new();
             let mut stream = ctx.scanner.stream();
-            if let Some(src) = &src {
+            if let (Some(src), true) = (&src, ctx.scanner.is_empty()) {
+                // Nothing to look for (an inventory): the first bytes are all the class
+                // rules read; ELF facts and bundle headers are read where they lie.
+                match src.read_vec(0, TEXT_SNIFF_LEN) {
+                    Ok(h) => head = h,
+                    Err(err) => warnings.push(format!(
+                        "{}: read error at offset 0: {err}",
+                        display_path(&e.path)
+                    )),
+                }
+            } else if let Some(src) = &src {
                 // Small files get small buffers: no 1 MiB allocation per tiny file.
                 let want = usize::try_from(size)
                     .unwrap_or(usize::MAX)

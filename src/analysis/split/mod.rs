@@ -12,7 +12,7 @@ mod closure;
 mod nix;
 mod plan;
 
-pub use plan::nar_size_of;
+pub use plan::{fact_sub_path, nar_size_of};
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -507,7 +507,7 @@ fn remedies(ev: &PathEvidence, p: &Plan, targets: &[String]) -> Vec<Remedy> {
 }
 
 /// A Nix string literal.
-fn nix_string(s: &str) -> String {
+pub(crate) fn nix_string(s: &str) -> String {
     let mut o = String::from("\"");
     for c in s.chars() {
         match c {

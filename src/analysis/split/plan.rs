@@ -16,7 +16,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::classify::{EntryType, EvidenceKind, FileClass, Verdict};
-use crate::evidence::{Hit, PathEvidence};
+use crate::evidence::{Hit, HitFact, PathEvidence};
 use crate::report::{AssumptionReason, Because};
 use crate::store::StorePath;
 
@@ -169,13 +169,18 @@ pub fn because_of(h: &Hit) -> Because {
 /// The sub-path inside `target` that a hit names: what follows `<hash>-<name>/` in the
 /// symlink target or the hit's string; empty for a bare hash or the top directory.
 pub fn sub_path(h: &Hit, target: &StorePath) -> Vec<u8> {
-    if h.fact.kind == EvidenceKind::FileName {
+    fact_sub_path(&h.fact, target)
+}
+
+/// [`sub_path`] of a hit as the scan found it (before verdicts).
+pub fn fact_sub_path(fact: &HitFact, target: &StorePath) -> Vec<u8> {
+    if fact.kind == EvidenceKind::FileName {
         return Vec::new();
     }
     let base = target.to_string();
-    let hay: &[u8] = match &h.fact.symlink_target {
+    let hay: &[u8] = match &fact.symlink_target {
         Some(t) => t,
-        None => h.fact.detail.as_bytes(),
+        None => fact.detail.as_bytes(),
     };
     let Some(at) = find(hay, base.as_bytes()) else {
         return Vec::new();
@@ -185,7 +190,7 @@ pub fn sub_path(h: &Hit, target: &StorePath) -> Vec<u8> {
         return Vec::new();
     };
     let is_path = |b: u8| {
-        h.fact.symlink_target.is_some() || b.is_ascii_alphanumeric() || b"+._?=/-,@~".contains(&b)
+        fact.symlink_target.is_some() || b.is_ascii_alphanumeric() || b"+._?=/-,@~".contains(&b)
     };
     let end = rest.iter().position(|&b| !is_path(b)).unwrap_or(rest.len());
     let mut s = rest[..end].to_vec();
@@ -547,6 +552,7 @@ mod tests {
             elf: None,
             shebang: None,
             names: Vec::new(),
+            device: Vec::new(),
         }
     }
 

@@ -10,6 +10,7 @@
 //! Every string from the report is escaped by [`escape::esc`].
 
 mod diff;
+mod gpu;
 mod escape;
 mod split;
 mod treemap;
@@ -31,6 +32,7 @@ pub(super) fn render(report: Report<'_>, out: &mut dyn Write) -> io::Result<()> 
         Report::Refs(_) => Err(super::unsupported("html", "refs")),
         Report::Check(_) => Err(super::unsupported("html", "check")),
         Report::Split(r) => split::split(r, out),
+        Report::Gpu(r) => gpu::gpu(r, out),
         Report::Rules(_) => Err(super::unsupported("html", "rules")),
     }
 }

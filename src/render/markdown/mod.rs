@@ -5,6 +5,7 @@
 
 mod check;
 mod diff;
+mod gpu;
 mod refs;
 mod rules;
 mod split;
@@ -23,6 +24,7 @@ pub(super) fn render(report: Report<'_>, out: &mut dyn Write) -> io::Result<()> 
         Report::Diff(r) => diff::diff(r, out),
         Report::Check(r) => check::check(r, out),
         Report::Split(r) => split::split(r, out),
+        Report::Gpu(r) => gpu::gpu(r, out),
         Report::Rules(r) => rules::rules(r, out),
     }
 }

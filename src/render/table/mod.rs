@@ -4,6 +4,7 @@
 
 mod check;
 mod diff;
+mod gpu;
 mod refs;
 mod rules;
 mod split;
@@ -24,6 +25,7 @@ pub(super) fn render(report: Report<'_>, style: &Style, out: &mut dyn Write) -> 
         Report::Diff(r) => diff::diff(r, style, out),
         Report::Check(r) => check::check(r, style, out),
         Report::Split(r) => split::split(r, style, out),
+        Report::Gpu(r) => gpu::gpu(r, style, out),
         Report::Rules(r) => rules::rules(r, style, out),
     }
 }

@@ -6,6 +6,7 @@
 
 pub(crate) mod check;
 pub(crate) mod diff;
+pub(crate) mod gpu;
 pub(crate) mod refs;
 pub(crate) mod rules;
 pub(crate) mod split;

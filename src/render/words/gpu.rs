@@ -1,0 +1,90 @@
+//! What the `gpu` report says: its heading, the totals line, what `--gpu-targets`
+//! leaves, and the short forms of per-path architecture lists.
+
+use crate::render::text::name_of;
+use crate::report::{GpuPath, GpuReport};
+use crate::store::format_size;
+
+/// `part` as a percentage of `whole`, one decimal (`62.5%`); `–` for an empty whole.
+pub(crate) fn percent(part: u64, whole: u64) -> String {
+    if whole == 0 {
+        return "–".to_string();
+    }
+    format!("{:.1}%", part as f64 * 100.0 / whole as f64)
+}
+
+pub(crate) fn heading(r: &GpuReport) -> String {
+    format!(
+        "GPU code in {}: {} closure, {} paths",
+        name_of(&r.root),
+        format_size(r.closure_size),
+        r.path_count
+    )
+}
+
+/// `GPU 3.2 MiB (62.5%) in 15 architectures · generic 91 KiB · host 1.8 MiB`.
+pub(crate) fn totals(r: &GpuReport) -> String {
+    let mut s = format!(
+        "GPU {} ({}) in {} architecture{}; generic {} ({} file{}); host {}",
+        format_size(r.gpu_bytes),
+        percent(r.gpu_bytes, r.closure_size),
+        r.archs.len(),
+        if r.archs.len() == 1 { "" } else { "s" },
+        format_size(r.generic_bytes),
+        r.generic_files,
+        if r.generic_files == 1 { "" } else { "s" },
+        format_size(r.host_bytes),
+    );
+    if r.unscanned_bytes > 0 {
+        s.push_str(&format!("; not read {}", format_size(r.unscanned_bytes)));
+    }
+    s
+}
+
+/// What the closure becomes with only the targets, or `None` without `--gpu-targets`.
+pub(crate) fn after(r: &GpuReport) -> Option<String> {
+    let size = r.closure_size_after?;
+    let count = r.path_count_after.unwrap_or(r.path_count);
+    Some(format!(
+        "with only {}: {} → {} ({} less{}), {} → {} paths{}",
+        r.gpu_targets.join(", "),
+        format_size(r.closure_size),
+        format_size(size),
+        format_size(r.closure_size.saturating_sub(size)),
+        if r.closure_size > 0 {
+            format!(", -{}", percent(r.closure_size.saturating_sub(size), r.closure_size))
+        } else {
+            String::new()
+        },
+        r.path_count,
+        count,
+        if r.estimated {
+            "; estimated: fat binaries rebuilt with fewer targets"
+        } else {
+            "; exact: per-architecture files dropped"
+        }
+    ))
+}
+
+/// The largest architectures of one path: `gfx90a 1.2 MiB, gfx942 800 KiB, +3 more`.
+pub(crate) fn path_archs(p: &GpuPath, max: usize) -> String {
+    let mut v: Vec<(&String, &u64)> = p.archs.iter().collect();
+    v.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));
+    let mut parts: Vec<String> = v
+        .iter()
+        .take(max)
+        .map(|(a, b)| format!("{a} {}", format_size(**b)))
+        .collect();
+    if v.len() > max {
+        parts.push(format!("+{} more", v.len() - max));
+    }
+    parts.join(", ")
+}
+
+/// `gfx90a:xnack+, gfx90a:xnack-` shortened past `max` variants.
+pub(crate) fn targets(t: &[String], max: usize) -> String {
+    if t.len() <= max {
+        return t.join(", ");
+    }
+    format!("{}, … ({} variants)", t[..max].join(", "), t.len())
+}
