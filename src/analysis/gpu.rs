@@ -468,6 +468,7 @@ struct PathCut {
 
 fn cut(entries: &[EntryFact], nar: u64, kept: &HashSet<&str>) -> PathCut {
     let mut dropped = HashSet::new();
+    // Per fat binary: the bytes its other targets' code objects take.
     let mut shrunk: HashMap<usize, u64> = HashMap::new();
     let (mut files_dropped, mut objects_dropped) = (0u64, 0u64);
     let mut by_vendor: BTreeMap<GpuVendor, u64> = BTreeMap::new();
@@ -480,7 +481,11 @@ fn cut(entries: &[EntryFact], nar: u64, kept: &HashSet<&str>) -> PathCut {
             EntryGpu::PerArch(a) if !kept.contains(a.as_str()) => {
                 dropped.insert(e.path.as_bytes().to_vec());
                 files_dropped += 1;
-                let bytes = if e.entry == EntryType::Symlink { 0 } else { e.size };
+                let bytes = if e.entry == EntryType::Symlink {
+                    0
+                } else {
+                    e.size
+                };
                 *by_vendor.entry(vendor(&a)).or_default() += bytes;
             }
             EntryGpu::Fat { parts, .. } => {
@@ -493,7 +498,7 @@ fn cut(entries: &[EntryFact], nar: u64, kept: &HashSet<&str>) -> PathCut {
                     *by_vendor.entry(vendor(a)).or_default() += gone;
                 }
                 if n > 0 {
-                    shrunk.insert(i, left);
+                    shrunk.insert(i, e.size - left);
                     objects_dropped += n;
                 }
                 others += 1;
@@ -502,22 +507,21 @@ fn cut(entries: &[EntryFact], nar: u64, kept: &HashSet<&str>) -> PathCut {
         }
     }
     let estimated = !shrunk.is_empty();
-    let size_after = if dropped.is_empty() && shrunk.is_empty() {
-        nar
+    // Dropped files: exact NAR framing. Fat binaries: their other targets' bytes
+    // subtracted as they are (an estimate; a rebuilt file's padding is not known).
+    let gone: u64 = shrunk.values().sum();
+    let size_after = if dropped.is_empty() {
+        nar.saturating_sub(gone)
     } else {
-        let all = nar_size_of(
-            entries
-                .iter()
-                .map(|e| (e.path.as_bytes(), e.entry, e.size)),
-        );
+        let all = nar_size_of(entries.iter().map(|e| (e.path.as_bytes(), e.entry, e.size)));
         let left = nar_size_of(
             entries
                 .iter()
-                .enumerate()
-                .filter(|(_, e)| !dropped.contains(e.path.as_bytes()))
-                .map(|(i, e)| (e.path.as_bytes(), e.entry, *shrunk.get(&i).unwrap_or(&e.size))),
+                .filter(|e| !dropped.contains(e.path.as_bytes()))
+                .map(|e| (e.path.as_bytes(), e.entry, e.size)),
         );
         nar.saturating_sub(all.saturating_sub(left))
+            .saturating_sub(gone)
     };
     PathCut {
         whole: files_dropped > 0 && others == 0,
@@ -702,7 +706,12 @@ fn remedies(c: &Closure, a: &After, targets: &[String]) -> Vec<GpuRemedy> {
         .filter(|t| vendor(t) == GpuVendor::Nvidia)
         .map(|t| capability(t))
         .collect();
-    let list = |v: &[String]| v.iter().map(|t| nix_string(t)).collect::<Vec<_>>().join(" ");
+    let list = |v: &[String]| {
+        v.iter()
+            .map(|t| nix_string(t))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
     let mut out = Vec::new();
     let mut nvidia = GpuRemedy {
         option: GpuOption::CudaCapabilities,
@@ -769,7 +778,11 @@ fn remedies(c: &Closure, a: &After, targets: &[String]) -> Vec<GpuRemedy> {
         nvidia.packages.dedup();
         out.push(nvidia);
     }
-    out.sort_by(|x, y| y.saves.cmp(&x.saves).then_with(|| x.packages.cmp(&y.packages)));
+    out.sort_by(|x, y| {
+        y.saves
+            .cmp(&x.saves)
+            .then_with(|| x.packages.cmp(&y.packages))
+    });
     out
 }
 
@@ -843,9 +856,24 @@ mod tests {
             fat,
             bundle2,
             bare,
-            e("lib/x_gfx942.dat", EntryType::Regular, 40, FileClass::Gpu("gfx942".into())),
-            e("lib/link_gfx942", EntryType::Symlink, 9, FileClass::Gpu("gfx942".into())),
-            e("lib/TensileLibrary.dat", EntryType::Regular, 60, FileClass::GpuGeneric),
+            e(
+                "lib/x_gfx942.dat",
+                EntryType::Regular,
+                40,
+                FileClass::Gpu("gfx942".into()),
+            ),
+            e(
+                "lib/link_gfx942",
+                EntryType::Symlink,
+                9,
+                FileClass::Gpu("gfx942".into()),
+            ),
+            e(
+                "lib/TensileLibrary.dat",
+                EntryType::Regular,
+                60,
+                FileClass::GpuGeneric,
+            ),
             e("bin/tool", EntryType::Executable, 1234, FileClass::Bin),
         ];
         let a = account(&entries);

@@ -184,7 +184,12 @@ impl ElfFacts {
             facts.warnings.push(format!("dynamic section: {e}"));
         }
         facts.gpu = GpuCode::detect(src, &facts.sections, facts.machine, facts.flags);
-        let gpu_warnings: Vec<String> = facts.gpu.warnings.iter().map(|w| format!("GPU code: {w}")).collect();
+        let gpu_warnings: Vec<String> = facts
+            .gpu
+            .warnings
+            .iter()
+            .map(|w| format!("GPU code: {w}"))
+            .collect();
         facts.warnings.extend(gpu_warnings);
         Ok(facts)
     }

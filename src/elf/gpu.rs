@@ -162,10 +162,10 @@ impl GpuCode {
     /// one after another. Empty for anything else.
     pub fn detect_bundle_file<S: ByteSource + ?Sized>(src: &S) -> GpuCode {
         let mut g = GpuCode::default();
-        let Ok(head) = src.read_vec(0, 4) else {
+        let Ok(head) = src.read_vec(0, BUNDLE_MAGIC.len()) else {
             return g;
         };
-        if has_bundle_magic(&head) || head.starts_with(CCOB_MAGIC) {
+        if has_bundle_magic(&head) {
             g.walk_bundles(src, 0, src.len(), "bundle");
         }
         g.finish();
@@ -180,11 +180,14 @@ impl GpuCode {
             e.0 = e.0.saturating_add(o.stored);
             e.1 = e.1.saturating_add(o.code);
         }
-        m.into_iter().map(|(t, (s, c))| (t.to_string(), s, c)).collect()
+        m.into_iter()
+            .map(|(t, (s, c))| (t.to_string(), s, c))
+            .collect()
     }
 
     fn finish(&mut self) {
-        self.targets.extend(self.objects.iter().map(|o| o.target.clone()));
+        self.targets
+            .extend(self.objects.iter().map(|o| o.target.clone()));
         self.targets.sort();
         self.targets.dedup();
     }
@@ -295,9 +298,7 @@ impl GpuCode {
         let take = len.min(CCOB_READ as u64) as usize;
         let bytes = src.read_vec(start, take).ok()?;
         match read_ccob_inner(&bytes) {
-            Err(why) => self.warn(format!(
-                "{what}: compressed bundle at byte {start}: {why}"
-            )),
+            Err(why) => self.warn(format!("{what}: compressed bundle at byte {start}: {why}")),
             Ok((inner, uncompressed)) => {
                 let parsed = parse_offload(&inner[..], 0, u64::MAX);
                 // The inner header is all that was decompressed: entries are checked
@@ -457,12 +458,14 @@ fn parse_offload<S: ByteSource + ?Sized>(src: &S, start: u64, avail: u64) -> Off
         warnings: Vec::new(),
     };
     let Some(count) = read_u64(src, start + 24) else {
-        out.warnings.push("header cut short before the entry count".into());
+        out.warnings
+            .push("header cut short before the entry count".into());
         return out;
     };
     if count > MAX_ENTRIES {
-        out.warnings
-            .push(format!("entry count {count} is absurd (more than {MAX_ENTRIES})"));
+        out.warnings.push(format!(
+            "entry count {count} is absurd (more than {MAX_ENTRIES})"
+        ));
         return out;
     }
     let mut pos = 32u64;
@@ -506,8 +509,9 @@ fn parse_offload<S: ByteSource + ?Sized>(src: &S, start: u64, avail: u64) -> Off
         bundle_end = bundle_end.max(off.saturating_add(there));
     }
     if pos > avail {
-        out.warnings
-            .push(format!("header of {pos} bytes runs past the {avail} bytes there are"));
+        out.warnings.push(format!(
+            "header of {pos} bytes runs past the {avail} bytes there are"
+        ));
         return out;
     }
     out.end = Some(bundle_end.max(pos));
@@ -521,9 +525,22 @@ fn read_ccob_inner(b: &[u8]) -> Result<(Vec<u8>, Option<u64>), String> {
     let version = u16::from_le_bytes(field(4..6)?.try_into().map_err(|_| "header")?);
     let method = u16::from_le_bytes(field(6..8)?.try_into().map_err(|_| "header")?);
     let (header_len, uncompressed) = match version {
-        1 => (20, u64::from(u32::from_le_bytes(field(8..12)?.try_into().map_err(|_| "header")?))),
-        2 => (24, u64::from(u32::from_le_bytes(field(12..16)?.try_into().map_err(|_| "header")?))),
-        3 => (32, u64::from_le_bytes(field(16..24)?.try_into().map_err(|_| "header")?)),
+        1 => (
+            20,
+            u64::from(u32::from_le_bytes(
+                field(8..12)?.try_into().map_err(|_| "header")?,
+            )),
+        ),
+        2 => (
+            24,
+            u64::from(u32::from_le_bytes(
+                field(12..16)?.try_into().map_err(|_| "header")?,
+            )),
+        ),
+        3 => (
+            32,
+            u64::from_le_bytes(field(16..24)?.try_into().map_err(|_| "header")?),
+        ),
         v => return Err(format!("unknown version {v}")),
     };
     let data = b.get(header_len..).ok_or("header cut short")?;

@@ -16,8 +16,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::{ElfLink, EntryFact, HitFact, ScannedPath, ScannedRef, SearchDir, SearchTag};
-use crate::elf::{DeviceContainer, DeviceObject};
 use crate::classify::{EntryType, EvidenceKind, FileClass, RuleId};
+use crate::elf::{DeviceContainer, DeviceObject};
 use crate::scan::{Location, RelPath};
 use crate::store::{NarHash, StorePath};
 

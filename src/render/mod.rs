@@ -26,7 +26,8 @@ pub use text::{format_delta, short_path, tree_prefix, via_chain};
 use std::io::{self, Write};
 
 use crate::report::{
-    CheckReport, DiffReport, GpuReport, RefsReport, RulesReport, SplitReport, WhyChainsReport, WhyReport,
+    CheckReport, DiffReport, GpuReport, RefsReport, RulesReport, SplitReport, WhyChainsReport,
+    WhyReport,
 };
 
 /// Output format (`--format`).

@@ -260,3 +260,45 @@ pub fn debian_debs(test: &str, names: &[&str]) -> Option<PathBuf> {
     }
     Some(dir)
 }
+
+/// A wheel from PyPI (`pip download --no-deps SPEC`, e.g.
+/// `nvidia-nvjpeg-cu12==12.4.0.76`), cached under `target/pypi-wheels/` between runs;
+/// its path. `None` (after saying why) when it cannot be downloaded; under
+/// `NIXCUT_REQUIRE_NIX=1` that is a failure instead.
+pub fn pypi_wheel(test: &str, spec: &str) -> Option<PathBuf> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let (name, version) = spec.split_once("==").expect("SPEC is NAME==VERSION");
+    let dir = repo().join("target/pypi-wheels");
+    let prefix = format!("{}-{version}-", name.replace('-', "_"));
+    let find = || {
+        std::fs::read_dir(&dir).ok().and_then(|rd| {
+            rd.filter_map(Result::ok).map(|e| e.path()).find(|p| {
+                p.file_name()
+                    .is_some_and(|f| f.to_string_lossy().starts_with(&prefix))
+                    && p.extension().is_some_and(|x| x == "whl")
+            })
+        })
+    };
+    if let Some(w) = find() {
+        return Some(w);
+    }
+    let ok = std::fs::create_dir_all(&dir).is_ok()
+        && Command::new("python3")
+            .args(["-m", "pip", "download", "--no-deps", "--quiet", "-d"])
+            .arg(&dir)
+            .arg(spec)
+            .output()
+            .is_ok_and(|o| o.status.success());
+    match (ok, find()) {
+        (true, Some(w)) => Some(w),
+        _ => {
+            let why = format!("cannot `pip download --no-deps {spec}`");
+            if std::env::var("NIXCUT_REQUIRE_NIX").as_deref() == Ok("1") {
+                panic!("{test}: {why} (NIXCUT_REQUIRE_NIX=1)");
+            }
+            eprintln!("SKIP {test}: {why}; set NIXCUT_REQUIRE_NIX=1 to make this a failure");
+            None
+        }
+    }
+}

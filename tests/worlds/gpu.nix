@@ -13,8 +13,14 @@
 # miopen-gpu: share/miopen/db with SQLite perf and kernel dbs, find dbs and models whose
 # names carry the CU count in decimal (gfx900_56) and in hex above 64 (gfx90a68).
 #
+# gpu-acct: for `nixcut gpu` (tests/gpu.rs): a fat binary for five targets (xnack+ and
+# xnack- of gfx90a among them), bare code objects, a bundle for two targets and one for
+# one, and a host-only library.
+# cuda-wheel: PyPI's nvidia-nvjpeg-cu12 wheel unpacked (real CUDA fat binary; pass
+# `--arg nvjpegWheel /path/to/the.whl`, which tests/common fetches with pip).
+#
 # The expected class of every file is listed in tests/classes.rs.
-{ tag ? "" }:
+{ tag ? "", nvjpegWheel ? null }:
 let
   lib = import ./lib.nix { inherit tag; };
   inherit (lib) mkDerivation;
@@ -101,4 +107,43 @@ rec {
       printf 'MIOpen\n' > $out/share/doc/miopen/README
     '';
   };
+
+  gpu-acct = mkDerivation {
+    name = "gpu-acct-1.0";
+    src = ../fixtures/hip/scale.hip;
+    buildCommand = ''
+      export HOME=$NIX_BUILD_TOP
+      cp $src scale.hip
+      mkdir -p $out/lib/kernels bare
+      hipcc --offload-arch=gfx803 --offload-arch=gfx906 --offload-arch=gfx90a:xnack+ \
+        --offload-arch=gfx90a:xnack- --offload-arch=gfx1030 \
+        -shared -fPIC -Wl,-soname,libkern.so.1 -o $out/lib/libkern.so.1 scale.hip
+      cp scale.hip bare/
+      (cd bare && hipcc -x hip --cuda-device-only --no-gpu-bundle-output \
+        --offload-arch=gfx908 --offload-arch=gfx1031 scale.hip >/dev/null 2>&1) || true
+      cp bare/scale-hip-amdgcn-amd-amdhsa-gfx908.out $out/lib/kernels/k_gfx908.co
+      cp bare/scale-hip-amdgcn-amd-amdhsa-gfx1031.out $out/lib/kernels/k_gfx1031.co
+      hipcc -x hip --offload-arch=gfx900 --offload-arch=gfx1030 --cuda-device-only -c \
+        -o $out/lib/kernels/pair.co scale.hip
+      hipcc -x hip --offload-arch=gfx1010 --cuda-device-only -c \
+        -o $out/lib/kernels/one.hsaco scale.hip
+      printf 'int host_only(void) { return 1; }\n' > host.c
+      gcc -shared -fPIC -o $out/lib/libhost.so host.c
+    '';
+  };
+
+  cuda-wheel =
+    if nvjpegWheel == null then
+      throw "cuda-wheel needs --arg nvjpegWheel /path/to/nvidia_nvjpeg_cu12-*.whl"
+    else
+      mkDerivation {
+        name = "libnvjpeg-12.4.0.76";
+        src = nvjpegWheel;
+        buildCommand = ''
+          python3 -m zipfile -e $src wheel
+          mkdir -p $out/lib
+          cp wheel/nvidia/nvjpeg/lib/libnvjpeg.so.12 $out/lib/
+          ln -s libnvjpeg.so.12 $out/lib/libnvjpeg.so
+        '';
+      };
 }

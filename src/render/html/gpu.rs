@@ -22,7 +22,16 @@ const DROPPED: &str = "#c9ced6";
 const OTHER: &str = "#8c95a3";
 
 #[allow(clippy::too_many_arguments)]
-fn bar(svg: &mut String, y: f64, x: f64, w: f64, fill: &str, kind: &str, arch: &str, tip: &[String]) {
+fn bar(
+    svg: &mut String,
+    y: f64,
+    x: f64,
+    w: f64,
+    fill: &str,
+    kind: &str,
+    arch: &str,
+    tip: &[String],
+) {
     if w <= 0.0 {
         return;
     }
@@ -69,7 +78,11 @@ pub(super) fn gpu(r: &GpuReport, out: &mut dyn Write) -> io::Result<()> {
     };
     for a in &r.archs {
         let dropped = r.dropped.contains(&a.arch);
-        let (f_fill, e_fill) = if dropped { (DROPPED, DROPPED) } else { (FILES, FAT) };
+        let (f_fill, e_fill) = if dropped {
+            (DROPPED, DROPPED)
+        } else {
+            (FILES, FAT)
+        };
         let tip = vec![
             format!("{}: {}", a.arch, format_size(a.bytes)),
             format!("in per-architecture files: {}", format_size(a.file_bytes)),
@@ -86,7 +99,16 @@ pub(super) fn gpu(r: &GpuReport, out: &mut dyn Write) -> io::Result<()> {
     }
     for (name, bytes) in [("generic", r.generic_bytes), ("host", r.host_bytes)] {
         let w = scale(bytes);
-        bar(&mut svg, y, LABEL, w, OTHER, name, name, &[format!("{name}: {}", format_size(bytes))]);
+        bar(
+            &mut svg,
+            y,
+            LABEL,
+            w,
+            OTHER,
+            name,
+            name,
+            &[format!("{name}: {}", format_size(bytes))],
+        );
         label(&mut svg, y, name, bytes, w);
         y += ROW;
     }

@@ -10,8 +10,8 @@
 //! Every string from the report is escaped by [`escape::esc`].
 
 mod diff;
-mod gpu;
 mod escape;
+mod gpu;
 mod split;
 mod treemap;
 mod why;

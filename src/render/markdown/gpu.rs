@@ -42,7 +42,10 @@ pub(super) fn gpu(r: &GpuReport, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out)?;
     }
     if !r.paths.is_empty() {
-        writeln!(out, "| path | size | GPU | generic | largest architectures |")?;
+        writeln!(
+            out,
+            "| path | size | GPU | generic | largest architectures |"
+        )?;
         writeln!(out, "|---|---:|---:|---:|---|")?;
         for p in r.paths.iter().take(TOP_PATHS) {
             writeln!(
@@ -83,7 +86,14 @@ pub(super) fn gpu(r: &GpuReport, out: &mut dyn Write) -> io::Result<()> {
             let code: Vec<String> = r
                 .remedies
                 .iter()
-                .map(|m| format!("# {} (saves {})\n{}", m.option.as_str(), format_size(m.saves), m.nix))
+                .map(|m| {
+                    format!(
+                        "# {} (saves {})\n{}",
+                        m.option.as_str(),
+                        format_size(m.saves),
+                        m.nix
+                    )
+                })
                 .collect();
             let code = code.join("\n");
             let lines: Vec<&str> = code.lines().collect();

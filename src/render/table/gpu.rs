@@ -55,7 +55,13 @@ pub(super) fn gpu(r: &GpuReport, style: &Style, out: &mut dyn Write) -> io::Resu
     }
     if !r.paths.is_empty() {
         let mut t = new_table(style);
-        t.set_header(vec!["path", "size", "GPU", "generic", "largest architectures"]);
+        t.set_header(vec![
+            "path",
+            "size",
+            "GPU",
+            "generic",
+            "largest architectures",
+        ]);
         for p in r.paths.iter().take(TOP_PATHS) {
             t.add_row(vec![
                 Cell::new(short_path(&p.path)),

@@ -52,7 +52,10 @@ pub(crate) fn after(r: &GpuReport) -> Option<String> {
         format_size(size),
         format_size(r.closure_size.saturating_sub(size)),
         if r.closure_size > 0 {
-            format!(", -{}", percent(r.closure_size.saturating_sub(size), r.closure_size))
+            format!(
+                ", -{}",
+                percent(r.closure_size.saturating_sub(size), r.closure_size)
+            )
         } else {
             String::new()
         },

@@ -1,0 +1,420 @@
+//! `nixcut gpu`: per-architecture bytes of real device code, checked against an
+//! independent reader (`tests/gpu_reader.py`), on store paths built by real Nix:
+//! `tests/worlds/gpu.nix`'s `gpu-acct` (Debian's hipcc: a fat binary for five targets,
+//! bare code objects, bundles) and `cuda-wheel` (PyPI's nvidia-nvjpeg-cu12 unpacked: a
+//! real CUDA fat binary), plus CCOB bundles compressed by this test and the ROCm world
+//! for `--gpu-targets`.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::Path;
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+const NVJPEG: &str = "nvidia-nvjpeg-cu12==12.4.0.76";
+
+fn gpu_nix() -> String {
+    common::repo()
+        .join("tests/worlds/gpu.nix")
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// `gpu-acct`, built once per test binary.
+fn gpu_acct(test: &str) -> Option<&'static str> {
+    static P: OnceLock<String> = OnceLock::new();
+    if !common::nix_or_skip(test) || !common::tool_or_skip(test, "hipcc", "hipcc") {
+        return None;
+    }
+    Some(P.get_or_init(|| {
+        common::nix_stdout(
+            "nix-build",
+            &[&gpu_nix(), "-A", "gpu-acct", "--no-out-link"],
+        )
+        .trim()
+        .to_string()
+    }))
+}
+
+/// `nixcut gpu ARGS --format json`, checked to add up.
+fn gpu_json(args: &[&str]) -> Value {
+    let mut all = vec!["gpu"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--format", "json", "--no-cache"]);
+    let v = common::json(&all);
+    let sum: u64 = [
+        "gpu_bytes",
+        "generic_bytes",
+        "host_bytes",
+        "unscanned_bytes",
+    ]
+    .iter()
+    .map(|k| v[k].as_u64().unwrap())
+    .sum();
+    assert_eq!(
+        sum,
+        v["closure_size"].as_u64().unwrap(),
+        "parts add up: {v}"
+    );
+    let archs: u64 = v["archs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["bytes"].as_u64().unwrap())
+        .sum();
+    assert_eq!(archs, v["gpu_bytes"].as_u64().unwrap());
+    v
+}
+
+/// arch -> (file_bytes, elf_bytes) as nixcut reports them.
+fn nixcut_archs(v: &Value) -> BTreeMap<String, (u64, u64)> {
+    v["archs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            assert_eq!(
+                a["bytes"].as_u64().unwrap(),
+                a["file_bytes"].as_u64().unwrap() + a["elf_bytes"].as_u64().unwrap()
+            );
+            (
+                a["arch"].as_str().unwrap().to_string(),
+                (
+                    a["file_bytes"].as_u64().unwrap(),
+                    a["elf_bytes"].as_u64().unwrap(),
+                ),
+            )
+        })
+        .collect()
+}
+
+/// arch -> (file_bytes, elf_bytes) as tests/gpu_reader.py reads the store path.
+fn reader_archs(path: &str) -> BTreeMap<String, (u64, u64)> {
+    let script = common::repo().join("tests/gpu_reader.py");
+    let out = std::process::Command::new("python3")
+        .arg(&script)
+        .arg(path)
+        .output()
+        .expect("run python3 tests/gpu_reader.py");
+    assert!(
+        out.status.success(),
+        "gpu_reader.py failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    v.as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, a)| {
+            (
+                k.clone(),
+                (
+                    a["file_bytes"].as_u64().unwrap(),
+                    a["elf_bytes"].as_u64().unwrap(),
+                ),
+            )
+        })
+        .collect()
+}
+
+fn arch<'a>(v: &'a Value, name: &str) -> &'a Value {
+    v["archs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["arch"] == name)
+        .unwrap_or_else(|| panic!("no arch {name} in {v}"))
+}
+
+fn nar_size(path: &str) -> u64 {
+    let v: Value =
+        serde_json::from_str(&common::nix_stdout("nix", &["path-info", "--json", path])).unwrap();
+    let e = match &v {
+        Value::Array(a) => &a[0],
+        Value::Object(o) => o.values().next().unwrap(),
+        _ => panic!("{v}"),
+    };
+    e["narSize"].as_u64().unwrap()
+}
+
+#[test]
+fn real_hipcc_code_per_arch_bytes_equal_an_independent_reader() {
+    let Some(p) = gpu_acct("real_hipcc_code_per_arch_bytes_equal_an_independent_reader") else {
+        return;
+    };
+    let v = gpu_json(&[p]);
+    let ours = nixcut_archs(&v);
+    let theirs = reader_archs(p);
+    eprintln!("nixcut: {ours:?}\nreader: {theirs:?}");
+    assert_eq!(ours, theirs);
+    // Five fat-binary targets, two bare objects, a bundle for gfx900 + gfx1030, one for
+    // gfx1010: eight base architectures; gfx90a's xnack variants are one row.
+    assert_eq!(ours.len(), 8, "{ours:?}");
+    assert_eq!(
+        arch(&v, "gfx90a")["targets"],
+        serde_json::json!(["gfx90a:xnack+", "gfx90a:xnack-"])
+    );
+    assert!(ours["gfx90a"].1 > 0 && ours["gfx908"].0 > 0 && ours["gfx1010"].0 > 0);
+    // gfx1030 is in the fat binary and in the two-target bundle.
+    assert_eq!(arch(&v, "gfx1030")["files"], 2);
+    assert_eq!(v["closure_size"].as_u64().unwrap(), nar_size(p));
+    assert_eq!(v["paths"][0]["fat_binaries"], 2);
+}
+
+#[test]
+fn real_cuda_library_from_a_pypi_wheel() {
+    let test = "real_cuda_library_from_a_pypi_wheel";
+    if !common::nix_or_skip(test) {
+        return;
+    }
+    let Some(wheel) = common::pypi_wheel(test, NVJPEG) else {
+        return;
+    };
+    let p = common::nix_stdout(
+        "nix-build",
+        &[
+            &gpu_nix(),
+            "-A",
+            "cuda-wheel",
+            "--arg",
+            "nvjpegWheel",
+            wheel.to_str().unwrap(),
+            "--no-out-link",
+        ],
+    );
+    let p = p.trim();
+    let v = gpu_json(&[p]);
+    let ours = nixcut_archs(&v);
+    let theirs = reader_archs(p);
+    assert_eq!(ours, theirs);
+    assert!(
+        ours.len() >= 10,
+        "nvjpeg 12.4 carries sm_50 … sm_121: {ours:?}"
+    );
+    assert!(ours.keys().all(|a| a.starts_with("sm_")));
+    assert!(ours.values().all(|(files, fat)| *files == 0 && *fat > 0));
+    assert_eq!(arch(&v, "sm_86")["vendor"], "nvidia");
+    // Only sm_86: an estimate, the closure minus every other capability's entries, and
+    // nixpkgs' cudaCapabilities as the remedy.
+    let after = gpu_json(&[p, "--gpu-targets", "8.6"]);
+    let others: u64 = ours
+        .iter()
+        .filter(|(a, _)| *a != "sm_86")
+        .map(|(_, (_, fat))| fat)
+        .sum();
+    assert_eq!(after["estimated"], true);
+    assert_eq!(
+        after["closure_size_after"].as_u64().unwrap(),
+        v["closure_size"].as_u64().unwrap() - others
+    );
+    assert_eq!(after["kept"], serde_json::json!(["sm_86"]));
+    assert_eq!(after["remedies"][0]["option"], "cudaCapabilities");
+    assert_eq!(after["remedies"][0]["value"], serde_json::json!(["8.6"]));
+    assert!(after["remedies"][0]["nix"]
+        .as_str()
+        .unwrap()
+        .contains("cudaCapabilities = [ \"8.6\" ]"));
+}
+
+/// A CCOB bundle of `inner` (header layout of docs/rocm-runtime.md).
+fn ccob(version: u16, method: u16, inner: &[u8]) -> Vec<u8> {
+    let data = match method {
+        0 => {
+            let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+            e.write_all(inner).unwrap();
+            e.finish().unwrap()
+        }
+        _ => zstd::bulk::compress(inner, 19).unwrap(),
+    };
+    let mut b = b"CCOB".to_vec();
+    b.extend_from_slice(&version.to_le_bytes());
+    b.extend_from_slice(&method.to_le_bytes());
+    if version == 2 {
+        b.extend_from_slice(&((24 + data.len()) as u32).to_le_bytes());
+        b.extend_from_slice(&(inner.len() as u32).to_le_bytes());
+    } else {
+        b.extend_from_slice(&((32 + data.len()) as u64).to_le_bytes());
+        b.extend_from_slice(&(inner.len() as u64).to_le_bytes());
+    }
+    b.extend_from_slice(&0x0123_4567_89ab_cdefu64.to_le_bytes());
+    b.extend_from_slice(&data);
+    b
+}
+
+/// `nix-store --add` a directory holding one file.
+fn add_to_store(dir: &Path, name: &str, file: &str, bytes: &[u8]) -> String {
+    let d = dir.join(name);
+    std::fs::create_dir_all(d.join("lib")).unwrap();
+    std::fs::write(d.join("lib").join(file), bytes).unwrap();
+    common::nix_stdout("nix-store", &["--add", d.to_str().unwrap()])
+        .trim()
+        .to_string()
+}
+
+#[test]
+fn ccob_bundles_give_the_per_target_bytes_of_the_bundle_they_came_from() {
+    let test = "ccob_bundles_give_the_per_target_bytes_of_the_bundle_they_came_from";
+    let Some(p) = gpu_acct(test) else { return };
+    // The real two-target bundle hipcc wrote, and CCOBs of it made here.
+    let plain = std::fs::read(Path::new(p).join("lib/kernels/pair.co")).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let code = |v: &Value| -> BTreeMap<String, u64> {
+        v["archs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| {
+                (
+                    a["arch"].as_str().unwrap().to_string(),
+                    a["code_bytes"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let base = add_to_store(tmp.path(), "ccob-plain", "pair.co", &plain);
+    let want = code(&gpu_json(&[&base]));
+    let plain_v = gpu_json(&[&base]);
+    assert_eq!(want.len(), 2, "{want:?}");
+    for (a, bytes) in &want {
+        assert_eq!(*bytes, arch(&plain_v, a)["elf_bytes"].as_u64().unwrap());
+    }
+    for version in [2u16, 3] {
+        for (method, mname) in [(0u16, "zlib"), (1, "zstd")] {
+            let file = ccob(version, method, &plain);
+            let name = format!("ccob-v{version}-{mname}");
+            let sp = add_to_store(tmp.path(), &name, "pair.co", &file);
+            let v = gpu_json(&[&sp]);
+            assert_eq!(code(&v), want, "{name}: {v}");
+            // What the closure carries: the compressed bytes, shared out.
+            let stored: u64 = v["archs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|a| a["elf_bytes"].as_u64().unwrap())
+                .sum();
+            assert!(
+                stored > 0 && stored <= file.len() as u64,
+                "{name}: {stored}"
+            );
+            assert!(v["warnings"].as_array().unwrap().is_empty(), "{name}: {v}");
+        }
+    }
+}
+
+#[test]
+fn gpu_targets_estimate_a_fat_binary_as_the_closure_minus_other_targets() {
+    let test = "gpu_targets_estimate_a_fat_binary_as_the_closure_minus_other_targets";
+    let Some(p) = gpu_acct(test) else { return };
+    let v = gpu_json(&[p]);
+    // Keep every per-architecture file's target, drop three of the fat binary's.
+    let keep = "gfx1030,gfx908,gfx1031,gfx1010,gfx900";
+    let after = gpu_json(&[p, "--gpu-targets", keep]);
+    let dropped: u64 = ["gfx803", "gfx906", "gfx90a"]
+        .iter()
+        .map(|a| arch(&v, a)["bytes"].as_u64().unwrap())
+        .sum();
+    assert!(dropped > 0);
+    assert_eq!(after["estimated"], true);
+    assert_eq!(
+        after["closure_size_after"].as_u64().unwrap(),
+        v["closure_size"].as_u64().unwrap() - dropped
+    );
+    assert_eq!(
+        after["dropped"],
+        serde_json::json!(["gfx90a", "gfx803", "gfx906"])
+    );
+    assert_eq!(after["changed"][0]["objects_dropped"], 4, "{after}");
+    assert_eq!(after["remedies"][0]["option"], "gpuTargets");
+    // A target the closure does not have is said.
+    let none = gpu_json(&[p, "--gpu-targets", "gfx1100"]);
+    assert!(none["warnings"]
+        .to_string()
+        .contains("no code or data for gfx1100"));
+}
+
+#[test]
+fn gpu_targets_drop_the_other_tensile_groups_from_the_rocm_world() {
+    if !common::nix_or_skip("gpu_targets_drop_the_other_tensile_groups_from_the_rocm_world") {
+        return;
+    }
+    let w = common::rocm_world();
+    let v = gpu_json(&[&w.root]);
+    let sizes = common::nix_closure_sizes(&w.root);
+    assert_eq!(v["closure_size"].as_u64().unwrap(), sizes[&w.root]);
+    let after = gpu_json(&[&w.root, "--gpu-targets", "gfx1030"]);
+    let removed: Vec<&str> = after["removed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap())
+        .collect();
+    for g in ["gfx80", "gfx90", "gfx94", "gfx11"] {
+        let p = w.path(&format!("rocblas-tensile-{g}"));
+        assert!(removed.contains(&p), "{g} group leaves: {removed:?}");
+    }
+    // gfx1030's own group stays, smaller; the arch-generic fallbacks stay whole.
+    assert!(!removed.contains(&w.path("rocblas-tensile-gfx10")));
+    assert!(!removed.contains(&w.path("rocblas-tensile-fallbacks")));
+    assert_eq!(removed.len(), 4, "{removed:?}");
+    let changed = after["changed"].as_array().unwrap();
+    let gfx10 = changed
+        .iter()
+        .find(|c| c["path"] == w.path("rocblas-tensile-gfx10"))
+        .expect("gfx10 group shrinks");
+    assert_eq!(gfx10["estimated"], false);
+    // The closure after is the closure less what left and what shrank.
+    let left: u64 = removed.iter().map(|p| nar_size(p)).sum();
+    let shrank: u64 = changed
+        .iter()
+        .map(|c| c["size_before"].as_u64().unwrap() - c["size_after"].as_u64().unwrap())
+        .sum();
+    assert_eq!(
+        after["closure_size_after"].as_u64().unwrap(),
+        v["closure_size"].as_u64().unwrap() - left - shrank
+    );
+    assert_eq!(
+        after["path_count_after"].as_u64().unwrap(),
+        v["path_count"].as_u64().unwrap() - 4
+    );
+    let rocblas = after["remedies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["packages"] == serde_json::json!(["rocblas"]))
+        .expect("a rocblas remedy");
+    assert_eq!(
+        rocblas["nix"],
+        "rocmPackages.rocblas.override { gpuTargets = [ \"gfx1030\" ]; }"
+    );
+    // Every table format shows it; dot says it has no picture.
+    let (code, table, _) = common::run(&["gpu", &w.root, "--gpu-targets", "gfx1030"]);
+    assert_eq!(code, 0);
+    assert!(table.contains("gfx90a (dropped)") && table.contains("leaves the closure"));
+    let (code, md, _) = common::run(&["gpu", &w.root, "--format", "markdown"]);
+    assert_eq!(code, 0);
+    assert!(md.contains("| gfx90a |"), "{md}");
+    let (code, html, _) = common::run(&["gpu", &w.root, "--format", "html"]);
+    assert_eq!(code, 0);
+    assert!(html.contains("data-arch=\"gfx90a\""), "{html}");
+    assert!(!html
+        .replace("http://www.w3.org/2000/svg", "")
+        .contains("http"));
+    let (code, _, err) = common::run(&["gpu", &w.root, "--format", "dot"]);
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn without_files_the_bytes_are_not_split_and_it_says_so() {
+    // examples/ holds path-info JSON only: no files to read.
+    let ex = common::repo().join("examples/llama-cpp-rocm.json");
+    let v = gpu_json(&[ex.to_str().unwrap()]);
+    assert_eq!(v["gpu_bytes"], 0);
+    assert_eq!(
+        v["unscanned_bytes"].as_u64().unwrap(),
+        v["closure_size"].as_u64().unwrap()
+    );
+    assert!(v["warnings"].to_string().contains("not available"));
+}

@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""An independent reader of GPU device code, for tests/gpu.rs.
+
+Written from the formats in ../shared/docs/rocm-runtime.md ("Reading GPU code out of
+ELF files"), not from nixcut's code: it walks one store path's files and prints, as
+JSON, per base architecture (xnack/sramecc variants grouped) the bytes of
+per-architecture files (`file_bytes`: bare AMDGPU code objects and cubins, bundle files
+for one architecture, whole) and of code objects inside fat binaries (`elf_bytes`:
+`.hip_fatbin` offload-bundle entries, `.nv_fatbin` entries with their entry headers,
+and the entries of bundle files for several architectures).
+
+Usage: gpu_reader.py STORE_PATH_DIR
+Compressed (CCOB) bundles are not read here (no zstd in Python's standard library);
+tests/gpu.rs checks those against the uncompressed bundles they were made from.
+"""
+
+import json
+import os
+import struct
+import sys
+
+BUNDLE = b"__CLANG_OFFLOAD_BUNDLE__"
+AMDGPU_MACH = {
+    0x2A: "gfx803", 0x2C: "gfx900", 0x2F: "gfx906", 0x30: "gfx908", 0x33: "gfx1010",
+    0x35: "gfx1012", 0x36: "gfx1030", 0x37: "gfx1031", 0x3F: "gfx90a", 0x40: "gfx940",
+    0x41: "gfx1100", 0x4C: "gfx942",
+}
+
+
+def sections(data):
+    """(name, offset, size) of every section of a little-endian ELF64 file."""
+    shoff = struct.unpack_from("<Q", data, 0x28)[0]
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+    raw = [struct.unpack_from("<IIQQQQ", data, shoff + i * shentsize) for i in range(shnum)]
+    strtab = raw[shstrndx][4]
+    out = []
+    for name, _typ, _flags, _addr, off, size in raw:
+        end = data.index(b"\0", strtab + name)
+        out.append((data[strtab + name:end].decode(), off, size))
+    return out
+
+
+def bundle_entries(data, start):
+    """(target, size) of the device entries of the offload bundle at `start`."""
+    assert data[start:start + 24] == BUNDLE
+    (count,) = struct.unpack_from("<Q", data, start + 24)
+    pos = start + 32
+    out = []
+    for _ in range(count):
+        _off, size, idlen = struct.unpack_from("<QQQ", data, pos)
+        ident = data[pos + 24:pos + 24 + idlen].decode()
+        pos += 24 + idlen
+        if ident.startswith("host-"):
+            continue
+        out.append((ident.split("--", 1)[1], size))
+    return out
+
+
+def base(target):
+    return target.split(":")[0]
+
+
+def add(acc, arch, key, n):
+    a = acc.setdefault(arch, {"file_bytes": 0, "elf_bytes": 0})
+    a[key] += n
+
+
+def read_file(path, acc):
+    with open(path, "rb") as f:
+        data = f.read()
+    size = len(data)
+    if data.startswith(BUNDLE):
+        entries = bundle_entries(data, 0)
+        archs = {base(t) for t, _ in entries}
+        if len(archs) == 1:
+            add(acc, archs.pop(), "file_bytes", size)
+        else:
+            for t, n in entries:
+                add(acc, base(t), "elf_bytes", n)
+        return
+    if not data.startswith(b"\x7fELF"):
+        return
+    (machine,) = struct.unpack_from("<H", data, 18)
+    (flags,) = struct.unpack_from("<I", data, 48)
+    if machine == 224:
+        add(acc, AMDGPU_MACH[flags & 0xFF], "file_bytes", size)
+        return
+    for name, off, length in sections(data):
+        if name == ".hip_fatbin":
+            # One bundle per code object group; hipcc writes one.
+            pos = off
+            while pos < off + length:
+                i = data.find(BUNDLE, pos, off + length)
+                if i < 0:
+                    break
+                for t, n in bundle_entries(data, i):
+                    add(acc, base(t), "elf_bytes", n)
+                pos = i + 24
+        elif name == ".nv_fatbin":
+            pos = off
+            while pos + 16 <= off + length:
+                magic, _ver, hsize, body = struct.unpack_from("<IHHQ", data, pos)
+                if magic != 0xBA55ED50:
+                    break
+                e = pos + hsize
+                end = e + body
+                while e < end:
+                    ehsize, payload = struct.unpack_from("<IQ", data, e + 4)
+                    (sm,) = struct.unpack_from("<I", data, e + 28)
+                    add(acc, "sm_%d" % sm, "elf_bytes", ehsize + payload)
+                    e += ehsize + payload
+                pos = end
+
+
+def main():
+    top = sys.argv[1]
+    acc = {}
+    for dirpath, _dirs, files in os.walk(top):
+        for name in sorted(files):
+            p = os.path.join(dirpath, name)
+            if os.path.islink(p):
+                continue
+            read_file(p, acc)
+    json.dump(acc, sys.stdout, sort_keys=True)
+
+
+if __name__ == "__main__":
+    main()
