@@ -303,6 +303,7 @@ fn nar_sizes_adding_up_past_u64_are_an_error_naming_the_input() {
         vec!["why", s(&f), "--no-evidence"],
         vec!["check", s(&f), "--max-size", "1GiB"],
         vec!["snapshot", s(&f), "-o", "-"],
+        vec!["gpu", s(&f)],
     ] {
         let (code, out, err) = run(&args);
         assert_eq!(code, 2, "{args:?}: {out}{err}");

@@ -241,6 +241,21 @@ fn world_documents_match_the_contract() {
         assert!(r.outputs.iter().any(|o| o.name == "out"), "{what}");
     }
 
+    // gpu: the ROCm world, with and without targets.
+    for args in [
+        vec!["gpu", rocm.root.as_str()],
+        vec!["gpu", rocm.root.as_str(), "--gpu-targets", "gfx1030,sm_90"],
+    ] {
+        let (what, out) = pinned(&args, cached);
+        let r: GpuReport = pin(&what, &out);
+        assert_eq!(
+            r.gpu_bytes + r.generic_bytes + r.host_bytes + r.unscanned_bytes,
+            r.closure_size,
+            "{what}"
+        );
+        assert!(!r.archs.is_empty(), "{what}");
+    }
+
     // snapshot of a store path, diff and check between the worlds.
     let dir = tempfile::tempdir().unwrap();
     let (snap, file) = snapshot(&rocm.root, dir.path(), "world.json");

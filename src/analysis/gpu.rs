@@ -598,7 +598,9 @@ fn after(
     while let Some(p) = queue.pop_front() {
         let Some(info) = c.paths.get(p) else { continue };
         for r in &info.references {
-            if r != p && !seen.contains(r) && keeps(p, r) {
+            // A reference the input does not describe is not followed (the loader
+            // warned about it).
+            if r != p && c.paths.contains_key(r) && !seen.contains(r) && keeps(p, r) {
                 seen.insert(r);
                 queue.push_back(r);
             }

@@ -556,3 +556,81 @@ pub struct NoSplit {
     pub classes: Vec<String>,
     pub references: u64,
 }
+
+/// `nixcut gpu ROOT [--gpu-targets …]`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GpuReport {
+    pub schema_version: u32,
+    pub source: SourceRef,
+    pub root: String,
+    pub closure_size: u64,
+    pub path_count: u64,
+    pub files_from: String,
+    pub archs: Vec<GpuArch>,
+    pub gpu_bytes: u64,
+    pub generic_bytes: u64,
+    pub generic_files: u64,
+    pub host_bytes: u64,
+    pub unscanned_bytes: u64,
+    pub paths: Vec<GpuPath>,
+    pub gpu_targets: Vec<String>,
+    pub kept: Vec<String>,
+    pub dropped: Vec<String>,
+    pub closure_size_after: Option<u64>,
+    pub path_count_after: Option<u64>,
+    pub estimated: bool,
+    pub removed: Vec<String>,
+    pub changed: Vec<GpuChange>,
+    pub remedies: Vec<GpuRemedy>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GpuArch {
+    pub arch: String,
+    pub vendor: String,
+    pub bytes: u64,
+    pub file_bytes: u64,
+    pub elf_bytes: u64,
+    pub code_bytes: u64,
+    pub files: u64,
+    pub links: u64,
+    pub targets: Vec<String>,
+    pub paths: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GpuPath {
+    pub path: String,
+    pub size: u64,
+    pub gpu_bytes: u64,
+    pub generic_bytes: u64,
+    pub host_bytes: u64,
+    pub archs: std::collections::BTreeMap<String, u64>,
+    pub fat_binaries: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GpuChange {
+    pub path: String,
+    pub size_before: u64,
+    pub size_after: u64,
+    pub files_dropped: u64,
+    pub objects_dropped: u64,
+    pub estimated: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GpuRemedy {
+    pub option: String,
+    pub packages: Vec<String>,
+    pub paths: Vec<String>,
+    pub value: Vec<String>,
+    pub nix: String,
+    pub saves: u64,
+}
