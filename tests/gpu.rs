@@ -407,6 +407,36 @@ fn gpu_targets_drop_the_other_tensile_groups_from_the_rocm_world() {
 }
 
 #[test]
+fn why_shows_the_gpu_share_of_paths_with_device_code() {
+    if !common::nix_or_skip("why_shows_the_gpu_share_of_paths_with_device_code") {
+        return;
+    }
+    let w = common::rocm_world();
+    let v = common::json(&["why", &w.root, "--format", "json", "--no-cache"]);
+    let row = |attr: &str| {
+        v["paths"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["path"] == w.path(attr))
+            .unwrap_or_else(|| panic!("{attr} in why"))
+            .clone()
+    };
+    let gfx90 = row("rocblas-tensile-gfx90");
+    let g = &gfx90["gpu"];
+    assert!(g["bytes"].as_u64().unwrap() * 10 > gfx90["nar_size"].as_u64().unwrap() * 9);
+    assert!(g["archs"]["gfx90a"].as_u64().unwrap() > 0);
+    assert!(row("glibc").get("gpu").is_none());
+    let (code, table, _) = common::run(&["why", &w.root, "--top", "8"]);
+    assert_eq!(code, 0);
+    let line = table
+        .lines()
+        .find(|l| l.contains("rocblas-tensile-gfx90"))
+        .unwrap();
+    assert!(line.contains("GPU 99% gfx90a"), "{line}");
+}
+
+#[test]
 fn without_files_the_bytes_are_not_split_and_it_says_so() {
     // examples/ holds path-info JSON only: no files to read.
     let ex = common::repo().join("examples/llama-cpp-rocm.json");

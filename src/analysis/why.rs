@@ -5,17 +5,17 @@ use crate::graph::{
     added_sizes, all_chains, closure_sizes, dominator_tree, ChainTreeNode, ClosureGraph,
 };
 use crate::report::{
-    ChainNode, EvidenceLevel, HopEvidence, RestRow, SortKey, WhyChainsReport, WhyPath, WhyReport,
-    SCHEMA_VERSION,
+    ChainNode, EvidenceLevel, HopEvidence, RestRow, SortKey, WhyChainsReport, WhyGpu, WhyPath,
+    WhyReport, SCHEMA_VERSION,
 };
-use crate::store::Closure;
+use crate::store::{Closure, StorePath};
 
 use rayon::prelude::*;
 
 use super::common::{graph_for, load_warnings, pick_roots, source_ref};
 use super::edges::{EdgeEvidence, EvidenceOptions};
 use super::AnalysisError;
-use crate::evidence::Progress;
+use crate::evidence::{Collector, Progress};
 
 /// Options of `nixcut why ROOT`.
 #[derive(Debug, Clone, Default)]
@@ -122,6 +122,7 @@ pub fn why(
                     .map(name),
                 kept_by: Vec::new(),
                 kept_by_more: 0,
+                gpu: None,
             }
         })
         .collect::<Vec<WhyPath>>();
@@ -145,6 +146,33 @@ pub fn why(
             row.kept_by_more = total - refs.len();
         }
         warnings.extend(ev.warnings());
+        // The GPU share of each shown path's own files: an inventory (headers only).
+        let shown_paths: Vec<StorePath> =
+            order[..shown].iter().map(|&i| g.paths[i].clone()).collect();
+        let inventory = Collector::new(
+            c,
+            opts.evidence.files.source(),
+            opts.evidence.cache.as_ref(),
+        )
+        .rules(&opts.evidence.rules)
+        .inventory_only(true)
+        .scan(&shown_paths, None);
+        for (row, s) in paths.iter_mut().zip(inventory) {
+            let Ok((sp, _)) = s.result else { continue };
+            let a = super::gpu::account(&sp.entries);
+            let bytes = a.gpu_bytes().min(row.nar_size);
+            if bytes > 0 || a.generic_bytes > 0 {
+                row.gpu = Some(WhyGpu {
+                    bytes,
+                    generic_bytes: a.generic_bytes.min(row.nar_size - bytes),
+                    archs: a
+                        .archs
+                        .iter()
+                        .map(|(k, v)| (k.clone(), v.bytes()))
+                        .collect(),
+                });
+            }
+        }
     }
     let rest = (shown < n).then(|| RestRow {
         count: n - shown,

@@ -39,7 +39,9 @@ pub use split::{
     Remedy, RemedyOption, SplitAction, SplitFor, SplitOutput, SplitReport, WhySavings,
     WhySuggestion,
 };
-pub use why::{ChainNode, HopEvidence, RestRow, SortKey, WhyChainsReport, WhyPath, WhyReport};
+pub use why::{
+    ChainNode, HopEvidence, RestRow, SortKey, WhyChainsReport, WhyGpu, WhyPath, WhyReport,
+};
 
 use serde::{Deserialize, Serialize};
 

@@ -87,6 +87,22 @@ pub struct WhyPath {
     /// Referrers not scanned because of that cap.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub kept_by_more: usize,
+    /// The GPU code and data in this path's own files (as `nixcut gpu` counts them),
+    /// when its files were read and it has any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<WhyGpu>,
+}
+
+/// GPU bytes of one path's own NAR.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WhyGpu {
+    /// Bytes of per-architecture files and code objects in fat binaries.
+    pub bytes: u64,
+    /// GPU data every architecture needs.
+    pub generic_bytes: u64,
+    /// Base architecture -> bytes.
+    pub archs: std::collections::BTreeMap<String, u64>,
 }
 
 fn is_zero(n: &usize) -> bool {

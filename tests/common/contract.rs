@@ -103,6 +103,17 @@ pub struct WhyPath {
     /// Absent when 0.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub kept_by_more: usize,
+    /// Absent when the path's files hold no GPU code or were not read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<WhyGpu>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WhyGpu {
+    pub bytes: u64,
+    pub generic_bytes: u64,
+    pub archs: std::collections::BTreeMap<String, u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

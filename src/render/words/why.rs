@@ -37,6 +37,39 @@ fn hop_summary(h: &HopEvidence) -> String {
 /// on its shortest chain), or the chain itself at graph level, and how many other
 /// referrers there are.
 pub(crate) fn main_reason(p: &WhyPath) -> String {
+    // GPU code first: on a GPU closure it is the point of the line.
+    let gpu = p.gpu.as_ref().map(|g| {
+        let mut archs: Vec<(&String, &u64)> = g.archs.iter().collect();
+        archs.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));
+        let names: Vec<&str> = archs.iter().take(2).map(|(a, _)| a.as_str()).collect();
+        let more = archs.len().saturating_sub(2);
+        let pct = if p.nar_size > 0 {
+            (g.bytes + g.generic_bytes) as f64 * 100.0 / p.nar_size as f64
+        } else {
+            0.0
+        };
+        format!(
+            "GPU {pct:.0}%{}{} · ",
+            if names.is_empty() {
+                String::new()
+            } else {
+                format!(" {}", names.join(","))
+            },
+            if more > 0 {
+                format!(",+{more}")
+            } else {
+                String::new()
+            }
+        )
+    });
+    let reason = main_reason_of(p);
+    match gpu {
+        Some(g) => format!("{g}{reason}"),
+        None => reason,
+    }
+}
+
+fn main_reason_of(p: &WhyPath) -> String {
     match p.kept_by.first() {
         Some(h) => {
             // The verdict first: it is what a reader scans for, and a narrow terminal
