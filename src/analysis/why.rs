@@ -17,6 +17,9 @@ use super::edges::{EdgeEvidence, EvidenceOptions};
 use super::AnalysisError;
 use crate::evidence::{Collector, Progress};
 
+/// Rows whose GPU share is read when every row is shown.
+const GPU_ROWS: usize = 25;
+
 /// Options of `nixcut why ROOT`.
 #[derive(Debug, Clone, Default)]
 pub struct WhyOptions {
@@ -146,9 +149,15 @@ pub fn why(
             row.kept_by_more = total - refs.len();
         }
         warnings.extend(ev.warnings());
-        // The GPU share of each shown path's own files: an inventory (headers only).
+    }
+    // The GPU share of each shown path's own files: an inventory (headers only), from a
+    // store tree only (a binary cache would have to send every shown path's NAR).
+    if edges.is_some() && opts.evidence.files.kind() == crate::source::FilesFrom::Store {
+        // The first rows only (`--top`, else 25): the JSON of a large closure has every
+        // path, and reading every file's headers would cost more than the ranking.
+        let rows = shown.min(opts.top.unwrap_or(GPU_ROWS));
         let shown_paths: Vec<StorePath> =
-            order[..shown].iter().map(|&i| g.paths[i].clone()).collect();
+            order[..rows].iter().map(|&i| g.paths[i].clone()).collect();
         let inventory = Collector::new(
             c,
             opts.evidence.files.source(),
