@@ -437,6 +437,38 @@ fn why_shows_the_gpu_share_of_paths_with_device_code() {
 }
 
 #[test]
+fn the_html_bars_are_proportional_to_the_bytes() {
+    let Some(p) = gpu_acct("the_html_bars_are_proportional_to_the_bytes") else {
+        return;
+    };
+    let v = gpu_json(&[p]);
+    let (code, html, err) = common::run(&["gpu", p, "--format", "html", "--no-cache"]);
+    assert_eq!(code, 0, "{err}");
+    // Each bar: <g data-arch="A" data-kind="K">…<rect … width="W" …/></g>.
+    let mut width: BTreeMap<String, f64> = BTreeMap::new();
+    for g in html.split("<g data-arch=\"").skip(1) {
+        let arch = g.split('"').next().unwrap().to_string();
+        let w: f64 = g
+            .split("width=\"")
+            .nth(1)
+            .and_then(|r| r.split('"').next())
+            .and_then(|x| x.parse().ok())
+            .unwrap();
+        *width.entry(arch).or_default() += w;
+    }
+    let max = v["archs"][0]["bytes"].as_u64().unwrap() as f64;
+    let wmax = width[v["archs"][0]["arch"].as_str().unwrap()];
+    for a in v["archs"].as_array().unwrap() {
+        let want = a["bytes"].as_u64().unwrap() as f64 / max;
+        let got = width[a["arch"].as_str().unwrap()] / wmax;
+        assert!((want - got).abs() < 0.005, "{}: {want} vs {got}", a["arch"]);
+    }
+    assert!(!html
+        .replace("http://www.w3.org/2000/svg", "")
+        .contains("http"));
+}
+
+#[test]
 fn without_files_the_bytes_are_not_split_and_it_says_so() {
     // examples/ holds path-info JSON only: no files to read.
     let ex = common::repo().join("examples/llama-cpp-rocm.json");
