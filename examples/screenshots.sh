@@ -25,5 +25,12 @@ if command -v nix-build >/dev/null 2>&1; then
     --disable-background-networking --disable-component-update --disable-sync \
     --user-data-dir="$tmp/profile-world" --window-size=1400,820 \
     --screenshot=examples/world-rocm-verdicts.png "file://$tmp/world.html" 2>/dev/null
+  # What each GPU architecture costs, with only gfx1030 kept.
+  ./target/release/nixcut gpu "$root" --gpu-targets gfx1030 --format html >"$tmp/gpu.html"
+  mkdir -p "$tmp/profile-gpu"
+  chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync \
+    --user-data-dir="$tmp/profile-gpu" --window-size=1100,700 \
+    --screenshot=examples/world-rocm-gpu.png "file://$tmp/gpu.html" 2>/dev/null
 fi
 ls -l examples/*.png

@@ -123,13 +123,15 @@ pub(super) fn gpu(r: &GpuReport, out: &mut dyn Write) -> io::Result<()> {
             out,
             "<p class=\"sub\"><span style=\"color:{FILES}\">■</span> per-architecture files <span style=\"color:{FAT}\">■</span> inside fat binaries</p></header>"
         )?;
-        writeln!(out, "<main><div class=\"map\">{svg}</div>")?;
+        // One column: the bars, then the paths, the remedies and the warnings.
+        writeln!(out, "<main><div class=\"map\">{svg}")?;
         if !r.paths.is_empty() {
-            writeln!(out, "<table><tr><th>path</th><th>size</th><th>GPU</th><th>largest architectures</th></tr>")?;
+            writeln!(out, "<h2>Store paths with the most GPU bytes</h2>")?;
+            writeln!(out, "<table><tr><th>path</th><th class=\"num\">size</th><th class=\"num\">GPU</th><th>largest architectures</th></tr>")?;
             for p in r.paths.iter().take(50) {
                 writeln!(
                     out,
-                    "<tr><td title=\"{}\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                    "<tr><td title=\"{}\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>",
                     esc(&p.path),
                     esc(&short_path(&p.path)),
                     esc(&format_size(p.size)),
@@ -139,12 +141,21 @@ pub(super) fn gpu(r: &GpuReport, out: &mut dyn Write) -> io::Result<()> {
             }
             writeln!(out, "</table>")?;
         }
+        if !r.remedies.is_empty() {
+            writeln!(out, "<h2>Remedies</h2>")?;
+        }
         for m in &r.remedies {
-            writeln!(out, "<pre>{}</pre>", esc(&m.nix))?;
+            writeln!(
+                out,
+                "<p>{} (saves {})</p><pre class=\"tree\">{}</pre>",
+                m.option.as_str(),
+                esc(&format_size(m.saves)),
+                esc(&m.nix)
+            )?;
         }
         for w in &r.warnings {
             writeln!(out, "<p class=\"warn\">warning: {}</p>", esc(w))?;
         }
-        writeln!(out, "</main>")
+        writeln!(out, "</div></main>")
     })
 }
