@@ -162,7 +162,7 @@ impl GpuCode {
     /// one after another. Empty for anything else.
     pub fn detect_bundle_file<S: ByteSource + ?Sized>(src: &S) -> GpuCode {
         let mut g = GpuCode::default();
-        let Ok(head) = src.read_vec(0, 4) else {
+        let Ok(head) = src.read_vec(0, BUNDLE_MAGIC.len()) else {
             return g;
         };
         if has_bundle_magic(&head) || head.starts_with(CCOB_MAGIC) {
