@@ -252,13 +252,25 @@ impl GpuCode {
             self.warn(format!("{what}: bundle at byte {start}: {w}"));
         }
         let bundle_end = parsed.end.map(|e| start.saturating_add(e));
+        // Entries that overlap (or cover the header) count their bytes once: never more
+        // than the bundle's extent in all, so bundles after it are not counted twice.
+        let mut left = parsed.extent;
+        let mut overlap = false;
         for (target, size) in parsed.entries {
+            let stored = size.min(left);
+            left -= stored;
+            overlap |= stored < size;
             self.objects.push(DeviceObject {
                 target,
                 container: DeviceContainer::Offload,
-                stored: size,
-                code: size,
+                stored,
+                code: stored,
             });
+        }
+        if overlap {
+            self.warn(format!(
+                "{what}: bundle at byte {start}: entries overlap; their bytes are counted once"
+            ));
         }
         bundle_end
     }
@@ -446,6 +458,8 @@ struct Offload {
     /// The bundle's end relative to its start (the furthest entry end), when every
     /// entry was read.
     end: Option<u64>,
+    /// The furthest end of the entries read so far, relative to the bundle's start.
+    extent: u64,
     warnings: Vec<String>,
 }
 
@@ -454,6 +468,7 @@ fn parse_offload<S: ByteSource + ?Sized>(src: &S, start: u64, avail: u64) -> Off
     let mut out = Offload {
         entries: Vec::new(),
         end: None,
+        extent: 0,
         warnings: Vec::new(),
     };
     let Some(count) = read_u64(src, start + 24) else {
@@ -466,7 +481,6 @@ fn parse_offload<S: ByteSource + ?Sized>(src: &S, start: u64, avail: u64) -> Off
         return out;
     }
     let mut pos = 32u64;
-    let mut bundle_end = pos;
     for i in 0..count {
         let (Some(off), Some(size), Some(id_len)) = (
             read_u64(src, start + pos),
@@ -503,14 +517,14 @@ fn parse_offload<S: ByteSource + ?Sized>(src: &S, start: u64, avail: u64) -> Off
         if let Some(t) = bundle_target(&id) {
             out.entries.push((t, there));
         }
-        bundle_end = bundle_end.max(off.saturating_add(there));
+        out.extent = out.extent.max(off.saturating_add(there).min(avail));
     }
     if pos > avail {
         out.warnings
             .push(format!("header of {pos} bytes runs past the {avail} bytes there are"));
         return out;
     }
-    out.end = Some(bundle_end.max(pos));
+    out.end = Some(out.extent.max(pos));
     out
 }
 
