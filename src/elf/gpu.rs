@@ -136,8 +136,20 @@ impl GpuCode {
                 g.push_whole(src, sm);
             }
         }
+        // A device code object is one object, whole: fat binary sections inside it
+        // (nothing real has them) would count its bytes twice.
+        let whole = !g.objects.is_empty();
         for s in sections.iter().filter(|s| s.kind == SectionKind::Gpu) {
             g.sections.push(s.name.clone());
+            if whole {
+                if s.name.ends_with("fatbin") {
+                    g.warn(format!(
+                        "section {} in a device code object (e_machine {machine}) was not read",
+                        s.name
+                    ));
+                }
+                continue;
+            }
             let end = s.range.end.min(src.len());
             if s.range.end > src.len() && s.name.ends_with("fatbin") {
                 g.warnings.push(format!(
