@@ -32,6 +32,9 @@ const MAX_BUNDLES: usize = 4096;
 const MAX_ENTRIES: u64 = 1024;
 /// Warnings kept per file: a corrupt fat binary says what is wrong, not a thousand times.
 const MAX_WARNINGS: usize = 8;
+/// The largest uncompressed size believed for one code object (1 TiB): a header saying
+/// more is corrupt, and sums of such sizes over a closure must not overflow.
+const MAX_CODE: u64 = 1 << 40;
 /// `flags` bit of a fatbin entry whose payload is compressed.
 const NV_FLAG_COMPRESSED: u64 = 0x2000;
 
@@ -338,6 +341,9 @@ impl GpuCode {
                         Some(u) if size > u => self.warn(format!(
                             "{what}: compressed bundle at byte {start}: entry {target} of {size} bytes is larger than the whole uncompressed bundle ({u} bytes)"
                         )),
+                        _ if size > MAX_CODE => self.warn(format!(
+                            "{what}: compressed bundle at byte {start}: entry {target} of {size} bytes is absurd (more than {MAX_CODE})"
+                        )),
                         _ => inside.push((target, size)),
                     }
                 }
@@ -440,7 +446,13 @@ impl GpuCode {
                     break;
                 };
                 if arch > 0 && arch < 10_000 {
-                    let compressed = eflags & NV_FLAG_COMPRESSED != 0;
+                    let mut compressed = eflags & NV_FLAG_COMPRESSED != 0;
+                    if compressed && full > MAX_CODE {
+                        self.warn(format!(
+                            ".nv_fatbin: entry at byte {entry}: uncompressed size {full} is absurd (more than {MAX_CODE})"
+                        ));
+                        compressed = false;
+                    }
                     self.objects.push(DeviceObject {
                         target: format!("sm_{arch}"),
                         container: if kind == 1 {
