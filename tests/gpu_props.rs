@@ -95,8 +95,8 @@ struct Built {
     fields: Vec<Field>,
     /// Header bytes, for random byte mutations.
     headers: Vec<Range<usize>>,
-    /// The offset fields of uncompressed bundles' entries: (field, bundle start).
-    entry_offsets: Vec<(usize, usize)>,
+    /// Where the offset fields of uncompressed bundles' entries lie.
+    entry_offsets: Vec<usize>,
     /// Compressed data of `CCOB`s.
     compressed: Vec<Range<usize>>,
     /// (target, stored, code) of every device object, in file order.
@@ -143,12 +143,8 @@ impl Built {
             width: f.width,
         }));
         self.headers.extend(other.headers.iter().map(shift));
-        self.entry_offsets.extend(
-            other
-                .entry_offsets
-                .iter()
-                .map(|&(f, s)| (f + base, s + base)),
-        );
+        self.entry_offsets
+            .extend(other.entry_offsets.iter().map(|f| f + base));
         self.compressed.extend(other.compressed.iter().map(shift));
         self.want.extend(other.want);
         self.hip = other.hip;
@@ -177,7 +173,7 @@ fn offload(entries: &[(Option<usize>, usize)], seed: u64) -> Built {
     let mut off = header_len.next_multiple_of(8);
     let mut payloads = Vec::new();
     for (i, ((t, len), id)) in entries.iter().zip(&ids).enumerate() {
-        b.entry_offsets.push((h.len(), 0));
+        b.entry_offsets.push(h.len());
         for k in 0..3 {
             b.fields.push(Field {
                 at: h.len() + 8 * k,
@@ -535,12 +531,12 @@ fn apply(b: &Built, muts: &[Mutation]) -> Vec<u8> {
                 out[r].copy_from_slice(&junk);
             }
             Mutation::Overlap(at) => {
-                for &(f, _) in &b.entry_offsets {
+                for &f in &b.entry_offsets {
                     put(&mut out, Field { at: f, width: 8 }, u64::from(*at));
                 }
             }
             Mutation::Nest => {
-                for &(f, _) in &b.entry_offsets {
+                for &f in &b.entry_offsets {
                     put(&mut out, Field { at: f, width: 8 }, 0);
                 }
             }
@@ -1148,7 +1144,7 @@ fn absurd_uncompressed_sizes_do_not_overflow_the_sums() {
         10,
     );
     // The size field of each entry: after its offset field.
-    for &(f, _) in &inner.entry_offsets.clone() {
+    for f in inner.entry_offsets.clone() {
         put(
             &mut inner.bytes,
             Field {
