@@ -32,6 +32,9 @@ const MAX_BUNDLES: usize = 4096;
 const MAX_ENTRIES: u64 = 1024;
 /// Warnings kept per file: a corrupt fat binary says what is wrong, not a thousand times.
 const MAX_WARNINGS: usize = 8;
+/// The largest uncompressed size believed for one code object (1 TiB): a header saying
+/// more is corrupt, and sums of such sizes over a closure must not overflow.
+const MAX_CODE: u64 = 1 << 40;
 /// `flags` bit of a fatbin entry whose payload is compressed.
 const NV_FLAG_COMPRESSED: u64 = 0x2000;
 
@@ -136,8 +139,20 @@ impl GpuCode {
                 g.push_whole(src, sm);
             }
         }
+        // A device code object is one object, whole: fat binary sections inside it
+        // (nothing real has them) would count its bytes twice.
+        let whole = !g.objects.is_empty();
         for s in sections.iter().filter(|s| s.kind == SectionKind::Gpu) {
             g.sections.push(s.name.clone());
+            if whole {
+                if s.name.ends_with("fatbin") {
+                    g.warn(format!(
+                        "section {} in a device code object (e_machine {machine}) was not read",
+                        s.name
+                    ));
+                }
+                continue;
+            }
             let end = s.range.end.min(src.len());
             if s.range.end > src.len() && s.name.ends_with("fatbin") {
                 g.warnings.push(format!(
@@ -255,13 +270,25 @@ impl GpuCode {
             self.warn(format!("{what}: bundle at byte {start}: {w}"));
         }
         let bundle_end = parsed.end.map(|e| start.saturating_add(e));
+        // Entries that overlap (or cover the header) count their bytes once: never more
+        // than the bundle's extent in all, so bundles after it are not counted twice.
+        let mut left = parsed.extent;
+        let mut overlap = false;
         for (target, size) in parsed.entries {
+            let stored = size.min(left);
+            left -= stored;
+            overlap |= stored < size;
             self.objects.push(DeviceObject {
                 target,
                 container: DeviceContainer::Offload,
-                stored: size,
-                code: size,
+                stored,
+                code: stored,
             });
+        }
+        if overlap {
+            self.warn(format!(
+                "{what}: bundle at byte {start}: entries overlap; their bytes are counted once"
+            ));
         }
         bundle_end
     }
@@ -314,6 +341,9 @@ impl GpuCode {
                     match uncompressed {
                         Some(u) if size > u => self.warn(format!(
                             "{what}: compressed bundle at byte {start}: entry {target} of {size} bytes is larger than the whole uncompressed bundle ({u} bytes)"
+                        )),
+                        _ if size > MAX_CODE => self.warn(format!(
+                            "{what}: compressed bundle at byte {start}: entry {target} of {size} bytes is absurd (more than {MAX_CODE})"
                         )),
                         _ => inside.push((target, size)),
                     }
@@ -417,7 +447,13 @@ impl GpuCode {
                     break;
                 };
                 if arch > 0 && arch < 10_000 {
-                    let compressed = eflags & NV_FLAG_COMPRESSED != 0;
+                    let mut compressed = eflags & NV_FLAG_COMPRESSED != 0;
+                    if compressed && full > MAX_CODE {
+                        self.warn(format!(
+                            ".nv_fatbin: entry at byte {entry}: uncompressed size {full} is absurd (more than {MAX_CODE})"
+                        ));
+                        compressed = false;
+                    }
                     self.objects.push(DeviceObject {
                         target: format!("sm_{arch}"),
                         container: if kind == 1 {
@@ -447,6 +483,8 @@ struct Offload {
     /// The bundle's end relative to its start (the furthest entry end), when every
     /// entry was read.
     end: Option<u64>,
+    /// The furthest end of the entries read so far, relative to the bundle's start.
+    extent: u64,
     warnings: Vec<String>,
 }
 
@@ -455,6 +493,7 @@ fn parse_offload<S: ByteSource + ?Sized>(src: &S, start: u64, avail: u64) -> Off
     let mut out = Offload {
         entries: Vec::new(),
         end: None,
+        extent: 0,
         warnings: Vec::new(),
     };
     let Some(count) = read_u64(src, start + 24) else {
@@ -469,7 +508,6 @@ fn parse_offload<S: ByteSource + ?Sized>(src: &S, start: u64, avail: u64) -> Off
         return out;
     }
     let mut pos = 32u64;
-    let mut bundle_end = pos;
     for i in 0..count {
         let (Some(off), Some(size), Some(id_len)) = (
             read_u64(src, start + pos),
@@ -506,7 +544,7 @@ fn parse_offload<S: ByteSource + ?Sized>(src: &S, start: u64, avail: u64) -> Off
         if let Some(t) = bundle_target(&id) {
             out.entries.push((t, there));
         }
-        bundle_end = bundle_end.max(off.saturating_add(there));
+        out.extent = out.extent.max(off.saturating_add(there).min(avail));
     }
     if pos > avail {
         out.warnings.push(format!(
@@ -514,7 +552,7 @@ fn parse_offload<S: ByteSource + ?Sized>(src: &S, start: u64, avail: u64) -> Off
         ));
         return out;
     }
-    out.end = Some(bundle_end.max(pos));
+    out.end = Some(out.extent.max(pos));
     out
 }
 
