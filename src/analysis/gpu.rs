@@ -124,7 +124,9 @@ pub struct Account {
 impl Account {
     /// Bytes of every architecture.
     pub fn gpu_bytes(&self) -> u64 {
-        self.archs.values().map(ArchShare::bytes).sum()
+        self.archs
+            .values()
+            .fold(0, |acc, s| acc.saturating_add(s.bytes()))
     }
 }
 
@@ -141,15 +143,18 @@ pub fn account(entries: &[EntryFact]) -> Account {
                 if is_link {
                     s.links += 1;
                 } else {
-                    s.file_bytes += e.size;
+                    s.file_bytes = s.file_bytes.saturating_add(e.size);
                     s.files += 1;
                     s.targets.extend(e.device.iter().map(|d| d.target.clone()));
-                    s.code_bytes += e.device.iter().map(|d| d.code).sum::<u64>();
+                    s.code_bytes = e
+                        .device
+                        .iter()
+                        .fold(s.code_bytes, |acc, d| acc.saturating_add(d.code));
                 }
             }
             EntryGpu::Generic => {
                 if !is_link {
-                    a.generic_bytes += e.size;
+                    a.generic_bytes = a.generic_bytes.saturating_add(e.size);
                     a.generic_files += 1;
                 }
             }
@@ -161,15 +166,15 @@ pub fn account(entries: &[EntryFact]) -> Account {
                     let stored = d.stored.min(left);
                     left -= stored;
                     let s = a.archs.entry(arch.clone()).or_default();
-                    s.elf_bytes += stored;
-                    s.code_bytes += d.code;
+                    s.elf_bytes = s.elf_bytes.saturating_add(stored);
+                    s.code_bytes = s.code_bytes.saturating_add(d.code);
                     s.targets.insert(d.target.clone());
                     if seen.insert(arch) {
                         s.files += 1;
                     }
                 }
                 if !host_elf {
-                    a.generic_bytes += left;
+                    a.generic_bytes = a.generic_bytes.saturating_add(left);
                     a.generic_files += 1;
                 }
             }
@@ -291,6 +296,13 @@ pub fn gpu(
         let Some(a) = accounts.get(p) else { continue };
         let nar = size[p];
         // Never more GPU bytes than the path holds (a fat binary's headers may lie).
+        if a.gpu_bytes().saturating_add(a.generic_bytes) > nar {
+            warnings.push(format!(
+                "{}: its files hold {} bytes of GPU code and data, more than its NAR size ({nar}) says; its GPU bytes are cut to the NAR size, so the architectures' figures add up to more than the total",
+                sd.display(p),
+                a.gpu_bytes().saturating_add(a.generic_bytes)
+            ));
+        }
         let gpu = a.gpu_bytes().min(nar);
         let generic = a.generic_bytes.min(nar - gpu);
         host_bytes += nar - gpu - generic;
@@ -298,9 +310,9 @@ pub fn gpu(
         generic_files += a.generic_files;
         for (arch, s) in &a.archs {
             let (t, ps) = archs.entry(arch.clone()).or_default();
-            t.file_bytes += s.file_bytes;
-            t.elf_bytes += s.elf_bytes;
-            t.code_bytes += s.code_bytes;
+            t.file_bytes = t.file_bytes.saturating_add(s.file_bytes);
+            t.elf_bytes = t.elf_bytes.saturating_add(s.elf_bytes);
+            t.code_bytes = t.code_bytes.saturating_add(s.code_bytes);
             t.files += s.files;
             t.links += s.links;
             t.targets.extend(s.targets.iter().cloned());
