@@ -3,7 +3,8 @@
 //! ([`open_nar_stream`]), never written to disk and never held whole in memory.
 //!
 //! A path's NAR is found through its narinfo, which the closure walk
-//! (`crate::load::http_cache`) has left in the shared [`HttpClient`]; the narinfo's
+//! (`crate::load::http_cache`) has left in the shared [`HttpClient`] (or, for a
+//! closure read from its record, the narinfo cache or the cache it came from); the narinfo's
 //! `URL` is relative to the cache that served it. Whether a file exists is answered from
 //! the cache's `<hash>.ls` listings, each fetched and parsed at most once for the life
 //! of the source, whichever scan asks first. Whether the cache publishes listings is
@@ -67,8 +68,8 @@ impl HttpSource {
             Arc::clone(map.entry(hash.to_string()).or_default())
         };
         cell.get_or_init(|| {
-            let n = self.client.memo_get(hash)?;
-            let url = format!("{}/{hash}.ls", n.base);
+            let base = self.client.origin(hash)?;
+            let url = format!("{base}/{hash}.ls");
             let bytes = self.client.get_bytes(&url, MAX_LISTING).ok()??;
             parse_listing(&bytes).map(Arc::new)
         })
@@ -85,7 +86,7 @@ impl FileSource for HttpSource {
         let missing = || SourceError::Missing {
             path: self.store_dir.display(path),
         };
-        let n = self.client.memo_get(path.hash_part()).ok_or_else(missing)?;
+        let n = self.client.narinfo(path.hash_part()).ok_or_else(missing)?;
         let info_url = narinfo_url(&n.base, path.hash_part());
         let entry = parse_narinfo(&n.text, Path::new(&info_url), &self.store_dir)
             .ok()
