@@ -27,6 +27,10 @@ pub struct WhyOptions {
     pub sort: SortKey,
     /// File evidence for the shown paths (what keeps each one in).
     pub evidence: EvidenceOptions,
+    /// `--evidence-paths N`: gather file evidence for the first N ranked paths only
+    /// (`None`: every shown path). Each one costs up to `max_referrers` scans, and over
+    /// HTTP a scan is a NAR download, so a report of every path need not scan them all.
+    pub evidence_paths: Option<usize>,
 }
 
 /// `nixcut why ROOT`: every path with NAR, closure and added size, ranked.
@@ -56,13 +60,14 @@ pub fn why(
     // Largest first; ties in store-path order (node order) for stable output.
     order.sort_by(|&a, &b| key(b).cmp(&key(a)).then(a.cmp(&b)));
     let shown = opts.top.unwrap_or(n).min(n);
-    // Evidence: scan up to `max_referrers` direct referrers of each shown path, the one
-    // on its shortest chain first.
+    // Evidence: scan up to `max_referrers` direct referrers of each of the first
+    // `evidence_paths` shown paths, the one on its shortest chain first.
+    let with_evidence = opts.evidence_paths.unwrap_or(shown).min(shown);
     let mut edges = EdgeEvidence::new(c, &opts.evidence);
     let mut referrers_of: Vec<(Vec<usize>, usize)> = Vec::new();
     if let Some(ev) = edges.as_mut() {
         let mut wanted = Vec::new();
-        for &i in &order[..shown] {
+        for &i in &order[..with_evidence] {
             let node = petgraph::graph::NodeIndex::new(i);
             let mut refs: Vec<usize> = g
                 .graph
@@ -136,6 +141,7 @@ pub fn why(
                 savings = super::split::savings(c, root, &ev.collected()).ok();
             }
         }
+        // `referrers_of` covers the first `with_evidence` rows; the others keep none.
         for (k, (row, (refs, total))) in paths.iter_mut().zip(&referrers_of).enumerate() {
             let target = &g.paths[order[k]];
             row.kept_by = refs
@@ -167,6 +173,7 @@ pub fn why(
         paths,
         rest,
         evidence: level,
+        evidence_paths: if edges.is_some() { with_evidence } else { 0 },
         savings,
         warnings,
     })

@@ -22,7 +22,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
   nixcut why ./result                         what makes this closure big
   nixcut why closure.json --top 10            the ten paths that free the most if dropped
   nixcut why ./result /nix/store/…-rocblas    every chain from the root to rocblas
-  nixcut why closure.json --format json       the whole report as JSON
+  nixcut why closure.json --format json       the whole report as JSON (evidence for the first 25)
+  nixcut why ./result --format json --evidence-paths all   evidence for every path
   nixcut refs ./result                        where each reference of ./result sits, with verdicts
   nixcut refs --closure ./result --format json  the evidence of every path in the closure
   nixcut refs --closure ./result --explain /nix/store/…/lib/rocblas/library/…_gfx90a.co
@@ -381,6 +382,31 @@ pub struct WhyArgs {
     /// For each shown path, scan at most N of its referrers for evidence.
     #[arg(long, value_name = "N", default_value_t = 4)]
     pub evidence_referrers: usize,
+    /// Scan for evidence only the referrers of the first N ranked paths, in every
+    /// format (default: the --top N given, else 25, the rows of a default table); `all`
+    /// for every shown path. The other paths are listed without it: `--format json`
+    /// still has every path, and `evidence_paths` says how many lead with evidence.
+    /// Over HTTP each referrer scanned is a NAR download.
+    #[arg(long, value_name = "N|all", value_parser = parse_evidence_paths)]
+    pub evidence_paths: Option<EvidencePaths>,
+}
+
+/// `--evidence-paths`: a count, or every shown path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EvidencePaths {
+    /// The first N ranked paths.
+    First(usize),
+    /// Every shown path.
+    All,
+}
+
+fn parse_evidence_paths(s: &str) -> Result<EvidencePaths, String> {
+    if s == "all" {
+        return Ok(EvidencePaths::All);
+    }
+    s.parse()
+        .map(EvidencePaths::First)
+        .map_err(|_| format!("`{s}` is neither a number nor `all`"))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
