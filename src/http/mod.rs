@@ -83,8 +83,8 @@ pub struct HttpClient {
     /// narinfos fetched this run and not yet written to the database.
     unsaved: Mutex<Vec<narinfo_db::Row>>,
     db: Option<Mutex<NarinfoDb>>,
-    /// The cache of each path of a closure read from its record, by hash part.
-    origins: Mutex<FxHashMap<[u8; 32], Arc<str>>>,
+    /// The cache of each path of a closure read from its record, sorted by hash part.
+    origins: Mutex<Vec<([u8; 32], Arc<str>)>>,
     /// Why the narinfo cache is not used, when it could not be opened.
     db_problem: Option<String>,
 }
@@ -124,7 +124,7 @@ impl HttpClient {
             config,
             memo: Mutex::new(FxHashMap::default()),
             unsaved: Mutex::new(Vec::new()),
-            origins: Mutex::new(FxHashMap::default()),
+            origins: Mutex::new(Vec::new()),
             db,
             db_problem,
         }
@@ -401,13 +401,17 @@ impl HttpClient {
     /// closure read from its record: [`Self::narinfo`] finds the narinfos there when a
     /// NAR is wanted, without a walk having put them in memory.
     pub fn set_origins(&self, bases: &[Arc<str>], origins: &[([u8; 32], u32)]) {
-        let mut map = self.origins.lock().unwrap_or_else(|e| e.into_inner());
-        map.reserve(origins.len());
-        for (hash, i) in origins {
-            if let Some(b) = bases.get(*i as usize) {
-                map.entry(*hash).or_insert_with(|| Arc::clone(b));
-            }
-        }
+        let mut v = self.origins.lock().unwrap_or_else(|e| e.into_inner());
+        v.reserve(origins.len());
+        v.extend(
+            origins
+                .iter()
+                .filter_map(|(h, i)| Some((*h, Arc::clone(bases.get(*i as usize)?)))),
+        );
+        // Usually one record, already in hash order: the sort only checks that. A hash
+        // recorded twice (two closures) keeps its first cache.
+        v.sort_by_key(|e| e.0);
+        v.dedup_by(|later, first| later.0 == first.0);
     }
 
     /// The cache the narinfo of `hash` comes from: known this run, or from a record.
@@ -416,11 +420,9 @@ impl HttpClient {
             return Some(n.base);
         }
         let key: [u8; 32] = hash.as_bytes().try_into().ok()?;
-        self.origins
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&key)
-            .cloned()
+        let v = self.origins.lock().unwrap_or_else(|e| e.into_inner());
+        let i = v.binary_search_by(|e| e.0.cmp(&key)).ok()?;
+        Some(Arc::clone(&v[i].1))
     }
 
     /// The narinfo of `hash` for the file source: known this run, else from the cache

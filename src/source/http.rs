@@ -10,7 +10,7 @@
 //! of the source, whichever scan asks first. Whether the cache publishes listings is
 //! probed once, on the root's.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -29,7 +29,9 @@ type ListingCell = Arc<OnceLock<Option<Arc<Node>>>>;
 pub struct HttpSource {
     client: Arc<HttpClient>,
     store_dir: StoreDir,
-    paths: HashSet<StorePath>,
+    /// The closure's paths, sorted (the closure's own order): looked up by binary
+    /// search, since only fresh scans ask and a set would cost every run its hashing.
+    paths: Vec<StorePath>,
     probe: Option<StorePath>,
     listings: Mutex<HashMap<String, ListingCell>>,
     listed: OnceLock<bool>,
@@ -136,7 +138,7 @@ impl FileSource for HttpSource {
         let Ok((p, sub)) = self.store_dir.split_path(abs) else {
             return Some(false);
         };
-        if !self.paths.contains(&p) {
+        if self.paths.binary_search(&p).is_err() {
             return Some(false);
         }
         let root = self.listing(p.hash_part())?;
