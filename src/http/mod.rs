@@ -372,13 +372,19 @@ impl HttpClient {
         db.lock().unwrap_or_else(|e| e.into_inner()).put(&batch)
     }
 
-    /// The record of the closure of `root` walked through `bases` (in that order), as
-    /// [`Self::save_closure_record`] wrote it; `None` when there is none (or no cache).
-    pub fn closure_record(&self, bases: &[Arc<str>], root: &str) -> Option<Vec<u8>> {
+    /// `read` of the record of the closure of `root` walked through `bases` (in that
+    /// order), as [`Self::save_closure_record`] wrote it; `None` when there is none (or
+    /// no cache). The record is read in place, without a copy.
+    pub fn with_closure_record<T>(
+        &self,
+        bases: &[Arc<str>],
+        root: &str,
+        read: impl FnOnce(&[u8]) -> T,
+    ) -> Option<T> {
         let db = self.db.as_ref()?;
         db.lock()
             .unwrap_or_else(|e| e.into_inner())
-            .get_closure(&closure_key(bases), root)
+            .with_closure(&closure_key(bases), root, read)
     }
 
     /// Keep `record` for the closure of `root` walked through `bases`. A cache that
@@ -597,18 +603,14 @@ mod tests {
         let c = HttpClient::new(config.clone());
         c.save_closure_record(&bases, "h1", b"record").unwrap();
         let again = HttpClient::new(config);
-        assert_eq!(
-            again.closure_record(&bases[..1], "h1"),
-            None,
-            "another list"
-        );
-        assert_eq!(again.closure_record(&bases, "h2"), None, "another root");
-        assert_eq!(
-            again.closure_record(&bases, "h1").as_deref(),
-            Some(&b"record"[..])
-        );
+        let read = |c: &HttpClient, bases: &[Arc<str>], root: &str| {
+            c.with_closure_record(bases, root, <[u8]>::to_vec)
+        };
+        assert_eq!(read(&again, &bases[..1], "h1"), None, "another list");
+        assert_eq!(read(&again, &bases, "h2"), None, "another root");
+        assert_eq!(read(&again, &bases, "h1").as_deref(), Some(&b"record"[..]));
         let no_cache = HttpClient::new(HttpConfig::default());
-        assert_eq!(no_cache.closure_record(&bases, "h1"), None);
+        assert_eq!(read(&no_cache, &bases, "h1"), None);
     }
 
     #[test]

@@ -139,13 +139,27 @@ impl NarinfoDb {
     }
 
     /// The record of the closure of `root` as walked through `caches`.
+    #[cfg(test)]
     pub(super) fn get_closure(&mut self, caches: &str, root: &str) -> Option<Vec<u8>> {
+        self.with_closure(caches, root, <[u8]>::to_vec)
+    }
+
+    /// `read` of the record of the closure of `root` as walked through `caches`, read
+    /// where SQLite holds it (a record is megabytes: no copy).
+    pub(super) fn with_closure<T>(
+        &mut self,
+        caches: &str,
+        root: &str,
+        read: impl FnOnce(&[u8]) -> T,
+    ) -> Option<T> {
         let mut stmt = self
             .conn
             .prepare_cached("SELECT record FROM closure_record WHERE caches = ?1 AND root = ?2")
             .ok()?;
-        stmt.query_row(params![caches, root], |r| r.get::<_, Vec<u8>>(0))
-            .ok()
+        stmt.query_row(params![caches, root], |r| {
+            Ok(read(r.get_ref(0)?.as_blob()?))
+        })
+        .ok()
     }
 
     /// Record a closure (replacing an earlier record).

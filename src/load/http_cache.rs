@@ -173,8 +173,11 @@ pub fn load(input: &str, opts: &LoadOptions) -> Result<Closure, LoadError> {
     let bases: Vec<Arc<str>> = bases.into_iter().map(Arc::from).collect();
     // A closure walked before is one record in the narinfo cache: read it instead of
     // walking (a record that does not read is walked again; damage says so).
-    if let Some(bytes) = client.closure_record(&bases, &root_hash) {
-        match closure_record::decode(&bytes, bases.len(), &sd) {
+    let recorded = client.with_closure_record(&bases, &root_hash, |b| {
+        closure_record::decode(b, bases.len(), &sd)
+    });
+    if let Some(recorded) = recorded {
+        match recorded {
             Ok(Decoded::Fresh(rec)) => {
                 client.set_origins(&bases, &rec.caches);
                 let mut closure = rec.closure;
