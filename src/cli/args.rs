@@ -85,7 +85,7 @@ pub struct GlobalArgs {
     pub rules: Option<PathBuf>,
 
     /// Neither read nor write the caches under $XDG_CACHE_HOME/nixcut (file scans, and
-    /// the narinfos of HTTP binary caches).
+    /// the narinfos and walked closures of HTTP binary caches).
     #[arg(long, global = true)]
     pub no_cache: bool,
 
@@ -93,8 +93,10 @@ pub struct GlobalArgs {
     /// order, like Nix's substituters). ROOT (and PATH, OLD, NEW, OTHER) may then be a
     /// store path, base name `<hash>-<name>` or hash; a file input is still read as a
     /// file. A ROOT given as `URL/<hash>.narinfo` needs no --cache. narinfos are fetched
-    /// concurrently and cached under $XDG_CACHE_HOME/nixcut/narinfo; NARs and `.ls`
-    /// listings only when file-level evidence is asked for, streamed, never unpacked.
+    /// concurrently and cached under $XDG_CACHE_HOME/nixcut/narinfo with a record of
+    /// each closure walked (a second run reads it and asks only for `nix-cache-info`);
+    /// NARs and `.ls` listings only when file-level evidence is asked for (`why`: the
+    /// referrers of the first 25 paths, see --evidence-paths), streamed, never unpacked.
     #[arg(long = "cache", global = true, value_name = "URL", value_parser = parse_cache_url)]
     pub caches: Vec<String>,
 
