@@ -484,3 +484,266 @@ fn every_nar_compression_streams() {
         assert!(srv.count(suffix) > 0, "{compression}: {:?}", srv.log());
     }
 }
+
+/// A generated binary cache of `n` paths (no Nix needed): path `i` references its
+/// children `2i + 1` and `2i + 2` in a binary tree and the next path `i + 1`, and its
+/// one uncompressed NAR is a file naming those references, so that every reference has
+/// evidence. Returns the cache, the store paths (root first) and each path's
+/// references as indices.
+struct Generated {
+    dir: tempfile::TempDir,
+    paths: Vec<String>,
+    refs: Vec<Vec<usize>>,
+}
+
+fn generated_cache(n: usize) -> Generated {
+    use sha2::{Digest, Sha256};
+    const NIX32: &[u8] = b"0123456789abcdfghijklmnpqrsvwxyz";
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("nar")).unwrap();
+    std::fs::write(
+        dir.path().join("nix-cache-info"),
+        "StoreDir: /nix/store\nWantMassQuery: 1\nPriority: 40\n",
+    )
+    .unwrap();
+    let hashes: Vec<String> = (0..n)
+        .map(|i| {
+            Sha256::digest(format!("path {i}"))[..32]
+                .iter()
+                .map(|b| NIX32[usize::from(*b) % 32] as char)
+                .collect()
+        })
+        .collect();
+    let bases: Vec<String> = (0..n)
+        .map(|i| format!("{}-gen{i}-1.0", hashes[i]))
+        .collect();
+    let refs: Vec<Vec<usize>> = (0..n)
+        .map(|i| {
+            let mut r: Vec<usize> = [2 * i + 1, 2 * i + 2, i + 1]
+                .into_iter()
+                .filter(|&j| j < n)
+                .collect();
+            r.sort_unstable();
+            r.dedup();
+            r
+        })
+        .collect();
+    let nar_string = |b: &[u8]| {
+        let mut v = (b.len() as u64).to_le_bytes().to_vec();
+        v.extend_from_slice(b);
+        v.resize(v.len() + (8 - b.len() % 8) % 8, 0);
+        v
+    };
+    for i in 0..n {
+        let body: String = refs[i]
+            .iter()
+            .map(|&j| format!("/nix/store/{}/lib\n", bases[j]))
+            .collect();
+        let mut nar = Vec::new();
+        for s in [
+            &b"nix-archive-1"[..],
+            b"(",
+            b"type",
+            b"regular",
+            b"contents",
+        ] {
+            nar.extend(nar_string(s));
+        }
+        nar.extend(nar_string(body.as_bytes()));
+        nar.extend(nar_string(b")"));
+        let digest: String = Sha256::digest(&nar)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        std::fs::write(dir.path().join(format!("nar/{digest}.nar")), &nar).unwrap();
+        let references: Vec<&str> = refs[i].iter().map(|&j| bases[j].as_str()).collect();
+        std::fs::write(
+            dir.path().join(format!("{}.narinfo", hashes[i])),
+            format!(
+                "StorePath: /nix/store/{}\nURL: nar/{digest}.nar\nCompression: none\n\
+                 NarHash: sha256:{digest}\nNarSize: {}\nReferences: {}\n",
+                bases[i],
+                nar.len(),
+                references.join(" ")
+            ),
+        )
+        .unwrap();
+    }
+    Generated {
+        dir,
+        paths: bases.iter().map(|b| format!("/nix/store/{b}")).collect(),
+        refs,
+    }
+}
+
+impl Generated {
+    /// The referrers `why` scans for the path at index `i`: at most 4 (the default
+    /// `--evidence-referrers`).
+    fn scanned_referrers(&self, i: usize) -> Vec<usize> {
+        let mut by: Vec<usize> = (0..self.refs.len())
+            .filter(|&k| self.refs[k].contains(&i))
+            .collect();
+        by.truncate(4); // every path here has at most 3
+        by
+    }
+
+    fn index(&self, path: &str) -> usize {
+        self.paths.iter().position(|p| p == path).unwrap()
+    }
+}
+
+/// `why --format json` over HTTP used to download the NAR of nearly every referrer in
+/// the closure (evidence for every path listed). It now lists every path but gathers
+/// evidence for the first 25, the rows of a default table, so that JSON and table
+/// report the same evidence; `--evidence-paths all` asks for the rest.
+#[test]
+fn why_json_over_http_fetches_nars_only_for_the_top_paths() {
+    let g = generated_cache(200);
+    let srv = Server::start(g.dir.path());
+    let root = &g.paths[0];
+    let nars_for = |rows: &[Value]| -> usize {
+        rows.iter()
+            .flat_map(|p| g.scanned_referrers(g.index(p["path"].as_str().unwrap())))
+            .collect::<BTreeSet<usize>>()
+            .len()
+    };
+
+    let xdg = tempfile::tempdir().unwrap();
+    let r = json_in(
+        xdg.path(),
+        &["why", "--cache", &srv.url, root, "--format", "json"],
+    );
+    let rows = r["paths"].as_array().unwrap();
+    assert_eq!(rows.len(), 200, "JSON lists every path");
+    let top = nars_for(&rows[..25]);
+    let every = nars_for(rows);
+    assert!(
+        top < every / 2,
+        "the test tells them apart: {top} vs {every}"
+    );
+    assert_eq!(
+        srv.count(".nar"),
+        top,
+        "one NAR per referrer of the first 25 paths (every path's: {every})"
+    );
+    assert_eq!(r["evidence"], "files");
+    assert_eq!(r["evidence_paths"], 25);
+    for (k, p) in rows.iter().enumerate() {
+        let has = p.get("kept_by").is_some();
+        let is_root = p["path"] == *root;
+        assert_eq!(has, k < 25 && !is_root, "row {k}: {p}");
+    }
+
+    // The table scans the same referrers and names the same first one per row.
+    srv.reset();
+    let fresh = tempfile::tempdir().unwrap();
+    let (code, table, err) = run_in(fresh.path(), &["why", "--cache", &srv.url, root]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(srv.count(".nar"), top, "table NARs: {:?}", srv.log());
+    let lines: Vec<&str> = table.lines().collect();
+    for (k, p) in rows[..25].iter().enumerate() {
+        let line = lines
+            .iter()
+            .find(|l| l.trim_start().starts_with(&format!("{} ", k + 1)))
+            .unwrap_or_else(|| panic!("row {}: {table}", k + 1));
+        if let Some(first) = p["kept_by"].get(0) {
+            let name = &first["referrer"].as_str().unwrap()[44..];
+            assert!(line.contains(&format!("← {name}:")), "{line} / {first}");
+        }
+    }
+
+    // Asked for all: every referrer, in a fresh cache.
+    srv.reset();
+    let all = tempfile::tempdir().unwrap();
+    let r = json_in(
+        all.path(),
+        &[
+            "why",
+            "--cache",
+            &srv.url,
+            root,
+            "--format",
+            "json",
+            "--evidence-paths",
+            "all",
+        ],
+    );
+    assert_eq!(r["evidence_paths"], 200);
+    assert_eq!(srv.count(".nar"), every);
+}
+
+/// The closure record in the narinfo cache: a second run reads it (no narinfo asked
+/// for, one `nix-cache-info`); a record that is corrupted or cut short is reported,
+/// walked again from the cached narinfos (still no request) with the same report,
+/// and rewritten; a record of another nixcut version is replaced without a word.
+#[test]
+fn a_corrupted_closure_record_is_walked_again_with_a_warning() {
+    let g = generated_cache(300);
+    let srv = Server::start(g.dir.path());
+    let xdg = tempfile::tempdir().unwrap();
+    let args = [
+        "why",
+        "--cache",
+        &srv.url,
+        &g.paths[0],
+        "--all",
+        "--no-evidence",
+        "--format",
+        "json",
+    ];
+    let cold = json_in(xdg.path(), &args);
+    assert_eq!(cold["path_count"], 300);
+    assert_eq!(srv.count(".narinfo"), 300);
+
+    let db = xdg.path().join("nixcut/narinfo/narinfo-v1.sqlite");
+    let record = || -> Vec<u8> {
+        let c = rusqlite::Connection::open(&db).unwrap();
+        c.query_row("SELECT record FROM closure_record", [], |r| r.get(0))
+            .unwrap()
+    };
+    let replace = |bytes: &[u8]| {
+        let c = rusqlite::Connection::open(&db).unwrap();
+        let n = c
+            .execute("UPDATE closure_record SET record = ?1", [bytes])
+            .unwrap();
+        assert_eq!(n, 1, "one closure recorded");
+    };
+    let warm = |what: &str| -> String {
+        srv.reset();
+        let (code, out, err) = run_in(xdg.path(), &args);
+        assert_eq!(code, 0, "{what}: {err}");
+        let r: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(r["paths"], cold["paths"], "{what}: same report");
+        assert_eq!(srv.count(".narinfo"), 0, "{what}: {:?}", srv.log());
+        assert_eq!(srv.log(), ["/nix-cache-info"], "{what}");
+        err
+    };
+
+    let good = record();
+    assert!(good.starts_with(b"nixcut-closure\n"), "a closure record");
+    assert!(!warm("warm").contains("warning"));
+
+    let mut flipped = good.clone();
+    let mid = flipped.len() / 2;
+    flipped[mid] ^= 0x20;
+    replace(&flipped);
+    let err = warm("corrupted");
+    assert!(
+        err.contains("warning:") && err.contains("damaged") && err.contains("checksum"),
+        "{err}"
+    );
+    assert_eq!(record(), good, "rewritten");
+    assert!(!warm("rewritten").contains("warning"));
+
+    replace(&good[..good.len() - 7]);
+    let err = warm("truncated");
+    assert!(err.contains("damaged"), "{err}");
+    assert_eq!(record(), good);
+
+    // Another writer's version (the byte after magic, format and length byte).
+    let mut other = good.clone();
+    other[16 + 4 + 1] ^= 1;
+    replace(&other);
+    assert!(!warm("other version").contains("warning"));
+    assert_eq!(record(), good);
+}

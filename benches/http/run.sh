@@ -11,8 +11,9 @@
 # (by its process id) on exit. Each tool runs three times; the median is reported.
 # "cold" runs start with empty caches: nixcut's ($XDG_CACHE_HOME/nixcut) and Nix's own
 # narinfo cache ($XDG_CACHE_HOME/nix), so both fetch every narinfo; the "warm" nixcut
-# runs keep the narinfo cache of a first run (and its scan cache for the evidence of
-# the top paths, whose NARs the cold runs fetch and scan).
+# runs keep the narinfo cache of a first run (with its record of the walked closure)
+# and its scan cache for the evidence of the top paths, whose NARs the cold runs fetch
+# and scan.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)

@@ -17,9 +17,6 @@ use super::edges::{EdgeEvidence, EvidenceOptions};
 use super::AnalysisError;
 use crate::evidence::{Collector, Progress};
 
-/// Rows whose GPU share is read when every row is shown.
-const GPU_ROWS: usize = 25;
-
 /// Options of `nixcut why ROOT`.
 #[derive(Debug, Clone, Default)]
 pub struct WhyOptions {
@@ -30,6 +27,10 @@ pub struct WhyOptions {
     pub sort: SortKey,
     /// File evidence for the shown paths (what keeps each one in).
     pub evidence: EvidenceOptions,
+    /// `--evidence-paths N`: gather file evidence for the first N ranked paths only
+    /// (`None`: every shown path). Each one costs up to `max_referrers` scans, and over
+    /// HTTP a scan is a NAR download, so a report of every path need not scan them all.
+    pub evidence_paths: Option<usize>,
 }
 
 /// `nixcut why ROOT`: every path with NAR, closure and added size, ranked.
@@ -59,13 +60,14 @@ pub fn why(
     // Largest first; ties in store-path order (node order) for stable output.
     order.sort_by(|&a, &b| key(b).cmp(&key(a)).then(a.cmp(&b)));
     let shown = opts.top.unwrap_or(n).min(n);
-    // Evidence: scan up to `max_referrers` direct referrers of each shown path, the one
-    // on its shortest chain first.
+    // Evidence: scan up to `max_referrers` direct referrers of each of the first
+    // `evidence_paths` shown paths, the one on its shortest chain first.
+    let with_evidence = opts.evidence_paths.unwrap_or(shown).min(shown);
     let mut edges = EdgeEvidence::new(c, &opts.evidence);
     let mut referrers_of: Vec<(Vec<usize>, usize)> = Vec::new();
     if let Some(ev) = edges.as_mut() {
         let mut wanted = Vec::new();
-        for &i in &order[..shown] {
+        for &i in &order[..with_evidence] {
             let node = petgraph::graph::NodeIndex::new(i);
             let mut refs: Vec<usize> = g
                 .graph
@@ -140,6 +142,7 @@ pub fn why(
                 savings = super::split::savings(c, root, &ev.collected()).ok();
             }
         }
+        // `referrers_of` covers the first `with_evidence` rows; the others keep none.
         for (k, (row, (refs, total))) in paths.iter_mut().zip(&referrers_of).enumerate() {
             let target = &g.paths[order[k]];
             row.kept_by = refs
@@ -153,9 +156,9 @@ pub fn why(
     // The GPU share of each shown path's own files: an inventory (headers only), from a
     // store tree only (a binary cache would have to send every shown path's NAR).
     if edges.is_some() && opts.evidence.files.kind() == crate::source::FilesFrom::Store {
-        // The first rows only (`--top`, else 25): the JSON of a large closure has every
-        // path, and reading every file's headers would cost more than the ranking.
-        let rows = shown.min(opts.top.unwrap_or(GPU_ROWS));
+        // The rows with evidence only: the JSON of a large closure has every path, and
+        // reading every file's headers would cost more than the ranking.
+        let rows = with_evidence;
         let shown_paths: Vec<StorePath> =
             order[..rows].iter().map(|&i| g.paths[i].clone()).collect();
         let inventory = Collector::new(
@@ -204,6 +207,7 @@ pub fn why(
         paths,
         rest,
         evidence: level,
+        evidence_paths: if edges.is_some() { with_evidence } else { 0 },
         savings,
         warnings,
     })

@@ -22,7 +22,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
   nixcut why ./result                         what makes this closure big
   nixcut why closure.json --top 10            the ten paths that free the most if dropped
   nixcut why ./result /nix/store/…-rocblas    every chain from the root to rocblas
-  nixcut why closure.json --format json       the whole report as JSON
+  nixcut why closure.json --format json       the whole report as JSON (evidence for the first 25)
+  nixcut why ./result --format json --evidence-paths all   evidence for every path
   nixcut refs ./result                        where each reference of ./result sits, with verdicts
   nixcut refs --closure ./result --format json  the evidence of every path in the closure
   nixcut refs --closure ./result --explain /nix/store/…/lib/rocblas/library/…_gfx90a.co
@@ -84,7 +85,7 @@ pub struct GlobalArgs {
     pub rules: Option<PathBuf>,
 
     /// Neither read nor write the caches under $XDG_CACHE_HOME/nixcut (file scans, and
-    /// the narinfos of HTTP binary caches).
+    /// the narinfos and walked closures of HTTP binary caches).
     #[arg(long, global = true)]
     pub no_cache: bool,
 
@@ -92,8 +93,10 @@ pub struct GlobalArgs {
     /// order, like Nix's substituters). ROOT (and PATH, OLD, NEW, OTHER) may then be a
     /// store path, base name `<hash>-<name>` or hash; a file input is still read as a
     /// file. A ROOT given as `URL/<hash>.narinfo` needs no --cache. narinfos are fetched
-    /// concurrently and cached under $XDG_CACHE_HOME/nixcut/narinfo; NARs and `.ls`
-    /// listings only when file-level evidence is asked for, streamed, never unpacked.
+    /// concurrently and cached under $XDG_CACHE_HOME/nixcut/narinfo with a record of
+    /// each closure walked (a second run reads it and asks only for `nix-cache-info`);
+    /// NARs and `.ls` listings only when file-level evidence is asked for (`why`: the
+    /// referrers of the first 25 paths, see --evidence-paths), streamed, never unpacked.
     #[arg(long = "cache", global = true, value_name = "URL", value_parser = parse_cache_url)]
     pub caches: Vec<String>,
 
@@ -418,6 +421,31 @@ pub struct WhyArgs {
     /// For each shown path, scan at most N of its referrers for evidence.
     #[arg(long, value_name = "N", default_value_t = 4)]
     pub evidence_referrers: usize,
+    /// Scan for evidence only the referrers of the first N ranked paths, in every
+    /// format (default: the --top N given, else 25, the rows of a default table); `all`
+    /// for every shown path. The other paths are listed without it: `--format json`
+    /// still has every path, and `evidence_paths` says how many lead with evidence.
+    /// Over HTTP each referrer scanned is a NAR download.
+    #[arg(long, value_name = "N|all", value_parser = parse_evidence_paths)]
+    pub evidence_paths: Option<EvidencePaths>,
+}
+
+/// `--evidence-paths`: a count, or every shown path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EvidencePaths {
+    /// The first N ranked paths.
+    First(usize),
+    /// Every shown path.
+    All,
+}
+
+fn parse_evidence_paths(s: &str) -> Result<EvidencePaths, String> {
+    if s == "all" {
+        return Ok(EvidencePaths::All);
+    }
+    s.parse()
+        .map(EvidencePaths::First)
+        .map_err(|_| format!("`{s}` is neither a number nor `all`"))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -16,7 +16,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use args::{Command, FormatArg, GlobalArgs, GpuArgs, RefsArgs, SortArg, SplitArgs, WhyArgs};
+use args::{
+    Command, EvidencePaths, FormatArg, GlobalArgs, GpuArgs, RefsArgs, SortArg, SplitArgs, WhyArgs,
+};
 use nixcut::analysis;
 use nixcut::classify::ClassRules;
 use nixcut::evidence::ScanCache;
@@ -255,6 +257,10 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
+/// Rows of a `why` table without `--top`, and the paths whose referrers `why` scans
+/// without `--evidence-paths`.
+const DEFAULT_TOP: usize = 25;
+
 fn cmd_why(
     g: &GlobalArgs,
     a: &WhyArgs,
@@ -295,7 +301,7 @@ fn cmd_why(
                     // Tables (and dot) default to one screen; JSON and the HTML
                     // treemap have everything.
                     (None, _, Format::Json | Format::Html) => None,
-                    (None, _, _) => Some(25),
+                    (None, _, _) => Some(DEFAULT_TOP),
                 },
                 sort: match a.sort {
                     SortArg::Added => analysis::SortKey::Added,
@@ -303,6 +309,14 @@ fn cmd_why(
                     SortArg::Nar => analysis::SortKey::Nar,
                 },
                 evidence,
+                // The same paths in every format: a JSON report lists every path but
+                // scans what a table would show, unless asked for more.
+                evidence_paths: match (a.evidence_paths, a.top) {
+                    (Some(EvidencePaths::All), _) => None,
+                    (Some(EvidencePaths::First(n)), _) => Some(n),
+                    (None, Some(n)) => Some(n),
+                    (None, None) => Some(DEFAULT_TOP),
+                },
             };
             let report = analysis::why(&closure, &opts, Some(&tick))?;
             show(g, bar, &report.warnings, &report, format, style)?;

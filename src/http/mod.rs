@@ -12,7 +12,9 @@
 //! narinfos are immutable, so those fetched are remembered in memory for the life of
 //! the process and, when the caller gives a directory, in a small SQLite database
 //! there keyed by cache URL and hash ([`narinfo_db`]), so a second run asks the network
-//! for none of them. TLS is rustls (no OpenSSL). Nothing here knows Nix formats.
+//! for none of them; beside them, one opaque record per closure walked (the loader's
+//! parsed closure), by cache list and root. TLS is rustls (no OpenSSL). Nothing here
+//! knows Nix formats.
 
 mod narinfo_db;
 
@@ -81,6 +83,8 @@ pub struct HttpClient {
     /// narinfos fetched this run and not yet written to the database.
     unsaved: Mutex<Vec<narinfo_db::Row>>,
     db: Option<Mutex<NarinfoDb>>,
+    /// The cache of each path of a closure read from its record, sorted by hash part.
+    origins: Mutex<Vec<([u8; 32], Arc<str>)>>,
     /// Why the narinfo cache is not used, when it could not be opened.
     db_problem: Option<String>,
 }
@@ -120,6 +124,7 @@ impl HttpClient {
             config,
             memo: Mutex::new(FxHashMap::default()),
             unsaved: Mutex::new(Vec::new()),
+            origins: Mutex::new(Vec::new()),
             db,
             db_problem,
         }
@@ -128,6 +133,11 @@ impl HttpClient {
     /// The configuration.
     pub fn config(&self) -> &HttpConfig {
         &self.config
+    }
+
+    /// Whether narinfos (and closure records) are kept in a narinfo cache.
+    pub fn has_cache(&self) -> bool {
+        self.db.is_some()
     }
 
     /// Why the narinfo cache is not in use although a directory was given.
@@ -362,59 +372,81 @@ impl HttpClient {
         db.lock().unwrap_or_else(|e| e.into_inner()).put(&batch)
     }
 
-    /// Load the narinfos recorded for the closure of `root` walked through `bases` (in
-    /// that order) into this run's memory, so that a walk finds them without a lookup.
-    /// False when none are recorded (or the record does not read).
-    pub fn preload_closure(&self, bases: &[Arc<str>], root: &str) -> bool {
-        let Some(db) = &self.db else {
-            return false;
-        };
-        let key = closure_key(bases);
-        let Some(packed) = db
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get_closure(&key, root)
-        else {
-            return false;
-        };
-        let Some(entries) = unpack(&packed, bases) else {
-            return false;
-        };
-        let mut memo = self.memo_lock();
-        for (hash, n) in entries {
-            memo.entry(hash).or_insert(n);
-        }
-        true
-    }
-
-    /// Record the closure of `root` walked through `bases`: the narinfos of `hashes`,
-    /// as remembered this run. A cache that cannot be written only costs speed.
-    pub fn save_closure(
+    /// `read` of the record of the closure of `root` walked through `bases` (in that
+    /// order), as [`Self::save_closure_record`] wrote it; `None` when there is none (or
+    /// no cache). The record is read in place, without a copy.
+    pub fn with_closure_record<T>(
         &self,
         bases: &[Arc<str>],
         root: &str,
-        hashes: &[&str],
+        read: impl FnOnce(&[u8]) -> T,
+    ) -> Option<T> {
+        let db = self.db.as_ref()?;
+        db.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .with_closure(&closure_key(bases), root, read)
+    }
+
+    /// Keep `record` for the closure of `root` walked through `bases`. A cache that
+    /// cannot be written only costs speed next time; the problem is returned.
+    pub fn save_closure_record(
+        &self,
+        bases: &[Arc<str>],
+        root: &str,
+        record: &[u8],
     ) -> Result<(), String> {
         let Some(db) = &self.db else {
             return Ok(());
         };
-        let mut packed = Vec::new();
-        {
-            let memo = self.memo_lock();
-            for h in hashes {
-                let Some(n) = memo.get(*h) else {
-                    return Ok(()); // not all known: nothing to record
-                };
-                let Some(i) = bases.iter().position(|b| *b == n.base) else {
-                    return Ok(());
-                };
-                packed.extend_from_slice(format!("{i} {h} {}\n", n.text.len()).as_bytes());
-                packed.extend_from_slice(n.text.as_bytes());
-            }
-        }
         db.lock()
             .unwrap_or_else(|e| e.into_inner())
-            .put_closure(&closure_key(bases), root, &packed)
+            .put_closure(&closure_key(bases), root, record)
+    }
+
+    /// Which cache each path's narinfo comes from (hash part, index into `bases`), for a
+    /// closure read from its record: [`Self::narinfo`] finds the narinfos there when a
+    /// NAR is wanted, without a walk having put them in memory.
+    pub fn set_origins(&self, bases: &[Arc<str>], origins: &[([u8; 32], u32)]) {
+        let mut v = self.origins.lock().unwrap_or_else(|e| e.into_inner());
+        v.reserve(origins.len());
+        v.extend(
+            origins
+                .iter()
+                .filter_map(|(h, i)| Some((*h, Arc::clone(bases.get(*i as usize)?)))),
+        );
+        // Usually one record, already in hash order: the sort only checks that. A hash
+        // recorded twice (two closures) keeps its first cache.
+        v.sort_by_key(|e| e.0);
+        v.dedup_by(|later, first| later.0 == first.0);
+    }
+
+    /// The cache the narinfo of `hash` comes from: known this run, or from a record.
+    pub fn origin(&self, hash: &str) -> Option<Arc<str>> {
+        if let Some(n) = self.memo_get(hash) {
+            return Some(n.base);
+        }
+        let key: [u8; 32] = hash.as_bytes().try_into().ok()?;
+        let v = self.origins.lock().unwrap_or_else(|e| e.into_inner());
+        let i = v.binary_search_by(|e| e.0.cmp(&key)).ok()?;
+        Some(Arc::clone(&v[i].1))
+    }
+
+    /// The narinfo of `hash` for the file source: known this run, else from the cache
+    /// it came from ([`Self::origin`]): the narinfo cache, else that cache over the
+    /// network. `None` when the path is unknown or its narinfo cannot be had.
+    pub fn narinfo(&self, hash: &str) -> Option<CachedNarinfo> {
+        if let Some(n) = self.memo_get(hash) {
+            return Some(n);
+        }
+        let base = self.origin(hash)?;
+        let known = self.known_narinfo(&base, hash);
+        self.end_lookups();
+        if let Some(n) = known {
+            return Some(n);
+        }
+        let n = self.fetch_narinfo(&base, hash).ok()??;
+        self.memo_lock().insert(hash.to_string(), n.clone());
+        Some(n)
     }
 
     /// Done looking narinfos up for now: let other processes write the cache.
@@ -432,30 +464,6 @@ impl HttpClient {
 /// The key of a closure record: the cache list, in order.
 fn closure_key(bases: &[Arc<str>]) -> String {
     bases.iter().map(|b| &**b).collect::<Vec<_>>().join("\n")
-}
-
-/// Read a packed closure record: `<cache index> <hash> <length>\n<narinfo>` repeated.
-fn unpack(mut packed: &[u8], bases: &[Arc<str>]) -> Option<Vec<(String, CachedNarinfo)>> {
-    let mut out = Vec::new();
-    while !packed.is_empty() {
-        let nl = memchr::memchr(b'\n', packed)?;
-        let head = std::str::from_utf8(&packed[..nl]).ok()?;
-        let mut words = head.split(' ');
-        let base = bases.get(words.next()?.parse::<usize>().ok()?)?;
-        let hash = words.next()?.to_string();
-        let len: usize = words.next()?.parse().ok()?;
-        let rest = &packed[nl + 1..];
-        let text = std::str::from_utf8(rest.get(..len)?).ok()?;
-        out.push((
-            hash,
-            CachedNarinfo {
-                base: Arc::clone(base),
-                text: Arc::from(text),
-            },
-        ));
-        packed = &rest[len..];
-    }
-    Some(out)
 }
 
 /// `<base>/<hash>.narinfo`.
@@ -585,7 +593,7 @@ mod tests {
     }
 
     #[test]
-    fn closure_records_round_trip() {
+    fn closure_records_are_kept_by_cache_list_and_root() {
         let dir = tempfile::tempdir().unwrap();
         let bases: Vec<Arc<str>> = vec![Arc::from("http://a"), Arc::from("http://b")];
         let config = HttpConfig {
@@ -593,25 +601,41 @@ mod tests {
             ..HttpConfig::default()
         };
         let c = HttpClient::new(config.clone());
-        for (h, b, t) in [("h1", 0, "one\n"), ("h2", 1, "two lines\nsecond\n")] {
-            let n = CachedNarinfo {
-                base: Arc::clone(&bases[b]),
-                text: Arc::from(t),
-            };
-            c.remember(h, &n, true);
-        }
-        c.save().unwrap();
-        c.save_closure(&bases, "h1", &["h1", "h2"]).unwrap();
+        c.save_closure_record(&bases, "h1", b"record").unwrap();
         let again = HttpClient::new(config);
-        assert!(
-            !again.preload_closure(&bases[..1], "h1"),
-            "another cache list"
-        );
-        assert!(again.preload_closure(&bases, "h1"));
-        let h2 = again.memo_get("h2").unwrap();
-        assert_eq!((&*h2.base, &*h2.text), ("http://b", "two lines\nsecond\n"));
-        assert!(unpack(b"0 h1 99\nshort", &bases).is_none(), "cut short");
-        assert!(unpack(b"7 h1 1\nx", &bases).is_none(), "no such cache");
+        let read = |c: &HttpClient, bases: &[Arc<str>], root: &str| {
+            c.with_closure_record(bases, root, <[u8]>::to_vec)
+        };
+        assert_eq!(read(&again, &bases[..1], "h1"), None, "another list");
+        assert_eq!(read(&again, &bases, "h2"), None, "another root");
+        assert_eq!(read(&again, &bases, "h1").as_deref(), Some(&b"record"[..]));
+        let no_cache = HttpClient::new(HttpConfig::default());
+        assert_eq!(read(&no_cache, &bases, "h1"), None);
+    }
+
+    #[test]
+    fn the_source_finds_narinfos_through_recorded_origins() {
+        let dir = tempfile::tempdir().unwrap();
+        let bases: Vec<Arc<str>> = vec![Arc::from("http://a"), Arc::from("http://b")];
+        let config = HttpConfig {
+            narinfo_cache: Some(dir.path().to_path_buf()),
+            ..HttpConfig::default()
+        };
+        let h = "x71ahacbysflg2pf8638mdh69871353b";
+        let c = HttpClient::new(config.clone());
+        let n = CachedNarinfo {
+            base: Arc::clone(&bases[1]),
+            text: Arc::from("StorePath: x\n"),
+        };
+        c.remember(h, &n, true);
+        c.save().unwrap();
+        let again = HttpClient::new(config);
+        assert!(again.origin(h).is_none());
+        let key: [u8; 32] = h.as_bytes().try_into().unwrap();
+        again.set_origins(&bases, &[(key, 1), ([b'0'; 32], 7)]);
+        assert_eq!(again.origin(h).as_deref(), Some("http://b"));
+        let got = again.narinfo(h).unwrap();
+        assert_eq!((&*got.base, &*got.text), ("http://b", "StorePath: x\n"));
     }
 
     #[test]

@@ -4,9 +4,10 @@
 //!
 //! A narinfo never changes for a given cache and hash, so entries never expire; only
 //! narinfos that parsed are written, and a reader parses them again (a damaged entry is
-//! fetched anew). Beside them, the narinfos of each closure walked, packed in one row
-//! keyed by the cache list and the root's hash (a closure never changes either, since
-//! its narinfos do not): a warm walk reads one row instead of one per path.
+//! fetched anew). Beside them, one record per closure walked, keyed by the cache list
+//! and the root's hash (a closure never changes either, since its narinfos do not):
+//! the parsed closure in the loader's binary form (`crate::load::closure_record`,
+//! opaque here), so a warm run reads one row instead of one per path.
 //! One file rather than one file per narinfo: a warm run of a
 //! 20,000-path closure reads it in a few dozen milliseconds (one read transaction,
 //! memory-mapped), and a cold run writes it in one transaction. Several processes may
@@ -61,13 +62,26 @@ fn open_file(file: &Path) -> Result<NarinfoDb, rusqlite::Error> {
              text TEXT NOT NULL,
              PRIMARY KEY (cache, hash)
          ) WITHOUT ROWID;
-         CREATE TABLE IF NOT EXISTS closure (
+         CREATE TABLE IF NOT EXISTS closure_record (
              caches TEXT NOT NULL,
              root TEXT NOT NULL,
-             narinfos BLOB NOT NULL,
+             record BLOB NOT NULL,
              UNIQUE (caches, root)
          );",
     )?;
+    // Earlier versions packed each closure's narinfo texts in a table of their own,
+    // which nothing reads any more: dropped once (checked first, so that an ordinary
+    // open never takes a write lock).
+    let old: bool = conn
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'closure'",
+            [],
+            |r| r.get::<_, i64>(0),
+        )
+        .map(|n| n > 0)?;
+    if old {
+        conn.execute_batch("DROP TABLE closure")?;
+    }
     Ok(NarinfoDb {
         conn,
         reading: false,
@@ -124,28 +138,42 @@ impl NarinfoDb {
         tx.commit().map_err(fail)
     }
 
-    /// The packed narinfos of the closure of `root` as walked through `caches`.
+    /// The record of the closure of `root` as walked through `caches`.
+    #[cfg(test)]
     pub(super) fn get_closure(&mut self, caches: &str, root: &str) -> Option<Vec<u8>> {
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT narinfos FROM closure WHERE caches = ?1 AND root = ?2")
-            .ok()?;
-        stmt.query_row(params![caches, root], |r| r.get::<_, Vec<u8>>(0))
-            .ok()
+        self.with_closure(caches, root, <[u8]>::to_vec)
     }
 
-    /// Record the packed narinfos of a closure.
+    /// `read` of the record of the closure of `root` as walked through `caches`, read
+    /// where SQLite holds it (a record is megabytes: no copy).
+    pub(super) fn with_closure<T>(
+        &mut self,
+        caches: &str,
+        root: &str,
+        read: impl FnOnce(&[u8]) -> T,
+    ) -> Option<T> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT record FROM closure_record WHERE caches = ?1 AND root = ?2")
+            .ok()?;
+        stmt.query_row(params![caches, root], |r| {
+            Ok(read(r.get_ref(0)?.as_blob()?))
+        })
+        .ok()
+    }
+
+    /// Record a closure (replacing an earlier record).
     pub(super) fn put_closure(
         &mut self,
         caches: &str,
         root: &str,
-        narinfos: &[u8],
+        record: &[u8],
     ) -> Result<(), String> {
         self.end_read();
         self.conn
             .execute(
-                "INSERT OR REPLACE INTO closure (caches, root, narinfos) VALUES (?1, ?2, ?3)",
-                params![caches, root, narinfos],
+                "INSERT OR REPLACE INTO closure_record (caches, root, record) VALUES (?1, ?2, ?3)",
+                params![caches, root, record],
             )
             .map(|_| ())
             .map_err(|e| format!("cannot write the narinfo cache: {e}"))
@@ -191,6 +219,30 @@ mod tests {
         );
         assert_eq!(db.get_closure("http://a\nhttp://b", "r"), None);
         assert_eq!(db.get_closure("http://a", "s"), None);
+    }
+
+    #[test]
+    fn the_old_packed_closure_table_is_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let c = Connection::open(dir.path().join(FILE)).unwrap();
+            c.execute_batch(
+                "CREATE TABLE closure (caches TEXT, root TEXT, narinfos BLOB, UNIQUE (caches, root));
+                 INSERT INTO closure VALUES ('http://a', 'r', x'00');",
+            )
+            .unwrap();
+        }
+        let mut db = NarinfoDb::open(dir.path()).unwrap();
+        assert_eq!(db.get_closure("http://a", "r"), None);
+        let n: i64 = db
+            .conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE name = 'closure'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(n, 0);
     }
 
     #[test]

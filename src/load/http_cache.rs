@@ -9,6 +9,12 @@
 //! are taken on the walking thread without a request. A path that no cache has is an
 //! error naming its hash and the path that references it.
 //!
+//! A finished walk is kept in the narinfo cache as one record (the parsed closure,
+//! `super::closure_record`) keyed by the cache list and the root's hash; the next load
+//! of that root reads the record instead of walking, after the one `nix-cache-info`
+//! request per cache (that file may change, narinfos and closures do not), and tells
+//! the client which cache each path came from, for the file source to find NARs by.
+//!
 //! narinfos are parsed by `binary_cache::parse_narinfo`, so a malformed one is an error
 //! naming its URL and line. The result is a [`Closure`] of kind
 //! [`SourceKind::HttpCache`]; the NARs are not touched here (see
@@ -22,11 +28,12 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 
 use super::binary_cache::{parse_cache_info, parse_narinfo, NarInfo};
+use super::closure_record::{self, Decoded};
 use super::{LoadError, LoadOptions};
 use crate::http::{
     is_http_url, narinfo_url, normalize_base, CachedNarinfo, FetchError, HttpClient, HttpConfig,
 };
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::store::{is_nix32_byte, Closure, SourceKind, StoreDir, StorePath, HASH_LEN};
 
@@ -164,51 +171,102 @@ pub fn load(input: &str, opts: &LoadOptions) -> Result<Closure, LoadError> {
         })?),
     };
     let bases: Vec<Arc<str>> = bases.into_iter().map(Arc::from).collect();
+    // A closure walked before is one record in the narinfo cache: read it instead of
+    // walking (a record that does not read is walked again; damage says so).
+    let recorded = client.with_closure_record(&bases, &root_hash, |b| {
+        closure_record::decode(b, bases.len(), &sd)
+    });
+    if let Some(recorded) = recorded {
+        match recorded {
+            Ok(Decoded::Fresh(rec)) => {
+                client.set_origins(&bases, &rec.caches);
+                let mut closure = rec.closure;
+                let recorded = std::mem::take(&mut closure.warnings);
+                closure.warnings = warnings;
+                closure.warnings.extend(recorded);
+                check_root(&closure, &root_hash, want_root.as_ref(), input)?;
+                return Ok(closure);
+            }
+            Ok(Decoded::Stale) => {}
+            Err(e) => warnings.push(format!(
+                "the narinfo cache's record of the closure of {root_hash} is damaged ({e}); \
+                 walked it again"
+            )),
+        }
+    }
     let walk = Walk {
         client: &client,
         bases: &bases,
         sd: &sd,
         progress: opts.http.progress.as_ref(),
     };
-    // A closure walked before is in the narinfo cache as one record: the walk then
-    // finds every narinfo in memory, and checks them as if they had been fetched.
-    let recorded = client.preload_closure(&bases, &root_hash);
     let result = walk.run(&root_hash, input);
     client.end_lookups();
     if let Err(e) = client.save() {
         warnings.push(e);
     }
     let (infos, root_base) = result?;
-    if !recorded {
-        let hashes: Vec<&str> = infos.iter().map(|n| n.info.path.hash_part()).collect();
-        if let Err(e) = client.save_closure(&bases, &root_hash, &hashes) {
-            warnings.push(e);
-        }
-    }
     let mut closure = Closure::new(sd.clone(), SourceKind::HttpCache, root_base);
-    closure.warnings = warnings;
+    let mut walk_warnings = Vec::new();
+    let mut cache_of: FxHashMap<[u8; HASH_LEN], u32> = FxHashMap::default();
     let mut root = None;
-    for n in infos {
+    for (n, base) in infos {
         if n.info.path.hash_part() == root_hash {
             root = Some(n.info.path.clone());
         }
-        closure.warnings.extend(n.warnings);
+        if let Some(i) = bases.iter().position(|b| *b == base) {
+            cache_of.insert(*n.info.path.hash_bytes(), i as u32);
+        }
+        walk_warnings.extend(n.warnings);
         closure.insert(n.info);
     }
     let Some(root) = root else {
         return Err(invalid(format!("the walk lost the root {root_hash}")));
     };
-    if let Some(w) = want_root {
-        if w != root {
-            return Err(invalid(format!(
-                "the caches' narinfo for hash {root_hash} describes {}, not {}",
-                sd.display(&root),
-                sd.display(&w)
-            )));
+    closure.declared_roots = vec![root];
+    check_root(&closure, &root_hash, want_root.as_ref(), input)?;
+    // Recorded with the walk's own warnings only: those of this run (a cache that
+    // could not be written) are not the closure's.
+    closure.warnings = walk_warnings;
+    if client.has_cache() {
+        // `None` (not recordable) cannot happen for a finished walk; it would only mean
+        // walking again next time.
+        if let Some(record) =
+            closure_record::encode(&closure, |p| cache_of.get(p.hash_bytes()).copied())
+        {
+            if let Err(e) = client.save_closure_record(&bases, &root_hash, &record) {
+                warnings.push(e);
+            }
         }
     }
-    closure.declared_roots = vec![root];
+    let recorded = std::mem::take(&mut closure.warnings);
+    closure.warnings = warnings;
+    closure.warnings.extend(recorded);
     Ok(closure)
+}
+
+/// The closure's root is the path the user named (when named by more than a hash).
+fn check_root(
+    closure: &Closure,
+    root_hash: &str,
+    want: Option<&StorePath>,
+    input: &str,
+) -> Result<(), LoadError> {
+    let (Some(w), Some(root)) = (want, closure.declared_roots.first()) else {
+        return Ok(());
+    };
+    if w == root {
+        return Ok(());
+    }
+    let sd = &closure.store_dir;
+    Err(LoadError::Invalid {
+        path: PathBuf::from(input),
+        message: format!(
+            "the caches' narinfo for hash {root_hash} describes {}, not {}",
+            sd.display(root),
+            sd.display(w)
+        ),
+    })
 }
 
 /// The store directory all caches agree on (and `--store-dir`, when given).
@@ -275,6 +333,10 @@ struct Job {
     referrer: Option<(StorePath, String)>,
 }
 
+/// Every narinfo of a closure with the cache it came from, and the base URL that had
+/// the root.
+type Walked = (Vec<(NarInfo, Arc<str>)>, String);
+
 /// What a worker found for a job.
 enum Found {
     Narinfo(CachedNarinfo),
@@ -284,7 +346,7 @@ enum Found {
 
 impl Walk<'_> {
     /// Every narinfo of the closure of `root_hash`, and the base URL that had the root.
-    fn run(&self, root_hash: &str, input: &str) -> Result<(Vec<NarInfo>, String), LoadError> {
+    fn run(&self, root_hash: &str, input: &str) -> Result<Walked, LoadError> {
         let workers = self.client.config().connections.max(1);
         let (job_tx, job_rx) = mpsc::channel::<Job>();
         let job_rx = Mutex::new(job_rx);
@@ -319,11 +381,11 @@ impl Walk<'_> {
         input: &str,
         jobs: &mpsc::Sender<Job>,
         done: &mpsc::Receiver<(Job, Found)>,
-    ) -> Result<(Vec<NarInfo>, String), LoadError> {
+    ) -> Result<Walked, LoadError> {
         let mut seen: FxHashSet<String> = FxHashSet::default();
         let mut ready: VecDeque<(Job, CachedNarinfo, bool)> = VecDeque::new();
         let mut in_flight = 0usize;
-        let mut out: Vec<NarInfo> = Vec::new();
+        let mut out: Vec<(NarInfo, Arc<str>)> = Vec::new();
         let mut root_base = String::new();
         seen.insert(root_hash.to_string());
         let submit =
@@ -383,7 +445,7 @@ impl Walk<'_> {
                         submit(next, &mut ready, &mut in_flight);
                     }
                 }
-                out.push(parsed);
+                out.push((parsed, Arc::clone(&n.base)));
                 if let Some(p) = self.progress {
                     p(out.len() as u64, seen.len() as u64);
                 }

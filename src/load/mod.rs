@@ -19,6 +19,7 @@
 
 pub mod binary_cache;
 pub mod closure_info;
+pub mod closure_record;
 pub mod http_cache;
 pub mod json;
 pub mod live;

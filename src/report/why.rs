@@ -55,6 +55,11 @@ pub struct WhyReport {
     /// What `--top` hid, if anything.
     pub rest: Option<RestRow>,
     pub evidence: EvidenceLevel,
+    /// How many of the first entries of `paths` carry file evidence (`kept_by`,
+    /// `kept_by_more`): their referrers were scanned (`--evidence-paths`, by default
+    /// the first 25 or `--top`). Later entries were not scanned, so an empty `kept_by`
+    /// there says nothing. 0 at graph level.
+    pub evidence_paths: usize,
     /// With file-level evidence and one root: the closure after every safe split
     /// suggestion (`nixcut split`), and each suggestion's saving.
     #[serde(default, skip_serializing_if = "Option::is_none")]

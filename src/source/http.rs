@@ -3,13 +3,14 @@
 //! ([`open_nar_stream`]), never written to disk and never held whole in memory.
 //!
 //! A path's NAR is found through its narinfo, which the closure walk
-//! (`crate::load::http_cache`) has left in the shared [`HttpClient`]; the narinfo's
+//! (`crate::load::http_cache`) has left in the shared [`HttpClient`] (or, for a
+//! closure read from its record, the narinfo cache or the cache it came from); the narinfo's
 //! `URL` is relative to the cache that served it. Whether a file exists is answered from
 //! the cache's `<hash>.ls` listings, each fetched and parsed at most once for the life
 //! of the source, whichever scan asks first. Whether the cache publishes listings is
 //! probed once, on the root's.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -28,7 +29,9 @@ type ListingCell = Arc<OnceLock<Option<Arc<Node>>>>;
 pub struct HttpSource {
     client: Arc<HttpClient>,
     store_dir: StoreDir,
-    paths: HashSet<StorePath>,
+    /// The closure's paths, sorted (the closure's own order): looked up by binary
+    /// search, since only fresh scans ask and a set would cost every run its hashing.
+    paths: Vec<StorePath>,
     probe: Option<StorePath>,
     listings: Mutex<HashMap<String, ListingCell>>,
     listed: OnceLock<bool>,
@@ -67,8 +70,8 @@ impl HttpSource {
             Arc::clone(map.entry(hash.to_string()).or_default())
         };
         cell.get_or_init(|| {
-            let n = self.client.memo_get(hash)?;
-            let url = format!("{}/{hash}.ls", n.base);
+            let base = self.client.origin(hash)?;
+            let url = format!("{base}/{hash}.ls");
             let bytes = self.client.get_bytes(&url, MAX_LISTING).ok()??;
             parse_listing(&bytes).map(Arc::new)
         })
@@ -85,7 +88,7 @@ impl FileSource for HttpSource {
         let missing = || SourceError::Missing {
             path: self.store_dir.display(path),
         };
-        let n = self.client.memo_get(path.hash_part()).ok_or_else(missing)?;
+        let n = self.client.narinfo(path.hash_part()).ok_or_else(missing)?;
         let info_url = narinfo_url(&n.base, path.hash_part());
         let entry = parse_narinfo(&n.text, Path::new(&info_url), &self.store_dir)
             .ok()
@@ -135,7 +138,7 @@ impl FileSource for HttpSource {
         let Ok((p, sub)) = self.store_dir.split_path(abs) else {
             return Some(false);
         };
-        if !self.paths.contains(&p) {
+        if self.paths.binary_search(&p).is_err() {
             return Some(false);
         }
         let root = self.listing(p.hash_part())?;

@@ -63,6 +63,8 @@ pub struct WhyReport {
     pub paths: Vec<WhyPath>,
     pub rest: Option<RestRow>,
     pub evidence: EvidenceLevel,
+    /// Leading entries of `paths` whose referrers were scanned.
+    pub evidence_paths: usize,
     /// With file-level evidence and one root only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub savings: Option<WhySavings>,

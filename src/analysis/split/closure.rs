@@ -7,9 +7,10 @@
 //! edges.
 //!
 //! Cost: one breadth-first walk before and one after, O(paths + references + hits of
-//! edges into split packages).
+//! edges into split packages), over the numbered closure of [`Indexed`] (built once,
+//! O(paths + references) with one hash lookup per reference).
 
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
 use super::plan::{sub_path, Plan, Tree, OUT};
 use super::{is_gpu_output, rel};
@@ -37,50 +38,119 @@ pub struct Walk {
     pub assumptions: Vec<Assumption>,
 }
 
+/// The closure's paths numbered in store-path order, with NAR sizes and references as
+/// numbers: built once (O(paths + references)) and walked once per split considered,
+/// so that a walk does no map lookup per reference (`why` on 20,000 paths walked the
+/// B-tree of paths twice per suggestion: 45 % of a warm `why --cache` run).
+pub struct Indexed<'a> {
+    closure: &'a Closure,
+    paths: Vec<&'a StorePath>,
+    sizes: Vec<Option<u64>>,
+    /// References of path `i`: `targets[offsets[i]..offsets[i + 1]]`, in the order of
+    /// `PathInfo::references`; a target `t >= paths.len()` is `outside[t - len]`, a
+    /// reference to a path the closure does not describe.
+    offsets: Vec<u32>,
+    targets: Vec<u32>,
+    outside: Vec<&'a StorePath>,
+    index: rustc_hash::FxHashMap<&'a StorePath, u32>,
+}
+
+impl<'a> Indexed<'a> {
+    /// Number the paths of `c`.
+    pub fn new(c: &'a Closure) -> Indexed<'a> {
+        let paths: Vec<&StorePath> = c.paths.keys().collect();
+        let index: rustc_hash::FxHashMap<&StorePath, u32> = paths
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (*p, i as u32))
+            .collect();
+        let n = paths.len() as u32;
+        let mut sizes = Vec::with_capacity(paths.len());
+        let mut offsets = Vec::with_capacity(paths.len() + 1);
+        let mut targets = Vec::new();
+        let mut outside = Vec::new();
+        offsets.push(0);
+        for info in c.paths.values() {
+            sizes.push(info.nar_size);
+            for r in &info.references {
+                match index.get(r) {
+                    Some(&j) => targets.push(j),
+                    None => {
+                        targets.push(n + outside.len() as u32);
+                        outside.push(r);
+                    }
+                }
+            }
+            offsets.push(targets.len() as u32);
+        }
+        Indexed {
+            closure: c,
+            paths,
+            sizes,
+            offsets,
+            targets,
+            outside,
+            index,
+        }
+    }
+
+    fn refs(&self, i: u32) -> &[u32] {
+        &self.targets[self.offsets[i as usize] as usize..self.offsets[i as usize + 1] as usize]
+    }
+
+    /// The store path of target `t` (inside the closure or not).
+    fn target(&self, t: u32) -> &'a StorePath {
+        let n = self.paths.len();
+        match self.paths.get(t as usize) {
+            Some(p) => p,
+            None => self.outside[t as usize - n],
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-enum Node<'a> {
-    Path(&'a StorePath),
+enum Node {
+    Path(u32),
     Output(usize, usize),
 }
 
 /// ROOT's closure before and after `splits`; `scanned` holds the evidence of any other
 /// paths whose files were scanned (referrers of the split packages).
 pub fn walk(
-    c: &Closure,
+    ix: &Indexed<'_>,
     root: &StorePath,
     splits: &[Split<'_>],
     scanned: &HashMap<&StorePath, &PathEvidence>,
 ) -> Result<Walk, AnalysisError> {
+    let c = ix.closure;
     let sd = &c.store_dir;
-    let size = |x: &StorePath| -> Result<u64, AnalysisError> {
-        c.paths
-            .get(x)
-            .and_then(|i| i.nar_size)
+    let n = ix.paths.len();
+    let size = |x: u32| -> Result<u64, AnalysisError> {
+        ix.sizes
+            .get(x as usize)
+            .copied()
+            .flatten()
             .ok_or_else(|| AnalysisError::SizesUnknown {
                 origin: c.origin.clone(),
                 what: "split --for",
             })
     };
     // Before: the plain closure.
-    let mut seen_before: BTreeSet<&StorePath> = BTreeSet::new();
-    let mut queue: VecDeque<&StorePath> = VecDeque::new();
+    let mut seen_before = vec![false; n];
+    let mut before_count = 0u64;
+    let mut queue: VecDeque<u32> = VecDeque::new();
     let mut before = 0u64;
-    if let Some((k, _)) = c.paths.get_key_value(root) {
-        seen_before.insert(k);
+    if let Some(&k) = ix.index.get(root) {
+        seen_before[k as usize] = true;
+        before_count += 1;
         queue.push_back(k);
     }
     while let Some(x) = queue.pop_front() {
         before += size(x)?;
-        for r in c
-            .paths
-            .get(x)
-            .map(|i| i.references.as_slice())
-            .unwrap_or(&[])
-        {
-            if let Some((k, _)) = c.paths.get_key_value(r) {
-                if seen_before.insert(k) {
-                    queue.push_back(k);
-                }
+        for &t in ix.refs(x) {
+            if (t as usize) < n && !std::mem::replace(&mut seen_before[t as usize], true) {
+                before_count += 1;
+                queue.push_back(t);
             }
         }
     }
@@ -147,42 +217,71 @@ pub fn walk(
         set
     };
 
+    // Which split package each numbered path is, if any.
+    let mut split_of: Vec<Option<usize>> = vec![None; n];
+    for (p, &s) in &index {
+        if let Some(&k) = ix.index.get(*p) {
+            split_of[k as usize] = Some(s);
+        }
+    }
+    let split_at = |t: u32| -> Option<usize> {
+        match split_of.get(t as usize) {
+            Some(s) => *s,
+            // A reference outside the closure may still name a split package.
+            None => index.get(ix.target(t)).copied(),
+        }
+    };
     let start = match index.get(root) {
         Some(&s) => Node::Output(s, 0),
-        None => Node::Path(root),
+        None => match ix.index.get(root) {
+            Some(&k) => Node::Path(k),
+            // Not in the closure: its size is unknown, as for any path without one.
+            None => {
+                return Err(AnalysisError::SizesUnknown {
+                    origin: c.origin.clone(),
+                    what: "split --for",
+                })
+            }
+        },
     };
-    let mut seen: HashMap<Node<'_>, ()> = HashMap::from([(start, ())]);
+    let mut seen_path = vec![false; n];
+    let mut seen_outputs: HashSet<(usize, usize)> = HashSet::new();
+    let mut after_count = 0u64;
+    let mut first_visit = |m: Node| -> bool {
+        let fresh = match m {
+            Node::Path(k) => !std::mem::replace(&mut seen_path[k as usize], true),
+            Node::Output(s, o) => seen_outputs.insert((s, o)),
+        };
+        after_count += u64::from(fresh);
+        fresh
+    };
+    first_visit(start);
     let mut queue = VecDeque::from([start]);
     let mut after = 0u64;
     let mut outputs_needed = vec![BTreeSet::new(); splits.len()];
     let dropped = |s: usize, o: usize| is_gpu_output(&splits[s].plan.outputs[o]);
-    while let Some(n) = queue.pop_front() {
-        let mut next: Vec<Node<'_>> = Vec::new();
-        match n {
+    let mut next: Vec<Node> = Vec::new();
+    while let Some(node) = queue.pop_front() {
+        next.clear();
+        match node {
             Node::Path(x) => {
                 after += size(x)?;
-                let ev = scanned.get(x);
-                for r in c
-                    .paths
-                    .get(x)
-                    .map(|i| i.references.as_slice())
-                    .unwrap_or(&[])
-                {
-                    match index.get(r) {
-                        Some(&s) => {
+                let xp = ix.paths[x as usize];
+                for &t in ix.refs(x) {
+                    match split_at(t) {
+                        Some(s) => {
+                            let r = ix.target(t);
+                            let ev = scanned.get(xp);
                             let not_scanned = ev.is_none_or(|e| e.status == ScanStatus::NotScanned);
                             let hits = ev.and_then(|e| e.reference(r)).map(|r| r.hits.as_slice());
                             next.extend(
-                                land(x, s, hits, not_scanned)
+                                land(xp, s, hits, not_scanned)
                                     .into_iter()
                                     .map(|o| Node::Output(s, o)),
                             );
                         }
-                        None => {
-                            if let Some((k, _)) = c.paths.get_key_value(r) {
-                                next.push(Node::Path(k));
-                            }
-                        }
+                        None if (t as usize) < n => next.push(Node::Path(t)),
+                        None => {}
                     }
                 }
             }
@@ -216,7 +315,7 @@ pub fn walk(
                             );
                         }
                         (None, None) => {
-                            if let Some((k, _)) = c.paths.get_key_value(t) {
+                            if let Some(&k) = ix.index.get(t) {
                                 next.push(Node::Path(k));
                             }
                         }
@@ -224,32 +323,25 @@ pub fn walk(
                 }
             }
         }
-        for m in next {
+        for &m in &next {
             if matches!(m, Node::Output(s, o) if dropped(s, o)) {
                 continue;
             }
-            if seen.insert(m, ()).is_none() {
+            if first_visit(m) {
                 queue.push_back(m);
             }
         }
     }
-    let kept: BTreeSet<&StorePath> = seen
-        .keys()
-        .filter_map(|n| match n {
-            Node::Path(x) => Some(*x),
-            Node::Output(..) => None,
-        })
-        .collect();
-    let removed = seen_before
-        .iter()
-        .filter(|x| !index.contains_key(**x) && !kept.contains(**x))
-        .map(|x| (*x).clone())
+    // In store-path order, as the paths are numbered.
+    let removed = (0..n)
+        .filter(|&i| seen_before[i] && split_of[i].is_none() && !seen_path[i])
+        .map(|i| ix.paths[i].clone())
         .collect();
     Ok(Walk {
         before,
-        before_count: seen_before.len() as u64,
+        before_count,
         after,
-        after_count: seen.len() as u64,
+        after_count,
         outputs_needed,
         removed,
         assumptions,

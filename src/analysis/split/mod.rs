@@ -535,7 +535,8 @@ fn closure_after(
     let sd = &c.store_dir;
     let scanned: HashMap<&StorePath, &PathEvidence> =
         referrers.iter().map(|e| (&e.path, e)).collect();
-    let w = closure::walk(c, root, &[closure::Split { ev, plan: p }], &scanned)?;
+    let ix = closure::Indexed::new(c);
+    let w = closure::walk(&ix, root, &[closure::Split { ev, plan: p }], &scanned)?;
     Ok((
         SplitFor {
             root: sd.display(root),
@@ -571,10 +572,11 @@ pub fn savings(
         .map(|e| (*e, plan::plan(e, &[])))
         .filter(|(e, p)| p.outputs.len() > 1 || !actions(sd, e, p).is_empty())
         .collect();
+    let ix = closure::Indexed::new(c);
     let mut suggestions = Vec::new();
     let mut before = None;
     for (e, p) in &plans {
-        let w = closure::walk(c, root, &[closure::Split { ev: e, plan: p }], &scanned)?;
+        let w = closure::walk(&ix, root, &[closure::Split { ev: e, plan: p }], &scanned)?;
         before = Some(w.before);
         if w.after < w.before {
             suggestions.push(crate::report::WhySuggestion {
@@ -590,7 +592,7 @@ pub fn savings(
         .filter(|(e, _)| suggestions.iter().any(|s| s.package == sd.display(&e.path)))
         .map(|(ev, plan)| closure::Split { ev, plan })
         .collect();
-    let all = closure::walk(c, root, &splits, &scanned)?;
+    let all = closure::walk(&ix, root, &splits, &scanned)?;
     Ok(crate::report::WhySavings {
         closure_size_before: before.unwrap_or(all.before),
         closure_size_after: all.after,

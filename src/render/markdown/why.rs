@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use super::{md_cell, md_code, md_fence};
 use crate::render::text::short_path;
 use crate::render::words::why::{
-    chains_header, header, kept_by, savings_line, sort_note, tree_lines, via,
+    chains_header, evidence_note, header, kept_by, savings_line, sort_note, tree_lines, via,
 };
 use crate::report::{EvidenceLevel, WhyChainsReport, WhyReport};
 use crate::store::format_size;
@@ -50,6 +50,9 @@ pub(super) fn why(r: &WhyReport, out: &mut dyn Write) -> io::Result<()> {
         )?;
     }
     writeln!(out, "\n_{}._", sort_note(r))?;
+    if let Some(note) = evidence_note(r) {
+        writeln!(out, "\n_{}_", md_cell(&note))?;
+    }
     if let Some(s) = &r.savings {
         writeln!(out, "\n{}", md_cell(&savings_line(s)))?;
     }

@@ -8,7 +8,8 @@ use comfy_table::{Cell, CellAlignment};
 use super::{bold, new_table};
 use crate::render::text::{name_of, short_path, shorten_end, shorten_middle, thousands};
 use crate::render::words::why::{
-    chains_header, header, kept_by, main_reason, savings_line, sort_note, tree_lines, via,
+    chains_header, evidence_note, header, kept_by, main_reason, savings_line, sort_note,
+    tree_lines, via,
 };
 use crate::render::Style;
 use crate::report::{EvidenceLevel, WhyChainsReport, WhyReport};
@@ -114,6 +115,7 @@ fn why_compact(r: &WhyReport, style: &Style, out: &mut dyn Write) -> io::Result<
     if r.evidence == EvidenceLevel::Graph {
         notes.push("Evidence: graph-level only (no files scanned).".to_string());
     }
+    notes.extend(evidence_note(r));
     notes.push("--long shows every chain and every referrer's evidence.".to_string());
     for line in fill(&notes, width) {
         writeln!(out, "{line}")?;
@@ -189,6 +191,9 @@ fn why_long(r: &WhyReport, style: &Style, out: &mut dyn Write) -> io::Result<()>
     }
     if r.evidence == EvidenceLevel::Graph {
         writeln!(out, "evidence: graph-level only (no files scanned).")?;
+    }
+    if let Some(note) = evidence_note(r) {
+        writeln!(out, "{note}")?;
     }
     Ok(())
 }

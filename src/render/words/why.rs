@@ -5,7 +5,9 @@
 //! report gives them.
 
 use crate::render::text::{name_of, short_path, tree_prefix, via_chain};
-use crate::report::{ChainNode, HopEvidence, WhyChainsReport, WhyPath, WhyReport, WhySavings};
+use crate::report::{
+    ChainNode, EvidenceLevel, HopEvidence, WhyChainsReport, WhyPath, WhyReport, WhySavings,
+};
 use crate::store::format_size;
 
 /// A size, marked as a lower bound when some NAR sizes were unknown.
@@ -91,6 +93,17 @@ fn main_reason_of(p: &WhyPath) -> String {
         None if p.chain.len() <= 1 => "(root)".to_string(),
         None => format!("via {}", via(p)),
     }
+}
+
+/// Said when some shown paths were listed without evidence (`--evidence-paths`).
+pub(crate) fn evidence_note(r: &WhyReport) -> Option<String> {
+    if r.evidence != EvidenceLevel::Files || r.evidence_paths >= r.paths.len() {
+        return None;
+    }
+    Some(format!(
+        "Evidence for the first {} paths only (--evidence-paths N|all for more).",
+        r.evidence_paths
+    ))
 }
 
 /// The "kept in by" cell: each scanned referrer's evidence, and how many were not.
