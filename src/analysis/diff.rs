@@ -14,7 +14,7 @@
 //! the dominator-based added size over the shared part
 //! (`crate::graph::exclusive_added_sizes`). Cost: two dominator trees, and per changed
 //! package with several changed paths one search confined to a dominator subtree
-//! (`crate::graph::group_added_sizes` has the bound and a measured worst case).
+//! (`crate::graph::group_added_sizes` has the bound and a measured case).
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
