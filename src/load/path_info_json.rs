@@ -9,15 +9,15 @@
 //! Invalid paths (`valid: false`, `null`) go to [`Closure::invalid`] with a warning.
 //! Unknown fields are ignored.
 //!
-//! The array and keyed shapes are recognised from their first bytes and parsed once,
-//! straight into typed structs. Other documents are parsed twice: once into a
+//! The three shapes are recognised from their first bytes (`[`, a first key starting
+//! with `/`, or a first key `info`, `storeDir` or `version`) and parsed once, straight
+//! into typed structs. Other documents (and a wrong guess) are parsed twice: once into a
 //! `serde_json::Value` to tell the shapes apart, once into typed structs so that a value of
 //! the wrong type is reported with serde_json's line and column. Errors found after
 //! parsing (a malformed store path) are located by searching the text for the
 //! offending string.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::Deserialize;
@@ -42,7 +42,14 @@ pub fn quick_shape(text: &str) -> Option<PathInfoShape> {
         return Some(PathInfoShape::Array);
     }
     let rest = t.strip_prefix('{')?.trim_start();
-    rest.strip_prefix("\"/").map(|_| PathInfoShape::Keyed)
+    if rest.starts_with("\"/") {
+        return Some(PathInfoShape::Keyed);
+    }
+    // The wrapper's own keys, in any order (Nix writes them sorted: `info` first).
+    ["\"info\"", "\"storeDir\"", "\"version\""]
+        .iter()
+        .any(|k| rest.starts_with(k))
+        .then_some(PathInfoShape::Wrapper)
 }
 
 /// Read `nix path-info --json` output of any Nix version. `path` names the input in
@@ -144,7 +151,16 @@ fn parse_shape(
             b.add_all(entries)?;
         }
         PathInfoShape::Wrapper => {
-            let doc: Wrapper = serde_json::from_str(text).map_err(typed)?;
+            let doc: Wrapper = {
+                let mut de = serde_json::Deserializer::from_str(text);
+                let v = serde::Deserializer::deserialize_map(
+                    &mut de,
+                    WrapperVisitor(expected_entries(text), std::marker::PhantomData),
+                )
+                .map_err(typed)?;
+                de.end().map_err(typed)?;
+                v
+            };
             if !(2..=3).contains(&doc.version) {
                 b.closure.warnings.push(format!(
                     "{}: path-info JSON format version {} is newer than this nixcut knows \
@@ -155,11 +171,11 @@ fn parse_shape(
             }
             let doc_sd = doc.store_dir.clone().or_else(|| {
                 doc.info
-                    .values()
-                    .find_map(|e| e.as_ref().and_then(|e| e.store_dir.clone()))
+                    .iter()
+                    .find_map(|(_, e)| e.as_ref().and_then(|e| e.store_dir.clone()))
             });
             b.store_dir = b.choose_store_dir(doc_sd, opts);
-            b.add_all(doc.info.into_iter().collect())?;
+            b.add_all(doc.info)?;
         }
     }
     Ok(b.finish())
@@ -358,13 +374,54 @@ impl<'de> Deserialize<'de> for RawSig {
     }
 }
 
-#[derive(Debug, Deserialize)]
+/// The `{version, storeDir, info}` document of formats 2 and 3.
 struct Wrapper<'a> {
     version: u64,
-    #[serde(rename = "storeDir")]
     store_dir: Option<String>,
-    #[serde(borrow)]
-    info: BTreeMap<Cow<'a, str>, Option<RawEntry<'a>>>,
+    /// The entries in document order, duplicates kept (the builder warns about them).
+    info: Vec<(Cow<'a, str>, Option<RawEntry<'a>>)>,
+}
+
+/// Reads a [`Wrapper`] in one pass, `info` through [`EntriesVisitor`] (no map is
+/// built); other top-level keys are skipped. `.0` pre-sizes `info`.
+struct WrapperVisitor<'a>(usize, std::marker::PhantomData<&'a ()>);
+
+impl<'de> serde::de::Visitor<'de> for WrapperVisitor<'de> {
+    type Value = Wrapper<'de>;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a {version, storeDir, info} object")
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        use serde::de::Error;
+        let (mut version, mut store_dir, mut info) = (None, None, None);
+        while let Some(k) = map.next_key::<Cow<'de, str>>()? {
+            match k.as_ref() {
+                "version" => version = Some(map.next_value::<u64>()?),
+                "storeDir" => store_dir = map.next_value::<Option<String>>()?,
+                "info" => {
+                    info = Some(map.next_value_seed(EntriesSeed(self.0, Default::default()))?)
+                }
+                _ => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(Wrapper {
+            version: version.ok_or_else(|| A::Error::missing_field("version"))?,
+            store_dir,
+            info: info.ok_or_else(|| A::Error::missing_field("info"))?,
+        })
+    }
+}
+
+/// [`EntriesVisitor`] as a seed, for a map that is a value inside the document.
+struct EntriesSeed<'a>(usize, std::marker::PhantomData<&'a ()>);
+
+impl<'de> serde::de::DeserializeSeed<'de> for EntriesSeed<'de> {
+    type Value = Vec<(Cow<'de, str>, Option<RawEntry<'de>>)>;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(EntriesVisitor(self.0, std::marker::PhantomData))
+    }
 }
 
 /// Accumulates entries into a closure, with the text at hand to locate errors.
@@ -411,14 +468,34 @@ impl<'a> Builder<'a> {
         sd
     }
 
-    /// Convert and add entries, in parallel chunks (each with its own interner), then
-    /// apply them in document order so warnings and the first error are the same as a
-    /// sequential read.
+    /// Convert and add entries, in parallel chunks, then apply them in document order
+    /// so warnings and the first error are the same as a sequential read.
+    ///
+    /// Every entry's own path is parsed first (in parallel) into one shared interner,
+    /// so the references, which name the same paths again and again, are lookups that
+    /// share the entries' name allocations: one name per path instead of one per
+    /// reference and chunk, and equal paths compare by pointer.
     fn add_all<'d>(
         &mut self,
         entries: Vec<(Cow<'d, str>, Option<RawEntry<'d>>)>,
     ) -> Result<(), LoadError> {
         const CHUNK: usize = 4096;
+        let sd = &self.store_dir;
+        let keys: Vec<(&'d str, StorePath)> = entries
+            .par_iter()
+            .filter_map(|(key, raw)| {
+                let raw = raw.as_ref().filter(|r| r.valid != Some(false))?;
+                match key {
+                    // Entries with their own store dir are parsed by that one, later.
+                    Cow::Borrowed(k) if raw.store_dir.is_none() => {
+                        sd.parse_path_or_base(k).ok().map(|p| (*k, p))
+                    }
+                    _ => None,
+                }
+            })
+            .collect();
+        let shared: rustc_hash::FxHashMap<&'d str, StorePath> = keys.into_iter().collect();
+        let shared = &shared;
         let mut chunks = Vec::with_capacity(entries.len() / CHUNK + 1);
         let mut it = entries.into_iter().peekable();
         while it.peek().is_some() {
@@ -432,6 +509,7 @@ impl<'a> Builder<'a> {
                     text,
                     path,
                     store_dir,
+                    shared,
                     interned: rustc_hash::FxHashMap::default(),
                 };
                 chunk
@@ -517,8 +595,12 @@ struct Converter<'a, 'd> {
     text: &'a str,
     path: &'a Path,
     store_dir: &'a StoreDir,
-    /// Paths already parsed, keyed by their text in the document (no allocation): a
-    /// closure names each path many times. Strings with escapes are not interned.
+    /// The entries' own paths, keyed by their text in the document (shared by all
+    /// threads, read only).
+    shared: &'a rustc_hash::FxHashMap<&'d str, StorePath>,
+    /// Other paths already parsed by this thread (references to paths the document
+    /// does not describe), keyed the same way: a closure names each path many times.
+    /// Strings with escapes are not interned.
     interned: rustc_hash::FxHashMap<&'d str, StorePath>,
 }
 
@@ -542,7 +624,7 @@ impl<'a, 'd> Converter<'a, 'd> {
             _ => None,
         };
         if let Some(b) = borrowed {
-            if let Some(p) = self.interned.get(b) {
+            if let Some(p) = self.shared.get(b).or_else(|| self.interned.get(b)) {
                 return Ok(p.clone());
             }
         }
@@ -744,6 +826,33 @@ mod tests {
         let foo = get(&c, FOO);
         assert!(foo.ca.as_deref().unwrap().contains("\"method\":\"nar\""));
         assert_eq!(foo.references, vec![foo.path.clone()]);
+    }
+
+    #[test]
+    fn wrapper_in_any_key_order_with_duplicates_and_unknown_keys() {
+        let entry = r#"{"narSize":10,"references":[]}"#;
+        let text = format!(
+            r#"{{"info":{{"{FOO}":{entry},"{APP}":{entry},"{FOO}":{{"narSize":11}}}},
+                "later":[1,{{"x":2}}],"storeDir":"/nix/store","version":2}}"#
+        );
+        assert_eq!(quick_shape(&text), Some(PathInfoShape::Wrapper));
+        let c = load_str(&text).unwrap();
+        assert_eq!(c.paths.len(), 2);
+        assert_eq!(get(&c, FOO).nar_size, Some(11), "the last duplicate wins");
+        assert!(
+            c.warnings.iter().any(|w| w.contains("listed twice")),
+            "{:?}",
+            c.warnings
+        );
+        // Without `version` it is no wrapper: the message says what was seen.
+        let e = load_str(&format!(r#"{{"info":{{"{FOO}":{entry}}}}}"#)).unwrap_err();
+        assert!(e.to_string().contains("keys [info]"), "{e}");
+        // A wrong value in the wrapper still has its position.
+        let text = format!("{{\"version\":2,\n\"info\":{{\"{FOO}\":{{\"narSize\":\"x\"}}}}}}");
+        match load_str(&text).unwrap_err() {
+            LoadError::Json { line, .. } => assert_eq!(line, 2),
+            other => panic!("{other}"),
+        }
     }
 
     #[test]
