@@ -102,43 +102,49 @@ fn parse_shape(
     let mut b = Builder::new(text, path);
     match shape {
         PathInfoShape::Array => {
-            let entries: Vec<RawEntry> = {
+            let chunks: Vec<Vec<RawEntry>> = {
                 let mut de = serde_json::Deserializer::from_str(text);
                 let v = serde::Deserializer::deserialize_seq(
                     &mut de,
-                    ArrayVisitor(expected_entries(text), std::marker::PhantomData),
+                    ArrayVisitor(std::marker::PhantomData),
                 )
                 .map_err(typed)?;
                 de.end().map_err(typed)?;
                 v
             };
-            let doc_sd = entries.iter().find_map(|e| e.store_dir.clone());
+            let doc_sd = chunks.iter().flatten().find_map(|e| e.store_dir.clone());
             b.store_dir = b.choose_store_dir(doc_sd, opts);
-            let mut pairs = Vec::with_capacity(entries.len());
-            for (i, raw) in entries.into_iter().enumerate() {
-                match raw.path.clone() {
-                    Some(key) => pairs.push((key, Some(raw))),
-                    // Nothing to name it by but its position; still report it.
-                    None if raw.valid == Some(false) => {
-                        pairs.push((Cow::Owned(format!("[{i}]")), None))
+            let mut pairs: Chunks = Vec::with_capacity(chunks.len());
+            let mut i = 0usize;
+            for chunk in chunks {
+                let mut out = Vec::with_capacity(chunk.len());
+                for raw in chunk {
+                    match raw.path.clone() {
+                        Some(key) => out.push((key, Some(raw))),
+                        // Nothing to name it by but its position; still report it.
+                        None if raw.valid == Some(false) => {
+                            out.push((Cow::Owned(format!("[{i}]")), None))
+                        }
+                        None => {
+                            return Err(LoadError::JsonEntry {
+                                path: path.to_path_buf(),
+                                entry: format!("[{i}]"),
+                                message: "it has no `path`".into(),
+                            })
+                        }
                     }
-                    None => {
-                        return Err(LoadError::JsonEntry {
-                            path: path.to_path_buf(),
-                            entry: format!("[{i}]"),
-                            message: "it has no `path`".into(),
-                        })
-                    }
+                    i += 1;
                 }
+                pairs.push(out);
             }
             b.add_all(pairs)?;
         }
         PathInfoShape::Keyed => {
-            let entries: Vec<(Cow<str>, Option<RawEntry>)> = {
+            let entries: Chunks = {
                 let mut de = serde_json::Deserializer::from_str(text);
                 let v = serde::Deserializer::deserialize_map(
                     &mut de,
-                    EntriesVisitor(expected_entries(text), std::marker::PhantomData),
+                    EntriesVisitor(std::marker::PhantomData),
                 )
                 .map_err(typed)?;
                 de.end().map_err(typed)?;
@@ -146,6 +152,7 @@ fn parse_shape(
             };
             let doc_sd = entries
                 .iter()
+                .flatten()
                 .find_map(|(_, e)| e.as_ref().and_then(|e| e.store_dir.clone()));
             b.store_dir = b.choose_store_dir(doc_sd, opts);
             b.add_all(entries)?;
@@ -155,7 +162,7 @@ fn parse_shape(
                 let mut de = serde_json::Deserializer::from_str(text);
                 let v = serde::Deserializer::deserialize_map(
                     &mut de,
-                    WrapperVisitor(expected_entries(text), std::marker::PhantomData),
+                    WrapperVisitor(std::marker::PhantomData),
                 )
                 .map_err(typed)?;
                 de.end().map_err(typed)?;
@@ -172,6 +179,7 @@ fn parse_shape(
             let doc_sd = doc.store_dir.clone().or_else(|| {
                 doc.info
                     .iter()
+                    .flatten()
                     .find_map(|(_, e)| e.as_ref().and_then(|e| e.store_dir.clone()))
             });
             b.store_dir = b.choose_store_dir(doc_sd, opts);
@@ -245,51 +253,61 @@ enum RawSig {
     Object { key_name: String, sig: String },
 }
 
+/// Entries in document order, in chunks of [`CHUNK`] (the unit of parallel
+/// conversion): no vector of every entry is built, copied into chunks and kept until
+/// the end, and each chunk's raw entries are freed as soon as it is converted.
+type Chunks<'d> = Vec<Vec<(Cow<'d, str>, Option<RawEntry<'d>>)>>;
+
+/// Entries per chunk.
+const CHUNK: usize = 4096;
+
+/// Push `item` onto the last chunk, starting a new one when it is full.
+fn push_chunked<T>(chunks: &mut Vec<Vec<T>>, item: T) {
+    match chunks.last_mut() {
+        Some(last) if last.len() < CHUNK => last.push(item),
+        _ => {
+            let mut c = Vec::with_capacity(CHUNK);
+            c.push(item);
+            chunks.push(c);
+        }
+    }
+}
+
 /// Collects a JSON object's entries in document order, without building a map: the
 /// keyed shape has one entry per path, and a B-tree of string keys would compare
 /// ~17 long strings per insert.
-///
-/// `.0` is the expected number of entries: growing a vector of large entries by
-/// doubling copies it (and faults in fresh pages) again and again.
-struct EntriesVisitor<'a>(usize, std::marker::PhantomData<&'a ()>);
+struct EntriesVisitor<'a>(std::marker::PhantomData<&'a ()>);
 
 impl<'de> serde::de::Visitor<'de> for EntriesVisitor<'de> {
-    type Value = Vec<(Cow<'de, str>, Option<RawEntry<'de>>)>;
+    type Value = Chunks<'de>;
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str("an object keyed by store path")
     }
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut out = Vec::with_capacity(map.size_hint().unwrap_or(self.0));
+        let mut out = Vec::new();
         while let Some(k) = map.next_key::<Cow<'de, str>>()? {
             let v = map.next_value::<Option<RawEntry<'de>>>()?;
-            out.push((k, v));
+            push_chunked(&mut out, (k, v));
         }
         Ok(out)
     }
 }
 
-/// An array of entries, pre-sized like [`EntriesVisitor`].
-struct ArrayVisitor<'a>(usize, std::marker::PhantomData<&'a ()>);
+/// An array of entries, chunked like [`EntriesVisitor`].
+struct ArrayVisitor<'a>(std::marker::PhantomData<&'a ()>);
 
 impl<'de> serde::de::Visitor<'de> for ArrayVisitor<'de> {
-    type Value = Vec<RawEntry<'de>>;
+    type Value = Vec<Vec<RawEntry<'de>>>;
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str("an array of path-info objects")
     }
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(self.0));
+        let mut out = Vec::new();
         while let Some(e) = seq.next_element()? {
-            out.push(e);
+            push_chunked(&mut out, e);
         }
         Ok(out)
     }
-}
-
-/// About how many entries a path-info document has: one `"references"` key each (an
-/// estimate for pre-sizing only; capped so a strange document cannot over-allocate).
-fn expected_entries(text: &str) -> usize {
-    let n = memchr::memmem::find_iter(text.as_bytes(), b"\"references\"").count();
-    n.min(text.len() / 32)
 }
 
 #[derive(Debug, Deserialize)]
@@ -379,12 +397,12 @@ struct Wrapper<'a> {
     version: u64,
     store_dir: Option<String>,
     /// The entries in document order, duplicates kept (the builder warns about them).
-    info: Vec<(Cow<'a, str>, Option<RawEntry<'a>>)>,
+    info: Chunks<'a>,
 }
 
 /// Reads a [`Wrapper`] in one pass, `info` through [`EntriesVisitor`] (no map is
-/// built); other top-level keys are skipped. `.0` pre-sizes `info`.
-struct WrapperVisitor<'a>(usize, std::marker::PhantomData<&'a ()>);
+/// built); other top-level keys are skipped.
+struct WrapperVisitor<'a>(std::marker::PhantomData<&'a ()>);
 
 impl<'de> serde::de::Visitor<'de> for WrapperVisitor<'de> {
     type Value = Wrapper<'de>;
@@ -398,9 +416,7 @@ impl<'de> serde::de::Visitor<'de> for WrapperVisitor<'de> {
             match k.as_ref() {
                 "version" => version = Some(map.next_value::<u64>()?),
                 "storeDir" => store_dir = map.next_value::<Option<String>>()?,
-                "info" => {
-                    info = Some(map.next_value_seed(EntriesSeed(self.0, Default::default()))?)
-                }
+                "info" => info = Some(map.next_value_seed(EntriesSeed(std::marker::PhantomData))?),
                 _ => {
                     map.next_value::<serde::de::IgnoredAny>()?;
                 }
@@ -415,12 +431,12 @@ impl<'de> serde::de::Visitor<'de> for WrapperVisitor<'de> {
 }
 
 /// [`EntriesVisitor`] as a seed, for a map that is a value inside the document.
-struct EntriesSeed<'a>(usize, std::marker::PhantomData<&'a ()>);
+struct EntriesSeed<'a>(std::marker::PhantomData<&'a ()>);
 
 impl<'de> serde::de::DeserializeSeed<'de> for EntriesSeed<'de> {
-    type Value = Vec<(Cow<'de, str>, Option<RawEntry<'de>>)>;
+    type Value = Chunks<'de>;
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_map(EntriesVisitor(self.0, std::marker::PhantomData))
+        d.deserialize_map(EntriesVisitor(std::marker::PhantomData))
     }
 }
 
@@ -475,32 +491,25 @@ impl<'a> Builder<'a> {
     /// so the references, which name the same paths again and again, are lookups that
     /// share the entries' name allocations: one name per path instead of one per
     /// reference and chunk, and equal paths compare by pointer.
-    fn add_all<'d>(
-        &mut self,
-        entries: Vec<(Cow<'d, str>, Option<RawEntry<'d>>)>,
-    ) -> Result<(), LoadError> {
-        const CHUNK: usize = 4096;
+    fn add_all<'d>(&mut self, chunks: Chunks<'d>) -> Result<(), LoadError> {
         let sd = &self.store_dir;
-        let keys: Vec<(&'d str, StorePath)> = entries
+        let keys: Vec<(&'d str, StorePath)> = chunks
             .par_iter()
-            .filter_map(|(key, raw)| {
-                let raw = raw.as_ref().filter(|r| r.valid != Some(false))?;
-                match key {
-                    // Entries with their own store dir are parsed by that one, later.
-                    Cow::Borrowed(k) if raw.store_dir.is_none() => {
-                        sd.parse_path_or_base(k).ok().map(|p| (*k, p))
+            .flat_map_iter(|chunk| {
+                chunk.iter().filter_map(|(key, raw)| {
+                    let raw = raw.as_ref().filter(|r| r.valid != Some(false))?;
+                    match key {
+                        // Entries with their own store dir are parsed by that one, later.
+                        Cow::Borrowed(k) if raw.store_dir.is_none() => {
+                            sd.parse_path_or_base(k).ok().map(|p| (*k, p))
+                        }
+                        _ => None,
                     }
-                    _ => None,
-                }
+                })
             })
             .collect();
         let shared: rustc_hash::FxHashMap<&'d str, StorePath> = keys.into_iter().collect();
         let shared = &shared;
-        let mut chunks = Vec::with_capacity(entries.len() / CHUNK + 1);
-        let mut it = entries.into_iter().peekable();
-        while it.peek().is_some() {
-            chunks.push(it.by_ref().take(CHUNK).collect::<Vec<_>>());
-        }
         let (text, path, store_dir) = (self.text, self.path, &self.store_dir);
         let converted: Vec<ConvertedChunk> = chunks
             .into_par_iter()
@@ -518,7 +527,12 @@ impl<'a> Builder<'a> {
                     .collect()
             })
             .collect();
-        let mut infos: Vec<PathInfo> = Vec::new();
+        let mut infos: Vec<PathInfo> = Vec::with_capacity(
+            converted
+                .iter()
+                .map(|c| c.as_ref().map_or(0, Vec::len))
+                .sum(),
+        );
         for chunk in converted {
             for (c, warnings) in chunk? {
                 self.closure.warnings.extend(warnings);
@@ -532,6 +546,11 @@ impl<'a> Builder<'a> {
                     }
                 }
             }
+        }
+        // Nix writes every shape sorted by path: then the map is built in bulk, as is.
+        if self.closure.paths.is_empty() && infos.windows(2).all(|w| w[0].path < w[1].path) {
+            self.closure.paths = infos.into_iter().map(|i| (i.path.clone(), i)).collect();
+            return Ok(());
         }
         // Build the map in bulk from sorted entries (documents are nearly always sorted
         // already): inserting one by one shifts large values inside the B-tree nodes.
@@ -853,6 +872,69 @@ mod tests {
             LoadError::Json { line, .. } => assert_eq!(line, 2),
             other => panic!("{other}"),
         }
+    }
+
+    /// A base name whose hash encodes `i`.
+    fn base(i: usize) -> String {
+        let h: String = (0..32)
+            .map(|k| crate::store::NIX32_ALPHABET[(i >> (5 * (k % 4))) % 32] as char)
+            .collect();
+        format!("{h}-p{i}")
+    }
+
+    #[test]
+    fn empty_documents_are_empty_closures() {
+        for text in ["[]", "{}", r#"{"version":2,"info":{}}"#, " \n{ } "] {
+            let c = load_str(text).unwrap();
+            assert!(c.paths.is_empty() && c.invalid.is_empty(), "{text}");
+        }
+    }
+
+    #[test]
+    fn many_entries_across_chunks_duplicates_unsorted_and_escaped() {
+        // More entries than one conversion chunk; the first path is listed again at
+        // the end (the last entry wins, with a warning); one key and one reference are
+        // spelled with a JSON escape (not interned, same path); out of order.
+        let n = 2 * CHUNK + 5;
+        let mut entries: Vec<String> = (0..n)
+            .rev()
+            .map(|i| {
+                let r = if i + 1 < n {
+                    format!(r#""/nix/store/{}""#, base(i + 1))
+                } else {
+                    String::new()
+                };
+                format!(
+                    r#""/nix/store/{}":{{"narSize":{i},"references":[{r}]}}"#,
+                    base(i)
+                )
+            })
+            .collect();
+        entries.push(format!(
+            r#""/nix/store/{}":{{"narSize":77,"references":[]}}"#,
+            base(0)
+        ));
+        let escaped = base(7).replacen("-p", "-\\u0070", 1);
+        entries[1] = entries[1].replace(&base(n - 1), &base(n - 1).replacen("-p", "-\\u0070", 1));
+        entries.push(format!(
+            r#""/nix/store/{escaped}":{{"narSize":7,"references":["/nix/store/{}"]}}"#,
+            base(8)
+        ));
+        let text = format!("{{{}}}", entries.join(","));
+        let c = load_str(&text).unwrap();
+        assert_eq!(c.paths.len(), n);
+        assert_eq!(get(&c, &base(0)).nar_size, Some(77));
+        let twice: Vec<&String> = c
+            .warnings
+            .iter()
+            .filter(|w| w.contains("listed twice"))
+            .collect();
+        assert_eq!(twice.len(), 2, "{:?}", c.warnings);
+        let p = get(&c, &base(n - 2));
+        assert_eq!(p.references, vec![get(&c, &base(n - 1)).path.clone()]);
+        assert!(c.missing_references().is_empty());
+        let g = crate::graph::ClosureGraph::new(&c, &[]);
+        assert_eq!(g.roots.len(), 2, "p0 (replaced by an entry without references) and p1 (its only referrer was that entry)");
     }
 
     #[test]
