@@ -18,6 +18,7 @@ pub use dominators::{added_sizes, dominator_tree, DominatorTree};
 pub use exclusive::{exclusive_added_sizes, group_added_sizes};
 
 use petgraph::graph::{DiGraph, NodeIndex};
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
 
@@ -50,7 +51,8 @@ pub struct ClosureGraph {
 impl ClosureGraph {
     /// Build the graph of `closure`, restricted to what `roots` reach (all of the
     /// closure's own roots when `roots` is empty). O(n + m) with one hash lookup per
-    /// reference; measured at about 0.1 s for 100,000 paths and 800,000 references.
+    /// reference (from every core); measured at about 0.1 s for 100,000 paths and 800,000
+    /// references.
     pub fn new(closure: &Closure, roots: &[StorePath]) -> ClosureGraph {
         let all: Vec<&StorePath> = closure.paths.keys().collect();
         let index: FxHashMap<&StorePath, u32> = all
@@ -59,21 +61,43 @@ impl ClosureGraph {
             .map(|(i, p)| (*p, i as u32))
             .collect();
         // Successors by index over every path of the input (self-references dropped,
-        // references to paths the input does not describe skipped).
-        let mut offsets: Vec<u32> = Vec::with_capacity(all.len() + 1);
-        let mut targets: Vec<u32> = Vec::new();
-        let mut indegree = vec![0u32; all.len()];
-        offsets.push(0);
-        for (i, info) in closure.paths.values().enumerate() {
-            for r in &info.references {
-                if let Some(&j) = index.get(r) {
-                    if j as usize != i {
-                        targets.push(j);
-                        indegree[j as usize] += 1;
+        // references to paths the input does not describe skipped); the lookups, one
+        // per reference, in blocks on every core.
+        let infos: Vec<&crate::store::PathInfo> = closure.paths.values().collect();
+        const BLOCK: usize = 8192;
+        let blocks: Vec<(Vec<u32>, Vec<u32>)> = infos
+            .par_chunks(BLOCK)
+            .enumerate()
+            .map(|(b, chunk)| {
+                let mut ends = Vec::with_capacity(chunk.len());
+                let mut targets = Vec::with_capacity(chunk.len() * 8);
+                for (k, info) in chunk.iter().enumerate() {
+                    let i = b * BLOCK + k;
+                    for r in &info.references {
+                        if let Some(&j) = index.get(r) {
+                            if j as usize != i {
+                                targets.push(j);
+                            }
+                        }
                     }
+                    ends.push(targets.len() as u32);
                 }
-            }
-            offsets.push(targets.len() as u32);
+                (ends, targets)
+            })
+            .collect();
+        drop(infos);
+        let mut offsets: Vec<u32> = Vec::with_capacity(all.len() + 1);
+        let mut targets: Vec<u32> =
+            Vec::with_capacity(blocks.iter().map(|(_, t)| t.len()).sum());
+        offsets.push(0);
+        for (ends, block) in blocks {
+            let base = targets.len() as u32;
+            offsets.extend(ends.iter().map(|e| base + e));
+            targets.extend_from_slice(&block);
+        }
+        let mut indegree = vec![0u32; all.len()];
+        for &j in &targets {
+            indegree[j as usize] += 1;
         }
         let root_idx: Vec<u32> = if roots.is_empty() {
             (0..all.len() as u32)
