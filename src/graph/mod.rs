@@ -87,8 +87,7 @@ impl ClosureGraph {
             .collect();
         drop(infos);
         let mut offsets: Vec<u32> = Vec::with_capacity(all.len() + 1);
-        let mut targets: Vec<u32> =
-            Vec::with_capacity(blocks.iter().map(|(_, t)| t.len()).sum());
+        let mut targets: Vec<u32> = Vec::with_capacity(blocks.iter().map(|(_, t)| t.len()).sum());
         offsets.push(0);
         for (ends, block) in blocks {
             let base = targets.len() as u32;

@@ -119,7 +119,7 @@ fn parse_shape(
             for chunk in chunks {
                 let mut out = Vec::with_capacity(chunk.len());
                 for raw in chunk {
-                    match raw.path.clone() {
+                    match raw.path.as_ref().map(|t| t.0.clone()) {
                         Some(key) => out.push((key, Some(raw))),
                         // Nothing to name it by but its position; still report it.
                         None if raw.valid == Some(false) => {
@@ -194,13 +194,13 @@ fn parse_shape(
 #[derive(Debug, Deserialize)]
 struct RawEntry<'a> {
     #[serde(borrow)]
-    path: Option<Cow<'a, str>>,
+    path: Option<Text<'a>>,
     #[serde(rename = "narHash")]
     nar_hash: Option<RawHash>,
     #[serde(rename = "narSize")]
     nar_size: Option<u64>,
     #[serde(borrow)]
-    references: Option<Vec<Cow<'a, str>>>,
+    references: Option<Vec<Text<'a>>>,
     #[serde(borrow)]
     deriver: Option<Cow<'a, str>>,
     #[serde(rename = "registrationTime")]
@@ -213,6 +213,34 @@ struct RawEntry<'a> {
     valid: Option<bool>,
     #[serde(rename = "storeDir")]
     store_dir: Option<String>,
+}
+
+/// A string that borrows from the document unless it has escapes. serde's own
+/// `Deserialize` for `Cow<str>` always copies, except for a struct field marked
+/// `#[serde(borrow)]`; map keys and the items of a list need this instead.
+#[derive(Debug)]
+struct Text<'a>(Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for V<'a> {
+            type Value = Text<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Text<'a>, E> {
+                Ok(Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Text<'a>, E> {
+                Ok(Text(Cow::Owned(v.to_string())))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Text<'a>, E> {
+                Ok(Text(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(V(std::marker::PhantomData))
+    }
 }
 
 /// A hash as a string in any spelling, or as the structured object some Nix
@@ -285,7 +313,7 @@ impl<'de> serde::de::Visitor<'de> for EntriesVisitor<'de> {
     }
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut out = Vec::new();
-        while let Some(k) = map.next_key::<Cow<'de, str>>()? {
+        while let Some(Text(k)) = map.next_key::<Text<'de>>()? {
             let v = map.next_value::<Option<RawEntry<'de>>>()?;
             push_chunked(&mut out, (k, v));
         }
@@ -691,7 +719,7 @@ impl<'a, 'd> Converter<'a, 'd> {
         info.nar_size = raw.nar_size;
         let refs = raw.references.unwrap_or_default();
         info.references.reserve(refs.len());
-        for r in refs {
+        for Text(r) in refs {
             let rp = self.store_path(&r, &sd, own_store_dir).map_err(|e| {
                 self.located(
                     &r,
@@ -880,6 +908,40 @@ mod tests {
             .map(|k| crate::store::NIX32_ALPHABET[(i >> (5 * (k % 4))) % 32] as char)
             .collect();
         format!("{h}-p{i}")
+    }
+
+    #[test]
+    fn references_share_the_name_of_the_entry_they_name() {
+        let keyed = format!(
+            r#"{{"/nix/store/{APP}":{{"narSize":1,"references":["/nix/store/{FOO}"]}},
+                "/nix/store/{FOO}":{{"narSize":2,"references":["/nix/store/{FOO}"]}}}}"#
+        );
+        let array = format!(
+            r#"[{{"path":"/nix/store/{APP}","narSize":1,"references":["/nix/store/{FOO}"]}},
+                {{"path":"/nix/store/{FOO}","narSize":2,"references":["/nix/store/{FOO}"]}}]"#
+        );
+        let wrapper = format!(
+            r#"{{"version":2,"info":{{"{APP}":{{"narSize":1,"references":["{FOO}"]}},
+                "{FOO}":{{"narSize":2,"references":["{FOO}"]}}}}}}"#
+        );
+        for text in [keyed, array, wrapper] {
+            shares_names(&text);
+        }
+    }
+
+    fn shares_names(text: &str) {
+        let c = load_str(text).unwrap();
+        let foo = &get(&c, FOO).path;
+        let (key, _) = c.paths.get_key_value(foo).unwrap();
+        for r in get(&c, APP)
+            .references
+            .iter()
+            .chain(&get(&c, FOO).references)
+        {
+            assert_eq!(r, foo);
+            assert!(std::ptr::eq(r.name(), foo.name()), "one allocation");
+            assert!(std::ptr::eq(key.name(), foo.name()));
+        }
     }
 
     #[test]
