@@ -6,7 +6,8 @@
 #   benches/yardstick/run.sh [N_RUNS] [PATHS]       (defaults: 5 runs, 100000 paths)
 #
 # NIXCUT=BINARY times that binary instead of building target/release/nixcut;
-# YARDSTICK_DIR=DIR keeps (and reuses) the generated inputs.
+# YARDSTICK_DIR=DIR keeps (and reuses) the generated inputs; ONLY=WORD keeps the rows
+# whose label contains WORD (`ONLY=why` leaves out the diff row).
 #
 # Inputs (benches/yardstick/gen.py): one closure in the three `nix path-info --json`
 # shapes (array: Nix <= 2.18; object: 2.19+; versioned `{version, info}`: 2.33+) and a
@@ -62,6 +63,7 @@ echo "| command ($n paths) | input | nixcut: wall | CPU | json.load: wall | CPU 
 echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
 for r in "${rows[@]}"; do
   label=${r%%|*} rest=${r#*|}
+  [[ $label == *"${ONLY:-}"* ]] || continue
   files=${rest%%|*} args=${rest#*|}
   inputs=() bytes=0
   for f in $files; do inputs+=("$dir/$f"); bytes=$((bytes + $(stat -c %s "$dir/$f"))); done
