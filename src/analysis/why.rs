@@ -103,7 +103,7 @@ pub fn why(
     // Full paths formatted once and shared by the chains when every row is shown;
     // with --top only the rows' and their chains' paths are formatted.
     let full: Vec<std::sync::Arc<str>> = if shown == n {
-        g.paths.iter().map(|p| sd.display(p).into()).collect()
+        g.paths.par_iter().map(|p| sd.display(p).into()).collect()
     } else {
         Vec::new()
     };
