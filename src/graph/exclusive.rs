@@ -136,7 +136,7 @@ pub fn group_added_sizes(
             *d += 1;
         }
     }
-    let acyclic = is_acyclic(n, &offsets, &targets);
+    let acyclic = super::topological_order(n, &offsets, &targets).is_some();
     let in_group = |v: usize, gi: usize| group_of.get(v).copied().flatten() == Some(gi as u32);
     members
         .par_iter()
@@ -220,29 +220,6 @@ pub fn group_added_sizes(
             },
         )
         .collect()
-}
-
-/// Whether the successor lists (`offsets`/`targets` over `n` nodes) have no cycle:
-/// Kahn's algorithm, O(n + m).
-fn is_acyclic(n: usize, offsets: &[u32], targets: &[u32]) -> bool {
-    let mut indegree = vec![0u32; n];
-    for &w in targets {
-        indegree[w as usize] += 1;
-    }
-    let mut ready: Vec<u32> = (0..n as u32)
-        .filter(|&v| indegree[v as usize] == 0)
-        .collect();
-    let mut done = 0usize;
-    while let Some(v) = ready.pop() {
-        done += 1;
-        for &w in &targets[offsets[v as usize] as usize..offsets[v as usize + 1] as usize] {
-            indegree[w as usize] -= 1;
-            if indegree[w as usize] == 0 {
-                ready.push(w);
-            }
-        }
-    }
-    done == n
 }
 
 #[cfg(test)]

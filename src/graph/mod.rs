@@ -277,6 +277,31 @@ impl ClosureGraph {
     }
 }
 
+/// The nodes of successor lists (`offsets`/`targets` over `n` nodes) in topological
+/// order (every node before what it references), or `None` when there is a cycle.
+/// Kahn's algorithm, O(n + m).
+pub(crate) fn topological_order(n: usize, offsets: &[u32], targets: &[u32]) -> Option<Vec<u32>> {
+    let mut indegree = vec![0u32; n];
+    for &w in targets {
+        indegree[w as usize] += 1;
+    }
+    let mut order: Vec<u32> = (0..n as u32)
+        .filter(|&v| indegree[v as usize] == 0)
+        .collect();
+    order.reserve(n - order.len());
+    let mut next = 0;
+    while let Some(&v) = order.get(next) {
+        next += 1;
+        for &w in &targets[offsets[v as usize] as usize..offsets[v as usize + 1] as usize] {
+            indegree[w as usize] -= 1;
+            if indegree[w as usize] == 0 {
+                order.push(w);
+            }
+        }
+    }
+    (order.len() == n).then_some(order)
+}
+
 #[cfg(test)]
 pub(crate) mod testutil {
     //! Random closures for the invariant tests of the graph algorithms.
