@@ -202,7 +202,7 @@ struct RawEntry<'a> {
     #[serde(borrow)]
     references: Option<Vec<Text<'a>>>,
     #[serde(borrow)]
-    deriver: Option<Cow<'a, str>>,
+    deriver: Option<Text<'a>>,
     #[serde(rename = "registrationTime")]
     registration_time: Option<i64>,
     ultimate: Option<bool>,
@@ -729,7 +729,7 @@ impl<'a, 'd> Converter<'a, 'd> {
             })?;
             info.references.push(rp);
         }
-        if let Some(d) = raw.deriver.as_deref() {
+        if let Some(d) = raw.deriver.as_ref().map(|t| t.0.as_ref()) {
             match sd.parse_path_or_base(d) {
                 Ok(dp) => info.deriver = Some(dp),
                 Err(e) => warnings.push(format!(
