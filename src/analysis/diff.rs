@@ -13,8 +13,9 @@
 //! (`crate::graph::group_added_sizes`), and `removed_size` the same in OLD; per path,
 //! the dominator-based added size over the shared part
 //! (`crate::graph::exclusive_added_sizes`). Cost: two dominator trees, and per changed
-//! package with several changed paths one search confined to a dominator subtree
-//! (`crate::graph::group_added_sizes` has the bound and a measured worst case).
+//! package with several changed paths one walk over what the package frees
+//! (`crate::graph::group_added_sizes` has the bound and a measured case): a mass
+//! rebuild of 100,000 paths takes about as long as reading its two files.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 

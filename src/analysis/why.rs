@@ -2,7 +2,8 @@
 //! a root to a target.
 
 use crate::graph::{
-    added_sizes, all_chains, closure_sizes, dominator_tree, ChainTreeNode, ClosureGraph,
+    added_sizes, all_chains, closure_sizes, closure_sizes_of, dominator_tree, ChainTreeNode,
+    ClosureGraph,
 };
 use crate::report::{
     ChainNode, EvidenceLevel, HopEvidence, RestRow, SortKey, WhyChainsReport, WhyGpu, WhyPath,
@@ -40,17 +41,30 @@ pub fn why(
     progress: Option<Progress<'_>>,
 ) -> Result<WhyReport, AnalysisError> {
     let g = graph_for(c, opts.root.as_deref())?;
-    // Independent passes over the same graph: run them on both cores.
-    let ((added, idom, parents), closure) = rayon::join(
-        || {
-            let tree = dominator_tree(&g);
-            let added = added_sizes(&g, &tree);
-            (added, tree.idom, g.bfs_parents(g.virtual_root()))
-        },
-        || closure_sizes(&g),
-    );
-    let sd = &c.store_dir;
     let n = g.len();
+    let shown = opts.top.unwrap_or(n).min(n);
+    let dominators = || {
+        let tree = dominator_tree(&g);
+        let added = added_sizes(&g, &tree);
+        (added, tree.idom, g.bfs_parents(g.virtual_root()))
+    };
+    // Every path's closure size costs more than everything else here (it grows with
+    // n²/64); a table of the top rows ranked by added or NAR size needs it only for
+    // the rows that can be shown.
+    let (added, idom, parents, closure) = match few_closure_sizes(opts.sort, shown, n) {
+        Some(cap) => {
+            let (added, idom, parents) = dominators();
+            let closure = top_closure_sizes(&g, opts.sort, &added, shown, cap)
+                .unwrap_or_else(|| closure_sizes(&g));
+            (added, idom, parents, closure)
+        }
+        None => {
+            // Independent passes over the same graph: run them on both cores.
+            let ((added, idom, parents), closure) = rayon::join(dominators, || closure_sizes(&g));
+            (added, idom, parents, closure)
+        }
+    };
+    let sd = &c.store_dir;
     let mut order: Vec<usize> = (0..n).collect();
     let key = |i: usize| match opts.sort {
         SortKey::Added => (added[i], closure[i], g.nar_sizes[i]),
@@ -59,7 +73,6 @@ pub fn why(
     };
     // Largest first; ties in store-path order (node order) for stable output.
     order.sort_by(|&a, &b| key(b).cmp(&key(a)).then(a.cmp(&b)));
-    let shown = opts.top.unwrap_or(n).min(n);
     // Evidence: scan up to `max_referrers` direct referrers of each of the first
     // `evidence_paths` shown paths, the one on its shortest chain first.
     let with_evidence = opts.evidence_paths.unwrap_or(shown).min(shown);
@@ -95,7 +108,7 @@ pub fn why(
     // Full paths formatted once and shared by the chains when every row is shown;
     // with --top only the rows' and their chains' paths are formatted.
     let full: Vec<std::sync::Arc<str>> = if shown == n {
-        g.paths.iter().map(|p| sd.display(p).into()).collect()
+        g.paths.par_iter().map(|p| sd.display(p).into()).collect()
     } else {
         Vec::new()
     };
@@ -211,6 +224,47 @@ pub fn why(
         savings,
         warnings,
     })
+}
+
+/// When only the top `shown` of `n` rows are shown and the ranking is not by closure
+/// size: how many candidate rows may get their closure sizes computed alone
+/// ([`closure_sizes_of`]) instead of every path's. `None`: compute every path's.
+fn few_closure_sizes(sort: SortKey, shown: usize, n: usize) -> Option<usize> {
+    // Up to 64 rows cost one pass over the graph (`closure_sizes_of`); every path's
+    // closure size is about n/1024 passes.
+    (sort != SortKey::Closure && shown < n && shown <= 48 && n >= 4096).then_some(64)
+}
+
+/// Closure sizes exact for every path that can rank among the first `shown` (0 for
+/// the rest, which rank below them whatever their closure size): the paths whose
+/// primary key (added or NAR size) is at least the `shown`-th largest, ties included,
+/// since closure size breaks them. `None` when more than `cap` paths tie in.
+fn top_closure_sizes(
+    g: &ClosureGraph,
+    sort: SortKey,
+    added: &[u64],
+    shown: usize,
+    cap: usize,
+) -> Option<Vec<u64>> {
+    let n = g.len();
+    let primary = |i: usize| match sort {
+        SortKey::Nar => g.nar_sizes[i],
+        _ => added[i],
+    };
+    let mut keys: Vec<u64> = (0..n).map(primary).collect();
+    let threshold = match shown {
+        0 => return Some(vec![0; n]),
+        k => *keys.select_nth_unstable_by(k - 1, |a, b| b.cmp(a)).1,
+    };
+    let candidates: Vec<usize> = (0..n).filter(|&i| primary(i) >= threshold).collect();
+    if candidates.len() > cap {
+        return None;
+    }
+    let mut closure = vec![0u64; n];
+    for (&i, size) in candidates.iter().zip(closure_sizes_of(g, &candidates)) {
+        closure[i] = size;
+    }
+    Some(closure)
 }
 
 /// `nixcut why ROOT TARGET`: every chain from the root to the target.
@@ -393,6 +447,60 @@ mod tests {
         assert_eq!(rest.nar_size, 57);
         let shown: u64 = r.paths.iter().map(|p| p.nar_size).sum();
         assert_eq!(shown + rest.nar_size, r.closure_size);
+    }
+
+    #[test]
+    fn top_rows_get_their_closure_sizes_alone_and_agree_with_the_full_ranking() {
+        // Large enough that a top-N table computes only the candidates instead of
+        // every closure size; many equal sizes, so ties on the primary key are common.
+        let n = 5000;
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rnd = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let sizes: Vec<u64> = (0..n).map(|_| rnd() % 4).collect();
+        let refs: Vec<Vec<usize>> = (0..n)
+            .map(|i| {
+                (0..3)
+                    .filter(|_| i + 1 < n)
+                    .map(|_| i + 1 + (rnd() as usize) % (n - i - 1))
+                    .collect()
+            })
+            .collect();
+        let c = closure(&sizes, &refs);
+        for sort in [SortKey::Added, SortKey::Nar, SortKey::Closure] {
+            let all = why(
+                &c,
+                &WhyOptions {
+                    sort,
+                    ..Default::default()
+                },
+                None,
+            )
+            .unwrap();
+            for top in [0, 1, 3, 25] {
+                let r = why(
+                    &c,
+                    &WhyOptions {
+                        sort,
+                        top: Some(top),
+                        ..Default::default()
+                    },
+                    None,
+                )
+                .unwrap();
+                assert_eq!(r.paths.len(), top);
+                for (got, want) in r.paths.iter().zip(&all.paths) {
+                    assert_eq!(got.path, want.path, "{sort:?} top {top}");
+                    assert_eq!(got.closure_size, want.closure_size, "{sort:?} top {top}");
+                    assert_eq!(got.added_size, want.added_size);
+                }
+                assert_eq!(r.rest.as_ref().map(|r| r.count), Some(n - top));
+            }
+        }
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use anyhow::{anyhow, Context, Result};
 
 use super::args::{DiffArgs, GlobalArgs};
-use super::{emit, load_input, print_warnings, printable, stdin_at_most_once, Outcome};
+use super::{discard, emit, load_input, print_warnings, printable, stdin_at_most_once, Outcome};
 use nixcut::analysis::{self, DiffOptions};
 use nixcut::render::{Format, Style};
 use nixcut::store::Closure;
@@ -44,5 +44,8 @@ pub(super) fn run(g: &GlobalArgs, a: &DiffArgs, format: Format, style: &Style) -
         print_warnings(&warnings, g.quiet);
     }
     emit(&report, format, style)?;
+    discard(report);
+    discard(old);
+    discard(new);
     Ok(Outcome::Success)
 }

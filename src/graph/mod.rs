@@ -13,11 +13,12 @@ mod dominators;
 mod exclusive;
 
 pub use chains::{all_chains, ChainTree, ChainTreeNode};
-pub use closure_size::closure_sizes;
+pub use closure_size::{closure_sizes, closure_sizes_of};
 pub use dominators::{added_sizes, dominator_tree, DominatorTree};
 pub use exclusive::{exclusive_added_sizes, group_added_sizes};
 
 use petgraph::graph::{DiGraph, NodeIndex};
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
 
@@ -50,7 +51,8 @@ pub struct ClosureGraph {
 impl ClosureGraph {
     /// Build the graph of `closure`, restricted to what `roots` reach (all of the
     /// closure's own roots when `roots` is empty). O(n + m) with one hash lookup per
-    /// reference; measured at about 0.1 s for 100,000 paths and 800,000 references.
+    /// reference (from every core); measured at about 0.1 s for 100,000 paths and 800,000
+    /// references.
     pub fn new(closure: &Closure, roots: &[StorePath]) -> ClosureGraph {
         let all: Vec<&StorePath> = closure.paths.keys().collect();
         let index: FxHashMap<&StorePath, u32> = all
@@ -59,21 +61,42 @@ impl ClosureGraph {
             .map(|(i, p)| (*p, i as u32))
             .collect();
         // Successors by index over every path of the input (self-references dropped,
-        // references to paths the input does not describe skipped).
-        let mut offsets: Vec<u32> = Vec::with_capacity(all.len() + 1);
-        let mut targets: Vec<u32> = Vec::new();
-        let mut indegree = vec![0u32; all.len()];
-        offsets.push(0);
-        for (i, info) in closure.paths.values().enumerate() {
-            for r in &info.references {
-                if let Some(&j) = index.get(r) {
-                    if j as usize != i {
-                        targets.push(j);
-                        indegree[j as usize] += 1;
+        // references to paths the input does not describe skipped); the lookups, one
+        // per reference, in blocks on every core.
+        let infos: Vec<&crate::store::PathInfo> = closure.paths.values().collect();
+        const BLOCK: usize = 8192;
+        let blocks: Vec<(Vec<u32>, Vec<u32>)> = infos
+            .par_chunks(BLOCK)
+            .enumerate()
+            .map(|(b, chunk)| {
+                let mut ends = Vec::with_capacity(chunk.len());
+                let mut targets = Vec::with_capacity(chunk.len() * 8);
+                for (k, info) in chunk.iter().enumerate() {
+                    let i = b * BLOCK + k;
+                    for r in &info.references {
+                        if let Some(&j) = index.get(r) {
+                            if j as usize != i {
+                                targets.push(j);
+                            }
+                        }
                     }
+                    ends.push(targets.len() as u32);
                 }
-            }
-            offsets.push(targets.len() as u32);
+                (ends, targets)
+            })
+            .collect();
+        drop(infos);
+        let mut offsets: Vec<u32> = Vec::with_capacity(all.len() + 1);
+        let mut targets: Vec<u32> = Vec::with_capacity(blocks.iter().map(|(_, t)| t.len()).sum());
+        offsets.push(0);
+        for (ends, block) in blocks {
+            let base = targets.len() as u32;
+            offsets.extend(ends.iter().map(|e| base + e));
+            targets.extend_from_slice(&block);
+        }
+        let mut indegree = vec![0u32; all.len()];
+        for &j in &targets {
+            indegree[j as usize] += 1;
         }
         let root_idx: Vec<u32> = if roots.is_empty() {
             (0..all.len() as u32)
@@ -252,6 +275,31 @@ impl ClosureGraph {
         }
         (offsets, targets)
     }
+}
+
+/// The nodes of successor lists (`offsets`/`targets` over `n` nodes) in topological
+/// order (every node before what it references), or `None` when there is a cycle.
+/// Kahn's algorithm, O(n + m).
+pub(crate) fn topological_order(n: usize, offsets: &[u32], targets: &[u32]) -> Option<Vec<u32>> {
+    let mut indegree = vec![0u32; n];
+    for &w in targets {
+        indegree[w as usize] += 1;
+    }
+    let mut order: Vec<u32> = (0..n as u32)
+        .filter(|&v| indegree[v as usize] == 0)
+        .collect();
+    order.reserve(n - order.len());
+    let mut next = 0;
+    while let Some(&v) = order.get(next) {
+        next += 1;
+        for &w in &targets[offsets[v as usize] as usize..offsets[v as usize + 1] as usize] {
+            indegree[w as usize] -= 1;
+            if indegree[w as usize] == 0 {
+                order.push(w);
+            }
+        }
+    }
+    (order.len() == n).then_some(order)
 }
 
 #[cfg(test)]

@@ -9,15 +9,15 @@
 //! Invalid paths (`valid: false`, `null`) go to [`Closure::invalid`] with a warning.
 //! Unknown fields are ignored.
 //!
-//! The array and keyed shapes are recognised from their first bytes and parsed once,
-//! straight into typed structs. Other documents are parsed twice: once into a
+//! The three shapes are recognised from their first bytes (`[`, a first key starting
+//! with `/`, or a first key `info`, `storeDir` or `version`) and parsed once, straight
+//! into typed structs. Other documents (and a wrong guess) are parsed twice: once into a
 //! `serde_json::Value` to tell the shapes apart, once into typed structs so that a value of
 //! the wrong type is reported with serde_json's line and column. Errors found after
 //! parsing (a malformed store path) are located by searching the text for the
 //! offending string.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::Deserialize;
@@ -42,7 +42,14 @@ pub fn quick_shape(text: &str) -> Option<PathInfoShape> {
         return Some(PathInfoShape::Array);
     }
     let rest = t.strip_prefix('{')?.trim_start();
-    rest.strip_prefix("\"/").map(|_| PathInfoShape::Keyed)
+    if rest.starts_with("\"/") {
+        return Some(PathInfoShape::Keyed);
+    }
+    // The wrapper's own keys, in any order (Nix writes them sorted: `info` first).
+    ["\"info\"", "\"storeDir\"", "\"version\""]
+        .iter()
+        .any(|k| rest.starts_with(k))
+        .then_some(PathInfoShape::Wrapper)
 }
 
 /// Read `nix path-info --json` output of any Nix version. `path` names the input in
@@ -95,43 +102,49 @@ fn parse_shape(
     let mut b = Builder::new(text, path);
     match shape {
         PathInfoShape::Array => {
-            let entries: Vec<RawEntry> = {
+            let chunks: Vec<Vec<RawEntry>> = {
                 let mut de = serde_json::Deserializer::from_str(text);
                 let v = serde::Deserializer::deserialize_seq(
                     &mut de,
-                    ArrayVisitor(expected_entries(text), std::marker::PhantomData),
+                    ArrayVisitor(std::marker::PhantomData),
                 )
                 .map_err(typed)?;
                 de.end().map_err(typed)?;
                 v
             };
-            let doc_sd = entries.iter().find_map(|e| e.store_dir.clone());
+            let doc_sd = chunks.iter().flatten().find_map(|e| e.store_dir.clone());
             b.store_dir = b.choose_store_dir(doc_sd, opts);
-            let mut pairs = Vec::with_capacity(entries.len());
-            for (i, raw) in entries.into_iter().enumerate() {
-                match raw.path.clone() {
-                    Some(key) => pairs.push((key, Some(raw))),
-                    // Nothing to name it by but its position; still report it.
-                    None if raw.valid == Some(false) => {
-                        pairs.push((Cow::Owned(format!("[{i}]")), None))
+            let mut pairs: Chunks = Vec::with_capacity(chunks.len());
+            let mut i = 0usize;
+            for chunk in chunks {
+                let mut out = Vec::with_capacity(chunk.len());
+                for raw in chunk {
+                    match raw.path.as_ref().map(|t| t.0.clone()) {
+                        Some(key) => out.push((key, Some(raw))),
+                        // Nothing to name it by but its position; still report it.
+                        None if raw.valid == Some(false) => {
+                            out.push((Cow::Owned(format!("[{i}]")), None))
+                        }
+                        None => {
+                            return Err(LoadError::JsonEntry {
+                                path: path.to_path_buf(),
+                                entry: format!("[{i}]"),
+                                message: "it has no `path`".into(),
+                            })
+                        }
                     }
-                    None => {
-                        return Err(LoadError::JsonEntry {
-                            path: path.to_path_buf(),
-                            entry: format!("[{i}]"),
-                            message: "it has no `path`".into(),
-                        })
-                    }
+                    i += 1;
                 }
+                pairs.push(out);
             }
             b.add_all(pairs)?;
         }
         PathInfoShape::Keyed => {
-            let entries: Vec<(Cow<str>, Option<RawEntry>)> = {
+            let entries: Chunks = {
                 let mut de = serde_json::Deserializer::from_str(text);
                 let v = serde::Deserializer::deserialize_map(
                     &mut de,
-                    EntriesVisitor(expected_entries(text), std::marker::PhantomData),
+                    EntriesVisitor(std::marker::PhantomData),
                 )
                 .map_err(typed)?;
                 de.end().map_err(typed)?;
@@ -139,12 +152,22 @@ fn parse_shape(
             };
             let doc_sd = entries
                 .iter()
+                .flatten()
                 .find_map(|(_, e)| e.as_ref().and_then(|e| e.store_dir.clone()));
             b.store_dir = b.choose_store_dir(doc_sd, opts);
             b.add_all(entries)?;
         }
         PathInfoShape::Wrapper => {
-            let doc: Wrapper = serde_json::from_str(text).map_err(typed)?;
+            let doc: Wrapper = {
+                let mut de = serde_json::Deserializer::from_str(text);
+                let v = serde::Deserializer::deserialize_map(
+                    &mut de,
+                    WrapperVisitor(std::marker::PhantomData),
+                )
+                .map_err(typed)?;
+                de.end().map_err(typed)?;
+                v
+            };
             if !(2..=3).contains(&doc.version) {
                 b.closure.warnings.push(format!(
                     "{}: path-info JSON format version {} is newer than this nixcut knows \
@@ -155,11 +178,12 @@ fn parse_shape(
             }
             let doc_sd = doc.store_dir.clone().or_else(|| {
                 doc.info
-                    .values()
-                    .find_map(|e| e.as_ref().and_then(|e| e.store_dir.clone()))
+                    .iter()
+                    .flatten()
+                    .find_map(|(_, e)| e.as_ref().and_then(|e| e.store_dir.clone()))
             });
             b.store_dir = b.choose_store_dir(doc_sd, opts);
-            b.add_all(doc.info.into_iter().collect())?;
+            b.add_all(doc.info)?;
         }
     }
     Ok(b.finish())
@@ -170,15 +194,15 @@ fn parse_shape(
 #[derive(Debug, Deserialize)]
 struct RawEntry<'a> {
     #[serde(borrow)]
-    path: Option<Cow<'a, str>>,
+    path: Option<Text<'a>>,
     #[serde(rename = "narHash")]
     nar_hash: Option<RawHash>,
     #[serde(rename = "narSize")]
     nar_size: Option<u64>,
     #[serde(borrow)]
-    references: Option<Vec<Cow<'a, str>>>,
+    references: Option<Vec<Text<'a>>>,
     #[serde(borrow)]
-    deriver: Option<Cow<'a, str>>,
+    deriver: Option<Text<'a>>,
     #[serde(rename = "registrationTime")]
     registration_time: Option<i64>,
     ultimate: Option<bool>,
@@ -189,6 +213,34 @@ struct RawEntry<'a> {
     valid: Option<bool>,
     #[serde(rename = "storeDir")]
     store_dir: Option<String>,
+}
+
+/// A string that borrows from the document unless it has escapes. serde's own
+/// `Deserialize` for `Cow<str>` always copies, except for a struct field marked
+/// `#[serde(borrow)]`; map keys and the items of a list need this instead.
+#[derive(Debug)]
+struct Text<'a>(Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for V<'a> {
+            type Value = Text<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Text<'a>, E> {
+                Ok(Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Text<'a>, E> {
+                Ok(Text(Cow::Owned(v.to_string())))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Text<'a>, E> {
+                Ok(Text(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(V(std::marker::PhantomData))
+    }
 }
 
 /// A hash as a string in any spelling, or as the structured object some Nix
@@ -229,51 +281,61 @@ enum RawSig {
     Object { key_name: String, sig: String },
 }
 
+/// Entries in document order, in chunks of [`CHUNK`] (the unit of parallel
+/// conversion): no vector of every entry is built, copied into chunks and kept until
+/// the end, and each chunk's raw entries are freed as soon as it is converted.
+type Chunks<'d> = Vec<Vec<(Cow<'d, str>, Option<RawEntry<'d>>)>>;
+
+/// Entries per chunk.
+const CHUNK: usize = 4096;
+
+/// Push `item` onto the last chunk, starting a new one when it is full.
+fn push_chunked<T>(chunks: &mut Vec<Vec<T>>, item: T) {
+    match chunks.last_mut() {
+        Some(last) if last.len() < CHUNK => last.push(item),
+        _ => {
+            let mut c = Vec::with_capacity(CHUNK);
+            c.push(item);
+            chunks.push(c);
+        }
+    }
+}
+
 /// Collects a JSON object's entries in document order, without building a map: the
 /// keyed shape has one entry per path, and a B-tree of string keys would compare
 /// ~17 long strings per insert.
-///
-/// `.0` is the expected number of entries: growing a vector of large entries by
-/// doubling copies it (and faults in fresh pages) again and again.
-struct EntriesVisitor<'a>(usize, std::marker::PhantomData<&'a ()>);
+struct EntriesVisitor<'a>(std::marker::PhantomData<&'a ()>);
 
 impl<'de> serde::de::Visitor<'de> for EntriesVisitor<'de> {
-    type Value = Vec<(Cow<'de, str>, Option<RawEntry<'de>>)>;
+    type Value = Chunks<'de>;
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str("an object keyed by store path")
     }
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut out = Vec::with_capacity(map.size_hint().unwrap_or(self.0));
-        while let Some(k) = map.next_key::<Cow<'de, str>>()? {
+        let mut out = Vec::new();
+        while let Some(Text(k)) = map.next_key::<Text<'de>>()? {
             let v = map.next_value::<Option<RawEntry<'de>>>()?;
-            out.push((k, v));
+            push_chunked(&mut out, (k, v));
         }
         Ok(out)
     }
 }
 
-/// An array of entries, pre-sized like [`EntriesVisitor`].
-struct ArrayVisitor<'a>(usize, std::marker::PhantomData<&'a ()>);
+/// An array of entries, chunked like [`EntriesVisitor`].
+struct ArrayVisitor<'a>(std::marker::PhantomData<&'a ()>);
 
 impl<'de> serde::de::Visitor<'de> for ArrayVisitor<'de> {
-    type Value = Vec<RawEntry<'de>>;
+    type Value = Vec<Vec<RawEntry<'de>>>;
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str("an array of path-info objects")
     }
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(self.0));
+        let mut out = Vec::new();
         while let Some(e) = seq.next_element()? {
-            out.push(e);
+            push_chunked(&mut out, e);
         }
         Ok(out)
     }
-}
-
-/// About how many entries a path-info document has: one `"references"` key each (an
-/// estimate for pre-sizing only; capped so a strange document cannot over-allocate).
-fn expected_entries(text: &str) -> usize {
-    let n = memchr::memmem::find_iter(text.as_bytes(), b"\"references\"").count();
-    n.min(text.len() / 32)
 }
 
 #[derive(Debug, Deserialize)]
@@ -358,13 +420,52 @@ impl<'de> Deserialize<'de> for RawSig {
     }
 }
 
-#[derive(Debug, Deserialize)]
+/// The `{version, storeDir, info}` document of formats 2 and 3.
 struct Wrapper<'a> {
     version: u64,
-    #[serde(rename = "storeDir")]
     store_dir: Option<String>,
-    #[serde(borrow)]
-    info: BTreeMap<Cow<'a, str>, Option<RawEntry<'a>>>,
+    /// The entries in document order, duplicates kept (the builder warns about them).
+    info: Chunks<'a>,
+}
+
+/// Reads a [`Wrapper`] in one pass, `info` through [`EntriesVisitor`] (no map is
+/// built); other top-level keys are skipped.
+struct WrapperVisitor<'a>(std::marker::PhantomData<&'a ()>);
+
+impl<'de> serde::de::Visitor<'de> for WrapperVisitor<'de> {
+    type Value = Wrapper<'de>;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a {version, storeDir, info} object")
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        use serde::de::Error;
+        let (mut version, mut store_dir, mut info) = (None, None, None);
+        while let Some(k) = map.next_key::<Cow<'de, str>>()? {
+            match k.as_ref() {
+                "version" => version = Some(map.next_value::<u64>()?),
+                "storeDir" => store_dir = map.next_value::<Option<String>>()?,
+                "info" => info = Some(map.next_value_seed(EntriesSeed(std::marker::PhantomData))?),
+                _ => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(Wrapper {
+            version: version.ok_or_else(|| A::Error::missing_field("version"))?,
+            store_dir,
+            info: info.ok_or_else(|| A::Error::missing_field("info"))?,
+        })
+    }
+}
+
+/// [`EntriesVisitor`] as a seed, for a map that is a value inside the document.
+struct EntriesSeed<'a>(std::marker::PhantomData<&'a ()>);
+
+impl<'de> serde::de::DeserializeSeed<'de> for EntriesSeed<'de> {
+    type Value = Chunks<'de>;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(EntriesVisitor(std::marker::PhantomData))
+    }
 }
 
 /// Accumulates entries into a closure, with the text at hand to locate errors.
@@ -411,19 +512,32 @@ impl<'a> Builder<'a> {
         sd
     }
 
-    /// Convert and add entries, in parallel chunks (each with its own interner), then
-    /// apply them in document order so warnings and the first error are the same as a
-    /// sequential read.
-    fn add_all<'d>(
-        &mut self,
-        entries: Vec<(Cow<'d, str>, Option<RawEntry<'d>>)>,
-    ) -> Result<(), LoadError> {
-        const CHUNK: usize = 4096;
-        let mut chunks = Vec::with_capacity(entries.len() / CHUNK + 1);
-        let mut it = entries.into_iter().peekable();
-        while it.peek().is_some() {
-            chunks.push(it.by_ref().take(CHUNK).collect::<Vec<_>>());
-        }
+    /// Convert and add entries, in parallel chunks, then apply them in document order
+    /// so warnings and the first error are the same as a sequential read.
+    ///
+    /// Every entry's own path is parsed first (in parallel) into one shared interner,
+    /// so the references, which name the same paths again and again, are lookups that
+    /// share the entries' name allocations: one name per path instead of one per
+    /// reference and chunk, and equal paths compare by pointer.
+    fn add_all<'d>(&mut self, chunks: Chunks<'d>) -> Result<(), LoadError> {
+        let sd = &self.store_dir;
+        let keys: Vec<(&'d str, StorePath)> = chunks
+            .par_iter()
+            .flat_map_iter(|chunk| {
+                chunk.iter().filter_map(|(key, raw)| {
+                    let raw = raw.as_ref().filter(|r| r.valid != Some(false))?;
+                    match key {
+                        // Entries with their own store dir are parsed by that one, later.
+                        Cow::Borrowed(k) if raw.store_dir.is_none() => {
+                            sd.parse_path_or_base(k).ok().map(|p| (*k, p))
+                        }
+                        _ => None,
+                    }
+                })
+            })
+            .collect();
+        let shared: rustc_hash::FxHashMap<&'d str, StorePath> = keys.into_iter().collect();
+        let shared = &shared;
         let (text, path, store_dir) = (self.text, self.path, &self.store_dir);
         let converted: Vec<ConvertedChunk> = chunks
             .into_par_iter()
@@ -432,6 +546,7 @@ impl<'a> Builder<'a> {
                     text,
                     path,
                     store_dir,
+                    shared,
                     interned: rustc_hash::FxHashMap::default(),
                 };
                 chunk
@@ -440,7 +555,12 @@ impl<'a> Builder<'a> {
                     .collect()
             })
             .collect();
-        let mut infos: Vec<PathInfo> = Vec::new();
+        let mut infos: Vec<PathInfo> = Vec::with_capacity(
+            converted
+                .iter()
+                .map(|c| c.as_ref().map_or(0, Vec::len))
+                .sum(),
+        );
         for chunk in converted {
             for (c, warnings) in chunk? {
                 self.closure.warnings.extend(warnings);
@@ -454,6 +574,11 @@ impl<'a> Builder<'a> {
                     }
                 }
             }
+        }
+        // Nix writes every shape sorted by path: then the map is built in bulk, as is.
+        if self.closure.paths.is_empty() && infos.windows(2).all(|w| w[0].path < w[1].path) {
+            self.closure.paths = infos.into_iter().map(|i| (i.path.clone(), i)).collect();
+            return Ok(());
         }
         // Build the map in bulk from sorted entries (documents are nearly always sorted
         // already): inserting one by one shifts large values inside the B-tree nodes.
@@ -517,8 +642,12 @@ struct Converter<'a, 'd> {
     text: &'a str,
     path: &'a Path,
     store_dir: &'a StoreDir,
-    /// Paths already parsed, keyed by their text in the document (no allocation): a
-    /// closure names each path many times. Strings with escapes are not interned.
+    /// The entries' own paths, keyed by their text in the document (shared by all
+    /// threads, read only).
+    shared: &'a rustc_hash::FxHashMap<&'d str, StorePath>,
+    /// Other paths already parsed by this thread (references to paths the document
+    /// does not describe), keyed the same way: a closure names each path many times.
+    /// Strings with escapes are not interned.
     interned: rustc_hash::FxHashMap<&'d str, StorePath>,
 }
 
@@ -542,7 +671,7 @@ impl<'a, 'd> Converter<'a, 'd> {
             _ => None,
         };
         if let Some(b) = borrowed {
-            if let Some(p) = self.interned.get(b) {
+            if let Some(p) = self.shared.get(b).or_else(|| self.interned.get(b)) {
                 return Ok(p.clone());
             }
         }
@@ -590,7 +719,7 @@ impl<'a, 'd> Converter<'a, 'd> {
         info.nar_size = raw.nar_size;
         let refs = raw.references.unwrap_or_default();
         info.references.reserve(refs.len());
-        for r in refs {
+        for Text(r) in refs {
             let rp = self.store_path(&r, &sd, own_store_dir).map_err(|e| {
                 self.located(
                     &r,
@@ -600,7 +729,7 @@ impl<'a, 'd> Converter<'a, 'd> {
             })?;
             info.references.push(rp);
         }
-        if let Some(d) = raw.deriver.as_deref() {
+        if let Some(d) = raw.deriver.as_ref().map(|t| t.0.as_ref()) {
             match sd.parse_path_or_base(d) {
                 Ok(dp) => info.deriver = Some(dp),
                 Err(e) => warnings.push(format!(
@@ -744,6 +873,130 @@ mod tests {
         let foo = get(&c, FOO);
         assert!(foo.ca.as_deref().unwrap().contains("\"method\":\"nar\""));
         assert_eq!(foo.references, vec![foo.path.clone()]);
+    }
+
+    #[test]
+    fn wrapper_in_any_key_order_with_duplicates_and_unknown_keys() {
+        let entry = r#"{"narSize":10,"references":[]}"#;
+        let text = format!(
+            r#"{{"info":{{"{FOO}":{entry},"{APP}":{entry},"{FOO}":{{"narSize":11}}}},
+                "later":[1,{{"x":2}}],"storeDir":"/nix/store","version":2}}"#
+        );
+        assert_eq!(quick_shape(&text), Some(PathInfoShape::Wrapper));
+        let c = load_str(&text).unwrap();
+        assert_eq!(c.paths.len(), 2);
+        assert_eq!(get(&c, FOO).nar_size, Some(11), "the last duplicate wins");
+        assert!(
+            c.warnings.iter().any(|w| w.contains("listed twice")),
+            "{:?}",
+            c.warnings
+        );
+        // Without `version` it is no wrapper: the message says what was seen.
+        let e = load_str(&format!(r#"{{"info":{{"{FOO}":{entry}}}}}"#)).unwrap_err();
+        assert!(e.to_string().contains("keys [info]"), "{e}");
+        // A wrong value in the wrapper still has its position.
+        let text = format!("{{\"version\":2,\n\"info\":{{\"{FOO}\":{{\"narSize\":\"x\"}}}}}}");
+        match load_str(&text).unwrap_err() {
+            LoadError::Json { line, .. } => assert_eq!(line, 2),
+            other => panic!("{other}"),
+        }
+    }
+
+    /// A base name whose hash encodes `i`.
+    fn base(i: usize) -> String {
+        let h: String = (0..32)
+            .map(|k| crate::store::NIX32_ALPHABET[(i >> (5 * (k % 4))) % 32] as char)
+            .collect();
+        format!("{h}-p{i}")
+    }
+
+    #[test]
+    fn references_share_the_name_of_the_entry_they_name() {
+        let keyed = format!(
+            r#"{{"/nix/store/{APP}":{{"narSize":1,"references":["/nix/store/{FOO}"]}},
+                "/nix/store/{FOO}":{{"narSize":2,"references":["/nix/store/{FOO}"]}}}}"#
+        );
+        let array = format!(
+            r#"[{{"path":"/nix/store/{APP}","narSize":1,"references":["/nix/store/{FOO}"]}},
+                {{"path":"/nix/store/{FOO}","narSize":2,"references":["/nix/store/{FOO}"]}}]"#
+        );
+        let wrapper = format!(
+            r#"{{"version":2,"info":{{"{APP}":{{"narSize":1,"references":["{FOO}"]}},
+                "{FOO}":{{"narSize":2,"references":["{FOO}"]}}}}}}"#
+        );
+        for text in [keyed, array, wrapper] {
+            shares_names(&text);
+        }
+    }
+
+    fn shares_names(text: &str) {
+        let c = load_str(text).unwrap();
+        let foo = &get(&c, FOO).path;
+        let (key, _) = c.paths.get_key_value(foo).unwrap();
+        for r in get(&c, APP)
+            .references
+            .iter()
+            .chain(&get(&c, FOO).references)
+        {
+            assert_eq!(r, foo);
+            assert!(std::ptr::eq(r.name(), foo.name()), "one allocation");
+            assert!(std::ptr::eq(key.name(), foo.name()));
+        }
+    }
+
+    #[test]
+    fn empty_documents_are_empty_closures() {
+        for text in ["[]", "{}", r#"{"version":2,"info":{}}"#, " \n{ } "] {
+            let c = load_str(text).unwrap();
+            assert!(c.paths.is_empty() && c.invalid.is_empty(), "{text}");
+        }
+    }
+
+    #[test]
+    fn many_entries_across_chunks_duplicates_unsorted_and_escaped() {
+        // More entries than one conversion chunk; the first path is listed again at
+        // the end (the last entry wins, with a warning); one key and one reference are
+        // spelled with a JSON escape (not interned, same path); out of order.
+        let n = 2 * CHUNK + 5;
+        let mut entries: Vec<String> = (0..n)
+            .rev()
+            .map(|i| {
+                let r = if i + 1 < n {
+                    format!(r#""/nix/store/{}""#, base(i + 1))
+                } else {
+                    String::new()
+                };
+                format!(
+                    r#""/nix/store/{}":{{"narSize":{i},"references":[{r}]}}"#,
+                    base(i)
+                )
+            })
+            .collect();
+        entries.push(format!(
+            r#""/nix/store/{}":{{"narSize":77,"references":[]}}"#,
+            base(0)
+        ));
+        let escaped = base(7).replacen("-p", "-\\u0070", 1);
+        entries[1] = entries[1].replace(&base(n - 1), &base(n - 1).replacen("-p", "-\\u0070", 1));
+        entries.push(format!(
+            r#""/nix/store/{escaped}":{{"narSize":7,"references":["/nix/store/{}"]}}"#,
+            base(8)
+        ));
+        let text = format!("{{{}}}", entries.join(","));
+        let c = load_str(&text).unwrap();
+        assert_eq!(c.paths.len(), n);
+        assert_eq!(get(&c, &base(0)).nar_size, Some(77));
+        let twice: Vec<&String> = c
+            .warnings
+            .iter()
+            .filter(|w| w.contains("listed twice"))
+            .collect();
+        assert_eq!(twice.len(), 2, "{:?}", c.warnings);
+        let p = get(&c, &base(n - 2));
+        assert_eq!(p.references, vec![get(&c, &base(n - 1)).path.clone()]);
+        assert!(c.missing_references().is_empty());
+        let g = crate::graph::ClosureGraph::new(&c, &[]);
+        assert_eq!(g.roots.len(), 2, "p0 (replaced by an entry without references) and p1 (its only referrer was that entry)");
     }
 
     #[test]

@@ -29,20 +29,66 @@ pub(super) fn render(report: Report<'_>, style: &Style, out: &mut dyn Write) -> 
 }
 
 fn write<T: Serialize>(doc: &T, style: &Style, out: &mut dyn Write) -> io::Result<()> {
-    let mut safe = SafeJson { out };
+    let mut safe = SafeJson::new(out);
     if style.pretty_json {
         serde_json::to_writer_pretty(&mut safe, doc).map_err(io::Error::other)?;
     } else {
         serde_json::to_writer(&mut safe, doc).map_err(io::Error::other)?;
     }
+    safe.drain()?;
     writeln!(safe.out)
 }
 
 /// A writer for serde_json's output that escapes DEL, C1 controls and bidi formatting
 /// characters as `\uXXXX`. serde_json hands over whole `&str` fragments, so a
 /// character's bytes arrive in one write.
+///
+/// Fragments (serde_json writes a few bytes at a time: a quote, a key, a comma) are
+/// collected in a buffer and scanned and passed on in blocks of [`SafeJson::BLOCK`]
+/// bytes: one search for hazards and one dynamic write per block instead of per
+/// fragment. A block always ends at a fragment boundary, so no character is split.
 pub struct SafeJson<'a> {
     out: &'a mut dyn Write,
+    buf: Vec<u8>,
+}
+
+impl<'a> SafeJson<'a> {
+    const BLOCK: usize = 64 * 1024;
+
+    fn new(out: &'a mut dyn Write) -> SafeJson<'a> {
+        SafeJson {
+            out,
+            buf: Vec::with_capacity(Self::BLOCK + 4096),
+        }
+    }
+
+    /// Scan the buffered fragments and write them on, escaped.
+    fn drain(&mut self) -> io::Result<()> {
+        let buf = std::mem::take(&mut self.buf);
+        let res = escape_into(&buf, self.out);
+        self.buf = buf;
+        self.buf.clear();
+        res
+    }
+}
+
+/// Write `buf` to `out` with every hazard escaped.
+fn escape_into(buf: &[u8], out: &mut dyn Write) -> io::Result<()> {
+    let mut start = 0;
+    let mut i = 0;
+    while let Some(off) = memchr::memchr3(0x7f, 0xc2, 0xe2, &buf[i..]) {
+        let at = i + off;
+        match hazard_at(&buf[at..]) {
+            Some((code, len)) => {
+                out.write_all(&buf[start..at])?;
+                write!(out, "\\u{code:04x}")?;
+                i = at + len;
+                start = i;
+            }
+            None => i = at + 1,
+        }
+    }
+    out.write_all(&buf[start..])
 }
 
 /// The escape for the character starting at `b[0]`, and its length in bytes.
@@ -58,25 +104,15 @@ fn hazard_at(b: &[u8]) -> Option<(u32, usize)> {
 
 impl Write for SafeJson<'_> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let mut start = 0;
-        let mut i = 0;
-        while let Some(off) = memchr::memchr3(0x7f, 0xc2, 0xe2, &buf[i..]) {
-            let at = i + off;
-            match hazard_at(&buf[at..]) {
-                Some((code, len)) => {
-                    self.out.write_all(&buf[start..at])?;
-                    write!(self.out, "\\u{code:04x}")?;
-                    i = at + len;
-                    start = i;
-                }
-                None => i = at + 1,
-            }
+        self.buf.extend_from_slice(buf);
+        if self.buf.len() >= Self::BLOCK {
+            self.drain()?;
         }
-        self.out.write_all(&buf[start..])?;
         Ok(buf.len())
     }
 
     fn flush(&mut self) -> io::Result<()> {
+        self.drain()?;
         self.out.flush()
     }
 }
@@ -89,10 +125,29 @@ mod tests {
     fn hazards_are_escaped_and_everything_else_kept() {
         let s = "a\u{7f}b\u{85}c\u{202e}d\u{2066}é€✓\u{2028}";
         let mut out = Vec::new();
-        serde_json::to_writer(&mut SafeJson { out: &mut out }, &s).unwrap();
+        let mut safe = SafeJson::new(&mut out);
+        serde_json::to_writer(&mut safe, &s).unwrap();
+        safe.flush().unwrap();
         let text = String::from_utf8(out).unwrap();
         assert_eq!(text, "\"a\\u007fb\\u0085c\\u202ed\\u2066é€✓\u{2028}\"");
         let back: String = serde_json::from_str(&text).unwrap();
         assert_eq!(back, s, "the escapes mean the same characters");
+    }
+
+    #[test]
+    fn hazards_at_every_block_boundary_are_escaped() {
+        // Many strings, so that blocks end at every offset around a hazard.
+        let items: Vec<String> = (0..20_000)
+            .map(|i| format!("{}\u{202e}{}\u{85}", "x".repeat(i % 7), i))
+            .collect();
+        let mut out = Vec::new();
+        let mut safe = SafeJson::new(&mut out);
+        serde_json::to_writer(&mut safe, &items).unwrap();
+        safe.flush().unwrap();
+        assert!(out.len() > 2 * SafeJson::BLOCK);
+        let text = String::from_utf8(out).unwrap();
+        assert!(!text.contains('\u{202e}') && !text.contains('\u{85}'));
+        let back: Vec<String> = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, items);
     }
 }
