@@ -41,21 +41,56 @@ pub fn closure_sizes(g: &ClosureGraph) -> Vec<u64> {
         }
     }
     let nc = comp_size.len();
-    // Component successor lists (deduplicated), in component numbering.
-    let mut comp_succ: Vec<Vec<u32>> = vec![Vec::new(); nc];
+    // Component successor lists (sorted, deduplicated), in component numbering, in
+    // one flat array: every block walks all of them, and 100,000 separate vectors
+    // made that walk a cache miss per component.
+    let mut succ_start = vec![0u32; nc + 1];
+    for v in 0..n {
+        let cv = comp_of[v];
+        for &w in &targets[offsets[v] as usize..offsets[v + 1] as usize] {
+            if comp_of[w as usize] != cv {
+                succ_start[cv as usize + 1] += 1;
+            }
+        }
+    }
+    for c in 0..nc {
+        succ_start[c + 1] += succ_start[c];
+    }
+    let mut fill: Vec<u32> = succ_start[..nc].to_vec();
+    let mut flat = vec![0u32; succ_start[nc] as usize];
     for v in 0..n {
         let cv = comp_of[v];
         for &w in &targets[offsets[v] as usize..offsets[v + 1] as usize] {
             let cw = comp_of[w as usize];
             if cw != cv {
-                comp_succ[cv as usize].push(cw);
+                flat[fill[cv as usize] as usize] = cw;
+                fill[cv as usize] += 1;
             }
         }
     }
-    for s in &mut comp_succ {
-        s.sort_unstable();
-        s.dedup();
+    drop(fill);
+    // Sort and deduplicate each list, compacting them towards the front.
+    let mut write = 0usize;
+    for c in 0..nc {
+        let (lo, hi) = (succ_start[c] as usize, succ_start[c + 1] as usize);
+        flat[lo..hi].sort_unstable();
+        succ_start[c] = write as u32;
+        let mut last = None;
+        for i in lo..hi {
+            let x = flat[i];
+            if last != Some(x) {
+                flat[write] = x;
+                write += 1;
+                last = Some(x);
+            }
+        }
     }
+    succ_start[nc] = write as u32;
+    flat.truncate(write);
+    let comp_succ = Csr {
+        start: succ_start,
+        flat,
+    };
     let blocks: Vec<usize> = (0..nc).step_by(BLOCK).collect();
     // One scratch buffer per worker, reused across blocks: a fresh bitset per block
     // would cost a page fault and kernel zeroing for every page, every block.
@@ -141,6 +176,18 @@ pub fn closure_sizes_of(g: &ClosureGraph, nodes: &[usize]) -> Vec<u64> {
         .collect()
 }
 
+/// Successor lists in one array: list `c` is `flat[start[c]..start[c + 1]]`.
+struct Csr {
+    start: Vec<u32>,
+    flat: Vec<u32>,
+}
+
+impl Csr {
+    fn of(&self, c: usize) -> &[u32] {
+        &self.flat[self.start[c] as usize..self.start[c + 1] as usize]
+    }
+}
+
 /// What a component's row holds within one block.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Row {
@@ -170,7 +217,7 @@ struct Scratch {
 fn block_sums(
     start: usize,
     nc: usize,
-    succ: &[Vec<u32>],
+    succ: &Csr,
     size: &[u64],
     scratch: &mut Scratch,
 ) -> Vec<u64> {
@@ -207,7 +254,8 @@ fn block_sums(
         }
     }
     let mut sums = vec![0u64; rows];
-    for (c, c_succ) in succ.iter().enumerate().skip(start) {
+    for c in start..nc {
+        let c_succ = succ.of(c);
         let row = c - start;
         let (done, rest) = reach.split_at_mut(row * W);
         let mine = &mut rest[..W];
@@ -218,11 +266,11 @@ fn block_sums(
             mine[bit / 64] |= 1u64 << (bit % 64);
             st = Row::Mixed;
         }
-        for &s in c_succ {
+        // Successor lists are sorted: those before the block (which cannot reach
+        // it) are skipped in one binary search, not one by one.
+        let from = c_succ.partition_point(|&s| (s as usize) < start);
+        for &s in &c_succ[from..] {
             let s = s as usize;
-            if s < start {
-                continue;
-            }
             match state[s - start] {
                 Row::Zero => {}
                 Row::Full => {
