@@ -195,7 +195,7 @@ enum Row {
     Zero,
     /// Reaches every target of the block (the bits are not written).
     Full,
-    /// Anything else: the bits are in `reach`.
+    /// Anything else: the bits are in `reach`, at `slot`.
     Mixed,
 }
 
@@ -203,6 +203,7 @@ enum Row {
 #[derive(Default)]
 struct Scratch {
     reach: Vec<u64>,
+    slot: Vec<u32>,
     state: Vec<Row>,
     table: Vec<u64>,
 }
@@ -224,11 +225,14 @@ fn block_sums(
     let end = (start + BLOCK).min(nc);
     let width = end - start;
     let rows = nc - start;
-    // Rows are zeroed when they start holding bits (below), not here.
-    if scratch.reach.len() < rows * W {
-        scratch.reach.resize(rows * W, 0);
-    }
+    // Only rows that reach part of the block hold bits: `slot[row]` is their place in
+    // `reach` (most rows reach all or none of a block, and a bitset for every row cost
+    // 12.8 MB per worker and its cache misses).
+    scratch.reach.clear();
+    scratch.slot.clear();
+    scratch.slot.resize(rows, 0);
     let reach = &mut scratch.reach;
+    let slot = &mut scratch.slot;
     scratch.state.clear();
     scratch.state.resize(rows, Row::Zero);
     let state = &mut scratch.state;
@@ -257,9 +261,7 @@ fn block_sums(
     for c in start..nc {
         let c_succ = succ.of(c);
         let row = c - start;
-        let (done, rest) = reach.split_at_mut(row * W);
-        let mine = &mut rest[..W];
-        mine.fill(0);
+        let mut mine = [0u64; W];
         let mut st = Row::Zero;
         if c < end {
             let bit = c - start;
@@ -278,7 +280,8 @@ fn block_sums(
                     break;
                 }
                 Row::Mixed => {
-                    let other = &done[(s - start) * W..(s - start + 1) * W];
+                    let at = slot[s - start] as usize * W;
+                    let other = &reach[at..at + W];
                     for (a, b) in mine.iter_mut().zip(other) {
                         *a |= *b;
                     }
@@ -286,8 +289,12 @@ fn block_sums(
                 }
             }
         }
-        if st == Row::Mixed && *mine == full {
+        if st == Row::Mixed && mine == full {
             st = Row::Full;
+        }
+        if st == Row::Mixed {
+            slot[row] = (reach.len() / W) as u32;
+            reach.extend_from_slice(&mine);
         }
         state[row] = st;
         sums[row] = match st {
