@@ -7,7 +7,8 @@
 //! pass starts at the block), and each component's weighted sum is read off its bits
 //! through per-byte lookup tables. Rows that reach none or all of a block are kept as
 //! a state, not bits. Worst case O((m + n·W) · n / (64·W) / 2) word operations, blocks
-//! in parallel (rayon); memory n·W words per worker. Measured figures in BENCHMARKS.md.
+//! in parallel (rayon); memory W words per row that reaches part of the block, per
+//! worker. Measured figures in BENCHMARKS.md.
 
 use petgraph::algo::tarjan_scc;
 use rayon::prelude::*;
