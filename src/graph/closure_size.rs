@@ -7,7 +7,8 @@
 //! pass starts at the block), and each component's weighted sum is read off its bits
 //! through per-byte lookup tables. Rows that reach none or all of a block are kept as
 //! a state, not bits. Worst case O((m + n·W) · n / (64·W) / 2) word operations, blocks
-//! in parallel (rayon); memory n·W words per worker. Measured figures in BENCHMARKS.md.
+//! in parallel (rayon); memory W words per row that reaches part of the block, per
+//! worker. Measured figures in BENCHMARKS.md.
 
 use petgraph::algo::tarjan_scc;
 use rayon::prelude::*;
@@ -41,21 +42,56 @@ pub fn closure_sizes(g: &ClosureGraph) -> Vec<u64> {
         }
     }
     let nc = comp_size.len();
-    // Component successor lists (deduplicated), in component numbering.
-    let mut comp_succ: Vec<Vec<u32>> = vec![Vec::new(); nc];
+    // Component successor lists (sorted, deduplicated), in component numbering, in
+    // one flat array: every block walks all of them, and 100,000 separate vectors
+    // made that walk a cache miss per component.
+    let mut succ_start = vec![0u32; nc + 1];
+    for v in 0..n {
+        let cv = comp_of[v];
+        for &w in &targets[offsets[v] as usize..offsets[v + 1] as usize] {
+            if comp_of[w as usize] != cv {
+                succ_start[cv as usize + 1] += 1;
+            }
+        }
+    }
+    for c in 0..nc {
+        succ_start[c + 1] += succ_start[c];
+    }
+    let mut fill: Vec<u32> = succ_start[..nc].to_vec();
+    let mut flat = vec![0u32; succ_start[nc] as usize];
     for v in 0..n {
         let cv = comp_of[v];
         for &w in &targets[offsets[v] as usize..offsets[v + 1] as usize] {
             let cw = comp_of[w as usize];
             if cw != cv {
-                comp_succ[cv as usize].push(cw);
+                flat[fill[cv as usize] as usize] = cw;
+                fill[cv as usize] += 1;
             }
         }
     }
-    for s in &mut comp_succ {
-        s.sort_unstable();
-        s.dedup();
+    drop(fill);
+    // Sort and deduplicate each list, compacting them towards the front.
+    let mut write = 0usize;
+    for c in 0..nc {
+        let (lo, hi) = (succ_start[c] as usize, succ_start[c + 1] as usize);
+        flat[lo..hi].sort_unstable();
+        succ_start[c] = write as u32;
+        let mut last = None;
+        for i in lo..hi {
+            let x = flat[i];
+            if last != Some(x) {
+                flat[write] = x;
+                write += 1;
+                last = Some(x);
+            }
+        }
     }
+    succ_start[nc] = write as u32;
+    flat.truncate(write);
+    let comp_succ = Csr {
+        start: succ_start,
+        flat,
+    };
     let blocks: Vec<usize> = (0..nc).step_by(BLOCK).collect();
     // One scratch buffer per worker, reused across blocks: a fresh bitset per block
     // would cost a page fault and kernel zeroing for every page, every block.
@@ -141,6 +177,18 @@ pub fn closure_sizes_of(g: &ClosureGraph, nodes: &[usize]) -> Vec<u64> {
         .collect()
 }
 
+/// Successor lists in one array: list `c` is `flat[start[c]..start[c + 1]]`.
+struct Csr {
+    start: Vec<u32>,
+    flat: Vec<u32>,
+}
+
+impl Csr {
+    fn of(&self, c: usize) -> &[u32] {
+        &self.flat[self.start[c] as usize..self.start[c + 1] as usize]
+    }
+}
+
 /// What a component's row holds within one block.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Row {
@@ -148,7 +196,7 @@ enum Row {
     Zero,
     /// Reaches every target of the block (the bits are not written).
     Full,
-    /// Anything else: the bits are in `reach`.
+    /// Anything else: the bits are in `reach`, at `slot`.
     Mixed,
 }
 
@@ -156,6 +204,7 @@ enum Row {
 #[derive(Default)]
 struct Scratch {
     reach: Vec<u64>,
+    slot: Vec<u32>,
     state: Vec<Row>,
     table: Vec<u64>,
 }
@@ -170,18 +219,21 @@ struct Scratch {
 fn block_sums(
     start: usize,
     nc: usize,
-    succ: &[Vec<u32>],
+    succ: &Csr,
     size: &[u64],
     scratch: &mut Scratch,
 ) -> Vec<u64> {
     let end = (start + BLOCK).min(nc);
     let width = end - start;
     let rows = nc - start;
-    // Rows are zeroed when they start holding bits (below), not here.
-    if scratch.reach.len() < rows * W {
-        scratch.reach.resize(rows * W, 0);
-    }
+    // Only rows that reach part of the block hold bits: `slot[row]` is their place in
+    // `reach` (most rows reach all or none of a block, and a bitset for every row cost
+    // 12.8 MB per worker and its cache misses).
+    scratch.reach.clear();
+    scratch.slot.clear();
+    scratch.slot.resize(rows, 0);
     let reach = &mut scratch.reach;
+    let slot = &mut scratch.slot;
     scratch.state.clear();
     scratch.state.resize(rows, Row::Zero);
     let state = &mut scratch.state;
@@ -207,22 +259,21 @@ fn block_sums(
         }
     }
     let mut sums = vec![0u64; rows];
-    for (c, c_succ) in succ.iter().enumerate().skip(start) {
+    for c in start..nc {
+        let c_succ = succ.of(c);
         let row = c - start;
-        let (done, rest) = reach.split_at_mut(row * W);
-        let mine = &mut rest[..W];
-        mine.fill(0);
+        let mut mine = [0u64; W];
         let mut st = Row::Zero;
         if c < end {
             let bit = c - start;
             mine[bit / 64] |= 1u64 << (bit % 64);
             st = Row::Mixed;
         }
-        for &s in c_succ {
+        // Successor lists are sorted: those before the block (which cannot reach
+        // it) are skipped in one binary search, not one by one.
+        let from = c_succ.partition_point(|&s| (s as usize) < start);
+        for &s in &c_succ[from..] {
             let s = s as usize;
-            if s < start {
-                continue;
-            }
             match state[s - start] {
                 Row::Zero => {}
                 Row::Full => {
@@ -230,7 +281,8 @@ fn block_sums(
                     break;
                 }
                 Row::Mixed => {
-                    let other = &done[(s - start) * W..(s - start + 1) * W];
+                    let at = slot[s - start] as usize * W;
+                    let other = &reach[at..at + W];
                     for (a, b) in mine.iter_mut().zip(other) {
                         *a |= *b;
                     }
@@ -238,8 +290,12 @@ fn block_sums(
                 }
             }
         }
-        if st == Row::Mixed && *mine == full {
+        if st == Row::Mixed && mine == full {
             st = Row::Full;
+        }
+        if st == Row::Mixed {
+            slot[row] = (reach.len() / W) as u32;
+            reach.extend_from_slice(&mine);
         }
         state[row] = st;
         sums[row] = match st {

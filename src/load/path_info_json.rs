@@ -536,7 +536,7 @@ impl<'a> Builder<'a> {
                 })
             })
             .collect();
-        let shared: rustc_hash::FxHashMap<&'d str, StorePath> = keys.into_iter().collect();
+        let shared = SharedPaths::new(sd.as_str(), keys);
         let shared = &shared;
         let (text, path, store_dir) = (self.text, self.path, &self.store_dir);
         let converted: Vec<ConvertedChunk> = chunks
@@ -637,6 +637,84 @@ enum Converted {
     Invalid(InvalidPath),
 }
 
+/// The entries' own paths, found by the text of a key or reference. A map keyed by
+/// the text compared every hit against the key's text in the document, a cache miss
+/// per reference (800,000 in a 100,000-path closure); this one is keyed by the 32 hash
+/// characters and compares the rest against the path's own name, which the clone of
+/// a hit reads anyway. Equal to a map keyed by the text: a hit is a text that is
+/// exactly the entry's key (same form, full path or base name).
+struct SharedPaths<'a, 'd> {
+    store_dir: &'a str,
+    /// Paths by the first 8 bytes of their hash, and whether the key was a full path
+    /// (else a base name).
+    by_hash: rustc_hash::FxHashMap<u64, (StorePath, bool)>,
+    /// Keys whose hash prefix another key already has, with another path or form
+    /// (rare), keyed by their text.
+    other: rustc_hash::FxHashMap<&'d str, StorePath>,
+}
+
+impl<'a, 'd> SharedPaths<'a, 'd> {
+    fn new(store_dir: &'a str, keys: Vec<(&'d str, StorePath)>) -> SharedPaths<'a, 'd> {
+        let mut by_hash: rustc_hash::FxHashMap<_, (StorePath, bool)> =
+            rustc_hash::FxHashMap::default();
+        by_hash.reserve(keys.len());
+        let mut other = rustc_hash::FxHashMap::default();
+        for (k, p) in keys {
+            let full = k.starts_with('/');
+            match by_hash.entry(prefix(p.hash_bytes())) {
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert((p, full));
+                }
+                // The same text again: the last one wins, as in a map keyed by text.
+                std::collections::hash_map::Entry::Occupied(mut o)
+                    if o.get().1 == full && o.get().0 == p =>
+                {
+                    o.insert((p, full));
+                }
+                std::collections::hash_map::Entry::Occupied(_) => {
+                    other.insert(k, p);
+                }
+            }
+        }
+        SharedPaths {
+            store_dir,
+            by_hash,
+            other,
+        }
+    }
+
+    /// The path whose key is exactly `text`.
+    fn get(&self, text: &str) -> Option<&StorePath> {
+        let full = text.starts_with('/');
+        let base = if full {
+            text.strip_prefix(self.store_dir)?.strip_prefix('/')?
+        } else {
+            text
+        };
+        let b = base.as_bytes();
+        const H: usize = crate::store::HASH_LEN;
+        if b.len() > H && b[H] == b'-' {
+            if let Some((p, f)) = self.by_hash.get(&prefix(&b[..H])) {
+                if *f == full && p.hash_bytes()[..] == b[..H] && p.name() == &base[H + 1..] {
+                    return Some(p);
+                }
+            }
+        }
+        if self.other.is_empty() {
+            None
+        } else {
+            self.other.get(text)
+        }
+    }
+}
+
+/// The first 8 bytes of a hash (of at least 8), as a map key.
+fn prefix(hash: &[u8]) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&hash[..8]);
+    u64::from_le_bytes(w)
+}
+
 /// Turns raw entries into [`PathInfo`]s; one per thread, each with its own interner.
 struct Converter<'a, 'd> {
     text: &'a str,
@@ -644,7 +722,7 @@ struct Converter<'a, 'd> {
     store_dir: &'a StoreDir,
     /// The entries' own paths, keyed by their text in the document (shared by all
     /// threads, read only).
-    shared: &'a rustc_hash::FxHashMap<&'d str, StorePath>,
+    shared: &'a SharedPaths<'a, 'd>,
     /// Other paths already parsed by this thread (references to paths the document
     /// does not describe), keyed the same way: a closure names each path many times.
     /// Strings with escapes are not interned.
@@ -942,6 +1020,33 @@ mod tests {
             assert!(std::ptr::eq(r.name(), foo.name()), "one allocation");
             assert!(std::ptr::eq(key.name(), foo.name()));
         }
+    }
+
+    #[test]
+    fn hashes_sharing_a_prefix_and_keys_in_both_forms() {
+        // Three paths whose hashes agree in their first 8 characters, one of them
+        // keyed by its base name; references in both forms.
+        let a = "x71ahacbysflg2pf8638mdh69871353b-a-1";
+        let b = "x71ahacbaaaaaaaaaaaaaaaaaaaaaaaa-b-1";
+        let c = "x71ahacbysflg2pf8638mdh69871353b-c-1";
+        let text = format!(
+            r#"{{"/nix/store/{a}":{{"narSize":1,"references":["/nix/store/{b}","{c}","/nix/store/{c}"]}},
+                "/nix/store/{b}":{{"narSize":2,"references":["{a}"]}},
+                "{c}":{{"narSize":3,"references":["/nix/store/{a}"]}}}}"#
+        );
+        let cl = load_str(&text).unwrap();
+        assert_eq!(cl.paths.len(), 3);
+        let refs = |x: &str| -> Vec<String> {
+            get(&cl, x)
+                .references
+                .iter()
+                .map(|r| r.to_string())
+                .collect()
+        };
+        assert_eq!(refs(a), vec![b.to_string(), c.to_string()]);
+        assert_eq!(refs(b), vec![a.to_string()]);
+        assert_eq!(refs(c), vec![a.to_string()]);
+        assert!(cl.missing_references().is_empty());
     }
 
     #[test]
