@@ -121,8 +121,8 @@ impl GpuCode {
         self.sections.is_empty() && self.targets.is_empty()
     }
 
-    /// Inventory the GPU code of an ELF file whose sections are already known. `len` is
-    /// the file's length (a native code object is one object of that size).
+    /// Inventory the GPU code of an ELF file whose sections are already known (a native
+    /// code object is one object of the file's length).
     pub fn detect<S: ByteSource + ?Sized>(
         src: &S,
         sections: &[Section],
@@ -155,7 +155,7 @@ impl GpuCode {
             }
             let end = s.range.end.min(src.len());
             if s.range.end > src.len() && s.name.ends_with("fatbin") {
-                g.warnings.push(format!(
+                g.warn(format!(
                     "section {} ends at byte {} but the file has {} bytes",
                     s.name,
                     s.range.end,
@@ -185,19 +185,6 @@ impl GpuCode {
         }
         g.finish();
         g
-    }
-
-    /// Bytes of device code stored for each target, as `(target, stored, code)` sums.
-    pub fn stored_by_target(&self) -> Vec<(String, u64, u64)> {
-        let mut m: std::collections::BTreeMap<&str, (u64, u64)> = Default::default();
-        for o in &self.objects {
-            let e = m.entry(&o.target).or_default();
-            e.0 = e.0.saturating_add(o.stored);
-            e.1 = e.1.saturating_add(o.code);
-        }
-        m.into_iter()
-            .map(|(t, (s, c))| (t.to_string(), s, c))
-            .collect()
     }
 
     fn finish(&mut self) {
@@ -330,7 +317,6 @@ impl GpuCode {
                 let parsed = parse_offload(&inner[..], 0, u64::MAX);
                 // The inner header is all that was decompressed: entries are checked
                 // against the uncompressed size the header records.
-                let total = uncompressed.unwrap_or(0);
                 for w in &parsed.warnings {
                     self.warn(format!(
                         "{what}: compressed bundle at byte {start}: inner bundle: {w}"
@@ -339,7 +325,7 @@ impl GpuCode {
                 let mut inside = Vec::new();
                 for (target, size) in parsed.entries {
                     match uncompressed {
-                        Some(u) if size > u => self.warn(format!(
+                        u if size > u => self.warn(format!(
                             "{what}: compressed bundle at byte {start}: entry {target} of {size} bytes is larger than the whole uncompressed bundle ({u} bytes)"
                         )),
                         _ if size > MAX_CODE => self.warn(format!(
@@ -349,7 +335,7 @@ impl GpuCode {
                     }
                 }
                 let sum: u64 = inside.iter().map(|(_, s)| *s).fold(0, u64::saturating_add);
-                let denom = total.max(sum).max(1);
+                let denom = uncompressed.max(sum).max(1);
                 for (target, size) in inside {
                     let stored = (u128::from(len) * u128::from(size) / u128::from(denom)) as u64;
                     self.objects.push(DeviceObject {
@@ -558,7 +544,7 @@ fn parse_offload<S: ByteSource + ?Sized>(src: &S, start: u64, avail: u64) -> Off
 
 /// Decompress the start of a `CCOB` bundle: the inner bytes (up to [`CCOB_INNER`]) and
 /// the uncompressed size its header records.
-fn read_ccob_inner(b: &[u8]) -> Result<(Vec<u8>, Option<u64>), String> {
+fn read_ccob_inner(b: &[u8]) -> Result<(Vec<u8>, u64), String> {
     let field = |r: std::ops::Range<usize>| b.get(r).ok_or("header cut short");
     let version = u16::from_le_bytes(field(4..6)?.try_into().map_err(|_| "header")?);
     let method = u16::from_le_bytes(field(6..8)?.try_into().map_err(|_| "header")?);
@@ -602,7 +588,7 @@ fn read_ccob_inner(b: &[u8]) -> Result<(Vec<u8>, Option<u64>), String> {
             "the decompressed bytes are not an offload bundle".to_string()
         });
     }
-    Ok((inner, Some(uncompressed)))
+    Ok((inner, uncompressed))
 }
 
 /// The target of a bundle id: `hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+` → `gfx90a:xnack+`;
@@ -762,38 +748,16 @@ pub fn read_bundle_head(head: &[u8]) -> Option<BundleTargets> {
     }
 }
 
-/// Parse an uncompressed bundle header at the start of `b` as far as `b` goes.
+/// Parse an uncompressed bundle header at the start of `b` as far as `b` goes (the
+/// same parser as a fat binary's bundles; entry sizes and warnings are not needed here).
 fn read_offload_header(b: &[u8]) -> BundleTargets {
-    let mut out = BundleTargets {
+    let parsed = parse_offload(b, 0, b.len() as u64);
+    BundleTargets {
         container: BundleContainer::Offload,
-        targets: Vec::new(),
-        complete: false,
-    };
-    let Some(count) = le_u64(b, 24) else {
-        return out;
-    };
-    if count > MAX_ENTRIES {
-        return out;
+        targets: parsed.entries.into_iter().map(|(t, _)| t).collect(),
+        // Every entry's id was read.
+        complete: parsed.end.is_some(),
     }
-    let mut pos = 32usize;
-    for _ in 0..count {
-        let Some(id_len) = le_u64(b, pos + 16) else {
-            return out;
-        };
-        let Some(id) = usize::try_from(id_len)
-            .ok()
-            .filter(|&l| l <= 1024)
-            .and_then(|l| b.get(pos + 24..pos + 24 + l))
-        else {
-            return out;
-        };
-        if let Some(t) = bundle_target(&String::from_utf8_lossy(id)) {
-            out.targets.push(t);
-        }
-        pos += 24 + id.len();
-    }
-    out.complete = true;
-    out
 }
 
 /// Decompress the start of a `CCOB` bundle and read the inner bundle's header.
@@ -802,12 +766,6 @@ fn read_ccob(b: &[u8]) -> Option<BundleTargets> {
     let mut t = read_offload_header(&inner);
     t.container = BundleContainer::Compressed;
     Some(t)
-}
-
-fn le_u64(b: &[u8], at: usize) -> Option<u64> {
-    Some(u64::from_le_bytes(
-        b.get(at..at.checked_add(8)?)?.try_into().ok()?,
-    ))
 }
 
 /// Total length of a compressed bundle from its header, when the version records it.
@@ -888,13 +846,12 @@ mod tests {
         assert_eq!(g.offload_bundles, 2);
         assert_eq!(g.targets, vec!["gfx1100", "gfx90a:xnack+"]);
         assert!(g.warnings.is_empty(), "{:?}", g.warnings);
-        assert_eq!(
-            g.stored_by_target(),
-            vec![
-                ("gfx1100".to_string(), 16, 16),
-                ("gfx90a:xnack+".to_string(), 16, 16)
-            ]
-        );
+        let sizes: Vec<(&str, u64, u64)> = g
+            .objects
+            .iter()
+            .map(|o| (o.target.as_str(), o.stored, o.code))
+            .collect();
+        assert_eq!(sizes, vec![("gfx90a:xnack+", 16, 16), ("gfx1100", 16, 16)]);
     }
 
     #[test]
