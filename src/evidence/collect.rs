@@ -168,38 +168,34 @@ impl<'a> Collector<'a> {
                 v
             }
         };
-        let cache_file = self.cache.and_then(|cache| {
-            cache.key(
-                p,
-                info.and_then(|i| i.nar_hash.as_ref()),
-                &candidates,
-                self.rules_key.as_bytes(),
-            )
-        });
-        if let (Some(cache), Some(file)) = (self.cache, &cache_file) {
-            if let Some(hit) = cache.get(file, p) {
-                return done(Ok((hit, true)));
-            }
-        }
-        let (candidates, cache_file) = if self.inventory {
-            // Nothing looked for: a key of its own (full scans always look for the
-            // path itself).
-            let file = self.cache.and_then(|cache| {
+        let key = |cands: &[StorePath]| {
+            self.cache.and_then(|cache| {
                 cache.key(
                     p,
                     info.and_then(|i| i.nar_hash.as_ref()),
-                    &[],
+                    cands,
                     self.rules_key.as_bytes(),
                 )
-            });
-            if let (Some(cache), Some(file)) = (self.cache, &file) {
-                if let Some(hit) = cache.get(file, p) {
-                    return done(Ok((hit, true)));
-                }
+            })
+        };
+        let cached = |file: &Option<std::path::PathBuf>| {
+            let (cache, file) = self.cache.zip(file.as_ref())?;
+            cache.get(file, p)
+        };
+        // A full scan serves an inventory too; an inventory (nothing looked for) has a
+        // key of its own, as full scans always look for the path itself.
+        let mut cache_file = key(&candidates);
+        if let Some(hit) = cached(&cache_file) {
+            return done(Ok((hit, true)));
+        }
+        let candidates = if self.inventory {
+            cache_file = key(&[]);
+            if let Some(hit) = cached(&cache_file) {
+                return done(Ok((hit, true)));
             }
-            (Vec::new(), file)
+            Vec::new()
         } else {
-            (candidates, cache_file)
+            candidates
         };
         let result = scan(source, sd, p, &candidates, self.rules);
         if let (Some(cache), Some(file), Ok(s)) = (self.cache, &cache_file, &result) {
