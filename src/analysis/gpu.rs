@@ -272,7 +272,8 @@ pub fn gpu(
             Err(w) => unscanned.push((s.path, w)),
         }
     }
-    if !unscanned.is_empty() {
+    // Without any files, the one warning below says so; with some, name what failed.
+    if !unscanned.is_empty() && opts.files.source().is_some() {
         let first = &unscanned[0];
         warnings.push(format!(
             "{} of {} paths could not be read, so their bytes are not split up (e.g. {}: {})",
@@ -655,22 +656,34 @@ fn after(
             .then_with(|| a.path.cmp(&b.path))
     });
     // Who took each removed path along: its referrers that stay (the first, in store
-    // path order, when several do). The vendor is that of the removed path's code.
-    for x in &removed {
-        let Some(p) = c
-            .paths
-            .iter()
-            .filter(|(p, info)| seen.contains(p) && info.references.contains(x))
-            .map(|(p, _)| p)
-            .min()
-        else {
+    // path order, when several do), found in one pass over the kept paths' references.
+    // The vendor is that of the removed path's code.
+    let gone: HashSet<&StorePath> = removed.iter().collect();
+    let mut taker: HashMap<&StorePath, &StorePath> = HashMap::new();
+    for p in &seen {
+        let Some(info) = c.paths.get(*p) else {
             continue;
         };
+        for x in &info.references {
+            if gone.contains(x) {
+                let t = taker.entry(x).or_insert(p);
+                if *p < *t {
+                    *t = p;
+                }
+            }
+        }
+    }
+    for x in &removed {
+        let Some(p) = taker.get(x) else { continue };
         let vd = cuts
             .get(x)
             .and_then(|k| k.by_vendor.iter().max_by_key(|(_, b)| **b).map(|(v, _)| *v))
             .unwrap_or(GpuVendor::Amd);
-        *saved.entry(p.clone()).or_default().entry(vd).or_default() += input.size[x];
+        *saved
+            .entry((*p).clone())
+            .or_default()
+            .entry(vd)
+            .or_default() += input.size[x];
     }
     After {
         size,
