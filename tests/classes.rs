@@ -12,7 +12,6 @@
 
 mod common;
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -286,36 +285,6 @@ fn real_fat_binary_is_a_library_holding_three_targets() {
     assert!(elf.needed.iter().any(|n| n.value == "libamdhip64.so.5"));
 }
 
-/// A CCOB bundle around `inner` (docs/rocm-runtime.md: magic, u16 version, u16 method,
-/// sizes, u64 hash, then the compressed bundle).
-fn ccob(version: u16, method: u16, inner: &[u8]) -> Vec<u8> {
-    let data = match method {
-        0 => {
-            let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
-            e.write_all(inner).unwrap();
-            e.finish().unwrap()
-        }
-        _ => zstd::bulk::compress(inner, 19).unwrap(),
-    };
-    let mut b = b"CCOB".to_vec();
-    b.extend_from_slice(&version.to_le_bytes());
-    b.extend_from_slice(&method.to_le_bytes());
-    match version {
-        1 => b.extend_from_slice(&(inner.len() as u32).to_le_bytes()),
-        2 => {
-            b.extend_from_slice(&((24 + data.len()) as u32).to_le_bytes());
-            b.extend_from_slice(&(inner.len() as u32).to_le_bytes());
-        }
-        _ => {
-            b.extend_from_slice(&((32 + data.len()) as u64).to_le_bytes());
-            b.extend_from_slice(&(inner.len() as u64).to_le_bytes());
-        }
-    }
-    b.extend_from_slice(&0x0123_4567_89ab_cdefu64.to_le_bytes());
-    b.extend_from_slice(&data);
-    b
-}
-
 #[test]
 fn real_bundles_compressed_as_ccob() {
     let Some(d) = device_code("real_bundles_compressed_as_ccob") else {
@@ -328,7 +297,7 @@ fn real_bundles_compressed_as_ccob() {
     ] {
         for version in 1..=3 {
             for method in 0..=1 {
-                let file = ccob(version, method, &bundle);
+                let file = common::ccob(version, method, &bundle);
                 let t = read_bundle_head(&file[..file.len().min(HEAD)]).expect("CCOB");
                 assert_eq!(t.container, BundleContainer::Compressed);
                 assert!(t.complete, "v{version} method {method}");

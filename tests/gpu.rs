@@ -8,7 +8,6 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::io::Write as _;
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -219,31 +218,6 @@ fn real_cuda_library_from_a_pypi_wheel() {
         .contains("cudaCapabilities = [ \"8.6\" ]"));
 }
 
-/// A CCOB bundle of `inner` (header layout of docs/rocm-runtime.md).
-fn ccob(version: u16, method: u16, inner: &[u8]) -> Vec<u8> {
-    let data = match method {
-        0 => {
-            let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
-            e.write_all(inner).unwrap();
-            e.finish().unwrap()
-        }
-        _ => zstd::bulk::compress(inner, 19).unwrap(),
-    };
-    let mut b = b"CCOB".to_vec();
-    b.extend_from_slice(&version.to_le_bytes());
-    b.extend_from_slice(&method.to_le_bytes());
-    if version == 2 {
-        b.extend_from_slice(&((24 + data.len()) as u32).to_le_bytes());
-        b.extend_from_slice(&(inner.len() as u32).to_le_bytes());
-    } else {
-        b.extend_from_slice(&((32 + data.len()) as u64).to_le_bytes());
-        b.extend_from_slice(&(inner.len() as u64).to_le_bytes());
-    }
-    b.extend_from_slice(&0x0123_4567_89ab_cdefu64.to_le_bytes());
-    b.extend_from_slice(&data);
-    b
-}
-
 /// `nix-store --add` a directory holding one file.
 fn add_to_store(dir: &Path, name: &str, file: &str, bytes: &[u8]) -> String {
     let d = dir.join(name);
@@ -283,7 +257,7 @@ fn ccob_bundles_give_the_per_target_bytes_of_the_bundle_they_came_from() {
     }
     for version in [2u16, 3] {
         for (method, mname) in [(0u16, "zlib"), (1, "zstd")] {
-            let file = ccob(version, method, &plain);
+            let file = common::ccob(version, method, &plain);
             let name = format!("ccob-v{version}-{mname}");
             let sp = add_to_store(tmp.path(), &name, "pair.co", &file);
             let v = gpu_json(&[&sp]);

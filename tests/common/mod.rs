@@ -302,3 +302,33 @@ pub fn pypi_wheel(test: &str, spec: &str) -> Option<PathBuf> {
         }
     }
 }
+
+/// A CCOB (compressed clang offload bundle) of `inner`, in the header layout of
+/// docs/rocm-runtime.md: version 1, 2 or 3; method 0 zlib, 1 zstd.
+pub fn ccob(version: u16, method: u16, inner: &[u8]) -> Vec<u8> {
+    let data = match method {
+        0 => {
+            let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+            std::io::Write::write_all(&mut e, inner).unwrap();
+            e.finish().unwrap()
+        }
+        _ => zstd::bulk::compress(inner, 19).unwrap(),
+    };
+    let mut b = b"CCOB".to_vec();
+    b.extend_from_slice(&version.to_le_bytes());
+    b.extend_from_slice(&method.to_le_bytes());
+    match version {
+        1 => b.extend_from_slice(&(inner.len() as u32).to_le_bytes()),
+        2 => {
+            b.extend_from_slice(&((24 + data.len()) as u32).to_le_bytes());
+            b.extend_from_slice(&(inner.len() as u32).to_le_bytes());
+        }
+        _ => {
+            b.extend_from_slice(&((32 + data.len()) as u64).to_le_bytes());
+            b.extend_from_slice(&(inner.len() as u64).to_le_bytes());
+        }
+    }
+    b.extend_from_slice(&0x0123_4567_89ab_cdefu64.to_le_bytes());
+    b.extend_from_slice(&data);
+    b
+}
