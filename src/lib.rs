@@ -23,3 +23,4 @@ pub mod report;
 pub mod scan;
 pub mod source;
 pub mod store;
+pub mod timing;

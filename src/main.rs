@@ -10,6 +10,9 @@ use cli::{is_broken_pipe, printable, run, Cli, Outcome};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if std::env::var_os("NIXCUT_TIMINGS").is_some_and(|v| !v.is_empty() && v != "0") {
+        nixcut::timing::enable();
+    }
     match run(cli) {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
         Ok(Outcome::CheckFailed) => ExitCode::from(1),

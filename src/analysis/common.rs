@@ -46,6 +46,7 @@ pub(crate) fn graph_for(c: &Closure, root: Option<&str>) -> Result<ClosureGraph,
         None => c.declared_roots.clone(),
     };
     let g = ClosureGraph::new(c, &roots);
+    crate::timing::step("graph");
     if g.roots.is_empty() {
         // Same errors as pick_roots.
         pick_roots(c, root)?;

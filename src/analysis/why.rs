@@ -46,7 +46,14 @@ pub fn why(
     let dominators = || {
         let tree = dominator_tree(&g);
         let added = added_sizes(&g, &tree);
-        (added, tree.idom, g.bfs_parents(g.virtual_root()))
+        let parents = g.bfs_parents(g.virtual_root());
+        crate::timing::step("dominators, added sizes, shortest chains");
+        (added, tree.idom, parents)
+    };
+    let every_closure_size = |g: &ClosureGraph| {
+        let sizes = closure_sizes(g);
+        crate::timing::step("every path's closure size");
+        sizes
     };
     // Every path's closure size costs more than everything else here (it grows with
     // n²/64); a table of the top rows ranked by added or NAR size needs it only for
@@ -55,12 +62,13 @@ pub fn why(
         Some(cap) => {
             let (added, idom, parents) = dominators();
             let closure = top_closure_sizes(&g, opts.sort, &added, shown, cap)
-                .unwrap_or_else(|| closure_sizes(&g));
+                .unwrap_or_else(|| every_closure_size(&g));
             (added, idom, parents, closure)
         }
         None => {
             // Independent passes over the same graph: run them on both cores.
-            let ((added, idom, parents), closure) = rayon::join(dominators, || closure_sizes(&g));
+            let ((added, idom, parents), closure) =
+                rayon::join(dominators, || every_closure_size(&g));
             (added, idom, parents, closure)
         }
     };
@@ -73,6 +81,7 @@ pub fn why(
     };
     // Largest first; ties in store-path order (node order) for stable output.
     order.sort_by(|&a, &b| key(b).cmp(&key(a)).then(a.cmp(&b)));
+    crate::timing::step("ranking");
     // Evidence: scan up to `max_referrers` direct referrers of each of the first
     // `evidence_paths` shown paths, the one on its shortest chain first.
     let with_evidence = opts.evidence_paths.unwrap_or(shown).min(shown);
@@ -144,6 +153,7 @@ pub fn why(
             }
         })
         .collect::<Vec<WhyPath>>();
+    crate::timing::step("rows with their chains");
     let mut warnings = load_warnings(c);
     let mut level = EvidenceLevel::Graph;
     let mut savings = None;

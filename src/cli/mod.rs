@@ -375,7 +375,9 @@ fn show<'a>(
     if format != Format::Markdown {
         print_warnings(warnings, g.quiet);
     }
-    emit(report, format, style)
+    emit(report, format, style)?;
+    nixcut::timing::step("output");
+    Ok(())
 }
 
 /// Drop a large value without freeing it: the process is about to exit and the OS takes
