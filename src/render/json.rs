@@ -10,13 +10,18 @@
 
 use std::io::{self, Write};
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 use super::{Report, Style};
+use crate::report::WhyReport;
 
 /// Write `report` as one JSON document and a newline.
 pub(super) fn render(report: Report<'_>, style: &Style, out: &mut dyn Write) -> io::Result<()> {
     match report {
+        Report::Why(r) if !style.pretty_json && r.paths.len() >= PARALLEL_ROWS => {
+            write_why_parallel(r, out)
+        }
         Report::Why(r) => write(r, style, out),
         Report::WhyChains(r) => write(r, style, out),
         Report::Refs(r) => write(r, style, out),
@@ -35,6 +40,71 @@ fn write<T: Serialize>(doc: &T, style: &Style, out: &mut dyn Write) -> io::Resul
     } else {
         serde_json::to_writer(&mut safe, doc).map_err(io::Error::other)?;
     }
+    safe.drain()?;
+    writeln!(safe.out)
+}
+
+/// Reports with this many rows are written on every core (compact JSON only).
+const PARALLEL_ROWS: usize = 4096;
+
+/// Rows one task serialises.
+const ROWS_PER_TASK: usize = 1024;
+
+/// [`write`] of a large `why` report, compact, with its rows serialised (and escaped)
+/// on every core, a few tasks' worth at a time so that little of the output is held in
+/// memory. The same bytes as [`write`]: the report without its rows is serialised,
+/// and the rows are written between the brackets of its `"paths":[]` (in compact JSON
+/// `,"` occurs only between values, never inside a string, where every `"` is
+/// escaped; `paths` is the first field with that name).
+fn write_why_parallel(r: &WhyReport, out: &mut dyn Write) -> io::Result<()> {
+    // Every field named, so that a new one cannot be left out here.
+    let shell = WhyReport {
+        schema_version: r.schema_version,
+        root: r.root.clone(),
+        roots: r.roots.clone(),
+        source: r.source.clone(),
+        closure_size: r.closure_size,
+        path_count: r.path_count,
+        sizes_known: r.sizes_known,
+        sort: r.sort,
+        paths: Vec::new(),
+        rest: r.rest.clone(),
+        evidence: r.evidence,
+        evidence_paths: r.evidence_paths,
+        savings: r.savings.clone(),
+        warnings: r.warnings.clone(),
+    };
+    let text = serde_json::to_vec(&shell).map_err(io::Error::other)?;
+    const KEY: &[u8] = b",\"paths\":[]";
+    let at = memchr::memmem::find(&text, KEY)
+        .map(|i| i + KEY.len() - 1)
+        .ok_or_else(|| io::Error::other("the why report has no `paths` field"))?;
+    let mut safe = SafeJson::new(out);
+    safe.write_all(&text[..at])?;
+    safe.drain()?;
+    let window = ROWS_PER_TASK * 2 * rayon::current_num_threads().max(1);
+    for (w, rows) in r.paths.chunks(window).enumerate() {
+        let parts = rows
+            .par_chunks(ROWS_PER_TASK)
+            .enumerate()
+            .map(|(k, chunk)| -> io::Result<Vec<u8>> {
+                let mut bytes = Vec::with_capacity(chunk.len() * 256);
+                let mut s = SafeJson::new(&mut bytes);
+                for (i, row) in chunk.iter().enumerate() {
+                    if w + k + i > 0 {
+                        s.write_all(b",")?;
+                    }
+                    serde_json::to_writer(&mut s, row).map_err(io::Error::other)?;
+                }
+                s.drain()?;
+                Ok(bytes)
+            })
+            .collect::<io::Result<Vec<Vec<u8>>>>()?;
+        for p in parts {
+            safe.out.write_all(&p)?;
+        }
+    }
+    safe.write_all(&text[at..])?;
     safe.drain()?;
     writeln!(safe.out)
 }
