@@ -22,6 +22,7 @@ pub mod closure_info;
 pub mod closure_record;
 pub mod http_cache;
 pub mod json;
+mod json_parts;
 pub mod live;
 pub mod path_info_json;
 pub mod registration;
@@ -29,6 +30,7 @@ pub mod snapshot;
 pub mod store_db;
 pub mod structured_attrs;
 
+use rayon::prelude::*;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
@@ -295,6 +297,7 @@ pub fn load(input: &str, opts: &LoadOptions) -> Result<Closure, LoadError> {
 fn finish(mut closure: Closure, path: &Path) -> Result<Closure, LoadError> {
     refuse_size_overflow(&closure, path)?;
     warn_if_not_closed(&mut closure);
+    crate::timing::step("load: size sum, closedness check");
     Ok(closure)
 }
 
@@ -310,7 +313,7 @@ fn is_stream(path: &Path) -> bool {
 
 /// Read a stream once and load it by its content (only file formats can arrive this way).
 fn load_stream(reader: impl Read, path: &Path, opts: &LoadOptions) -> Result<Closure, LoadError> {
-    let seen = match read_sniffed(reader, path, None, opts.max_input())? {
+    let seen = match read_sniffed(reader, None, path, None, opts.max_input())? {
         Sniffed::Text(text) => match sniff_text(&text, path)? {
             Ok(kind) => return load_detected(path, kind, Some(text), opts),
             Err(seen) => seen,
@@ -335,14 +338,24 @@ enum Sniffed {
 /// reads (binary data, text that starts like none of them), and never more than `cap`
 /// bytes. `size` is the file's size when known (to refuse before reading, and to
 /// allocate once).
+///
+/// `file`: the regular file `reader` reads, when it is one; a large one is read in
+/// parts on every core (see [`read_at_parallel`]).
 fn read_sniffed(
     mut reader: impl Read,
+    file: Option<&std::fs::File>,
     path: &Path,
     size: Option<u64>,
     cap: u64,
 ) -> Result<Sniffed, LoadError> {
     let io_err = |e| LoadError::io(path, e);
-    let capacity = size.map_or(SNIFF_BYTES as u64, |n| n.min(cap).saturating_add(1));
+    let parallel = size
+        .filter(|&n| (PARALLEL_READ_BYTES..=cap).contains(&n))
+        .and(file);
+    let capacity = match parallel {
+        Some(_) => SNIFF_BYTES as u64,
+        None => size.map_or(SNIFF_BYTES as u64, |n| n.min(cap).saturating_add(1)),
+    };
     let mut buf = Vec::with_capacity(usize::try_from(capacity).unwrap_or(SNIFF_BYTES));
     (&mut reader)
         .take(SNIFF_BYTES as u64)
@@ -362,8 +375,18 @@ fn read_sniffed(
     if size.is_some_and(|n| n > cap) {
         return Err(too_large());
     }
-    let rest = (cap + 1).saturating_sub(buf.len() as u64);
-    reader.take(rest).read_to_end(&mut buf).map_err(io_err)?;
+    let whole = match (parallel, size) {
+        (Some(f), Some(n)) => read_at_parallel(f, &buf, n).map_err(io_err)?,
+        _ => None,
+    };
+    match whole {
+        Some(whole) => buf = whole,
+        // Not a large file, or one that changed while it was read: read on.
+        None => {
+            let rest = (cap + 1).saturating_sub(buf.len() as u64);
+            reader.take(rest).read_to_end(&mut buf).map_err(io_err)?;
+        }
+    }
     if buf.len() as u64 > cap {
         return Err(too_large());
     }
@@ -381,6 +404,55 @@ fn read_sniffed(
 }
 
 const BOM: &[u8] = "\u{feff}".as_bytes();
+
+/// Files from this size on are read in parts on every core: copying 75 MiB out of the
+/// page cache costs a page fault every 4 KiB of the new buffer, and those are taken on
+/// both cores at once.
+const PARALLEL_READ_BYTES: u64 = 16 << 20;
+
+/// The whole of `file`, `size` bytes, of which `head` (the first bytes, already read)
+/// is copied: the rest is read with positioned reads (`pread`, which leave the file's
+/// offset alone) in one part per core. `None` when the file is no longer `size` bytes
+/// long (it changed since it was measured): the caller reads on sequentially.
+fn read_at_parallel(file: &std::fs::File, head: &[u8], size: u64) -> io::Result<Option<Vec<u8>>> {
+    use std::os::unix::fs::FileExt;
+    let Ok(n) = usize::try_from(size) else {
+        return Ok(None);
+    };
+    if head.len() > n {
+        return Ok(None);
+    }
+    // Zeroed by the allocator (fresh pages), so nothing is touched before the reads.
+    let mut whole = vec![0u8; n];
+    whole[..head.len()].copy_from_slice(head);
+    let parts = rayon::current_num_threads().clamp(1, 8);
+    let part_len = (n - head.len()).div_ceil(parts).max(1);
+    let complete = whole[head.len()..]
+        .par_chunks_mut(part_len)
+        .enumerate()
+        .map(|(i, part)| -> io::Result<bool> {
+            let mut at = head.len() + i * part_len;
+            let mut part = part;
+            while !part.is_empty() {
+                match file.read_at(part, at as u64) {
+                    Ok(0) => return Ok(false),
+                    Ok(k) => {
+                        part = &mut part[k..];
+                        at += k;
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            Ok(true)
+        })
+        .collect::<io::Result<Vec<bool>>>()?
+        .into_iter()
+        .all(|c| c);
+    // Nothing past the end either.
+    let grew = file.read_at(&mut [0u8; 1], size)? > 0;
+    Ok((complete && !grew).then_some(whole))
+}
 
 /// Judge an input by its first bytes (`complete`: they are all of it). `Some(seen)`
 /// when it cannot be any format nixcut reads: every format is UTF-8 text without NUL
@@ -475,7 +547,7 @@ fn detect_content(path: &Path, cap: u64) -> Result<Content, LoadError> {
         return detect_dir(path);
     }
     let file = std::fs::File::open(path).map_err(|e| LoadError::io(path, e))?;
-    let text = match read_sniffed(file, path, Some(meta.len()), cap)? {
+    let text = match read_sniffed(&file, Some(&file), path, Some(meta.len()), cap)? {
         Sniffed::Text(text) => text,
         Sniffed::Unknown(seen) => return Ok(Content::Unknown(seen)),
     };
@@ -483,6 +555,7 @@ fn detect_content(path: &Path, cap: u64) -> Result<Content, LoadError> {
         Ok(kind) => kind,
         Err(seen) => return Ok(Content::Unknown(seen)),
     };
+    crate::timing::step("load: read, UTF-8 check, format sniffing");
     Ok(Content::Known(kind, Some(text)))
 }
 

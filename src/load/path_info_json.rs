@@ -26,6 +26,7 @@ use serde_json::Value;
 use super::json::{
     classify, json_error, located, parse_value, with_store_dir_hint, JsonShape, PathInfoShape,
 };
+use super::json_parts;
 use super::{LoadError, LoadOptions};
 use crate::store::{
     Closure, InvalidPath, NarHash, PathInfo, SourceKind, StoreDir, StorePath, StorePathError,
@@ -98,11 +99,39 @@ fn parse_shape(
     opts: &LoadOptions,
     shape: PathInfoShape,
 ) -> Result<Closure, LoadError> {
+    parse_shape_split(text, path, opts, shape, PARALLEL_BYTES)
+}
+
+/// Documents from this size on are parsed on every core ([`json_parts`]).
+const PARALLEL_BYTES: usize = 4 << 20;
+
+/// [`parse_shape`], with documents of `split_from` bytes or more parsed on every core.
+fn parse_shape_split(
+    text: &str,
+    path: &Path,
+    opts: &LoadOptions,
+    shape: PathInfoShape,
+    split_from: usize,
+) -> Result<Closure, LoadError> {
+    // The offset of the document's first `{` or `[` when it is parsed in parts.
+    let parallel = |text: &str| {
+        (text.len() >= split_from && rayon::current_num_threads() > 1)
+            .then(|| json_parts::skip_ws(text, 0))
+    };
     let typed = |e: serde_json::Error| json_error(path, &e);
     let mut b = Builder::new(text, path);
+    let parsed = || crate::timing::step("load: JSON parsing");
     match shape {
         PathInfoShape::Array => {
-            let chunks: Vec<Vec<RawEntry>> = {
+            let parts = parallel(text).and_then(|open| {
+                let (chunks, end) =
+                    json_parts::parse_array(text, open, CHUNK, path_first, array_entry)?;
+                json_parts::only_ws_after(text, end).then_some(chunks)
+            });
+            let mut chunks: Chunks = if let Some(c) = parts {
+                parsed();
+                c
+            } else {
                 let mut de = serde_json::Deserializer::from_str(text);
                 let v = serde::Deserializer::deserialize_seq(
                     &mut de,
@@ -110,37 +139,42 @@ fn parse_shape(
                 )
                 .map_err(typed)?;
                 de.end().map_err(typed)?;
+                parsed();
                 v
             };
-            let doc_sd = chunks.iter().flatten().find_map(|e| e.store_dir.clone());
-            b.store_dir = b.choose_store_dir(doc_sd, opts);
-            let mut pairs: Chunks = Vec::with_capacity(chunks.len());
-            let mut i = 0usize;
-            for chunk in chunks {
-                let mut out = Vec::with_capacity(chunk.len());
-                for raw in chunk {
-                    match raw.path.as_ref().map(|t| t.0.clone()) {
-                        Some(key) => out.push((key, Some(raw))),
-                        // Nothing to name it by but its position; still report it.
-                        None if raw.valid == Some(false) => {
-                            out.push((Cow::Owned(format!("[{i}]")), None))
-                        }
-                        None => {
-                            return Err(LoadError::JsonEntry {
-                                path: path.to_path_buf(),
-                                entry: format!("[{i}]"),
-                                message: "it has no `path`".into(),
-                            })
-                        }
-                    }
-                    i += 1;
+            // Entries without a `path`: named by their position if invalid, else an
+            // error. (Entries stay where they are: moving 100,000 of them costs.)
+            for (i, (key, raw)) in chunks.iter_mut().flatten().enumerate() {
+                let Some(r) = raw.as_ref().filter(|r| r.path.is_none()) else {
+                    continue;
+                };
+                if r.valid != Some(false) {
+                    return Err(LoadError::JsonEntry {
+                        path: path.to_path_buf(),
+                        entry: format!("[{i}]"),
+                        message: "it has no `path`".into(),
+                    });
                 }
-                pairs.push(out);
+                // Nothing to name it by but its position; still report it.
+                *key = Text(Cow::Owned(format!("[{i}]")));
+                *raw = None;
             }
-            b.add_all(pairs)?;
+            let doc_sd = chunks
+                .iter()
+                .flatten()
+                .find_map(|(_, e)| e.as_ref().and_then(|e| e.store_dir.clone()));
+            b.store_dir = b.choose_store_dir(doc_sd, opts);
+            b.add_all(chunks)?;
         }
         PathInfoShape::Keyed => {
-            let entries: Chunks = {
+            let parts = parallel(text).and_then(|open| {
+                let (chunks, end) = json_parts::parse_map(text, open, CHUNK, entry_key)?;
+                json_parts::only_ws_after(text, end).then_some(chunks)
+            });
+            let entries: Chunks = if let Some(c) = parts {
+                parsed();
+                c
+            } else {
                 let mut de = serde_json::Deserializer::from_str(text);
                 let v = serde::Deserializer::deserialize_map(
                     &mut de,
@@ -148,6 +182,7 @@ fn parse_shape(
                 )
                 .map_err(typed)?;
                 de.end().map_err(typed)?;
+                parsed();
                 v
             };
             let doc_sd = entries
@@ -158,16 +193,21 @@ fn parse_shape(
             b.add_all(entries)?;
         }
         PathInfoShape::Wrapper => {
-            let doc: Wrapper = {
-                let mut de = serde_json::Deserializer::from_str(text);
-                let v = serde::Deserializer::deserialize_map(
-                    &mut de,
-                    WrapperVisitor(std::marker::PhantomData),
-                )
-                .map_err(typed)?;
-                de.end().map_err(typed)?;
-                v
-            };
+            let doc: Wrapper =
+                if let Some(d) = parallel(text).and_then(|open| wrapper_parts(text, open)) {
+                    parsed();
+                    d
+                } else {
+                    let mut de = serde_json::Deserializer::from_str(text);
+                    let v = serde::Deserializer::deserialize_map(
+                        &mut de,
+                        WrapperVisitor(std::marker::PhantomData),
+                    )
+                    .map_err(typed)?;
+                    de.end().map_err(typed)?;
+                    parsed();
+                    v
+                };
             if !(2..=3).contains(&doc.version) {
                 b.closure.warnings.push(format!(
                     "{}: path-info JSON format version {} is newer than this nixcut knows \
@@ -187,6 +227,79 @@ fn parse_shape(
         }
     }
     Ok(b.finish())
+}
+
+/// Whether a key can start an entry of the keyed shape or of `info`: a store path or
+/// a base name (`<hash>-<name>`). Only a guess where a part of the document starts
+/// ([`json_parts::parse_map`]); every key is still read as any key is.
+fn entry_key(k: &str) -> bool {
+    let base = k.rsplit('/').next().unwrap_or(k);
+    base.len() > crate::store::HASH_LEN && base.as_bytes()[crate::store::HASH_LEN] == b'-'
+}
+
+/// Whether an object (its text from the `{` on) starts with a `path`, as every entry
+/// of Nix's array shape does: where a part of an array document may start.
+fn path_first(item: &str) -> bool {
+    item.get(json_parts::skip_ws(item, 1)..)
+        .is_some_and(|rest| rest.starts_with("\"path\""))
+}
+
+/// The `{version, storeDir, info}` document read like [`WrapperVisitor`] does, with
+/// `info` parsed on every core. `None` for anything unexpected: the caller then parses
+/// the document whole, which reports what is wrong.
+fn wrapper_parts(text: &str, open: usize) -> Option<Wrapper<'_>> {
+    use json_parts::{skip_ws, value_at};
+    let at = |pos: usize| text.as_bytes().get(pos).copied();
+    if at(open) != Some(b'{') {
+        return None;
+    }
+    let (mut version, mut store_dir, mut info) = (None, None, None);
+    let mut pos = skip_ws(text, open + 1);
+    if at(pos) == Some(b'}') {
+        pos += 1;
+    } else {
+        loop {
+            if at(pos) != Some(b'"') {
+                return None;
+            }
+            let (key, p) = value_at::<Cow<str>>(text, pos)?;
+            let p = skip_ws(text, p);
+            if at(p) != Some(b':') {
+                return None;
+            }
+            let p = skip_ws(text, p + 1);
+            let p = match key.as_ref() {
+                "version" => value_at::<u64>(text, p).map(|(v, e)| {
+                    version = Some(v);
+                    e
+                })?,
+                "storeDir" => value_at::<Option<String>>(text, p).map(|(v, e)| {
+                    store_dir = v;
+                    e
+                })?,
+                "info" => json_parts::parse_map(text, p, CHUNK, entry_key).map(|(v, e)| {
+                    info = Some(v);
+                    e
+                })?,
+                _ => value_at::<serde::de::IgnoredAny>(text, p)?.1,
+            };
+            let p = skip_ws(text, p);
+            match at(p) {
+                Some(b',') => pos = skip_ws(text, p + 1),
+                Some(b'}') => {
+                    pos = p + 1;
+                    break;
+                }
+                _ => return None,
+            }
+        }
+    }
+    json_parts::only_ws_after(text, pos).then_some(())?;
+    Some(Wrapper {
+        version: version?,
+        store_dir,
+        info: info?,
+    })
 }
 
 /// One entry as any Nix version writes it; every field optional, unknown fields ignored.
@@ -284,7 +397,7 @@ enum RawSig {
 /// Entries in document order, in chunks of [`CHUNK`] (the unit of parallel
 /// conversion): no vector of every entry is built, copied into chunks and kept until
 /// the end, and each chunk's raw entries are freed as soon as it is converted.
-type Chunks<'d> = Vec<Vec<(Cow<'d, str>, Option<RawEntry<'d>>)>>;
+type Chunks<'d> = Vec<Vec<(Text<'d>, Option<RawEntry<'d>>)>>;
 
 /// Entries per chunk.
 const CHUNK: usize = 4096;
@@ -313,7 +426,7 @@ impl<'de> serde::de::Visitor<'de> for EntriesVisitor<'de> {
     }
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut out = Vec::new();
-        while let Some(Text(k)) = map.next_key::<Text<'de>>()? {
+        while let Some(k) = map.next_key::<Text<'de>>()? {
             let v = map.next_value::<Option<RawEntry<'de>>>()?;
             push_chunked(&mut out, (k, v));
         }
@@ -321,21 +434,30 @@ impl<'de> serde::de::Visitor<'de> for EntriesVisitor<'de> {
     }
 }
 
-/// An array of entries, chunked like [`EntriesVisitor`].
+/// An array of entries, chunked like [`EntriesVisitor`], each keyed by its `path`
+/// ([`array_entry`]).
 struct ArrayVisitor<'a>(std::marker::PhantomData<&'a ()>);
 
 impl<'de> serde::de::Visitor<'de> for ArrayVisitor<'de> {
-    type Value = Vec<Vec<RawEntry<'de>>>;
+    type Value = Chunks<'de>;
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str("an array of path-info objects")
     }
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let mut out = Vec::new();
         while let Some(e) = seq.next_element()? {
-            push_chunked(&mut out, e);
+            push_chunked(&mut out, array_entry(e));
         }
         Ok(out)
     }
+}
+
+/// An entry of the array shape keyed by its `path`, like the other shapes' entries;
+/// the key is empty when it has none (and `path` stays `None`: the caller names it by
+/// its position or refuses it).
+fn array_entry(raw: RawEntry<'_>) -> (Text<'_>, Option<RawEntry<'_>>) {
+    let key = raw.path.as_ref().map_or(Cow::Borrowed(""), |t| t.0.clone());
+    (Text(key), Some(raw))
 }
 
 #[derive(Debug, Deserialize)]
@@ -524,7 +646,7 @@ impl<'a> Builder<'a> {
         let keys: Vec<(&'d str, StorePath)> = chunks
             .par_iter()
             .flat_map_iter(|chunk| {
-                chunk.iter().filter_map(|(key, raw)| {
+                chunk.iter().filter_map(|(Text(key), raw)| {
                     let raw = raw.as_ref().filter(|r| r.valid != Some(false))?;
                     match key {
                         // Entries with their own store dir are parsed by that one, later.
@@ -538,6 +660,7 @@ impl<'a> Builder<'a> {
             .collect();
         let shared = SharedPaths::new(sd.as_str(), keys);
         let shared = &shared;
+        crate::timing::step("load: interning the entries' paths");
         let (text, path, store_dir) = (self.text, self.path, &self.store_dir);
         let converted: Vec<ConvertedChunk> = chunks
             .into_par_iter()
@@ -551,35 +674,49 @@ impl<'a> Builder<'a> {
                 };
                 chunk
                     .into_iter()
-                    .map(|(key, raw)| conv.convert(&key, raw))
+                    .map(|(Text(key), raw)| conv.convert(&key, raw))
                     .collect()
             })
             .collect();
-        let mut infos: Vec<PathInfo> = Vec::with_capacity(
-            converted
-                .iter()
-                .map(|c| c.as_ref().map_or(0, Vec::len))
-                .sum(),
-        );
-        for chunk in converted {
-            for (c, warnings) in chunk? {
-                self.closure.warnings.extend(warnings);
-                match c {
-                    Converted::Invalid(inv) => self.closure.invalid.push(inv),
-                    Converted::Valid(info) => {
-                        if info.nar_size.is_none() {
-                            self.without_size += 1;
-                        }
-                        infos.push(info);
-                    }
+        crate::timing::step("load: converting entries");
+        // The first error in document order, as a sequential read would report it.
+        let mut converted = converted
+            .into_iter()
+            .collect::<Result<Vec<Vec<(Converted, Vec<String>)>>, LoadError>>()?;
+        // Warnings and invalid paths in document order; the valid entries stay where
+        // they are until they move into the map (each move of 100,000 entries costs).
+        let mut valid = 0usize;
+        let mut last: Option<&StorePath> = None;
+        let mut sorted = true;
+        for (c, warnings) in converted.iter_mut().flatten() {
+            self.closure.warnings.append(warnings);
+            match c {
+                Converted::Invalid(inv) => self.closure.invalid.push(std::mem::take(inv)),
+                Converted::Valid(info) => {
+                    valid += 1;
+                    self.without_size += usize::from(info.nar_size.is_none());
+                    sorted &= last.is_none_or(|l| *l < info.path);
+                    last = Some(&info.path);
                 }
             }
         }
+        let infos = converted
+            .into_iter()
+            .flatten()
+            .filter_map(|(c, _)| match c {
+                Converted::Valid(info) => Some(info),
+                Converted::Invalid(_) => None,
+            });
         // Nix writes every shape sorted by path: then the map is built in bulk, as is.
-        if self.closure.paths.is_empty() && infos.windows(2).all(|w| w[0].path < w[1].path) {
-            self.closure.paths = infos.into_iter().map(|i| (i.path.clone(), i)).collect();
+        if self.closure.paths.is_empty() && sorted {
+            self.closure.paths = infos.map(|i| (i.path.clone(), i)).collect();
             return Ok(());
         }
+        let infos: Vec<PathInfo> = {
+            let mut v = Vec::with_capacity(valid);
+            v.extend(infos);
+            v
+        };
         // Build the map in bulk from sorted entries (documents are nearly always sorted
         // already): inserting one by one shifts large values inside the B-tree nodes.
         // Sort positions, not the (large) entries; ties keep document order, so the
@@ -615,6 +752,7 @@ impl<'a> Builder<'a> {
     }
 
     fn finish(mut self) -> Closure {
+        crate::timing::step("load: the path map");
         if self.without_size > 0 {
             self.closure.warnings.push(format!(
                 "{}: {} path(s) have no narSize; their sizes are unknown",
@@ -661,7 +799,7 @@ impl<'a, 'd> SharedPaths<'a, 'd> {
         let mut other = rustc_hash::FxHashMap::default();
         for (k, p) in keys {
             let full = k.starts_with('/');
-            match by_hash.entry(prefix(p.hash_bytes())) {
+            match by_hash.entry(p.hash_prefix()) {
                 std::collections::hash_map::Entry::Vacant(v) => {
                     v.insert((p, full));
                 }
@@ -694,7 +832,7 @@ impl<'a, 'd> SharedPaths<'a, 'd> {
         let b = base.as_bytes();
         const H: usize = crate::store::HASH_LEN;
         if b.len() > H && b[H] == b'-' {
-            if let Some((p, f)) = self.by_hash.get(&prefix(&b[..H])) {
+            if let Some((p, f)) = self.by_hash.get(&crate::store::hash_prefix(&b[..H])) {
                 if *f == full && p.hash_bytes()[..] == b[..H] && p.name() == &base[H + 1..] {
                     return Some(p);
                 }
@@ -706,13 +844,6 @@ impl<'a, 'd> SharedPaths<'a, 'd> {
             self.other.get(text)
         }
     }
-}
-
-/// The first 8 bytes of a hash (of at least 8), as a map key.
-fn prefix(hash: &[u8]) -> u64 {
-    let mut w = [0u8; 8];
-    w.copy_from_slice(&hash[..8]);
-    u64::from_le_bytes(w)
 }
 
 /// Turns raw entries into [`PathInfo`]s; one per thread, each with its own interner.
@@ -1207,5 +1338,149 @@ mod tests {
         assert_eq!(shape(r#"{"kind":"nixcut-snapshot"}"#), JsonShape::Snapshot);
         assert!(matches!(shape("[1]"), JsonShape::Unknown(_)));
         assert!(matches!(shape("\"x\""), JsonShape::Unknown(_)));
+    }
+
+    /// A document of every shape, over 4 MiB, with what makes entries differ: invalid
+    /// entries, a duplicate, escapes, an entry with its own store dir, structured hashes
+    /// and `ca` objects (whose `},"` look like an entry's end), missing references.
+    fn varied(shape: &str, n: usize) -> String {
+        let h = |i: usize| {
+            format!(
+                "{:0>32}",
+                crate::store::encode_nix32(&(i as u64).to_le_bytes())
+            )
+            .chars()
+            .rev()
+            .take(32)
+            .collect::<String>()
+        };
+        let mut entries = Vec::new();
+        for i in 0..n {
+            let base = format!("{}-p{i}", h(i));
+            let refs: Vec<String> = (1..4)
+                .map(|k| format!("{}-p{}", h((i * 7 + k) % (n + 3)), (i * 7 + k) % (n + 3)))
+                .collect();
+            let full = |b: &str| format!("/nix/store/{b}");
+            let mut e = serde_json::json!({
+                "narHash": if i % 5 == 0 {
+                    serde_json::json!({"algorithm": "sha256", "format": "base64",
+                        "hash": "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="})
+                } else {
+                    serde_json::json!("sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=")
+                },
+                "narSize": i * 13,
+                "ca": if i % 3 == 0 { serde_json::json!({"method": "nar", "hash": "x"}) } else { serde_json::Value::Null },
+                "signatures": [format!("k:{i}")],
+                "valid": i % 97 != 5,
+            });
+            let key = if shape == "versioned" {
+                base.clone()
+            } else {
+                full(&base)
+            };
+            let refs: Vec<String> = if shape == "versioned" {
+                refs
+            } else {
+                refs.iter().map(|r| full(r)).collect()
+            };
+            e["references"] = serde_json::json!(refs);
+            if i % 1000 == 7 {
+                e["storeDir"] = serde_json::json!("/nix/store");
+            }
+            entries.push((key, e));
+        }
+        // A duplicate (the last one kept).
+        let dup = entries[10].clone();
+        entries.insert(20, dup);
+        let mut text = match shape {
+            "array" => {
+                let items: Vec<String> = entries
+                    .iter()
+                    .map(|(k, e)| {
+                        let body = serde_json::to_string(e).unwrap();
+                        format!(
+                            "{{\"path\":{},{}",
+                            serde_json::to_string(k).unwrap(),
+                            &body[1..]
+                        )
+                    })
+                    .collect();
+                format!("[{}]", items.join(",\n"))
+            }
+            _ => {
+                let items: Vec<String> = entries
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (k, e))| {
+                        let v = if i % 89 == 3 {
+                            "null".to_string()
+                        } else {
+                            e.to_string()
+                        };
+                        format!("{}: {v}", serde_json::to_string(k).unwrap())
+                    })
+                    .collect();
+                let body = format!("{{{}}}", items.join(", "));
+                if shape == "versioned" {
+                    format!(
+                        "{{\"version\":2,\"storeDir\":\"/nix/store\",\"info\":{body},\"x\":[1]}}\n"
+                    )
+                } else {
+                    body
+                }
+            }
+        };
+        // An escaped character in one key and one reference.
+        text = text.replacen("-p1234\"", "\\u002dp1234\"", 2);
+        text
+    }
+
+    #[test]
+    fn a_document_parsed_on_every_core_reads_like_a_whole_one() {
+        let opts = LoadOptions::default();
+        for (shape, kind) in [
+            ("array", PathInfoShape::Array),
+            ("object", PathInfoShape::Keyed),
+            ("versioned", PathInfoShape::Wrapper),
+        ] {
+            let text = varied(shape, 22_000);
+            assert!(text.len() > PARALLEL_BYTES, "{shape}: {}", text.len());
+            let p = Path::new("big.json");
+            // Split indeed (a wrong guess would fall back to the whole-document read).
+            let open = json_parts::skip_ws(&text, 0);
+            let parts = match kind {
+                PathInfoShape::Array => json_parts::parse_array::<RawEntry, _>(
+                    &text,
+                    open,
+                    CHUNK,
+                    path_first,
+                    array_entry,
+                )
+                .map(|(c, _)| c.len()),
+                PathInfoShape::Keyed => {
+                    json_parts::parse_map::<Text, Option<RawEntry>>(&text, open, CHUNK, entry_key)
+                        .map(|(c, _)| c.len())
+                }
+                PathInfoShape::Wrapper => wrapper_parts(&text, open).map(|w| w.info.len()),
+            };
+            assert!(parts.is_some_and(|n| n > 1), "{shape}");
+            let split = parse_shape_split(&text, p, &opts, kind, 0).unwrap();
+            let whole = parse_shape_split(&text, p, &opts, kind, usize::MAX).unwrap();
+            assert!(split.paths.len() > 20_000, "{shape}");
+            assert!(split.paths.iter().eq(whole.paths.iter()), "{shape}");
+            assert_eq!(split.invalid, whole.invalid, "{shape}");
+            assert_eq!(split.warnings, whole.warnings, "{shape}");
+            assert!(
+                split.warnings.iter().any(|w| w.contains("listed twice")),
+                "{shape}"
+            );
+            // Broken documents: the same error either way.
+            for cut in [text.len() / 2, text.len() - 2] {
+                let broken = format!("{}]}}x", &text[..cut]);
+                let a = parse_shape_split(&broken, p, &opts, kind, 0).unwrap_err();
+                let b = parse_shape_split(&broken, p, &opts, kind, usize::MAX).unwrap_err();
+                assert_eq!(a.to_string(), b.to_string(), "{shape}");
+            }
+        }
     }
 }

@@ -16,6 +16,8 @@ pub use closure::{package_name, Closure, InvalidPath, RootSelectionError, Source
 pub use hash::NarHash;
 pub use name::{parse_package_name, PackageName};
 pub use nix32::{decode_nix32, encode_nix32, is_nix32_byte, NIX32_ALPHABET};
-pub use path::{physical_path, PathInfo, StoreDir, StorePath, StorePathError, HASH_LEN};
+pub use path::{
+    hash_prefix, physical_path, PathInfo, StoreDir, StorePath, StorePathError, HASH_LEN,
+};
 pub use size::{format_size, parse_size, SizeParseError};
 pub use text::is_terminal_hazard;

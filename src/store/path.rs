@@ -194,6 +194,12 @@ impl StorePath {
         &self.hash
     }
 
+    /// The first 8 hash characters as one word: a cheap key for hash maps of paths
+    /// (different paths may share it; compare the paths themselves on a hit).
+    pub fn hash_prefix(&self) -> u64 {
+        hash_prefix(&self.hash)
+    }
+
     /// The name after the hash, e.g. `rocblas-5.7.1`.
     pub fn name(&self) -> &str {
         &self.name
@@ -291,6 +297,14 @@ impl PathInfo {
         self.references.sort();
         self.references.dedup();
     }
+}
+
+/// The first 8 bytes of a hash (of at least 8) as one word: see
+/// [`StorePath::hash_prefix`].
+pub fn hash_prefix(hash: &[u8]) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&hash[..8]);
+    u64::from_le_bytes(w)
 }
 
 #[cfg(test)]
