@@ -73,14 +73,17 @@ pub fn why(
         }
     };
     let sd = &c.store_dir;
-    let mut order: Vec<usize> = (0..n).collect();
     let key = |i: usize| match opts.sort {
         SortKey::Added => (added[i], closure[i], g.nar_sizes[i]),
         SortKey::Closure => (closure[i], added[i], g.nar_sizes[i]),
         SortKey::Nar => (g.nar_sizes[i], added[i], closure[i]),
     };
-    // Largest first; ties in store-path order (node order) for stable output.
-    order.sort_by(|&a, &b| key(b).cmp(&key(a)).then(a.cmp(&b)));
+    // Largest first; ties in store-path order (node order) for stable output. The
+    // keys are computed once and sorted on every core (the index breaks every tie, so
+    // an unstable sort gives the one order).
+    let mut keyed: Vec<((u64, u64, u64), u32)> = (0..n).map(|i| (key(i), i as u32)).collect();
+    keyed.par_sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let order: Vec<usize> = keyed.into_iter().map(|(_, i)| i as usize).collect();
     crate::timing::step("ranking");
     // Evidence: scan up to `max_referrers` direct referrers of each of the first
     // `evidence_paths` shown paths, the one on its shortest chain first.
