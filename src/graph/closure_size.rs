@@ -266,7 +266,7 @@ fn block_sums(
             table[k * 256 + b] = table[k * 256 + low].saturating_add(add);
         }
     }
-    for c in start..nc {
+    for (c, running) in total.iter_mut().enumerate().take(nc).skip(start) {
         let c_succ = succ.of(c);
         let row = c - start;
         let mut mine = [0u64; W];
@@ -327,7 +327,7 @@ fn block_sums(
                 sum
             }
         };
-        total[c] = total[c].saturating_add(sum);
+        *running = running.saturating_add(sum);
     }
 }
 
