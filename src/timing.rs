@@ -1,7 +1,7 @@
 //! Step timings on standard error, for profiling large inputs: `NIXCUT_TIMINGS=1
 //! nixcut why big.json --format json` prints one line per step (time since the first
 //! step, time since the previous one, the page faults since the previous one, the
-//! step's name; on a virtual machine a fault costs microseconds, and a step that
+//! peak resident set so far, the step's name; on a virtual machine a fault costs microseconds, and a step that
 //! touches new memory pays for every 4 KiB of it). Off unless the binary turns it
 //! on; a step then costs one relaxed atomic load. Steps that run in parallel each
 //! print when they end, so their times overlap.
@@ -36,10 +36,11 @@ pub fn step(name: &str) {
     let mut clock = CLOCK.lock().unwrap_or_else(|e| e.into_inner());
     let (first, last, last_faults) = clock.get_or_insert((now, now, faults));
     let line = format!(
-        "nixcut: timing: {:>8.3} s {:>+9.3} s {:>8} faults  {name}\n",
+        "nixcut: timing: {:>8.3} s {:>+9.3} s {:>8} faults {:>6} MiB peak  {name}\n",
         (now - *first).as_secs_f64(),
         (now - *last).as_secs_f64(),
-        faults.saturating_sub(*last_faults)
+        faults.saturating_sub(*last_faults),
+        peak_rss_kib() / 1024
     );
     (*last, *last_faults) = (now, faults);
     drop(clock);
@@ -56,5 +57,16 @@ fn minor_faults() -> u64 {
         .split_whitespace()
         .nth(7)
         .and_then(|f| f.parse().ok())
+        .unwrap_or(0)
+}
+
+/// The process's peak resident set so far in KiB (`VmHWM` in `/proc/self/status`), 0
+/// where that cannot be read.
+fn peak_rss_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         .unwrap_or(0)
 }

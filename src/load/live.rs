@@ -298,7 +298,7 @@ fn load_through_nix(
     let version = opts.nix.version()?;
     let text = opts.nix.path_info_json(full, &version)?;
     let origin = PathBuf::from(format!("`nix path-info --json` of {full}"));
-    let mut c = path_info_json::parse(&text, &origin, opts)?;
+    let mut c = path_info_json::parse_owned(text, &origin, opts)?;
     c.source = SourceKind::LiveStore;
     c.origin = input.display().to_string();
     c.declared_roots = vec![store_path.clone()];

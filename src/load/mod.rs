@@ -526,7 +526,7 @@ fn load_detected(
     match kind {
         Detected::ClosureInfoDir => closure_info::load_dir(path, opts),
         Detected::BinaryCacheDir => binary_cache::load_dir(path, opts),
-        Detected::PathInfoJson => path_info_json::parse(&text, path, opts),
+        Detected::PathInfoJson => path_info_json::parse_owned(text, path, opts),
         Detected::StructuredAttrs => structured_attrs::parse(&text, path, opts),
         Detected::Registration(k) => {
             registration::parse(&text, k, path, &opts.store_dir_or_default())

@@ -61,7 +61,7 @@ pub fn parse(text: &str, path: &Path, opts: &LoadOptions) -> Result<Closure, Loa
     // classification, which also gives the better error message.
     if let Some(shape) = quick_shape(text) {
         if let Ok(c) = parse_shape(text, path, opts, shape) {
-            return Ok(c);
+            return Ok(c.finish());
         }
     }
     let value = parse_value(text, path)?;
@@ -89,16 +89,29 @@ pub fn parse(text: &str, path: &Path, opts: &LoadOptions) -> Result<Closure, Loa
         }
     };
     drop(value);
-    parse_shape(text, path, opts, shape)
+    parse_shape(text, path, opts, shape).map(Converted::finish)
 }
 
-/// Parse a document of a known shape into a closure.
-fn parse_shape(
+/// [`parse`] of a document the caller gives away: it is freed as soon as its entries
+/// are converted, before the path map is built (where the memory peaks: the document
+/// was a third of it).
+pub fn parse_owned(text: String, path: &Path, opts: &LoadOptions) -> Result<Closure, LoadError> {
+    if let Some(shape) = quick_shape(&text) {
+        if let Ok(c) = parse_shape(&text, path, opts, shape) {
+            drop(text);
+            return Ok(c.finish());
+        }
+    }
+    parse(&text, path, opts)
+}
+
+/// Parse a document of a known shape into converted entries.
+fn parse_shape<'p>(
     text: &str,
-    path: &Path,
+    path: &'p Path,
     opts: &LoadOptions,
     shape: PathInfoShape,
-) -> Result<Closure, LoadError> {
+) -> Result<Converted<'p>, LoadError> {
     parse_shape_split(text, path, opts, shape, PARALLEL_BYTES)
 }
 
@@ -106,13 +119,13 @@ fn parse_shape(
 const PARALLEL_BYTES: usize = 4 << 20;
 
 /// [`parse_shape`], with documents of `split_from` bytes or more parsed on every core.
-fn parse_shape_split(
+fn parse_shape_split<'p>(
     text: &str,
-    path: &Path,
+    path: &'p Path,
     opts: &LoadOptions,
     shape: PathInfoShape,
     split_from: usize,
-) -> Result<Closure, LoadError> {
+) -> Result<Converted<'p>, LoadError> {
     // The offset of the document's first `{` or `[` when it is parsed in parts.
     let parallel = |text: &str| {
         (text.len() >= split_from && rayon::current_num_threads() > 1)
@@ -164,7 +177,7 @@ fn parse_shape_split(
                 .flatten()
                 .find_map(|(_, e)| e.as_ref().and_then(|e| e.store_dir.clone()));
             b.store_dir = b.choose_store_dir(doc_sd, opts);
-            b.add_all(chunks)?;
+            b.add_all(chunks)
         }
         PathInfoShape::Keyed => {
             let parts = parallel(text).and_then(|open| {
@@ -190,7 +203,7 @@ fn parse_shape_split(
                 .flatten()
                 .find_map(|(_, e)| e.as_ref().and_then(|e| e.store_dir.clone()));
             b.store_dir = b.choose_store_dir(doc_sd, opts);
-            b.add_all(entries)?;
+            b.add_all(entries)
         }
         PathInfoShape::Wrapper => {
             let doc: Wrapper =
@@ -223,10 +236,9 @@ fn parse_shape_split(
                     .find_map(|(_, e)| e.as_ref().and_then(|e| e.store_dir.clone()))
             });
             b.store_dir = b.choose_store_dir(doc_sd, opts);
-            b.add_all(doc.info)?;
+            b.add_all(doc.info)
         }
     }
-    Ok(b.finish())
 }
 
 /// Whether a key can start an entry of the keyed shape or of `info`: a store path or
@@ -309,7 +321,8 @@ struct RawEntry<'a> {
     #[serde(borrow)]
     path: Option<Text<'a>>,
     #[serde(rename = "narHash")]
-    nar_hash: Option<RawHash>,
+    #[serde(borrow)]
+    nar_hash: Option<RawHash<'a>>,
     #[serde(rename = "narSize")]
     nar_size: Option<u64>,
     #[serde(borrow)]
@@ -319,8 +332,10 @@ struct RawEntry<'a> {
     #[serde(rename = "registrationTime")]
     registration_time: Option<i64>,
     ultimate: Option<bool>,
-    signatures: Option<Vec<RawSig>>,
-    ca: Option<Value>,
+    #[serde(borrow)]
+    signatures: Option<Vec<RawSig<'a>>>,
+    // Boxed: nearly always absent or `null`, and a `Value` is 72 bytes of every entry.
+    ca: Option<Box<Value>>,
     #[serde(rename = "closureSize")]
     closure_size: Option<u64>,
     valid: Option<bool>,
@@ -356,42 +371,36 @@ impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
     }
 }
 
-/// A hash as a string in any spelling, or as the structured object some Nix
-/// development versions wrote (`{"algorithm", "format", "hash"}`). Deserialised by
-/// hand: serde's untagged enums buffer every value, which costs a third of the load
-/// time on large closures.
+/// A hash as a string in any spelling (borrowed from the document: no allocation per
+/// entry), or as the structured object some Nix development versions wrote
+/// (`{"algorithm", "format", "hash"}`, boxed: rare). Deserialised by hand: serde's
+/// untagged enums buffer every value, which costs a third of the load time on large
+/// closures.
 #[derive(Debug)]
-enum RawHash {
-    Text(String),
-    Structured {
-        algorithm: String,
-        format: Option<String>,
-        hash: String,
-    },
+enum RawHash<'a> {
+    Text(Cow<'a, str>),
+    Structured(Box<HashObject>),
 }
 
-impl RawHash {
+impl RawHash<'_> {
     fn to_nar_hash(&self) -> NarHash {
         match self {
             RawHash::Text(s) => NarHash::parse(s),
-            RawHash::Structured {
-                algorithm,
-                format,
-                hash,
-            } => match format.as_deref() {
-                Some("sri") => NarHash::parse(hash),
-                Some("base64") | None => NarHash::parse(&format!("{algorithm}-{hash}")),
-                Some(_) => NarHash::parse(&format!("{algorithm}:{hash}")),
+            RawHash::Structured(h) => match h.format.as_deref() {
+                Some("sri") => NarHash::parse(&h.hash),
+                Some("base64") | None => NarHash::parse(&format!("{}-{}", h.algorithm, h.hash)),
+                Some(_) => NarHash::parse(&format!("{}:{}", h.algorithm, h.hash)),
             },
         }
     }
 }
 
-/// A signature: `key:sig` text (formats ≤ 2) or `{keyName, sig}` (format 3).
+/// A signature: `key:sig` text (formats ≤ 2, borrowed from the document) or
+/// `{keyName, sig}` (format 3).
 #[derive(Debug)]
-enum RawSig {
-    Text(String),
-    Object { key_name: String, sig: String },
+enum RawSig<'a> {
+    Text(Cow<'a, str>),
+    Object(SigObject),
 }
 
 /// Entries in document order, in chunks of [`CHUNK`] (the unit of parallel
@@ -474,32 +483,36 @@ struct SigObject {
     sig: String,
 }
 
-/// A string, or an object deserialised as `T`, without buffering.
+/// A string (borrowed from the document unless it has escapes), or an object
+/// deserialised as `T`, without buffering.
 fn string_or_object<'de, D, T, R>(
     d: D,
     expecting: &'static str,
-    text: fn(String) -> R,
+    text: fn(Cow<'de, str>) -> R,
     object: fn(T) -> R,
 ) -> Result<R, D::Error>
 where
     D: serde::Deserializer<'de>,
     T: Deserialize<'de>,
 {
-    struct V<T, R> {
+    struct V<'de, T, R> {
         expecting: &'static str,
-        text: fn(String) -> R,
+        text: fn(Cow<'de, str>) -> R,
         object: fn(T) -> R,
     }
-    impl<'de, T: Deserialize<'de>, R> serde::de::Visitor<'de> for V<T, R> {
+    impl<'de, T: Deserialize<'de>, R> serde::de::Visitor<'de> for V<'de, T, R> {
         type Value = R;
         fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
             f.write_str(self.expecting)
         }
+        fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<R, E> {
+            Ok((self.text)(Cow::Borrowed(v)))
+        }
         fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<R, E> {
-            Ok((self.text)(v.to_string()))
+            Ok((self.text)(Cow::Owned(v.to_string())))
         }
         fn visit_string<E: serde::de::Error>(self, v: String) -> Result<R, E> {
-            Ok((self.text)(v))
+            Ok((self.text)(Cow::Owned(v)))
         }
         fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<R, A::Error> {
             let t = T::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
@@ -513,31 +526,24 @@ where
     })
 }
 
-impl<'de> Deserialize<'de> for RawHash {
+impl<'de: 'a, 'a> Deserialize<'de> for RawHash<'a> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         string_or_object(
             d,
             "a hash string or an {algorithm, format, hash} object",
             RawHash::Text,
-            |h: HashObject| RawHash::Structured {
-                algorithm: h.algorithm,
-                format: h.format,
-                hash: h.hash,
-            },
+            |h: HashObject| RawHash::Structured(Box::new(h)),
         )
     }
 }
 
-impl<'de> Deserialize<'de> for RawSig {
+impl<'de: 'a, 'a> Deserialize<'de> for RawSig<'a> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         string_or_object(
             d,
             "a signature string or a {keyName, sig} object",
             RawSig::Text,
-            |o: SigObject| RawSig::Object {
-                key_name: o.key_name,
-                sig: o.sig,
-            },
+            RawSig::Object,
         )
     }
 }
@@ -591,16 +597,15 @@ impl<'de> serde::de::DeserializeSeed<'de> for EntriesSeed<'de> {
 }
 
 /// Accumulates entries into a closure, with the text at hand to locate errors.
-struct Builder<'a> {
-    text: &'a str,
-    path: &'a Path,
+struct Builder<'t, 'p> {
+    text: &'t str,
+    path: &'p Path,
     store_dir: StoreDir,
     closure: Closure,
-    without_size: usize,
 }
 
-impl<'a> Builder<'a> {
-    fn new(text: &'a str, path: &'a Path) -> Builder<'a> {
+impl<'t, 'p> Builder<'t, 'p> {
+    fn new(text: &'t str, path: &'p Path) -> Builder<'t, 'p> {
         Builder {
             text,
             path,
@@ -610,7 +615,6 @@ impl<'a> Builder<'a> {
                 SourceKind::PathInfoJson,
                 path.display().to_string(),
             ),
-            without_size: 0,
         }
     }
 
@@ -641,7 +645,7 @@ impl<'a> Builder<'a> {
     /// so the references, which name the same paths again and again, are lookups that
     /// share the entries' name allocations: one name per path instead of one per
     /// reference and chunk, and equal paths compare by pointer.
-    fn add_all<'d>(&mut self, chunks: Chunks<'d>) -> Result<(), LoadError> {
+    fn add_all<'d>(mut self, chunks: Chunks<'d>) -> Result<Converted<'p>, LoadError> {
         let sd = &self.store_dir;
         let keys: Vec<(&'d str, StorePath)> = chunks
             .par_iter()
@@ -671,6 +675,7 @@ impl<'a> Builder<'a> {
                     store_dir,
                     shared,
                     interned: rustc_hash::FxHashMap::default(),
+                    hits: Vec::new(),
                 };
                 chunk
                     .into_iter()
@@ -680,97 +685,126 @@ impl<'a> Builder<'a> {
             .collect();
         crate::timing::step("load: converting entries");
         // The first error in document order, as a sequential read would report it.
-        let mut converted = converted
+        let mut entries = converted
             .into_iter()
-            .collect::<Result<Vec<Vec<(Converted, Vec<String>)>>, LoadError>>()?;
+            .collect::<Result<Vec<Vec<(Entry, Vec<String>)>>, LoadError>>()?;
         // Warnings and invalid paths in document order; the valid entries stay where
         // they are until they move into the map (each move of 100,000 entries costs).
-        let mut valid = 0usize;
+        let (mut valid, mut without_size) = (0usize, 0usize);
         let mut last: Option<&StorePath> = None;
         let mut sorted = true;
-        for (c, warnings) in converted.iter_mut().flatten() {
+        for (c, warnings) in entries.iter_mut().flatten() {
             self.closure.warnings.append(warnings);
             match c {
-                Converted::Invalid(inv) => self.closure.invalid.push(std::mem::take(inv)),
-                Converted::Valid(info) => {
+                Entry::Invalid(inv) => self.closure.invalid.push(std::mem::take(inv)),
+                Entry::Valid(info) => {
                     valid += 1;
-                    self.without_size += usize::from(info.nar_size.is_none());
+                    without_size += usize::from(info.nar_size.is_none());
                     sorted &= last.is_none_or(|l| *l < info.path);
                     last = Some(&info.path);
                 }
             }
         }
-        let infos = converted
-            .into_iter()
-            .flatten()
-            .filter_map(|(c, _)| match c {
-                Converted::Valid(info) => Some(info),
-                Converted::Invalid(_) => None,
-            });
-        // Nix writes every shape sorted by path: then the map is built in bulk, as is.
-        if self.closure.paths.is_empty() && sorted {
-            self.closure.paths = infos.map(|i| (i.path.clone(), i)).collect();
-            return Ok(());
-        }
-        let infos: Vec<PathInfo> = {
-            let mut v = Vec::with_capacity(valid);
-            v.extend(infos);
-            v
-        };
-        // Build the map in bulk from sorted entries (documents are nearly always sorted
-        // already): inserting one by one shifts large values inside the B-tree nodes.
-        // Sort positions, not the (large) entries; ties keep document order, so the
-        // last duplicate stays last.
-        let mut order: Vec<u32> = (0..infos.len() as u32).collect();
-        order.sort_unstable_by(|&a, &b| {
-            infos[a as usize]
-                .path
-                .cmp(&infos[b as usize].path)
-                .then(a.cmp(&b))
-        });
-        let mut slots: Vec<Option<PathInfo>> = infos.into_iter().map(Some).collect();
-        let mut deduped: Vec<PathInfo> = Vec::with_capacity(slots.len());
-        for info in order.iter().filter_map(|&i| slots[i as usize].take()) {
-            if deduped.last().is_some_and(|l| l.path == info.path) {
-                self.closure.warnings.push(format!(
-                    "{}: {} is listed twice; kept the last entry",
-                    self.path.display(),
-                    self.closure.store_dir.display(&info.path)
-                ));
-                deduped.pop();
-            }
-            deduped.push(info);
-        }
-        if self.closure.paths.is_empty() {
-            self.closure.paths = deduped.into_iter().map(|i| (i.path.clone(), i)).collect();
-        } else {
-            for info in deduped {
-                self.closure.insert(info);
-            }
-        }
-        Ok(())
-    }
-
-    fn finish(mut self) -> Closure {
-        crate::timing::step("load: the path map");
-        if self.without_size > 0 {
-            self.closure.warnings.push(format!(
-                "{}: {} path(s) have no narSize; their sizes are unknown",
-                self.path.display(),
-                self.without_size
-            ));
-        }
-        self.closure
+        Ok(Converted {
+            path: self.path,
+            closure: self.closure,
+            entries,
+            valid,
+            sorted,
+            without_size,
+        })
     }
 }
 
+/// A document's entries converted, in document order, before they go into the path
+/// map: they own everything they hold, so the document can be freed first.
+struct Converted<'p> {
+    path: &'p Path,
+    /// The closure so far: store dir, warnings, invalid paths; no paths yet.
+    closure: Closure,
+    entries: Vec<Vec<(Entry, Vec<String>)>>,
+    valid: usize,
+    /// Whether the valid entries are in strictly ascending path order (as Nix writes
+    /// every shape).
+    sorted: bool,
+    without_size: usize,
+}
+
+impl Converted<'_> {
+    /// The closure, with every valid entry in its path map.
+    fn finish(self) -> Closure {
+        let Converted {
+            path,
+            mut closure,
+            entries,
+            valid,
+            sorted,
+            without_size,
+        } = self;
+        let infos = entries.into_iter().flatten().filter_map(|(c, _)| match c {
+            Entry::Valid(info) => Some(info),
+            Entry::Invalid(_) => None,
+        });
+        if sorted {
+            // The map is built in bulk, as is.
+            closure.paths = infos.map(|i| (i.path.clone(), i)).collect();
+        } else {
+            closure.paths = dedup_sorted(&mut closure, path, {
+                let mut v = Vec::with_capacity(valid);
+                v.extend(infos);
+                v
+            });
+        }
+        crate::timing::step("load: the path map");
+        if without_size > 0 {
+            closure.warnings.push(format!(
+                "{}: {} path(s) have no narSize; their sizes are unknown",
+                path.display(),
+                without_size
+            ));
+        }
+        closure
+    }
+}
+/// The entries sorted by path (ties in document order), each path's last entry kept
+/// with a warning for the ones before it, as a map built in bulk (inserting one by one
+/// shifts large values inside the B-tree nodes). Positions are sorted, not the large
+/// entries.
+fn dedup_sorted(
+    closure: &mut Closure,
+    path: &Path,
+    infos: Vec<PathInfo>,
+) -> std::collections::BTreeMap<StorePath, PathInfo> {
+    let mut order: Vec<u32> = (0..infos.len() as u32).collect();
+    order.sort_unstable_by(|&a, &b| {
+        infos[a as usize]
+            .path
+            .cmp(&infos[b as usize].path)
+            .then(a.cmp(&b))
+    });
+    let mut slots: Vec<Option<PathInfo>> = infos.into_iter().map(Some).collect();
+    let mut deduped: Vec<PathInfo> = Vec::with_capacity(slots.len());
+    for info in order.iter().filter_map(|&i| slots[i as usize].take()) {
+        if deduped.last().is_some_and(|l| l.path == info.path) {
+            closure.warnings.push(format!(
+                "{}: {} is listed twice; kept the last entry",
+                path.display(),
+                closure.store_dir.display(&info.path)
+            ));
+            deduped.pop();
+        }
+        deduped.push(info);
+    }
+    deduped.into_iter().map(|i| (i.path.clone(), i)).collect()
+}
+
 /// What one chunk of entries becomes: each entry with the warnings it raised.
-type ConvertedChunk = Result<Vec<(Converted, Vec<String>)>, LoadError>;
+type ConvertedChunk = Result<Vec<(Entry, Vec<String>)>, LoadError>;
 
 /// What one entry becomes.
 // Valid is the common case by far; boxing it would add an allocation per path.
 #[allow(clippy::large_enum_variant)]
-enum Converted {
+enum Entry {
     Valid(PathInfo),
     Invalid(InvalidPath),
 }
@@ -858,6 +892,8 @@ struct Converter<'a, 'd> {
     /// does not describe), keyed the same way: a closure names each path many times.
     /// Strings with escapes are not interned.
     interned: rustc_hash::FxHashMap<&'d str, StorePath>,
+    /// Scratch: an entry's references found among the entries' own paths.
+    hits: Vec<Option<&'a StorePath>>,
 }
 
 impl<'a, 'd> Converter<'a, 'd> {
@@ -896,7 +932,7 @@ impl<'a, 'd> Converter<'a, 'd> {
         &mut self,
         key: &Cow<'d, str>,
         raw: Option<RawEntry<'d>>,
-    ) -> Result<(Converted, Vec<String>), LoadError> {
+    ) -> Result<(Entry, Vec<String>), LoadError> {
         let mut warnings = Vec::new();
         let raw = match raw {
             Some(r) if r.valid != Some(false) => r,
@@ -914,7 +950,7 @@ impl<'a, 'd> Converter<'a, 'd> {
                     path: key.to_string(),
                     why: why.to_string(),
                 };
-                return Ok((Converted::Invalid(inv), warnings));
+                return Ok((Entry::Invalid(inv), warnings));
             }
         };
         let own = raw.store_dir.as_deref().map(StoreDir::new);
@@ -928,16 +964,30 @@ impl<'a, 'd> Converter<'a, 'd> {
         info.nar_size = raw.nar_size;
         let refs = raw.references.unwrap_or_default();
         info.references.reserve(refs.len());
-        for Text(r) in refs {
-            let rp = self.store_path(&r, &sd, own_store_dir).map_err(|e| {
-                self.located(
-                    &r,
-                    key,
-                    format!("reference: {}", with_store_dir_hint(e.to_string(), &sd)),
-                )
-            })?;
+        // Every reference is looked up among the entries' own paths first: the
+        // lookups do not depend on each other, so their cache misses (one per
+        // reference, in a table of 100,000 paths) overlap instead of coming one by one.
+        let shared = self.shared;
+        let mut hits = std::mem::take(&mut self.hits);
+        hits.clear();
+        hits.extend(refs.iter().map(|Text(r)| match r {
+            Cow::Borrowed(b) if !own_store_dir => shared.get(b),
+            _ => None,
+        }));
+        for (Text(r), hit) in refs.iter().zip(hits.drain(..)) {
+            let rp = match hit {
+                Some(p) => p.clone(),
+                None => self.store_path(r, &sd, own_store_dir).map_err(|e| {
+                    self.located(
+                        r,
+                        key,
+                        format!("reference: {}", with_store_dir_hint(e.to_string(), &sd)),
+                    )
+                })?,
+            };
             info.references.push(rp);
         }
+        self.hits = hits;
         if let Some(d) = raw.deriver.as_ref().map(|t| t.0.as_ref()) {
             match sd.parse_path_or_base(d) {
                 Ok(dp) => info.deriver = Some(dp),
@@ -954,17 +1004,17 @@ impl<'a, 'd> Converter<'a, 'd> {
             .unwrap_or_default()
             .into_iter()
             .map(|s| match s {
-                RawSig::Text(t) => t,
-                RawSig::Object { key_name, sig } => format!("{key_name}:{sig}"),
+                RawSig::Text(t) => t.into_owned(),
+                RawSig::Object(o) => format!("{}:{}", o.key_name, o.sig),
             })
             .collect();
-        info.ca = raw.ca.map(|v| match v {
+        info.ca = raw.ca.map(|v| match *v {
             Value::String(s) => s,
             other => other.to_string(),
         });
         info.reported_closure_size = raw.closure_size;
         info.normalise();
-        Ok((Converted::Valid(info), warnings))
+        Ok((Entry::Valid(info), warnings))
     }
 }
 
@@ -1464,8 +1514,12 @@ mod tests {
                 PathInfoShape::Wrapper => wrapper_parts(&text, open).map(|w| w.info.len()),
             };
             assert!(parts.is_some_and(|n| n > 1), "{shape}");
-            let split = parse_shape_split(&text, p, &opts, kind, 0).unwrap();
-            let whole = parse_shape_split(&text, p, &opts, kind, usize::MAX).unwrap();
+            let split = parse_shape_split(&text, p, &opts, kind, 0)
+                .unwrap()
+                .finish();
+            let whole = parse_shape_split(&text, p, &opts, kind, usize::MAX)
+                .unwrap()
+                .finish();
             assert!(split.paths.len() > 20_000, "{shape}");
             assert!(split.paths.iter().eq(whole.paths.iter()), "{shape}");
             assert_eq!(split.invalid, whole.invalid, "{shape}");
@@ -1477,8 +1531,10 @@ mod tests {
             // Broken documents: the same error either way.
             for cut in [text.len() / 2, text.len() - 2] {
                 let broken = format!("{}]}}x", &text[..cut]);
-                let a = parse_shape_split(&broken, p, &opts, kind, 0).unwrap_err();
-                let b = parse_shape_split(&broken, p, &opts, kind, usize::MAX).unwrap_err();
+                let a = parse_shape_split(&broken, p, &opts, kind, 0).err().unwrap();
+                let b = parse_shape_split(&broken, p, &opts, kind, usize::MAX)
+                    .err()
+                    .unwrap();
                 assert_eq!(a.to_string(), b.to_string(), "{shape}");
             }
         }
