@@ -308,3 +308,89 @@ fn world_why_shows_evidence() {
     ]);
     assert_eq!(r["evidence"], "graph");
 }
+
+/// A closure in the keyed shape large enough to be read and parsed in parts and written
+/// in tasks (over 16 MiB, over 4,096 rows): path i references paths i/2, i/3, … i/11.
+fn large_keyed_closure(dir: &std::path::Path, n: usize) -> std::path::PathBuf {
+    let h = |i: usize| {
+        let alphabet = b"0123456789abcdfghijklmnpqrsvwxyz";
+        let mut x = (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        (0..32)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                alphabet[(x % 32) as usize] as char
+            })
+            .collect::<String>()
+    };
+    let path = |i: usize| format!("/nix/store/{}-p{i}", h(i));
+    let mut entries: Vec<(String, Value)> = (0..n)
+        .map(|i| {
+            // Shallow, as closures are: chains stay a few paths long.
+            let refs: Vec<String> = [2, 3, 5, 7, 11]
+                .iter()
+                .filter(|&&k| i >= k)
+                .map(|&k| path(i / k))
+                .collect();
+            let entry = serde_json::json!({
+                "narHash": "sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=",
+                "narSize": 1000 + i * 7 % 5000,
+                "references": refs,
+                "deriver": format!("/nix/store/{}-p{i}.drv", h(i + n)),
+                "signatures": [format!("cache.example.org-1:{}", "x".repeat(88))],
+                "registrationTime": 1700000000,
+                "ultimate": false,
+            });
+            (path(i), entry)
+        })
+        .collect();
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    let map: serde_json::Map<String, Value> = entries.into_iter().collect();
+    let file = dir.join("large.json");
+    std::fs::write(&file, serde_json::to_vec(&Value::Object(map)).unwrap()).unwrap();
+    file
+}
+
+#[test]
+fn a_large_closure_reads_and_writes_the_same_on_one_core_and_on_all() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = large_keyed_closure(tmp.path(), 45_000);
+    assert!(std::fs::metadata(&file).unwrap().len() > 16 << 20);
+    let f = file.to_str().unwrap();
+    let out = |threads: Option<&str>, timings: bool| {
+        let mut cmd = nixcut();
+        cmd.args(["why", f, "--format", "json", "--no-evidence"]);
+        if let Some(t) = threads {
+            cmd.env("RAYON_NUM_THREADS", t);
+        }
+        if timings {
+            cmd.env("NIXCUT_TIMINGS", "1");
+        }
+        decode(cmd.output().unwrap())
+    };
+    let (code, all, err) = out(None, false);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.is_empty(), "{err}");
+    let (code, one, _) = out(Some("1"), false);
+    assert_eq!(code, 0);
+    assert!(one == all, "one core and every core differ");
+    let r: Value = serde_json::from_str(&all).unwrap();
+    assert_eq!(r["path_count"].as_u64(), Some(45_000));
+    // Timings go to stderr, one line per step, and change nothing on stdout.
+    let (code, timed, err) = out(None, true);
+    assert_eq!(code, 0);
+    assert!(timed == all);
+    for step in [
+        "load: JSON parsing",
+        "graph",
+        "every path's closure size",
+        "output",
+    ] {
+        assert!(
+            err.lines()
+                .any(|l| l.starts_with("nixcut: timing:") && l.ends_with(step)),
+            "no `{step}` line in {err}"
+        );
+    }
+}

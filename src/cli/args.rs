@@ -39,6 +39,10 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
   nixcut why --cache https://cache.example.org /nix/store/…-llama-cpp-rocm
                                               the same, from a binary cache over HTTPS
 
+Environment: NO_COLOR (no colour), NIXCUT_STORE_DIR (as --store-dir), XDG_CACHE_HOME
+(the caches), NIXCUT_NO_STORE_DB=1 (ask `nix`, not the store's database),
+NIXCUT_TIMINGS=1 (each step's time, page faults and peak memory on stderr).
+
 Exit status: 0 success, 1 a check failed, 2 an error (bad input, bad usage).")]
 pub struct Cli {
     #[command(flatten)]

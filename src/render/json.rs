@@ -191,6 +191,86 @@ impl Write for SafeJson<'_> {
 mod tests {
     use super::*;
 
+    /// A why report of `n` rows with every optional field somewhere, hazards in names.
+    fn why_report(n: usize) -> WhyReport {
+        use crate::report::{
+            EvidenceLevel, RestRow, SortKey, SourceRef, WhyGpu, WhyPath, WhySavings, WhySuggestion,
+            SCHEMA_VERSION,
+        };
+        let name = |i: usize| -> std::sync::Arc<str> {
+            format!(
+                "/nix/store/{i:032}-p{i}{}",
+                if i % 101 == 0 { "\u{202e}x" } else { "" }
+            )
+            .into()
+        };
+        WhyReport {
+            schema_version: SCHEMA_VERSION,
+            root: name(0).to_string(),
+            roots: vec![name(0).to_string()],
+            source: SourceRef {
+                kind: crate::store::SourceKind::PathInfoJson,
+                origin: "paths\",\"paths\":[]".into(),
+            },
+            closure_size: 7,
+            path_count: n,
+            sizes_known: true,
+            sort: SortKey::Added,
+            paths: (0..n)
+                .map(|i| WhyPath {
+                    path: name(i).to_string(),
+                    nar_size: i as u64,
+                    closure_size: 2 * i as u64,
+                    added_size: 3 * i as u64,
+                    chain: (0..i % 5).map(name).collect(),
+                    dominator: (i % 3 == 0).then(|| name(i / 2)),
+                    kept_by: Vec::new(),
+                    kept_by_more: i % 7,
+                    gpu: (i % 11 == 0).then(|| WhyGpu {
+                        bytes: 1,
+                        generic_bytes: 2,
+                        archs: [("gfx90a".to_string(), 1)].into(),
+                    }),
+                })
+                .collect(),
+            rest: Some(RestRow {
+                count: 1,
+                nar_size: 2,
+            }),
+            evidence: EvidenceLevel::Graph,
+            evidence_paths: 0,
+            savings: Some(WhySavings {
+                closure_size_before: 9,
+                closure_size_after: 8,
+                suggestions: vec![WhySuggestion {
+                    package: name(1).to_string(),
+                    saved: 1,
+                    outputs: vec!["out".into()],
+                }],
+            }),
+            warnings: vec!["w\u{85}".into()],
+        }
+    }
+
+    #[test]
+    fn a_large_why_report_is_written_on_every_core_as_it_would_be_on_one() {
+        for n in [PARALLEL_ROWS, 3 * ROWS_PER_TASK * 4 + 17] {
+            let r = why_report(n);
+            let style = Style {
+                pretty_json: false,
+                ..Style::default()
+            };
+            let (mut one, mut all) = (Vec::new(), Vec::new());
+            write(&r, &style, &mut one).unwrap();
+            write_why_parallel(&r, &mut all).unwrap();
+            assert!(one == all, "{n} rows");
+            let text = String::from_utf8(all).unwrap();
+            assert!(!text.contains('\u{202e}'));
+            let back: WhyReport = serde_json::from_str(&text).unwrap();
+            assert_eq!(back.paths.len(), n);
+        }
+    }
+
     #[test]
     fn hazards_are_escaped_and_everything_else_kept() {
         let s = "a\u{7f}b\u{85}c\u{202e}d\u{2066}é€✓\u{2028}";
