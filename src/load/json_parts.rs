@@ -9,8 +9,11 @@
 //! rejects) gives `None`, and the caller parses the whole document the ordinary way,
 //! which also gives the ordinary error message with line and column. So a document is
 //! read here exactly as serde_json reads it whole, with one difference: serde_json's
-//! nesting limit (128) counts from each item instead of from the document, so a value
-//! nested 127 deep inside an entry, which the whole-document read refuses, is read.
+//! nesting limit (128) counts from each value read on its own (each item here, and
+//! each top-level value of the loader's `{version, storeDir, info}` reader) instead of
+//! from the document, so a value nested 127 deep inside an entry, which the
+//! whole-document read refuses, is read. Nothing deeper than 128 is ever read, so the
+//! limit still keeps the stack safe.
 //!
 //! Written by hand because no crate splits a JSON document: simd-json and others parse
 //! faster on one core, but into their own value trees, and without serde_json's

@@ -56,12 +56,31 @@ pub fn quick_shape(text: &str) -> Option<PathInfoShape> {
 /// Read `nix path-info --json` output of any Nix version. `path` names the input in
 /// messages and in [`Closure::origin`].
 pub fn parse(text: &str, path: &Path, opts: &LoadOptions) -> Result<Closure, LoadError> {
+    parse_converted(text, path, opts).map(Converted::finish)
+}
+
+/// [`parse`] of a document the caller gives away: it is freed as soon as its entries
+/// are converted, before the path map is built (where the memory peaks: the document
+/// was a third of it).
+pub fn parse_owned(text: String, path: &Path, opts: &LoadOptions) -> Result<Closure, LoadError> {
+    let converted = parse_converted(&text, path, opts)?;
+    drop(text);
+    Ok(converted.finish())
+}
+
+fn parse_converted<'p>(
+    text: &str,
+    path: &'p Path,
+    opts: &LoadOptions,
+) -> Result<Converted<'p>, LoadError> {
     // Large documents are nearly always the array or keyed shape: parse them straight
     // into typed structs; anything else (or a wrong guess) goes through the value-based
     // classification, which also gives the better error message.
+    let mut tried = None;
     if let Some(shape) = quick_shape(text) {
-        if let Ok(c) = parse_shape(text, path, opts, shape) {
-            return Ok(c.finish());
+        match parse_shape(text, path, opts, shape) {
+            Ok(c) => return Ok(c),
+            Err(e) => tried = Some((shape, e)),
         }
     }
     let value = parse_value(text, path)?;
@@ -89,20 +108,11 @@ pub fn parse(text: &str, path: &Path, opts: &LoadOptions) -> Result<Closure, Loa
         }
     };
     drop(value);
-    parse_shape(text, path, opts, shape).map(Converted::finish)
-}
-
-/// [`parse`] of a document the caller gives away: it is freed as soon as its entries
-/// are converted, before the path map is built (where the memory peaks: the document
-/// was a third of it).
-pub fn parse_owned(text: String, path: &Path, opts: &LoadOptions) -> Result<Closure, LoadError> {
-    if let Some(shape) = quick_shape(&text) {
-        if let Ok(c) = parse_shape(&text, path, opts, shape) {
-            drop(text);
-            return Ok(c.finish());
-        }
+    match tried {
+        // The guess was right: parsing it again would fail the same way.
+        Some((guessed, e)) if guessed == shape => Err(e),
+        _ => parse_shape(text, path, opts, shape),
     }
-    parse(&text, path, opts)
 }
 
 /// Parse a document of a known shape into converted entries.
@@ -155,6 +165,11 @@ fn parse_shape_split<'p>(
                 parsed();
                 v
             };
+            // Any entry's store dir counts, a pathless invalid one's too.
+            let doc_sd = chunks
+                .iter()
+                .flatten()
+                .find_map(|(_, e)| e.as_ref().and_then(|e| e.store_dir.clone()));
             // Entries without a `path`: named by their position if invalid, else an
             // error. (Entries stay where they are: moving 100,000 of them costs.)
             for (i, (key, raw)) in chunks.iter_mut().flatten().enumerate() {
@@ -172,10 +187,6 @@ fn parse_shape_split<'p>(
                 *key = Text(Cow::Owned(format!("[{i}]")));
                 *raw = None;
             }
-            let doc_sd = chunks
-                .iter()
-                .flatten()
-                .find_map(|(_, e)| e.as_ref().and_then(|e| e.store_dir.clone()));
             b.store_dir = b.choose_store_dir(doc_sd, opts);
             b.add_all(chunks)
         }
@@ -1483,6 +1494,18 @@ mod tests {
         // An escaped character in one key and one reference.
         text = text.replacen("-p1234\"", "\\u002dp1234\"", 2);
         text
+    }
+
+    #[test]
+    fn a_pathless_invalid_entry_still_names_the_store_dir() {
+        let text = format!(
+            r#"[{{"valid":false,"storeDir":"/gnu/store"}},{{"path":"/gnu/store/{APP}","narSize":1,"references":[]}}]"#
+        );
+        let c = load_str(&text).unwrap();
+        assert_eq!(c.store_dir.as_str(), "/gnu/store");
+        assert_eq!(c.paths.len(), 1);
+        assert_eq!(c.invalid.len(), 1);
+        assert_eq!(c.invalid[0].path, "[0]");
     }
 
     #[test]
