@@ -141,9 +141,7 @@ fn parse_shape_split<'p>(
         (text.len() >= split_from && rayon::current_num_threads() > 1)
             .then(|| json_parts::skip_ws(text, 0))
     };
-    let typed = |e: serde_json::Error| json_error(path, &e);
     let mut b = Builder::new(text, path);
-    let parsed = || crate::timing::step("load: JSON parsing");
     match shape {
         PathInfoShape::Array => {
             let parts = parallel(text).and_then(|open| {
@@ -151,25 +149,11 @@ fn parse_shape_split<'p>(
                     json_parts::parse_array(text, open, CHUNK, path_first, array_entry)?;
                 json_parts::only_ws_after(text, end).then_some(chunks)
             });
-            let mut chunks: Chunks = if let Some(c) = parts {
-                parsed();
-                c
-            } else {
-                let mut de = serde_json::Deserializer::from_str(text);
-                let v = serde::Deserializer::deserialize_seq(
-                    &mut de,
-                    ArrayVisitor(std::marker::PhantomData),
-                )
-                .map_err(typed)?;
-                de.end().map_err(typed)?;
-                parsed();
-                v
-            };
+            let mut chunks: Chunks = parts_or_whole(text, path, parts, |de| {
+                serde::Deserializer::deserialize_seq(de, ArrayVisitor(std::marker::PhantomData))
+            })?;
             // Any entry's store dir counts, a pathless invalid one's too.
-            let doc_sd = chunks
-                .iter()
-                .flatten()
-                .find_map(|(_, e)| e.as_ref().and_then(|e| e.store_dir.clone()));
+            let doc_sd = entries_store_dir(&chunks);
             // Entries without a `path`: named by their position if invalid, else an
             // error. (Entries stay where they are: moving 100,000 of them costs.)
             for (i, (key, raw)) in chunks.iter_mut().flatten().enumerate() {
@@ -195,43 +179,18 @@ fn parse_shape_split<'p>(
                 let (chunks, end) = json_parts::parse_map(text, open, CHUNK, entry_key)?;
                 json_parts::only_ws_after(text, end).then_some(chunks)
             });
-            let entries: Chunks = if let Some(c) = parts {
-                parsed();
-                c
-            } else {
-                let mut de = serde_json::Deserializer::from_str(text);
-                let v = serde::Deserializer::deserialize_map(
-                    &mut de,
-                    EntriesVisitor(std::marker::PhantomData),
-                )
-                .map_err(typed)?;
-                de.end().map_err(typed)?;
-                parsed();
-                v
-            };
-            let doc_sd = entries
-                .iter()
-                .flatten()
-                .find_map(|(_, e)| e.as_ref().and_then(|e| e.store_dir.clone()));
+            let entries: Chunks = parts_or_whole(text, path, parts, |de| {
+                serde::Deserializer::deserialize_map(de, EntriesVisitor(std::marker::PhantomData))
+            })?;
+            let doc_sd = entries_store_dir(&entries);
             b.store_dir = b.choose_store_dir(doc_sd, opts);
             b.add_all(entries)
         }
         PathInfoShape::Wrapper => {
-            let doc: Wrapper =
-                if let Some(d) = parallel(text).and_then(|open| wrapper_parts(text, open)) {
-                    parsed();
-                    d
-                } else {
-                    let mut de = serde_json::Deserializer::from_str(text);
-                    let v = serde::Deserializer::deserialize_map(
-                        &mut de,
-                        WrapperVisitor(std::marker::PhantomData),
-                    )
-                    .map_err(typed)?;
-                    de.end().map_err(typed)?;
-                    parsed();
-                    v
-                };
+            let parts = parallel(text).and_then(|open| wrapper_parts(text, open));
+            let doc: Wrapper = parts_or_whole(text, path, parts, |de| {
+                serde::Deserializer::deserialize_map(de, WrapperVisitor(std::marker::PhantomData))
+            })?;
             if !(2..=3).contains(&doc.version) {
                 b.closure.warnings.push(format!(
                     "{}: path-info JSON format version {} is newer than this nixcut knows \
@@ -240,12 +199,10 @@ fn parse_shape_split<'p>(
                     doc.version
                 ));
             }
-            let doc_sd = doc.store_dir.clone().or_else(|| {
-                doc.info
-                    .iter()
-                    .flatten()
-                    .find_map(|(_, e)| e.as_ref().and_then(|e| e.store_dir.clone()))
-            });
+            let doc_sd = doc
+                .store_dir
+                .clone()
+                .or_else(|| entries_store_dir(&doc.info));
             b.store_dir = b.choose_store_dir(doc_sd, opts);
             b.add_all(doc.info)
         }
@@ -258,6 +215,39 @@ fn parse_shape_split<'p>(
 fn entry_key(k: &str) -> bool {
     let base = k.rsplit('/').next().unwrap_or(k);
     base.len() > crate::store::HASH_LEN && base.as_bytes()[crate::store::HASH_LEN] == b'-'
+}
+
+/// The document parsed in parts (`parts`: `None` when it was not split, or the split
+/// parse gave up), else whole by `whole`, with serde_json's errors located.
+fn parts_or_whole<'d, T>(
+    text: &'d str,
+    path: &Path,
+    parts: Option<T>,
+    whole: impl FnOnce(
+        &mut serde_json::Deserializer<serde_json::de::StrRead<'d>>,
+    ) -> Result<T, serde_json::Error>,
+) -> Result<T, LoadError> {
+    let value = match parts {
+        Some(v) => v,
+        None => {
+            let typed = |e: serde_json::Error| json_error(path, &e);
+            let mut de = serde_json::Deserializer::from_str(text);
+            let v = whole(&mut de).map_err(typed)?;
+            de.end().map_err(typed)?;
+            v
+        }
+    };
+    crate::timing::step("load: JSON parsing");
+    Ok(value)
+}
+
+/// The store dir the first entry that names one names (format 1 of Nix 2.33 writes it
+/// in every entry).
+fn entries_store_dir(chunks: &Chunks<'_>) -> Option<String> {
+    chunks
+        .iter()
+        .flatten()
+        .find_map(|(_, e)| e.as_ref().and_then(|e| e.store_dir.clone()))
 }
 
 /// Whether an object (its text from the `{` on) starts with a `path`, as every entry
