@@ -770,33 +770,39 @@ impl Converted<'_> {
 /// The entries sorted by path (ties in document order), each path's last entry kept
 /// with a warning for the ones before it, as a map built in bulk (inserting one by one
 /// shifts large values inside the B-tree nodes). Positions are sorted, not the large
-/// entries.
+/// entries, and the kept ones move once, into the map.
 fn dedup_sorted(
     closure: &mut Closure,
     path: &Path,
     infos: Vec<PathInfo>,
 ) -> std::collections::BTreeMap<StorePath, PathInfo> {
     let mut order: Vec<u32> = (0..infos.len() as u32).collect();
-    order.sort_unstable_by(|&a, &b| {
+    order.par_sort_unstable_by(|&a, &b| {
         infos[a as usize]
             .path
             .cmp(&infos[b as usize].path)
             .then(a.cmp(&b))
     });
-    let mut slots: Vec<Option<PathInfo>> = infos.into_iter().map(Some).collect();
-    let mut deduped: Vec<PathInfo> = Vec::with_capacity(slots.len());
-    for info in order.iter().filter_map(|&i| slots[i as usize].take()) {
-        if deduped.last().is_some_and(|l| l.path == info.path) {
+    // Of each run of equal paths, the last (in document order) stays.
+    let at = |k: usize| &infos[order[k] as usize].path;
+    let mut kept: Vec<u32> = Vec::with_capacity(order.len());
+    for k in 0..order.len() {
+        if k + 1 < order.len() && at(k + 1) == at(k) {
             closure.warnings.push(format!(
                 "{}: {} is listed twice; kept the last entry",
                 path.display(),
-                closure.store_dir.display(&info.path)
+                closure.store_dir.display(at(k))
             ));
-            deduped.pop();
+        } else {
+            kept.push(order[k]);
         }
-        deduped.push(info);
     }
-    deduped.into_iter().map(|i| (i.path.clone(), i)).collect()
+    drop(order);
+    let mut slots: Vec<Option<PathInfo>> = infos.into_iter().map(Some).collect();
+    kept.iter()
+        .filter_map(|&i| slots[i as usize].take())
+        .map(|i| (i.path.clone(), i))
+        .collect()
 }
 
 /// What one chunk of entries becomes: each entry with the warnings it raised.
