@@ -266,7 +266,7 @@ fn block_sums(
             table[k * 256 + b] = table[k * 256 + low].saturating_add(add);
         }
     }
-    for (c, running) in total.iter_mut().enumerate().take(nc).skip(start) {
+    for (c, running) in total.iter_mut().enumerate().skip(start) {
         let c_succ = succ.of(c);
         let row = c - start;
         let mut mine = [0u64; W];

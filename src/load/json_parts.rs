@@ -64,17 +64,34 @@ where
     };
     let starts = part_starts(text, open + 1, b'"', |s| guess(s).is_some());
     parse_container(text, open, b'{', b'}', chunk, starts, |pos| {
-        if byte(text, pos) != Some(b'"') {
-            return None;
-        }
-        let (k, pos) = value_at::<K>(text, pos)?;
-        let pos = skip_ws(text, pos);
-        if byte(text, pos) != Some(b':') {
-            return None;
-        }
-        let (v, pos) = value_at::<V>(text, skip_ws(text, pos + 1))?;
+        let (k, pos) = key_at::<K>(text, pos)?;
+        let (v, pos) = value_at::<V>(text, pos)?;
         Some(((k, v), pos))
     })
+}
+
+/// An object's key starting at `pos` (a string, then blanks, `:` and blanks), and the
+/// offset of its value.
+pub(super) fn key_at<'d, K: Deserialize<'d>>(text: &'d str, pos: usize) -> Option<(K, usize)> {
+    if byte(text, pos) != Some(b'"') {
+        return None;
+    }
+    let (k, pos) = value_at::<K>(text, pos)?;
+    let pos = skip_ws(text, pos);
+    (byte(text, pos) == Some(b':')).then(|| (k, skip_ws(text, pos + 1)))
+}
+
+/// Push `item` onto the last of `chunks`, starting a new chunk when that one holds
+/// `chunk` items.
+pub(super) fn push_chunked<T>(chunks: &mut Vec<Vec<T>>, item: T, chunk: usize) {
+    match chunks.last_mut() {
+        Some(last) if last.len() < chunk => last.push(item),
+        _ => {
+            let mut c = Vec::with_capacity(chunk);
+            c.push(item);
+            chunks.push(c);
+        }
+    }
 }
 
 /// The items of the array whose `[` is at `open`, each made into a `T` by `f`, like
@@ -211,14 +228,7 @@ fn parse_part<T>(
     }
     loop {
         let (value, after) = item(pos)?;
-        match chunks.last_mut() {
-            Some(last) if last.len() < chunk => last.push(value),
-            _ => {
-                let mut c = Vec::with_capacity(chunk);
-                c.push(value);
-                chunks.push(c);
-            }
-        }
+        push_chunked(&mut chunks, value, chunk);
         pos = skip_ws(text, after);
         match byte(text, pos)? {
             b',' => {

@@ -261,7 +261,7 @@ fn path_first(item: &str) -> bool {
 /// `info` parsed on every core. `None` for anything unexpected: the caller then parses
 /// the document whole, which reports what is wrong.
 fn wrapper_parts(text: &str, open: usize) -> Option<Wrapper<'_>> {
-    use json_parts::{skip_ws, value_at};
+    use json_parts::{key_at, skip_ws, value_at};
     let at = |pos: usize| text.as_bytes().get(pos).copied();
     if at(open) != Some(b'{') {
         return None;
@@ -272,15 +272,7 @@ fn wrapper_parts(text: &str, open: usize) -> Option<Wrapper<'_>> {
         pos += 1;
     } else {
         loop {
-            if at(pos) != Some(b'"') {
-                return None;
-            }
-            let (key, p) = value_at::<Cow<str>>(text, pos)?;
-            let p = skip_ws(text, p);
-            if at(p) != Some(b':') {
-                return None;
-            }
-            let p = skip_ws(text, p + 1);
+            let (key, p) = key_at::<Cow<str>>(text, pos)?;
             let p = match key.as_ref() {
                 "version" => value_at::<u64>(text, p).map(|(v, e)| {
                     version = Some(v);
@@ -412,18 +404,6 @@ type Chunks<'d> = Vec<Vec<(Text<'d>, Option<RawEntry<'d>>)>>;
 /// Entries per chunk.
 const CHUNK: usize = 4096;
 
-/// Push `item` onto the last chunk, starting a new one when it is full.
-fn push_chunked<T>(chunks: &mut Vec<Vec<T>>, item: T) {
-    match chunks.last_mut() {
-        Some(last) if last.len() < CHUNK => last.push(item),
-        _ => {
-            let mut c = Vec::with_capacity(CHUNK);
-            c.push(item);
-            chunks.push(c);
-        }
-    }
-}
-
 /// Collects a JSON object's entries in document order, without building a map: the
 /// keyed shape has one entry per path, and a B-tree of string keys would compare
 /// ~17 long strings per insert.
@@ -438,7 +418,7 @@ impl<'de> serde::de::Visitor<'de> for EntriesVisitor<'de> {
         let mut out = Vec::new();
         while let Some(k) = map.next_key::<Text<'de>>()? {
             let v = map.next_value::<Option<RawEntry<'de>>>()?;
-            push_chunked(&mut out, (k, v));
+            json_parts::push_chunked(&mut out, (k, v), CHUNK);
         }
         Ok(out)
     }
@@ -456,7 +436,7 @@ impl<'de> serde::de::Visitor<'de> for ArrayVisitor<'de> {
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let mut out = Vec::new();
         while let Some(e) = seq.next_element()? {
-            push_chunked(&mut out, array_entry(e));
+            json_parts::push_chunked(&mut out, array_entry(e), CHUNK);
         }
         Ok(out)
     }
@@ -691,7 +671,7 @@ impl<'t, 'p> Builder<'t, 'p> {
             .collect::<Result<Vec<Vec<(Entry, Vec<String>)>>, LoadError>>()?;
         // Warnings and invalid paths in document order; the valid entries stay where
         // they are until they move into the map (each move of 100,000 entries costs).
-        let (mut valid, mut without_size) = (0usize, 0usize);
+        let mut without_size = 0usize;
         let mut last: Option<&StorePath> = None;
         let mut sorted = true;
         for (c, warnings) in entries.iter_mut().flatten() {
@@ -699,7 +679,6 @@ impl<'t, 'p> Builder<'t, 'p> {
             match c {
                 Entry::Invalid(inv) => self.closure.invalid.push(std::mem::take(inv)),
                 Entry::Valid(info) => {
-                    valid += 1;
                     without_size += usize::from(info.nar_size.is_none());
                     sorted &= last.is_none_or(|l| *l < info.path);
                     last = Some(&info.path);
@@ -710,7 +689,6 @@ impl<'t, 'p> Builder<'t, 'p> {
             path: self.path,
             closure: self.closure,
             entries,
-            valid,
             sorted,
             without_size,
         })
@@ -724,7 +702,6 @@ struct Converted<'p> {
     /// The closure so far: store dir, warnings, invalid paths; no paths yet.
     closure: Closure,
     entries: Vec<Vec<(Entry, Vec<String>)>>,
-    valid: usize,
     /// Whether the valid entries are in strictly ascending path order (as Nix writes
     /// every shape).
     sorted: bool,
@@ -738,7 +715,6 @@ impl Converted<'_> {
             path,
             mut closure,
             entries,
-            valid,
             sorted,
             without_size,
         } = self;
@@ -750,11 +726,7 @@ impl Converted<'_> {
             // The map is built in bulk, as is.
             closure.paths = infos.map(|i| (i.path.clone(), i)).collect();
         } else {
-            closure.paths = dedup_sorted(&mut closure, path, {
-                let mut v = Vec::with_capacity(valid);
-                v.extend(infos);
-                v
-            });
+            closure.paths = dedup_sorted(&mut closure, path, infos.collect());
         }
         crate::timing::step("load: the path map");
         if without_size > 0 {
