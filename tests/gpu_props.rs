@@ -44,15 +44,7 @@ const TARGETS: &[&str] = &[
 const SMS: &[u32] = &[50, 61, 70, 75, 80, 86, 89, 90];
 
 fn cases(n: u32) -> Config {
-    let n = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(n);
-    Config {
-        cases: n,
-        max_shrink_iters: 256,
-        ..Config::default()
-    }
+    proptest_config(n, 256)
 }
 
 /// Pseudo-random bytes (xorshift), so payloads are not zeros.

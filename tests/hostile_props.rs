@@ -32,16 +32,8 @@ fn pool(i: usize) -> String {
 const POOL: usize = 5;
 
 fn cases(n: u32) -> Config {
-    let n = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(n);
-    Config {
-        cases: n,
-        // Shrinking reruns the binary many times; the first failure is shown as is.
-        max_shrink_iters: 16,
-        ..Config::default()
-    }
+    // Shrinking reruns the binary many times; the first failure is shown as is.
+    proptest_config(n, 16)
 }
 
 /// Characters that break terminals, Markdown and parsers, and any other.

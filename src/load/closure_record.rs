@@ -127,16 +127,20 @@ pub fn encode(closure: &Closure, cache_of: impl Fn(&StorePath) -> Option<u32>) -
         w.opt_u64(info.reported_closure_size);
         w.u32(cache_of(&info.path)?);
     }
-    let payload = w.0;
+    Some(frame(&w.0))
+}
+
+/// A payload with the header in front: magic, format, writer, length, checksum.
+fn frame(payload: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(payload.len() + 64);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&FORMAT.to_le_bytes());
     out.push(WRITER.len() as u8);
     out.extend_from_slice(WRITER.as_bytes());
     out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    out.extend_from_slice(&Sha256::digest(&payload)[..CHECKSUM_LEN]);
-    out.extend_from_slice(&payload);
-    Some(out)
+    out.extend_from_slice(&Sha256::digest(payload)[..CHECKSUM_LEN]);
+    out.extend_from_slice(payload);
+    out
 }
 
 /// Decode a record written by [`encode`] for a walk through `caches` caches; `sd` is
@@ -436,18 +440,7 @@ mod tests {
         w.u32(9); // no such root
         w.u32(0);
         w.u32(0);
-        let rewrap = |payload: Vec<u8>| {
-            let mut out = Vec::new();
-            out.extend_from_slice(MAGIC);
-            out.extend_from_slice(&FORMAT.to_le_bytes());
-            out.push(WRITER.len() as u8);
-            out.extend_from_slice(WRITER.as_bytes());
-            out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-            out.extend_from_slice(&Sha256::digest(&payload)[..CHECKSUM_LEN]);
-            out.extend_from_slice(&payload);
-            out
-        };
-        let e = decode(&rewrap(w.0), 2, &StoreDir::default()).unwrap_err();
+        let e = decode(&frame(&w.0), 2, &StoreDir::default()).unwrap_err();
         assert!(e.contains("root"), "{e}");
         let bytes = encode(&c, |_| Some(1)).unwrap();
         let e = decode(&bytes, 1, &StoreDir::default()).unwrap_err();

@@ -332,3 +332,17 @@ pub fn ccob(version: u16, method: u16, inner: &[u8]) -> Vec<u8> {
     b.extend_from_slice(&data);
     b
 }
+
+/// A property test's configuration: `n` cases unless `PROPTEST_CASES` says otherwise,
+/// and at most `max_shrink_iters` shrinking steps.
+pub fn proptest_config(n: u32, max_shrink_iters: u32) -> proptest::test_runner::Config {
+    let n = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(n);
+    proptest::test_runner::Config {
+        cases: n,
+        max_shrink_iters,
+        ..proptest::test_runner::Config::default()
+    }
+}
