@@ -545,6 +545,7 @@ fn an_unreadable_directory_says_permission_denied() {
     // As root, permissions do not bite: drop the capabilities that override them.
     let bin = env!("CARGO_BIN_EXE_nixcut");
     let out = std::process::Command::new("setpriv")
+        .env("XDG_CACHE_HOME", common::test_cache_home())
         .args([
             "--inh-caps=-all",
             "--bounding-set=-dac_override,-dac_read_search",

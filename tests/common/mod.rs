@@ -25,11 +25,29 @@ pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// A command running the `nixcut` binary under test, with colour off.
+/// The `XDG_CACHE_HOME` of every command this test process starts: a directory of its
+/// own under Cargo's scratch directory, so that no test reads or writes the caches under
+/// the user's `~/.cache/nixcut` (tests of the caches set their own on top of it).
+pub fn test_cache_home() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join("xdg-cache")
+            .join(std::process::id().to_string());
+        // A directory left by an earlier process with the same id starts empty.
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("create the tests' cache directory");
+        dir
+    })
+}
+
+/// A command running the `nixcut` binary under test, with colour off and the caches in
+/// [`test_cache_home`].
 pub fn nixcut() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_nixcut"));
     c.env("NO_COLOR", "1").env_remove("NIXCUT_STORE_DIR");
     c.env("NIX_CONFIG", NIX_CONFIG);
+    c.env("XDG_CACHE_HOME", test_cache_home());
     c
 }
 
@@ -75,10 +93,12 @@ pub fn nix_or_skip(test: &str) -> bool {
     false
 }
 
-/// A command for the Nix CLI with the settings these machines need.
+/// A command for the Nix CLI with the settings these machines need (and, for a shell
+/// that starts nixcut itself, the caches in [`test_cache_home`]).
 pub fn nix_cmd(program: &str) -> Command {
     let mut c = Command::new(program);
     c.env("NIX_CONFIG", NIX_CONFIG);
+    c.env("XDG_CACHE_HOME", test_cache_home());
     c
 }
 
