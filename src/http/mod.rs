@@ -674,7 +674,7 @@ impl Read for Resuming {
                 return Err(self.fail(
                     io::ErrorKind::TimedOut,
                     format!(
-                        "the download did not finish within {}s (the time given to one \
+                        "the download passed its deadline of {}s (the time given to one \
                          download: --http-timeout for each attempt, and its length at \
                          {} KiB/s)",
                         self.allowance.as_secs(),
