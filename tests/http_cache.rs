@@ -1113,7 +1113,7 @@ fn endless_and_dripping_nars_stop_at_their_bounds() {
     // Endless: a NAR whose one file claims 64 GiB, then zeros. Served once; asked
     // again (a resume), 404.
     let mut head = file_nar(b"");
-    head.truncate(head.len() - 16); // drop the empty contents and `)`
+    head.truncate(head.len() - 24); // drop the empty contents and `)`
     head.extend((64u64 << 30).to_le_bytes());
     let n = nar.clone();
     srv.set_rule(move |p, nth| {
