@@ -750,3 +750,56 @@ fn snapshots_of_one_closure_named_three_ways_are_identical() {
     assert_eq!(files[0], files[1], "./result and the store path");
     assert_eq!(files[0], files[2], "./result and another symlink");
 }
+
+// ---- Issue 19, item 12: a big rules file ----
+
+/// A rules file of `n` rules, the last one naming an unknown class.
+fn rules_file(dir: &Path, n: usize) -> PathBuf {
+    let mut text = String::new();
+    for i in 0..n {
+        let class = if i + 1 == n { "nonsense" } else { "doc" };
+        text.push_str(&format!(
+            "[[class]]\nname = \"r{i}\"\nunder = [\"share/x{i}/\"]\nclass = \"{class}\"\n\n"
+        ));
+    }
+    write(dir, &format!("rules{n}.toml"), &text)
+}
+
+/// The quickest of three runs of `nixcut rules --rules FILE` (refused at its last
+/// rule, so that only loading is measured), and the error.
+fn rules_load(file: &Path) -> (std::time::Duration, String) {
+    let mut best = std::time::Duration::MAX;
+    let mut err = String::new();
+    for _ in 0..3 {
+        let t = std::time::Instant::now();
+        let (code, _, e) = run(&["rules", "--rules", s(file)]);
+        best = best.min(t.elapsed());
+        assert_eq!(code, 2, "{e}");
+        err = e;
+    }
+    (best, err)
+}
+
+/// `--rules` loaded in quadratic time (every rule's position was found by scanning
+/// the text from its start): 20,000 rules took 10 s, 200,000 over 60 s. Not a time
+/// limit: the growth from 2,000 to 16,000 rules is compared in one run; linear is 8x
+/// (less with the start-up), the old quadratic loader was about 60x. The error still
+/// names the last rule's line and column.
+#[test]
+fn a_rules_file_loads_in_linear_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let (small, big) = (
+        rules_file(dir.path(), 2_000),
+        rules_file(dir.path(), 16_000),
+    );
+    let (t_small, e_small) = rules_load(&small);
+    let (t_big, e_big) = rules_load(&big);
+    assert!(e_small.contains(":9999:9:"), "{e_small}");
+    assert!(e_big.contains(":79999:9:"), "{e_big}");
+    assert!(e_big.contains("unknown class `nonsense`"), "{e_big}");
+    let growth = t_big.as_secs_f64() / t_small.as_secs_f64().max(1e-3);
+    assert!(
+        growth < 24.0,
+        "8x the rules took {growth:.1}x the time ({t_small:?} -> {t_big:?}): not linear"
+    );
+}

@@ -109,10 +109,17 @@ fn load_options(g: &GlobalArgs) -> LoadOptions {
 /// directory is allowed: that is a Nix builder writing its own `$out`
 /// (`nix/closure-check.nix` passes `--summary $out`). `what` names the file in the
 /// message.
+///
+/// The file is checked where a write would land: every symlink of its last component
+/// is followed first (a `LINK` to a store file is that store file), as the parent
+/// directories are by `canonicalize`.
 fn refuse_store_object(g: &GlobalArgs, file: &Path, what: &str) -> Result<()> {
     let opts = load_options(g);
     let logical = PathBuf::from(opts.store_dir_or_default().as_str());
     let stores = [logical, opts.physical_store_dir()];
+    let shown = file;
+    let resolved = follow_last_symlinks(file);
+    let file = resolved.as_path();
     let Some(name) = file.file_name() else {
         return Ok(());
     };
@@ -132,12 +139,30 @@ fn refuse_store_object(g: &GlobalArgs, file: &Path, what: &str) -> Result<()> {
             return Err(anyhow::anyhow!(
                 "cannot write {what} {}: it is inside the store directory {}, and nixcut \
                  never writes into a store object; write it elsewhere",
-                printable(&file.display().to_string()),
+                printable(&shown.display().to_string()),
                 store.display()
             ));
         }
     }
     Ok(())
+}
+
+/// `file` with the symlinks of its last component followed (at most 40, as the kernel
+/// does; a loop or a longer chain is left for the write to report). A relative target
+/// is taken from the link's directory. A dangling link gives where the write would
+/// create the file.
+fn follow_last_symlinks(file: &Path) -> PathBuf {
+    let mut p = file.to_path_buf();
+    for _ in 0..40 {
+        let Ok(target) = std::fs::read_link(&p) else {
+            break;
+        };
+        p = match p.parent() {
+            Some(dir) if target.is_relative() => dir.join(target),
+            _ => target,
+        };
+    }
+    p
 }
 
 /// Standard input can be read once: refuse `-` given for two inputs of one command
