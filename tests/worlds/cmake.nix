@@ -115,4 +115,9 @@ in
   # The consumer against the split package: the original with ember's hash rewritten
   # (same name, same length), as a rebuild against split.out would link it.
   app = if plan == null then null else rewritten (app ember) [ ember split.out ];
+  # The users built against the split dev output alone.
+  users = if plan == null then null else {
+    cmake = cmakeUser split.dev;
+    pkgconfig = pkgconfigUser split.dev;
+  };
 }

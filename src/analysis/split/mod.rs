@@ -9,6 +9,7 @@
 //! on `out`, and the report lists it in `assumptions`.
 
 mod closure;
+mod config;
 mod nix;
 mod plan;
 
@@ -141,9 +142,11 @@ pub fn split(
         return Ok(report);
     }
 
-    let p = plan::plan(&ev, &targets);
+    let mut p = plan::plan(&ev, &targets);
+    let rewrites = check_config(sd, opts, &ev, &mut p, &mut report.warnings);
     report.warnings.extend(p.warnings.iter().cloned());
     report.actions = actions(sd, &ev, &p);
+    report.actions.extend(rewrites);
     report.outputs = outputs(sd, &p, &report.actions);
     report.archs = archs(c, &ev, &p, &targets);
     report.remedies = remedies(&ev, &p, &targets);
@@ -179,6 +182,71 @@ pub fn split(
         report.nix = nix::render(sd, &ev.path, &p.outputs, &report.actions, &report.for_root);
     }
     Ok(report)
+}
+
+/// The store path output `o` of the split package gets (`out`: the package's own).
+fn output_path(sd: &StoreDir, pkg: &StorePath, outputs: &[String], o: usize) -> String {
+    match o {
+        0 => sd.display(pkg),
+        _ => format!("{}-{}", sd.display(pkg), outputs[o]),
+    }
+}
+
+/// Build-configuration integrity (`config`): read the package's CMake and pkg-config
+/// files, add the rewrites that keep every path they name resolving after the moves,
+/// and what stdenv adds to `dev`; returns the rewrite actions.
+fn check_config(
+    sd: &StoreDir,
+    opts: &SplitOptions,
+    ev: &PathEvidence,
+    p: &mut Plan,
+    warnings: &mut Vec<String>,
+) -> Vec<SplitAction> {
+    let physical = match opts.files.source().map(|s| s.open(&ev.path)) {
+        Some(Ok(crate::source::PathFiles::Tree { physical })) => Some(physical),
+        _ => None,
+    };
+    let read = |f: usize| -> Option<Vec<u8>> {
+        use std::os::unix::ffi::OsStrExt;
+        let root = physical.as_ref()?;
+        let rel = std::ffi::OsStr::from_bytes(ev.entries[f].path.as_bytes());
+        let file = root.join(rel);
+        // The scan saw a regular file here: read it only if it still is one.
+        let meta = std::fs::symlink_metadata(&file).ok()?;
+        meta.is_file().then(|| std::fs::read(&file).ok()).flatten()
+    };
+    let moved = |f: usize| p.place[f] != plan::Place::Output(0);
+    let unread = physical.is_none()
+        && ev
+            .entries
+            .iter()
+            .enumerate()
+            .any(|(f, e)| config::is_config_file(e.path.as_bytes()) && moved(f));
+    if unread {
+        warnings.push(format!(
+            "{}: the files come from NARs, so the paths its CMake and pkg-config files build from their own location were not checked after the moves",
+            sd.display(&ev.path)
+        ));
+    }
+    let rewrites = config::rewrites(ev, &sd.display(&ev.path), p, &read);
+    let outputs = p.outputs.clone();
+    let path_of = |o: usize| output_path(sd, &ev.path, &outputs, o);
+    config::apply(p, ev, &rewrites, &read, &path_of);
+    config::propagate_dev(p, ev, &path_of);
+    rewrites
+        .into_iter()
+        .map(|r| SplitAction::Rewrite {
+            output: p.outputs[r.output].clone(),
+            file: rel(&ev.entries[r.file].path),
+            from: r.from,
+            to: format!("${}{}", p.outputs[r.to_output], r.to_rest),
+            because: vec![r.because],
+        })
+        .collect()
+}
+
+fn rel_bytes(p: &[u8]) -> String {
+    String::from_utf8_lossy(p).into_owned()
 }
 
 fn rel(p: &crate::scan::RelPath) -> String {
@@ -261,7 +329,8 @@ fn actions(sd: &StoreDir, ev: &PathEvidence, p: &Plan) -> Vec<SplitAction> {
     let mut globbed: HashMap<usize, String> = HashMap::new();
     for ((dir, o), members) in &groups {
         let token = &p.outputs[*o];
-        if members.len() < 2 || !is_gpu_output(token) {
+        // A glob is expanded by the shell: only in a directory whose name it keeps.
+        if members.len() < 2 || !is_gpu_output(token) || !nix::is_plain(&rel_bytes(dir)) {
             continue;
         }
         let Some(&d) = tree.by_path.get(dir.as_slice()) else {

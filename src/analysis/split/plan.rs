@@ -62,6 +62,8 @@ pub struct Plan {
     pub sizes: Vec<u64>,
     /// Per output: files and symlinks held.
     pub files: Vec<u64>,
+    /// Per entry: its content (or symlink target) length once the actions are applied.
+    pub entry_sizes: Vec<u64>,
     /// Per entry: the outputs holding it (a directory: every output with something
     /// below it).
     pub holds: Vec<BTreeSet<usize>>,
@@ -109,6 +111,15 @@ impl Plan {
                 }
             }
         }
+    }
+
+    /// Entry `f` (a file) now holds `len` bytes: every output holding it changes size.
+    pub fn resize(&mut self, f: usize, len: u64) {
+        let old = nar_str_len(self.entry_sizes[f]);
+        for &o in &self.holds[f] {
+            self.sizes[o] = self.sizes[o] - old + nar_str_len(len);
+        }
+        self.entry_sizes[f] = len;
     }
 
     /// The output a hit's file is in (a directory: where its name lands); `None` for
@@ -402,6 +413,7 @@ pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
         references: Vec::new(),
         sizes: Vec::new(),
         files: Vec::new(),
+        entry_sizes: Vec::new(),
         holds,
         assumptions: Vec::new(),
         warnings,
@@ -489,6 +501,11 @@ pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
     }
 
     plan.references = references;
+    plan.entry_sizes = entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| e.size + grow[i])
+        .collect();
     plan.sizes = sizes;
     plan.files = files;
     plan.assumptions = assumptions;
@@ -503,13 +520,16 @@ fn parent(p: &[u8]) -> &[u8] {
     }
 }
 
+/// The NAR framing of a string of `n` bytes: its length and the bytes padded to 8.
+pub fn nar_str_len(n: u64) -> u64 {
+    8u64.saturating_add(n.div_ceil(8).saturating_mul(8))
+}
+
 /// The exact NAR size of a tree given as (path, type, size) in NAR order: the same
 /// framing as `crate::scan::nar_size`, over any subset of a package's entries that
 /// forms a tree (every entry's parent directory included).
 pub fn nar_size_of<'a>(entries: impl Iterator<Item = (&'a [u8], EntryType, u64)>) -> u64 {
-    fn str_len(n: u64) -> u64 {
-        8u64.saturating_add(n.div_ceil(8).saturating_mul(8))
-    }
+    let str_len = nar_str_len;
     let s = |t: &str| str_len(t.len() as u64);
     let mut total = s("nix-archive-1");
     for (path, entry, size) in entries {

@@ -23,6 +23,14 @@ for a in actions:
             lines.append(f'patchelf --set-rpath "{kept}" "$out"/{q(f)}')
     elif kind == "move":
         lines.append(f'moveToOutput {q(a["path"])} "${a["to"]}"')
+    elif kind == "rewrite":
+        to = a["to"]
+        name = to[1:].split("/", 1)[0]
+        rest = to[1 + len(name):]
+        word = f'"${name}"' + (q(rest) if rest else "")
+        lines.append(
+            f'substituteInPlace "${a["output"]}"/{q(a["file"])} --replace-fail {q(a["from"])} {word}'
+        )
     elif kind == "drop-gpu-arch":
         for p in a["paths"]:
             lines.append(f'rm -r "$out"/{q(p)}')
