@@ -690,3 +690,95 @@ fn cmake_library_split_without_the_rewrites_breaks_its_users() {
         .expect_err("the pkg-config user must not build without the rewrites");
     assert!(err.contains("ember.h"), "{err}");
 }
+
+/// issue 19, items 5, 6 and 13: file names that attack the generated code. The Nix code
+/// of a package with antiquotations, quotes, command substitutions, spaces, globs,
+/// newlines, CR, bidi and zero-width characters in its names evaluates (`nix-instantiate
+/// --eval`) without a `builtins.trace` firing, shows none of those characters raw in any
+/// line, and applied with bash and nixpkgs' verbs (whose `moveToOutput` globs and
+/// word-splits its pattern) runs no command from a name and gives exactly the predicted
+/// outputs: `libfoo.so .a` moves alone, the runtime `libfoo.so` stays in out.
+#[test]
+fn hostile_file_names_cannot_inject_code_into_the_split() {
+    let test = "hostile_file_names_cannot_inject_code_into_the_split";
+    if !nix_or_skip(test) {
+        return;
+    }
+    let world = repo().join("tests/worlds/split/hostile-names.nix");
+    let world = world.to_str().unwrap();
+    let pkg = nix_stdout("nix-build", &[world, "-A", "pkg", "--no-out-link"]);
+    let pkg = pkg.trim();
+    let r = json(&["split", pkg, "--format", "json"]);
+    let code = r["nix"].as_str().unwrap();
+    for (n, line) in code.lines().enumerate() {
+        let bad: Vec<char> = line
+            .chars()
+            .filter(|c| {
+                c.is_control()
+                    || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+            })
+            .collect();
+        assert!(bad.is_empty(), "line {} holds {bad:?}: {line:?}", n + 1);
+    }
+    assert_nix_parses(&r);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("split.nix");
+    std::fs::write(&file, code).unwrap();
+    let file = file.to_str().unwrap();
+    let eval = nix_cmd("nix-instantiate")
+        .args([
+            "--eval",
+            "--strict",
+            world,
+            "--arg",
+            "code",
+            file,
+            "-A",
+            "postFixup",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&eval.stderr);
+    assert!(eval.status.success(), "{err}\n{code}");
+    assert!(!err.contains("trace"), "a file name was evaluated: {err}");
+    let names: Vec<String> = r["outputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| format!("\"{}\"", o["name"].as_str().unwrap()))
+        .collect();
+    let outputs = format!("[ {} ]", names.join(" "));
+    let built = check_outputs(&r, &|name| {
+        nix_stdout(
+            "nix-build",
+            &[
+                world,
+                "--arg",
+                "code",
+                file,
+                "--arg",
+                "outputs",
+                &outputs,
+                "-A",
+                &format!("applied.{name}"),
+                "--no-out-link",
+            ],
+        )
+        .trim()
+        .to_string()
+    });
+    let out = std::path::Path::new(&built["out"]);
+    assert!(out.join("lib/libfoo.so").exists(), "libfoo.so left out");
+    let statics = std::path::Path::new(&built["static"]);
+    for moved in r["outputs"][1]["paths"].as_array().unwrap() {
+        let p = moved.as_str().unwrap();
+        assert!(
+            statics.join(p).symlink_metadata().is_ok(),
+            "{p:?} is not in static"
+        );
+        assert!(
+            out.join(p).symlink_metadata().is_err(),
+            "{p:?} is still in out"
+        );
+    }
+}
