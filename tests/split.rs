@@ -691,71 +691,83 @@ fn cmake_library_split_without_the_rewrites_breaks_its_users() {
     assert!(err.contains("ember.h"), "{err}");
 }
 
-/// issue 19, items 5, 6 and 13: file names that attack the generated code. The Nix code
-/// of a package with antiquotations, quotes, command substitutions, spaces, globs,
-/// newlines, CR, bidi and zero-width characters in its names evaluates (`nix-instantiate
-/// --eval`) without a `builtins.trace` firing, shows none of those characters raw in any
-/// line, and applied with bash and nixpkgs' verbs (whose `moveToOutput` globs and
-/// word-splits its pattern) runs no command from a name and gives exactly the predicted
-/// outputs: `libfoo.so .a` moves alone, the runtime `libfoo.so` stays in out.
+/// The hostile-names world (tests/worlds/split/hostile-names.nix): its package, the
+/// split report and the generated code written to `dir`.
+fn hostile_split(dir: &std::path::Path) -> (String, Value, String) {
+    let world = repo().join("tests/worlds/split/hostile-names.nix");
+    let world = world.to_str().unwrap().to_string();
+    let pkg = nix_stdout("nix-build", &[&world, "-A", "pkg", "--no-out-link"]);
+    let r = json(&["split", pkg.trim(), "--format", "json"]);
+    let file = dir.join("split.nix");
+    std::fs::write(&file, r["nix"].as_str().unwrap()).unwrap();
+    (world, r, file.to_str().unwrap().to_string())
+}
+
+/// issue 19, item 5: file names holding antiquotations (`${builtins.trace …}`, also
+/// after a quote, and three quotes) are text in the generated code: evaluating it
+/// (`nix-instantiate --eval`) fires no `builtins.trace`.
 #[test]
-fn hostile_file_names_cannot_inject_code_into_the_split() {
-    let test = "hostile_file_names_cannot_inject_code_into_the_split";
+fn hostile_file_names_evaluate_to_nothing_attacker_controlled() {
+    let test = "hostile_file_names_evaluate_to_nothing_attacker_controlled";
     if !nix_or_skip(test) {
         return;
     }
-    let world = repo().join("tests/worlds/split/hostile-names.nix");
-    let world = world.to_str().unwrap();
-    let pkg = nix_stdout("nix-build", &[world, "-A", "pkg", "--no-out-link"]);
-    let pkg = pkg.trim();
-    let r = json(&["split", pkg, "--format", "json"]);
-    let code = r["nix"].as_str().unwrap();
-    for (n, line) in code.lines().enumerate() {
-        let bad: Vec<char> = line
-            .chars()
-            .filter(|c| {
-                c.is_control()
-                    || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-            })
-            .collect();
-        assert!(bad.is_empty(), "line {} holds {bad:?}: {line:?}", n + 1);
-    }
-    assert_nix_parses(&r);
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("split.nix");
-    std::fs::write(&file, code).unwrap();
-    let file = file.to_str().unwrap();
+    let (world, r, file) = hostile_split(dir.path());
+    assert_nix_parses(&r);
     let eval = nix_cmd("nix-instantiate")
         .args([
             "--eval",
             "--strict",
-            world,
+            "--json",
+            &world,
             "--arg",
             "code",
-            file,
+            &file,
             "-A",
             "postFixup",
         ])
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&eval.stderr);
-    assert!(eval.status.success(), "{err}\n{code}");
+    assert!(eval.status.success(), "{err}");
     assert!(!err.contains("trace"), "a file name was evaluated: {err}");
+    // What the shell gets names every hostile file literally.
+    let script: String = serde_json::from_slice(&eval.stdout).expect("a Nix string");
+    assert!(
+        script.contains(r#"'lib/${builtins.trace "antiquotation in a name" "x"}.a'"#),
+        "{script}"
+    );
+}
+
+/// issue 19, item 6 (and item 5's shell half): applied with bash and nixpkgs' verbs
+/// (whose `moveToOutput` word-splits and globs its pattern), the code runs no command
+/// from a name and gives exactly the predicted outputs: `libfoo.so .a` moves alone,
+/// the runtime `libfoo.so` stays in out, `star*.a` does not take `starry.a` along.
+#[test]
+fn hostile_file_names_move_exactly_the_predicted_files() {
+    let test = "hostile_file_names_move_exactly_the_predicted_files";
+    if !nix_or_skip(test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (world, r, file) = hostile_split(dir.path());
     let names: Vec<String> = r["outputs"]
         .as_array()
         .unwrap()
         .iter()
         .map(|o| format!("\"{}\"", o["name"].as_str().unwrap()))
         .collect();
+    assert_eq!(names, ["\"out\"", "\"static\""]);
     let outputs = format!("[ {} ]", names.join(" "));
     let built = check_outputs(&r, &|name| {
         nix_stdout(
             "nix-build",
             &[
-                world,
+                &world,
                 "--arg",
                 "code",
-                file,
+                &file,
                 "--arg",
                 "outputs",
                 &outputs,
@@ -770,8 +782,10 @@ fn hostile_file_names_cannot_inject_code_into_the_split() {
     let out = std::path::Path::new(&built["out"]);
     assert!(out.join("lib/libfoo.so").exists(), "libfoo.so left out");
     let statics = std::path::Path::new(&built["static"]);
-    for moved in r["outputs"][1]["paths"].as_array().unwrap() {
-        let p = moved.as_str().unwrap();
+    let moved = r["outputs"][1]["paths"].as_array().unwrap();
+    assert_eq!(moved.len(), 19, "{moved:?}");
+    for m in moved {
+        let p = m.as_str().unwrap();
         assert!(
             statics.join(p).symlink_metadata().is_ok(),
             "{p:?} is not in static"
@@ -781,4 +795,29 @@ fn hostile_file_names_cannot_inject_code_into_the_split() {
             "{p:?} is still in out"
         );
     }
+}
+
+/// issue 19, item 13 (split's part): no generated line holds a CR, another control
+/// character, a bidi override or isolate, or a zero-width character, whatever the file
+/// names hold.
+#[test]
+fn hostile_file_names_put_no_hidden_character_in_a_generated_line() {
+    let test = "hostile_file_names_put_no_hidden_character_in_a_generated_line";
+    if !nix_or_skip(test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r, _) = hostile_split(dir.path());
+    let code = r["nix"].as_str().unwrap();
+    for (n, line) in code.lines().enumerate() {
+        let bad: Vec<char> = line
+            .chars()
+            .filter(|c| {
+                c.is_control()
+                    || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+            })
+            .collect();
+        assert!(bad.is_empty(), "line {} holds {bad:?}: {line:?}", n + 1);
+    }
+    assert!(code.contains(r"$'lib/bidi\xe2\x80\xaeevil.a'"), "{code}");
 }
