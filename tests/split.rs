@@ -649,6 +649,14 @@ fn cmake_library_split_keeps_every_user_building_and_running() {
         .filter_map(|o| o["name"].as_str())
         .collect();
     assert_eq!(names, ["out", "bin", "dev", "static"]);
+    // The HTML page shows the code with its line breaks, not `\x0a`.
+    let ember = build_cmake_world(None, "ember").unwrap();
+    let (code, html, err) = common::run(&["split", &ember, "--format", "html"]);
+    assert_eq!(code, 0, "{err}");
+    let pre = html.split("<h2>Nix</h2><pre>").nth(1).expect("a Nix section");
+    let pre = pre.split("</pre>").next().unwrap();
+    assert!(!pre.contains("\\x0a"), "{pre}");
+    assert!(pre.contains("\n    moveToOutput"), "{pre}");
 }
 
 #[test]
