@@ -653,7 +653,10 @@ fn cmake_library_split_keeps_every_user_building_and_running() {
     let ember = build_cmake_world(None, "ember").unwrap();
     let (code, html, err) = common::run(&["split", &ember, "--format", "html"]);
     assert_eq!(code, 0, "{err}");
-    let pre = html.split("<h2>Nix</h2><pre>").nth(1).expect("a Nix section");
+    let pre = html
+        .split("<h2>Nix</h2><pre>")
+        .nth(1)
+        .expect("a Nix section");
     let pre = pre.split("</pre>").next().unwrap();
     assert!(!pre.contains("\\x0a"), "{pre}");
     assert!(pre.contains("\n    moveToOutput"), "{pre}");
@@ -828,4 +831,57 @@ fn hostile_file_names_put_no_hidden_character_in_a_generated_line() {
         assert!(bad.is_empty(), "line {} holds {bad:?}: {line:?}", n + 1);
     }
     assert!(code.contains(r"$'lib/bidi\xe2\x80\xaeevil.a'"), "{code}");
+}
+
+/// issue 20, point 1: a library with both DT_RPATH and DT_RUNPATH. The DT_RPATH the
+/// loader ignores is cut with remove-references-to (`patchelf --set-rpath` rewrites
+/// only the DT_RUNPATH, and the edit used to drop the hit's detail text, which names no
+/// directory); the rebuilt library has exactly the predicted size and references and
+/// still loads.
+#[test]
+fn a_shadowed_rpath_is_cut_as_predicted() {
+    let test = "a_shadowed_rpath_is_cut_as_predicted";
+    if !nix_or_skip(test) {
+        return;
+    }
+    let world = repo().join("tests/worlds/split/shadowed.nix");
+    let world = world.to_str().unwrap();
+    let orig = nix_stdout("nix-build", &[world, "-A", "shadowed", "--no-out-link"]);
+    let r = json(&["split", orig.trim(), "--format", "json"]);
+    let because = r["actions"][0]["because"][0]["detail"].as_str().unwrap();
+    assert!(
+        because.ends_with("(DT_RPATH, ignored because DT_RUNPATH is present)"),
+        "the JSON detail text is unchanged: {because}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let plan = dir.path().join("plan.json");
+    std::fs::write(&plan, r.to_string()).unwrap();
+    let plan = plan.to_str().unwrap();
+    let built = check_outputs(&r, &|name| {
+        nix_stdout(
+            "nix-build",
+            &[
+                world,
+                "--argstr",
+                "plan",
+                plan,
+                "-A",
+                &format!("split.{name}"),
+                "--no-out-link",
+            ],
+        )
+        .trim()
+        .to_string()
+    });
+    let so = format!("{}/lib/libshadowed.so", built["out"]);
+    run_ok(
+        "python3",
+        &["-c", "import ctypes, sys; ctypes.CDLL(sys.argv[1])", &so],
+    );
+    assert!(
+        !references(&built["out"])
+            .iter()
+            .any(|p| p.ends_with("-gcc-12.2.0-lib")),
+        "the shadowed DT_RPATH's reference is gone"
+    );
 }

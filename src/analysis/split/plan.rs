@@ -16,7 +16,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::classify::{EntryType, EvidenceKind, FileClass, Verdict};
-use crate::evidence::{Hit, HitFact, PathEvidence};
+use crate::evidence::{EntryFact, Hit, HitFact, PathEvidence};
 use crate::report::{AssumptionReason, Because};
 use crate::store::StorePath;
 
@@ -245,6 +245,17 @@ impl<'a> Tree<'a> {
     }
 }
 
+/// The search-path directory a hit of file `e` sits in, when the loader searches it
+/// (the typed ELF facts: its active entries, not a DT_RPATH that DT_RUNPATH shadows).
+fn searched_dir<'a>(e: &EntryFact, h: &'a Hit) -> Option<&'a String> {
+    let dir = h.fact.runpath_dir.as_ref()?;
+    let elf = e.elf.as_ref()?;
+    elf.search
+        .iter()
+        .any(|s| s.dir.as_ref() == Some(dir))
+        .then_some(dir)
+}
+
 /// Plan the split of `ev` (the package's evidence without a consumer).
 pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
     let entries = &ev.entries;
@@ -256,6 +267,7 @@ pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
     let mut remove_refs: BTreeMap<StorePath, (BTreeSet<usize>, Vec<Because>)> = BTreeMap::new();
     let mut rpath_drop: BTreeMap<usize, (Vec<String>, Vec<Because>)> = BTreeMap::new();
     let file_of = |h: &Hit| tree.by_path.get(h.fact.file.as_bytes()).copied();
+    let searched = |f: usize, h| searched_dir(&entries[f], h);
     for r in &ev.references {
         // Files where every hit of this reference is removable by remove-references-to.
         let mut per_file: BTreeMap<usize, (bool, Vec<Because>)> = BTreeMap::new();
@@ -267,13 +279,25 @@ pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
                 _ if !removable => {
                     per_file.entry(f).or_insert((true, Vec::new())).0 = false;
                 }
-                EvidenceKind::ElfRunpathUnused => {
+                // An entry of the search path the loader uses: dropped from it.
+                EvidenceKind::ElfRunpathUnused if searched(f, h).is_some() => {
                     let d = rpath_drop.entry(f).or_default();
-                    let dir = h.fact.detail.clone();
-                    if !d.0.contains(&dir) {
-                        d.0.push(dir);
+                    if let Some(dir) = searched(f, h) {
+                        if !d.0.contains(dir) {
+                            d.0.push(dir.clone());
+                        }
                     }
                     d.1.push(because_of(h));
+                }
+                // A DT_RPATH the loader ignores (DT_RUNPATH is present): `--set-rpath`
+                // rewrites only the DT_RUNPATH, so the string goes with
+                // remove-references-to (where every hit of it in the file is removable).
+                EvidenceKind::ElfRunpathUnused => {
+                    per_file
+                        .entry(f)
+                        .or_insert((true, Vec::new()))
+                        .1
+                        .push(because_of(h));
                 }
                 EvidenceKind::ElfSourcePath | EvidenceKind::ElfDebug
                     if *class != FileClass::Debug =>
@@ -448,7 +472,8 @@ pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
             if h.fact.kind == EvidenceKind::ElfRunpathUnused
                 && removed_rpath
                     .get(&f)
-                    .is_some_and(|d| d.contains(&h.fact.detail))
+                    .zip(h.fact.runpath_dir.as_ref())
+                    .is_some_and(|(d, dir)| d.contains(dir))
             {
                 continue;
             }
@@ -586,6 +611,7 @@ mod tests {
                 detail: detail.to_string(),
                 symlink_target: None,
                 target_exists: None,
+                runpath_dir: None,
             },
             place: HitPlace {
                 class: FileClass::Out,
