@@ -233,16 +233,70 @@ fn check_config(
     let path_of = |o: usize| output_path(sd, &ev.path, &outputs, o);
     config::apply(p, ev, &rewrites, &read, &path_of);
     config::propagate_dev(p, ev, &path_of);
-    rewrites
-        .into_iter()
-        .map(|r| SplitAction::Rewrite {
-            output: p.outputs[r.output].clone(),
-            file: rel(&ev.entries[r.file].path),
-            from: r.from,
-            to: format!("${}{}", p.outputs[r.to_output], r.to_rest),
-            because: vec![r.because],
-        })
-        .collect()
+    let mut actions = self_path_rewrites(ev, p, warnings);
+    actions.extend(rewrites.into_iter().map(|r| SplitAction::Rewrite {
+        output: p.outputs[r.output].clone(),
+        file: rel(&ev.entries[r.file].path),
+        from: r.from,
+        to: format!("${}{}", p.outputs[r.to_output], r.to_rest),
+        because: vec![r.because],
+    }));
+    actions
+}
+
+/// The package's own absolute paths (`$out/SUB`) in files, where SUB moved to another
+/// output: rewritten to that output (`moveToOutput` rewrites nothing). A path that is
+/// a prefix of another path the file names that stays is left, with a warning.
+fn self_path_rewrites(ev: &PathEvidence, p: &Plan, warnings: &mut Vec<String>) -> Vec<SplitAction> {
+    let mut v = Vec::new();
+    let tree = Tree::new(ev);
+    for (&f, subs) in &p.self_paths {
+        let Some(o) = p.output_of_file(&tree, ev, f) else {
+            continue;
+        };
+        let file = rel(&ev.entries[f].path);
+        let named: BTreeSet<Vec<u8>> = ev
+            .references
+            .iter()
+            .filter(|r| r.target == ev.path)
+            .flat_map(|r| r.hits.iter())
+            .filter(|h| h.fact.file == ev.entries[f].path)
+            .map(|h| plan::sub_path(h, &ev.path))
+            .collect();
+        let mut order: Vec<(&Vec<u8>, &usize)> = subs.iter().collect();
+        order.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.0.cmp(b.0)));
+        for (sub, &l) in order {
+            let clash = named.iter().any(|t| {
+                t.len() > sub.len()
+                    && t.starts_with(sub)
+                    && t[sub.len()] != b'/'
+                    && subs.get(t) != Some(&l)
+            });
+            let sub_s = rel_bytes(sub);
+            if clash {
+                warnings.push(format!(
+                    "{file}: $out/{sub_s} is also the start of another path it names, so it is not rewritten to ${}",
+                    p.outputs[l]
+                ));
+                continue;
+            }
+            v.push(SplitAction::Rewrite {
+                output: p.outputs[o].clone(),
+                file: file.clone(),
+                from: format!("$out/{sub_s}"),
+                to: format!("${}/{sub_s}", p.outputs[l]),
+                because: vec![Because {
+                    file: file.clone(),
+                    offset: None,
+                    kind: "self-reference".to_string(),
+                    rule: "split/self-path".to_string(),
+                    detail: format!("names $out/{sub_s}, which moves to {}", p.outputs[l]),
+                    count: 1,
+                }],
+            });
+        }
+    }
+    v
 }
 
 fn rel_bytes(p: &[u8]) -> String {

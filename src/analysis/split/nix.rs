@@ -144,8 +144,9 @@ fn comment(s: &str) -> String {
     out
 }
 
-/// A word for the shell naming a path in an output after the moves: `to` is
-/// `$OUTPUT` followed by the rest (`$out/lib/libx.so`), the rest single-quoted.
+/// A word for the shell naming a path in an output: `to` is `$OUTPUT` followed by the
+/// rest (`$out/lib/libx.so`), the rest single-quoted; any other text (`${VAR}/…`) is
+/// single-quoted whole.
 fn output_word(to: &str) -> String {
     let Some(v) = to.strip_prefix('$') else {
         return sh(to);
@@ -154,7 +155,9 @@ fn output_word(to: &str) -> String {
         .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .unwrap_or(v.len());
     let (name, rest) = v.split_at(end);
-    if rest.is_empty() {
+    if name.is_empty() {
+        sh(to)
+    } else if rest.is_empty() {
         format!("\"${name}\"")
     } else {
         format!("\"${name}\"{}", sh(rest))
@@ -353,7 +356,7 @@ pub fn render(
                 body.push(Line::default().lit(&format!(
                     "    substituteInPlace \"${output}\"/{} --replace-fail {} {}",
                     sh(file),
-                    sh(from),
+                    output_word(from),
                     output_word(to)
                 )));
             }

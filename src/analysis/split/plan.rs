@@ -64,6 +64,10 @@ pub struct Plan {
     pub files: Vec<u64>,
     /// Per entry: its content (or symlink target) length once the actions are applied.
     pub entry_sizes: Vec<u64>,
+    /// Per file (not ELF, not a symlink): the sub-paths of the package it names as
+    /// `$out/SUB` that now live in another output (→ that output). The build must
+    /// write that output's path instead: a rewrite (the sizes already count it).
+    pub self_paths: BTreeMap<usize, BTreeMap<Vec<u8>, usize>>,
     /// Per entry: the outputs holding it (a directory: every output with something
     /// below it).
     pub holds: Vec<BTreeSet<usize>>,
@@ -438,6 +442,7 @@ pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
         sizes: Vec::new(),
         files: Vec::new(),
         entry_sizes: Vec::new(),
+        self_paths: BTreeMap::new(),
         holds,
         assumptions: Vec::new(),
         warnings,
@@ -450,6 +455,7 @@ pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
     let mut references: Vec<BTreeMap<(StorePath, Option<usize>), u64>> =
         vec![BTreeMap::new(); n_out];
     let mut grow = vec![0u64; entries.len()];
+    let mut self_paths: BTreeMap<usize, BTreeMap<Vec<u8>, usize>> = BTreeMap::new();
     let mut assumptions = Vec::new();
     for r in &ev.references {
         let is_self = r.target == ev.path;
@@ -496,6 +502,9 @@ pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
                 let e = &entries[f];
                 if l != 0 && e.elf.is_none() && h.fact.kind != EvidenceKind::FileName {
                     grow[f] += 1 + plan.outputs[l].len() as u64;
+                    if e.entry != EntryType::Symlink {
+                        self_paths.entry(f).or_default().insert(sub.clone(), l);
+                    }
                 }
                 Some(l)
             } else {
@@ -525,6 +534,7 @@ pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
             .count() as u64;
     }
 
+    plan.self_paths = self_paths;
     plan.references = references;
     plan.entry_sizes = entries
         .iter()
