@@ -32,6 +32,10 @@ pub struct HitClass {
     pub detail: String,
     /// The rule that decided.
     pub rule: RuleId,
+    /// For a hit in a `DT_RUNPATH`/`DT_RPATH` entry: that entry's directory, as data
+    /// (`$ORIGIN` expanded when it could be), so that no caller reads it back from
+    /// `detail`.
+    pub runpath_dir: Option<String>,
 }
 
 impl HitClass {
@@ -40,6 +44,7 @@ impl HitClass {
             kind,
             detail,
             rule: RuleId::new(rule),
+            runpath_dir: None,
         }
     }
 }
@@ -67,7 +72,7 @@ pub fn classify_hit<S: ByteSource + ?Sized>(facts: &ElfFacts, offset: u64, src: 
             RunpathTag::Rpath => "RPATH",
         };
         let dir = e.dir.as_deref().unwrap_or(&e.raw);
-        return if !e.active {
+        let c = if !e.active {
             HitClass::new(
                 K::ElfRunpathUnused,
                 "elf-rpath-shadowed",
@@ -97,6 +102,10 @@ pub fn classify_hit<S: ByteSource + ?Sized>(facts: &ElfFacts, offset: u64, src: 
                 "elf-runpath-supplies-needed",
                 format!("{dir} supplies {}", e.supplies.join(", ")),
             )
+        };
+        return HitClass {
+            runpath_dir: e.dir.clone(),
+            ..c
         };
     }
     let Some(section) = facts.section_at(offset) else {

@@ -23,9 +23,9 @@ use crate::store::{NarHash, StorePath};
 
 /// Version of the cache file format; part of every key, so a new format never reads
 /// an old entry.
-pub const CACHE_FORMAT: u32 = 5;
+pub const CACHE_FORMAT: u32 = 6;
 
-const KEY_VERSION: &str = concat!("nixcut-scan-cache-5-", env!("CARGO_PKG_VERSION"));
+const KEY_VERSION: &str = concat!("nixcut-scan-cache-6-", env!("CARGO_PKG_VERSION"));
 const MAGIC: &str = "nixcut-scan-cache";
 
 /// A directory of cached scans.
@@ -153,6 +153,8 @@ struct WireHit {
     symlink_target: Option<WireBytes>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     target_exists: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    runpath_dir: Option<String>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -352,6 +354,7 @@ impl WireEntry {
                                 detail: h.detail.clone(),
                                 symlink_target: h.symlink_target.as_deref().map(WireBytes::of),
                                 target_exists: h.target_exists,
+                                runpath_dir: h.runpath_dir.clone(),
                             }
                         })
                         .collect(),
@@ -382,6 +385,7 @@ impl WireEntry {
                     detail: h.detail,
                     symlink_target: h.symlink_target.map(WireBytes::into_bytes),
                     target_exists: h.target_exists,
+                    runpath_dir: h.runpath_dir,
                 })
                 .collect();
             references.push(ScannedRef {
@@ -425,6 +429,7 @@ mod tests {
                     detail: "/nix/store/…".into(),
                     symlink_target: Some(b"/nix/store/x/\x80".to_vec()),
                     target_exists: Some(true),
+                    runpath_dir: None,
                 }],
             }],
             capped_total: 1,

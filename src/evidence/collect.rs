@@ -300,6 +300,7 @@ fn scan(
             detail: e.detail.clone(),
             symlink_target,
             target_exists,
+            runpath_dir: e.runpath_dir.clone(),
         });
     }
     let references = by_ref

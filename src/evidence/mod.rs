@@ -42,6 +42,8 @@ pub struct HitFact {
     /// For a symlink with an absolute target: whether the source found the target
     /// (`None` when the source cannot tell).
     pub target_exists: Option<bool>,
+    /// For a hit in an ELF `DT_RUNPATH`/`DT_RPATH` entry: the entry's directory.
+    pub runpath_dir: Option<String>,
 }
 
 /// Which dynamic tag a search directory came from.

@@ -63,6 +63,7 @@ fn name_evidence(path: &RelPath, hits: &[LocatedHit], executable: bool) -> Vec<E
             detail: name_detail(path.name()),
             candidate: h.candidate,
             rule: rule.name,
+            runpath_dir: None,
         })
         .collect()
 }
@@ -116,6 +117,7 @@ pub(crate) fn symlink(ctx: &Context<'_>, path: RelPath, target: Vec<u8>) -> Outc
             detail: name_detail(&target),
             candidate: h.candidate,
             rule: rule.name,
+            runpath_dir: None,
         });
     }
     let mut file = entry(path, FileType::Symlink, target.len() as u64, hits);
@@ -202,9 +204,11 @@ pub(crate) fn regular<S: ByteSource + ?Sized>(
             location,
             candidate: h.candidate,
         });
+        let mut runpath_dir = None;
         let (kind, detail, rule_name) = match (&facts, contents.source) {
             (Some(f), Some(src)) => {
                 let c = classify_hit(f, h.offset, src);
+                runpath_dir = c.runpath_dir;
                 (c.kind, c.detail, c.rule)
             }
             (_, Some(src)) => {
@@ -226,6 +230,7 @@ pub(crate) fn regular<S: ByteSource + ?Sized>(
             detail,
             candidate: h.candidate,
             rule: rule_name,
+            runpath_dir,
         });
     }
     if contents.scan.capped > 0 {

@@ -198,6 +198,9 @@ pub struct Evidence {
     pub candidate: u32,
     /// The rule that gave the kind.
     pub rule: RuleId,
+    /// For a hit in an ELF search-path entry: its directory (see
+    /// [`crate::classify::HitClass::runpath_dir`]).
+    pub runpath_dir: Option<String>,
 }
 
 impl Evidence {

@@ -9,6 +9,7 @@
 //! on `out`, and the report lists it in `assumptions`.
 
 mod closure;
+mod config;
 mod nix;
 mod plan;
 
@@ -141,9 +142,11 @@ pub fn split(
         return Ok(report);
     }
 
-    let p = plan::plan(&ev, &targets);
+    let mut p = plan::plan(&ev, &targets);
+    let rewrites = check_config(sd, opts, &ev, &mut p, &mut report.warnings);
     report.warnings.extend(p.warnings.iter().cloned());
     report.actions = actions(sd, &ev, &p);
+    report.actions.extend(rewrites);
     report.outputs = outputs(sd, &p, &report.actions);
     report.archs = archs(c, &ev, &p, &targets);
     report.remedies = remedies(&ev, &p, &targets);
@@ -179,6 +182,125 @@ pub fn split(
         report.nix = nix::render(sd, &ev.path, &p.outputs, &report.actions, &report.for_root);
     }
     Ok(report)
+}
+
+/// The store path output `o` of the split package gets (`out`: the package's own).
+fn output_path(sd: &StoreDir, pkg: &StorePath, outputs: &[String], o: usize) -> String {
+    match o {
+        0 => sd.display(pkg),
+        _ => format!("{}-{}", sd.display(pkg), outputs[o]),
+    }
+}
+
+/// Build-configuration integrity (`config`): read the package's CMake and pkg-config
+/// files, add the rewrites that keep every path they name resolving after the moves,
+/// and what stdenv adds to `dev`; returns the rewrite actions.
+fn check_config(
+    sd: &StoreDir,
+    opts: &SplitOptions,
+    ev: &PathEvidence,
+    p: &mut Plan,
+    warnings: &mut Vec<String>,
+) -> Vec<SplitAction> {
+    let physical = match opts.files.source().map(|s| s.open(&ev.path)) {
+        Some(Ok(crate::source::PathFiles::Tree { physical })) => Some(physical),
+        _ => None,
+    };
+    let read = |f: usize| -> Option<Vec<u8>> {
+        use std::os::unix::ffi::OsStrExt;
+        let root = physical.as_ref()?;
+        let rel = std::ffi::OsStr::from_bytes(ev.entries[f].path.as_bytes());
+        let file = root.join(rel);
+        // The scan saw a regular file here: read it only if it still is one.
+        let meta = std::fs::symlink_metadata(&file).ok()?;
+        meta.is_file().then(|| std::fs::read(&file).ok()).flatten()
+    };
+    let moved = |f: usize| p.place[f] != plan::Place::Output(0);
+    let unread = physical.is_none()
+        && ev
+            .entries
+            .iter()
+            .enumerate()
+            .any(|(f, e)| config::is_config_file(e.path.as_bytes()) && moved(f));
+    if unread {
+        warnings.push(format!(
+            "{}: the files come from NARs, so the paths its CMake and pkg-config files build from their own location were not checked after the moves",
+            sd.display(&ev.path)
+        ));
+    }
+    let rewrites = config::rewrites(ev, &sd.display(&ev.path), p, &read);
+    let outputs = p.outputs.clone();
+    let path_of = |o: usize| output_path(sd, &ev.path, &outputs, o);
+    config::apply(p, ev, &rewrites, &read, &path_of);
+    config::propagate_dev(p, ev, &path_of);
+    let mut actions = self_path_rewrites(ev, p, warnings);
+    actions.extend(rewrites.into_iter().map(|r| SplitAction::Rewrite {
+        output: p.outputs[r.output].clone(),
+        file: rel(&ev.entries[r.file].path),
+        from: r.from,
+        to: format!("${}{}", p.outputs[r.to_output], r.to_rest),
+        because: vec![r.because],
+    }));
+    actions
+}
+
+/// The package's own absolute paths (`$out/SUB`) in files, where SUB moved to another
+/// output: rewritten to that output (`moveToOutput` rewrites nothing). A path that is
+/// a prefix of another path the file names that stays is left, with a warning.
+fn self_path_rewrites(ev: &PathEvidence, p: &Plan, warnings: &mut Vec<String>) -> Vec<SplitAction> {
+    let mut v = Vec::new();
+    let tree = Tree::new(ev);
+    for (&f, subs) in &p.self_paths {
+        let Some(o) = p.output_of_file(&tree, ev, f) else {
+            continue;
+        };
+        let file = rel(&ev.entries[f].path);
+        let named: BTreeSet<Vec<u8>> = ev
+            .references
+            .iter()
+            .filter(|r| r.target == ev.path)
+            .flat_map(|r| r.hits.iter())
+            .filter(|h| h.fact.file == ev.entries[f].path)
+            .map(|h| plan::sub_path(h, &ev.path))
+            .collect();
+        let mut order: Vec<(&Vec<u8>, &usize)> = subs.iter().collect();
+        order.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.0.cmp(b.0)));
+        for (sub, &l) in order {
+            let clash = named.iter().any(|t| {
+                t.len() > sub.len()
+                    && t.starts_with(sub)
+                    && t[sub.len()] != b'/'
+                    && subs.get(t) != Some(&l)
+            });
+            let sub_s = rel_bytes(sub);
+            if clash {
+                warnings.push(format!(
+                    "{file}: $out/{sub_s} is also the start of another path it names, so it is not rewritten to ${}",
+                    p.outputs[l]
+                ));
+                continue;
+            }
+            v.push(SplitAction::Rewrite {
+                output: p.outputs[o].clone(),
+                file: file.clone(),
+                from: format!("$out/{sub_s}"),
+                to: format!("${}/{sub_s}", p.outputs[l]),
+                because: vec![Because {
+                    file: file.clone(),
+                    offset: None,
+                    kind: "self-reference".to_string(),
+                    rule: "split/self-path".to_string(),
+                    detail: format!("names $out/{sub_s}, which moves to {}", p.outputs[l]),
+                    count: 1,
+                }],
+            });
+        }
+    }
+    v
+}
+
+fn rel_bytes(p: &[u8]) -> String {
+    String::from_utf8_lossy(p).into_owned()
 }
 
 fn rel(p: &crate::scan::RelPath) -> String {
@@ -261,7 +383,8 @@ fn actions(sd: &StoreDir, ev: &PathEvidence, p: &Plan) -> Vec<SplitAction> {
     let mut globbed: HashMap<usize, String> = HashMap::new();
     for ((dir, o), members) in &groups {
         let token = &p.outputs[*o];
-        if members.len() < 2 || !is_gpu_output(token) {
+        // A glob is expanded by the shell: only in a directory whose name it keeps.
+        if members.len() < 2 || !is_gpu_output(token) || !nix::is_plain(&rel_bytes(dir)) {
             continue;
         }
         let Some(&d) = tree.by_path.get(dir.as_slice()) else {

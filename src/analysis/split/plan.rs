@@ -16,7 +16,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::classify::{EntryType, EvidenceKind, FileClass, Verdict};
-use crate::evidence::{Hit, HitFact, PathEvidence};
+use crate::evidence::{EntryFact, Hit, HitFact, PathEvidence};
 use crate::report::{AssumptionReason, Because};
 use crate::store::StorePath;
 
@@ -62,6 +62,12 @@ pub struct Plan {
     pub sizes: Vec<u64>,
     /// Per output: files and symlinks held.
     pub files: Vec<u64>,
+    /// Per entry: its content (or symlink target) length once the actions are applied.
+    pub entry_sizes: Vec<u64>,
+    /// Per file (not ELF, not a symlink): the sub-paths of the package it names as
+    /// `$out/SUB` that now live in another output (→ that output). The build must
+    /// write that output's path instead: a rewrite (the sizes already count it).
+    pub self_paths: BTreeMap<usize, BTreeMap<Vec<u8>, usize>>,
     /// Per entry: the outputs holding it (a directory: every output with something
     /// below it).
     pub holds: Vec<BTreeSet<usize>>,
@@ -109,6 +115,15 @@ impl Plan {
                 }
             }
         }
+    }
+
+    /// Entry `f` (a file) now holds `len` bytes: every output holding it changes size.
+    pub fn resize(&mut self, f: usize, len: u64) {
+        let old = nar_str_len(self.entry_sizes[f]);
+        for &o in &self.holds[f] {
+            self.sizes[o] = self.sizes[o] - old + nar_str_len(len);
+        }
+        self.entry_sizes[f] = len;
     }
 
     /// The output a hit's file is in (a directory: where its name lands); `None` for
@@ -234,6 +249,17 @@ impl<'a> Tree<'a> {
     }
 }
 
+/// The search-path directory a hit of file `e` sits in, when the loader searches it
+/// (the typed ELF facts: its active entries, not a DT_RPATH that DT_RUNPATH shadows).
+fn searched_dir<'a>(e: &EntryFact, h: &'a Hit) -> Option<&'a String> {
+    let dir = h.fact.runpath_dir.as_ref()?;
+    let elf = e.elf.as_ref()?;
+    elf.search
+        .iter()
+        .any(|s| s.dir.as_ref() == Some(dir))
+        .then_some(dir)
+}
+
 /// Plan the split of `ev` (the package's evidence without a consumer).
 pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
     let entries = &ev.entries;
@@ -245,6 +271,7 @@ pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
     let mut remove_refs: BTreeMap<StorePath, (BTreeSet<usize>, Vec<Because>)> = BTreeMap::new();
     let mut rpath_drop: BTreeMap<usize, (Vec<String>, Vec<Because>)> = BTreeMap::new();
     let file_of = |h: &Hit| tree.by_path.get(h.fact.file.as_bytes()).copied();
+    let searched = |f: usize, h| searched_dir(&entries[f], h);
     for r in &ev.references {
         // Files where every hit of this reference is removable by remove-references-to.
         let mut per_file: BTreeMap<usize, (bool, Vec<Because>)> = BTreeMap::new();
@@ -256,13 +283,25 @@ pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
                 _ if !removable => {
                     per_file.entry(f).or_insert((true, Vec::new())).0 = false;
                 }
-                EvidenceKind::ElfRunpathUnused => {
+                // An entry of the search path the loader uses: dropped from it.
+                EvidenceKind::ElfRunpathUnused if searched(f, h).is_some() => {
                     let d = rpath_drop.entry(f).or_default();
-                    let dir = h.fact.detail.clone();
-                    if !d.0.contains(&dir) {
-                        d.0.push(dir);
+                    if let Some(dir) = searched(f, h) {
+                        if !d.0.contains(dir) {
+                            d.0.push(dir.clone());
+                        }
                     }
                     d.1.push(because_of(h));
+                }
+                // A DT_RPATH the loader ignores (DT_RUNPATH is present): `--set-rpath`
+                // rewrites only the DT_RUNPATH, so the string goes with
+                // remove-references-to (where every hit of it in the file is removable).
+                EvidenceKind::ElfRunpathUnused => {
+                    per_file
+                        .entry(f)
+                        .or_insert((true, Vec::new()))
+                        .1
+                        .push(because_of(h));
                 }
                 EvidenceKind::ElfSourcePath | EvidenceKind::ElfDebug
                     if *class != FileClass::Debug =>
@@ -402,6 +441,8 @@ pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
         references: Vec::new(),
         sizes: Vec::new(),
         files: Vec::new(),
+        entry_sizes: Vec::new(),
+        self_paths: BTreeMap::new(),
         holds,
         assumptions: Vec::new(),
         warnings,
@@ -414,6 +455,7 @@ pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
     let mut references: Vec<BTreeMap<(StorePath, Option<usize>), u64>> =
         vec![BTreeMap::new(); n_out];
     let mut grow = vec![0u64; entries.len()];
+    let mut self_paths: BTreeMap<usize, BTreeMap<Vec<u8>, usize>> = BTreeMap::new();
     let mut assumptions = Vec::new();
     for r in &ev.references {
         let is_self = r.target == ev.path;
@@ -436,7 +478,8 @@ pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
             if h.fact.kind == EvidenceKind::ElfRunpathUnused
                 && removed_rpath
                     .get(&f)
-                    .is_some_and(|d| d.contains(&h.fact.detail))
+                    .zip(h.fact.runpath_dir.as_ref())
+                    .is_some_and(|(d, dir)| d.contains(dir))
             {
                 continue;
             }
@@ -459,6 +502,9 @@ pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
                 let e = &entries[f];
                 if l != 0 && e.elf.is_none() && h.fact.kind != EvidenceKind::FileName {
                     grow[f] += 1 + plan.outputs[l].len() as u64;
+                    if e.entry != EntryType::Symlink {
+                        self_paths.entry(f).or_default().insert(sub.clone(), l);
+                    }
                 }
                 Some(l)
             } else {
@@ -488,7 +534,13 @@ pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
             .count() as u64;
     }
 
+    plan.self_paths = self_paths;
     plan.references = references;
+    plan.entry_sizes = entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| e.size + grow[i])
+        .collect();
     plan.sizes = sizes;
     plan.files = files;
     plan.assumptions = assumptions;
@@ -503,13 +555,16 @@ fn parent(p: &[u8]) -> &[u8] {
     }
 }
 
+/// The NAR framing of a string of `n` bytes: its length and the bytes padded to 8.
+pub fn nar_str_len(n: u64) -> u64 {
+    8u64.saturating_add(n.div_ceil(8).saturating_mul(8))
+}
+
 /// The exact NAR size of a tree given as (path, type, size) in NAR order: the same
 /// framing as `crate::scan::nar_size`, over any subset of a package's entries that
 /// forms a tree (every entry's parent directory included).
 pub fn nar_size_of<'a>(entries: impl Iterator<Item = (&'a [u8], EntryType, u64)>) -> u64 {
-    fn str_len(n: u64) -> u64 {
-        8u64.saturating_add(n.div_ceil(8).saturating_mul(8))
-    }
+    let str_len = nar_str_len;
     let s = |t: &str| str_len(t.len() as u64);
     let mut total = s("nix-archive-1");
     for (path, entry, size) in entries {
@@ -566,6 +621,7 @@ mod tests {
                 detail: detail.to_string(),
                 symlink_target: None,
                 target_exists: None,
+                runpath_dir: None,
             },
             place: HitPlace {
                 class: FileClass::Out,

@@ -83,6 +83,13 @@ pub(crate) fn action(a: &SplitAction) -> String {
         SplitAction::DropGpuArch { arch, paths, .. } => {
             format!("drop {arch}: {} path(s)", paths.len())
         }
+        SplitAction::Rewrite {
+            output,
+            file,
+            from,
+            to,
+            ..
+        } => format!("rewrite {from} to {to} in {file} of {output}"),
     })
 }
 
