@@ -87,6 +87,19 @@ pub struct SourceRef {
     pub origin: String,
 }
 
+/// Whom a report's verdicts judge for (`verdict_scope`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum VerdictScope {
+    /// ROOT is the consumer: a hit counts as `runtime` only when ROOT loads, runs or
+    /// opens the file holding it, as `refs --closure ROOT` judges.
+    Consumer,
+    /// Each referrer is judged on its own files (its own programs count): the files of
+    /// ROOT's whole closure were not read (NARs of a binary cache would have had to be
+    /// downloaded). `refs --closure ROOT` gives the consumer's verdicts.
+    PerPath,
+}
+
 /// How much a report knows about why references exist.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
