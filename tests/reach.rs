@@ -482,6 +482,7 @@ fn why_and_refs_closure_give_one_verdict_per_pair_on_every_world() {
             build_world("rocm", &["--arg", "heavy", "true"]).root,
         ),
         ("cuda".into(), cuda_world().root.clone()),
+        ("blas".into(), blas_world().root.clone()),
     ];
     if tool_or_skip(
         "why_and_refs_closure_give_one_verdict_per_pair_on_every_world (gpu.nix)",
@@ -514,4 +515,116 @@ fn why_and_refs_closure_give_one_verdict_per_pair_on_every_world() {
     let why = why_verdicts(&w.root);
     let key = (w.path("clr").to_string(), w.path("rocm-llvm").to_string());
     assert_eq!(why.get(&key).map(String::as_str), Some("removable"));
+}
+
+const BLAS_ATTRS: &[&str] = &[
+    "blas-app",
+    "fastblas",
+    "fastblas-kernels-gfx90a",
+    "fastblas-kernels-gfx1030",
+    "fastblas-kernels-fallbacks",
+    "glibc",
+];
+
+/// `tests/worlds/blas.nix`: a BLAS-like library not named librocblas whose strings name
+/// its kernel directory and index pattern.
+fn blas_world() -> &'static World {
+    static W: std::sync::OnceLock<World> = std::sync::OnceLock::new();
+    W.get_or_init(|| {
+        let file = repo().join("tests/worlds/blas.nix");
+        let mut args = vec![file.to_str().unwrap().to_string(), "--no-out-link".into()];
+        for a in BLAS_ATTRS {
+            args.extend(["-A".to_string(), a.to_string()]);
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = nix_stdout("nix-build", &args);
+        let attrs: BTreeMap<String, String> = BLAS_ATTRS
+            .iter()
+            .map(|a| a.to_string())
+            .zip(out.lines().map(str::to_string))
+            .collect();
+        World {
+            root: attrs["blas-app"].clone(),
+            attrs,
+        }
+    })
+}
+
+/// `refs --closure` of the BLAS world with extra arguments: (referrer, reference) →
+/// verdict.
+fn blas_verdicts(extra: &[&str]) -> BTreeMap<(String, String), String> {
+    let w = blas_world();
+    let mut a = vec!["--closure", w.root.as_str()];
+    a.extend_from_slice(extra);
+    by_attr(w, &refs(&a))
+        .into_iter()
+        .map(|(k, v)| (k, v["verdict"].as_str().unwrap().to_string()))
+        .collect()
+}
+
+#[test]
+fn a_blas_library_not_named_rocblas_opens_what_its_strings_name() {
+    if !nix_or_skip("a_blas_library_not_named_rocblas_opens_what_its_strings_name") {
+        return;
+    }
+    let w = blas_world();
+    let m = blas_verdicts(&[]);
+    let v = |to: &str| m[&("fastblas".to_string(), to.to_string())].as_str();
+    assert_eq!(v("fastblas-kernels-gfx90a"), "gpu:gfx90a", "{m:#?}");
+    assert_eq!(v("fastblas-kernels-gfx1030"), "gpu:gfx1030", "{m:#?}");
+    assert_eq!(v("fastblas-kernels-fallbacks"), "runtime", "{m:#?}");
+    // Through the string rule: the chain to a kernel names the string.
+    let kernel = format!(
+        "{}/lib/fastblas/library/Kernels.so-000-gfx90a.hsaco",
+        w.path("fastblas-kernels-gfx90a")
+    );
+    let e = refs(&["--closure", &w.root, "--explain", &kernel]);
+    let chain = e["explain"]["chain"].as_array().unwrap();
+    let steps: Vec<(&str, &str)> = chain
+        .iter()
+        .map(|s| (s["via"].as_str().unwrap(), s["detail"].as_str().unwrap()))
+        .collect();
+    assert!(
+        steps.contains(&("data-string", "fastblas/library")),
+        "{steps:?}"
+    );
+    // The index pattern reaches the lazy master itself.
+    let master = format!(
+        "{}/lib/fastblas/library/TensileLibrary_lazy_gfx1030.dat",
+        w.path("fastblas-kernels-gfx1030")
+    );
+    let e = refs(&["--closure", &w.root, "--explain", &master]);
+    let last = e["explain"]["chain"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (last["via"].as_str(), last["detail"].as_str()),
+        (Some("data-string"), Some("TensileLibrary_lazy_%s.dat")),
+        "{e:#}"
+    );
+
+    // Without the table's rocBLAS row the result is the same (the table never knew
+    // this library); the same holds for the ROCm world's librocblas, whose strings
+    // name rocblas/library.
+    let dir = tempfile::tempdir().unwrap();
+    let rules = dir.path().join("rules.toml");
+    std::fs::write(
+        &rules,
+        "[[data_dir]]\nname = \"data/rocblas-tensile\"\ndirs = []\n",
+    )
+    .unwrap();
+    let rules = rules.to_str().unwrap();
+    assert_eq!(blas_verdicts(&["--rules", rules]), m);
+    let rocm = rocm_world();
+    let with = by_attr(rocm, &refs(&["--closure", &rocm.root]));
+    let without = by_attr(rocm, &refs(&["--closure", &rocm.root, "--rules", rules]));
+    let verdicts = |m: &BTreeMap<(String, String), Value>| -> BTreeMap<(String, String), String> {
+        m.iter()
+            .map(|(k, v)| (k.clone(), v["verdict"].as_str().unwrap().to_string()))
+            .collect()
+    };
+    assert_eq!(verdicts(&without), verdicts(&with));
 }

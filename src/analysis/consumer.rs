@@ -11,8 +11,9 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::classify::DataDirRule;
 use crate::evidence::{Collector, PathEvidence, Progress, Scanned};
-use crate::reach::{reach, FileId, Inventory, Reached, Why};
+use crate::reach::{reach_with, FileId, Inventory, Reached, Why};
 use crate::report::{Explanation, ReachStep, ReachVia, VerdictScope};
 use crate::scan::RelPath;
 use crate::source::FilesFrom;
@@ -27,12 +28,14 @@ pub(crate) struct ConsumerReach {
 }
 
 impl ConsumerReach {
-    /// Reach from the run-time files of `roots` through the scanned paths; with
-    /// `explain`, also how that file (an absolute logical path) is reached.
+    /// Reach from the run-time files of `roots` through the scanned paths, with these
+    /// data-directory rules; with `explain`, also how that file (an absolute logical
+    /// path) is reached.
     pub(crate) fn compute(
         sd: &StoreDir,
         scanned: &[Scanned],
         roots: &[StorePath],
+        data_dirs: &[DataDirRule],
         explain: Option<&str>,
     ) -> (ConsumerReach, Option<Explanation>) {
         let inv = Inventory::new(
@@ -50,7 +53,7 @@ impl ConsumerReach {
             .flat_map(|pi| inv.files_of(pi).collect::<Vec<_>>())
             .filter(|f| inv.entry(*f).class.is_runtime())
             .collect();
-        let reached = reach(&inv, entry_points);
+        let reached = reach_with(&inv, entry_points, data_dirs);
         let mut files: ReachedFiles = HashMap::new();
         for s in scanned {
             let Some(pi) = inv.path_index(&s.path) else {
@@ -96,11 +99,12 @@ pub(crate) fn scan_and_reach(
     c: &Closure,
     collector: &Collector<'_>,
     roots: &[StorePath],
+    data_dirs: &[DataDirRule],
     progress: Option<Progress<'_>>,
 ) -> (ConsumerReach, Vec<Scanned>) {
     let paths: Vec<StorePath> = c.restrict_to(roots).paths.keys().cloned().collect();
     let scanned = collector.scan(&paths, progress);
-    let (reach, _) = ConsumerReach::compute(&c.store_dir, &scanned, roots, None);
+    let (reach, _) = ConsumerReach::compute(&c.store_dir, &scanned, roots, data_dirs, None);
     crate::timing::step("reachability from the root");
     (reach, scanned)
 }
@@ -132,6 +136,7 @@ fn step(inv: &Inventory<'_>, f: FileId, why: Why) -> ReachStep {
         Why::Symlink => (ReachVia::Symlink, String::new()),
         Why::Inside => (ReachVia::Inside, String::new()),
         Why::DataDir(rule) => (ReachVia::DataDir, rule.to_string()),
+        Why::DataString(s) => (ReachVia::DataString, s),
     };
     ReachStep {
         file: inv.display(f),

@@ -105,7 +105,13 @@ impl<'a> EdgeEvidence<'a> {
             return;
         }
         let (reach, pending) = self.consumer.get_or_insert_with(|| {
-            let (reach, scanned) = scan_and_reach(self.closure, &collector, &self.roots, progress);
+            let (reach, scanned) = scan_and_reach(
+                self.closure,
+                &collector,
+                &self.roots,
+                self.opts.rules.data_dirs(),
+                progress,
+            );
             let pending = scanned.into_iter().map(|s| (s.path.clone(), s)).collect();
             (reach, pending)
         });

@@ -80,7 +80,13 @@ pub fn refs(
     let mut explain = None;
     let reached = if opts.closure && opts.files.source().is_some() {
         let roots = pick_roots(c, opts.root.as_deref())?;
-        let (files, e) = ConsumerReach::compute(sd, &scanned, &roots, opts.explain.as_deref());
+        let (files, e) = ConsumerReach::compute(
+            sd,
+            &scanned,
+            &roots,
+            opts.rules.data_dirs(),
+            opts.explain.as_deref(),
+        );
         explain = e;
         Some(files)
     } else {

@@ -25,7 +25,7 @@ use crate::store::{NarHash, StorePath};
 /// an old entry.
 pub const CACHE_FORMAT: u32 = 5;
 
-const KEY_VERSION: &str = concat!("nixcut-scan-cache-5-", env!("CARGO_PKG_VERSION"));
+const KEY_VERSION: &str = concat!("nixcut-scan-cache-6-", env!("CARGO_PKG_VERSION"));
 const MAGIC: &str = "nixcut-scan-cache";
 
 /// A directory of cached scans.
@@ -185,6 +185,8 @@ struct WireElf {
     soname: Option<String>,
     search: Vec<WireSearch>,
     dlopen: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    data_paths: Vec<String>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -254,6 +256,7 @@ fn wire_file(e: &EntryFact) -> WireFile {
                 })
                 .collect(),
             dlopen: l.dlopen.clone(),
+            data_paths: l.data_paths.clone(),
         }),
         shebang: e.shebang.as_deref().map(WireBytes::of),
         names: e.names.iter().map(|n| WireBytes::of(n)).collect(),
@@ -312,6 +315,7 @@ fn entry_fact(w: WireFile) -> Option<EntryFact> {
                 })
                 .collect(),
             dlopen: l.dlopen,
+            data_paths: l.data_paths,
         }),
         shebang: w.shebang.map(WireBytes::into_bytes),
         names: w.names.into_iter().map(WireBytes::into_bytes).collect(),
@@ -445,6 +449,7 @@ mod tests {
                         dir: Some("/nix/store/x/lib".into()),
                     }],
                     dlopen: vec!["libamd_comgr.so.2".into()],
+                    data_paths: vec!["rocblas/library".into()],
                 }),
                 shebang: Some(b"/bin/sh".to_vec()),
                 names: vec![b"/nix/store/\xff".to_vec()],
