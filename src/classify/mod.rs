@@ -37,7 +37,9 @@ pub use class::{
     CLASS_OUT,
 };
 pub use data_dir::{builtin_data_dirs, data_dir_rules, merge_data_dirs, DataBase, DataDirRule};
-pub use elf::{classify_hit, names_source_path, HitClass, SOURCE_EXTENSIONS, STRING_CAP};
+pub use elf::{
+    classify_hit, names_source_path, HitClass, ELF_HIT_RULES, SOURCE_EXTENSIONS, STRING_CAP,
+};
 pub use gpu_arch::{arch_of_name, miopen_db_arch};
 pub use kind::{EvidenceKind, UnknownKind};
 pub use kinds::{file_rule, FileFacts, FileRule, Matcher, Place, FILE_RULES};

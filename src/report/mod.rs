@@ -32,7 +32,7 @@ pub use diff::{
 };
 pub use gpu::{GpuArch, GpuChange, GpuOption, GpuPath, GpuRemedy, GpuReport, GpuVendor};
 pub use refs::{EvidenceItem, Explanation, ReachStep, ReachVia, RefEntry, RefsPath, RefsReport};
-pub use rules::{ClassRow, KindRow, RuleSource, RulesReport, VerdictRow};
+pub use rules::{ClassRow, DataDirRow, KindRow, RuleSource, RulesReport, VerdictRow};
 pub use snapshot::{Snapshot, SnapshotPath, SNAPSHOT_KIND, SNAPSHOT_SCHEMA_VERSION};
 pub use split::{
     ArchRow, Assumption, AssumptionReason, Because, NoSplit, NoSplitReason, OutputReference,
