@@ -353,3 +353,278 @@ fn origin_runpath_reaches_a_private_library_and_an_unloaded_one_stays_unreached(
     assert_eq!(last["via"], "needed");
     assert_eq!(last["detail"], format!("libpriv.so in {m}/lib/../private"));
 }
+
+/// (referrer, reference) → verdict, from `refs --closure ROOT`.
+fn refs_closure_verdicts(root: &str) -> BTreeMap<(String, String), String> {
+    let r = json(&["refs", "--closure", root, "--format", "json", "--no-cache"]);
+    let mut out = BTreeMap::new();
+    for p in r["paths"].as_array().unwrap() {
+        let from = p["path"].as_str().unwrap();
+        for x in p["references"].as_array().unwrap() {
+            let to = x["path"].as_str().unwrap();
+            out.insert(
+                (from.to_string(), to.to_string()),
+                x["verdict"].as_str().unwrap().to_string(),
+            );
+        }
+    }
+    out
+}
+
+/// Every (referrer, reference) pair `why ROOT` and `why ROOT TARGET` report, with the
+/// verdict each gives it; asserts both judge with ROOT as the consumer.
+fn why_verdicts(root: &str) -> BTreeMap<(String, String), String> {
+    let r = json(&[
+        "why",
+        root,
+        "--evidence-paths",
+        "all",
+        "--evidence-referrers",
+        "1000",
+        "--format",
+        "json",
+        "--no-cache",
+    ]);
+    assert_eq!(r["evidence"], "files", "{root}");
+    assert_eq!(r["verdict_scope"], "consumer", "{root}");
+    let mut out = BTreeMap::new();
+    for p in r["paths"].as_array().unwrap() {
+        let to = p["path"].as_str().unwrap();
+        for k in p["kept_by"].as_array().into_iter().flatten() {
+            let from = k["referrer"].as_str().unwrap();
+            out.insert(
+                (from.to_string(), to.to_string()),
+                k["verdict"].as_str().unwrap().to_string(),
+            );
+        }
+    }
+    out
+}
+
+/// The hops of `why ROOT TARGET` for every path of the closure, (referrer, reference)
+/// → verdict.
+fn chain_verdicts(root: &str, targets: &[String]) -> BTreeMap<(String, String), String> {
+    let mut out = BTreeMap::new();
+    for t in targets {
+        let r = json(&["why", root, t, "--format", "json", "--no-cache"]);
+        assert_eq!(r["verdict_scope"], "consumer", "{root} {t}");
+        let mut stack = vec![r["tree"].clone()];
+        while let Some(n) = stack.pop() {
+            for c in n["children"].as_array().into_iter().flatten() {
+                let via = &c["via"];
+                out.insert(
+                    (
+                        via["referrer"].as_str().unwrap().to_string(),
+                        c["path"].as_str().unwrap().to_string(),
+                    ),
+                    via["verdict"].as_str().unwrap().to_string(),
+                );
+                stack.push(c.clone());
+            }
+        }
+    }
+    out
+}
+
+/// Asserts that `why ROOT` (every path, every referrer) and `why ROOT TARGET` give each
+/// (referrer, reference) pair the verdict `refs --closure ROOT` gives it; returns the
+/// number of pairs compared.
+fn assert_one_answer(root: &str) -> usize {
+    let refs = refs_closure_verdicts(root);
+    let why = why_verdicts(root);
+    let differ: Vec<String> = why
+        .iter()
+        .filter(|(k, v)| refs.get(*k) != Some(*v))
+        .map(|((a, b), v)| {
+            format!(
+                "{a} -> {b}: why {v}, refs {:?}",
+                refs.get(&(a.clone(), b.clone()))
+            )
+        })
+        .collect();
+    assert!(differ.is_empty(), "{root}:\n{}", differ.join("\n"));
+    // why ROOT TARGET for each target that is a leaf of some chain (every non-root path).
+    let targets: Vec<String> = why
+        .keys()
+        .map(|(_, to)| to.clone())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let chains = chain_verdicts(root, &targets);
+    let differ: Vec<String> = chains
+        .iter()
+        .filter(|(k, v)| refs.get(*k) != Some(*v))
+        .map(|((a, b), v)| {
+            format!(
+                "{a} -> {b}: why ROOT TARGET {v}, refs {:?}",
+                refs.get(&(a.clone(), b.clone()))
+            )
+        })
+        .collect();
+    assert!(differ.is_empty(), "{root}:\n{}", differ.join("\n"));
+    why.len()
+}
+
+/// Issue 22: one answer to "does ROOT need this at run time?" on every Nix world.
+#[test]
+fn why_and_refs_closure_give_one_verdict_per_pair_on_every_world() {
+    if !nix_or_skip("why_and_refs_closure_give_one_verdict_per_pair_on_every_world") {
+        return;
+    }
+    let mut roots: Vec<(String, String)> = vec![
+        ("rocm".into(), rocm_world().root.clone()),
+        (
+            "rocm 6.0.0".into(),
+            build_world("rocm", &["--argstr", "version", "6.0.0"]).root,
+        ),
+        (
+            "rocm heavy".into(),
+            build_world("rocm", &["--arg", "heavy", "true"]).root,
+        ),
+        ("cuda".into(), cuda_world().root.clone()),
+        ("blas".into(), blas_world().root.clone()),
+    ];
+    if tool_or_skip(
+        "why_and_refs_closure_give_one_verdict_per_pair_on_every_world (gpu.nix)",
+        "hipcc",
+        "hipcc",
+    ) {
+        let gpu = repo().join("tests/worlds/gpu.nix");
+        for attr in ["rocblas-links", "miopen-gpu", "gpu-acct"] {
+            let p = nix_stdout(
+                "nix-build",
+                &[gpu.to_str().unwrap(), "-A", attr, "--no-out-link"],
+            );
+            roots.push((format!("gpu {attr}"), p.trim().to_string()));
+        }
+    }
+    let mut compared = Vec::new();
+    for (name, root) in &roots {
+        let n = assert_one_answer(root);
+        // Every world but the leaf-like GPU ones has references to compare.
+        assert!(
+            n > 0 || name.starts_with("gpu"),
+            "{name}: why reports no kept_by"
+        );
+        compared.push(format!("{name}: {n}"));
+    }
+    eprintln!("pairs compared: {}", compared.join(", "));
+    // The case that started it: clr's bin/hipcc execs the LLVM clang, which the
+    // consumer never runs.
+    let w = rocm_world();
+    let why = why_verdicts(&w.root);
+    let key = (w.path("clr").to_string(), w.path("rocm-llvm").to_string());
+    assert_eq!(why.get(&key).map(String::as_str), Some("removable"));
+}
+
+const BLAS_ATTRS: &[&str] = &[
+    "blas-app",
+    "fastblas",
+    "fastblas-kernels-gfx90a",
+    "fastblas-kernels-gfx1030",
+    "fastblas-kernels-fallbacks",
+    "glibc",
+];
+
+/// `tests/worlds/blas.nix`: a BLAS-like library not named librocblas whose strings name
+/// its kernel directory and index pattern.
+fn blas_world() -> &'static World {
+    static W: std::sync::OnceLock<World> = std::sync::OnceLock::new();
+    W.get_or_init(|| {
+        let file = repo().join("tests/worlds/blas.nix");
+        let mut args = vec![file.to_str().unwrap().to_string(), "--no-out-link".into()];
+        for a in BLAS_ATTRS {
+            args.extend(["-A".to_string(), a.to_string()]);
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = nix_stdout("nix-build", &args);
+        let attrs: BTreeMap<String, String> = BLAS_ATTRS
+            .iter()
+            .map(|a| a.to_string())
+            .zip(out.lines().map(str::to_string))
+            .collect();
+        World {
+            root: attrs["blas-app"].clone(),
+            attrs,
+        }
+    })
+}
+
+/// `refs --closure` of the BLAS world with extra arguments: (referrer, reference) →
+/// verdict.
+fn blas_verdicts(extra: &[&str]) -> BTreeMap<(String, String), String> {
+    let w = blas_world();
+    let mut a = vec!["--closure", w.root.as_str()];
+    a.extend_from_slice(extra);
+    by_attr(w, &refs(&a))
+        .into_iter()
+        .map(|(k, v)| (k, v["verdict"].as_str().unwrap().to_string()))
+        .collect()
+}
+
+#[test]
+fn a_blas_library_not_named_rocblas_opens_what_its_strings_name() {
+    if !nix_or_skip("a_blas_library_not_named_rocblas_opens_what_its_strings_name") {
+        return;
+    }
+    let w = blas_world();
+    let m = blas_verdicts(&[]);
+    let v = |to: &str| m[&("fastblas".to_string(), to.to_string())].as_str();
+    assert_eq!(v("fastblas-kernels-gfx90a"), "gpu:gfx90a", "{m:#?}");
+    assert_eq!(v("fastblas-kernels-gfx1030"), "gpu:gfx1030", "{m:#?}");
+    assert_eq!(v("fastblas-kernels-fallbacks"), "runtime", "{m:#?}");
+    // Through the string rule: the chain to a kernel names the string.
+    let kernel = format!(
+        "{}/lib/fastblas/library/Kernels.so-000-gfx90a.hsaco",
+        w.path("fastblas-kernels-gfx90a")
+    );
+    let e = refs(&["--closure", &w.root, "--explain", &kernel]);
+    let chain = e["explain"]["chain"].as_array().unwrap();
+    let steps: Vec<(&str, &str)> = chain
+        .iter()
+        .map(|s| (s["via"].as_str().unwrap(), s["detail"].as_str().unwrap()))
+        .collect();
+    assert!(
+        steps.contains(&("data-string", "fastblas/library")),
+        "{steps:?}"
+    );
+    // The index pattern reaches the lazy master itself.
+    let master = format!(
+        "{}/lib/fastblas/library/TensileLibrary_lazy_gfx1030.dat",
+        w.path("fastblas-kernels-gfx1030")
+    );
+    let e = refs(&["--closure", &w.root, "--explain", &master]);
+    let last = e["explain"]["chain"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (last["via"].as_str(), last["detail"].as_str()),
+        (Some("data-string"), Some("TensileLibrary_lazy_%s.dat")),
+        "{e:#}"
+    );
+
+    // Without the table's rocBLAS row the result is the same (the table never knew
+    // this library); the same holds for the ROCm world's librocblas, whose strings
+    // name rocblas/library.
+    let dir = tempfile::tempdir().unwrap();
+    let rules = dir.path().join("rules.toml");
+    std::fs::write(
+        &rules,
+        "[[data_dir]]\nname = \"data/rocblas-tensile\"\ndirs = []\n",
+    )
+    .unwrap();
+    let rules = rules.to_str().unwrap();
+    assert_eq!(blas_verdicts(&["--rules", rules]), m);
+    let rocm = rocm_world();
+    let with = by_attr(rocm, &refs(&["--closure", &rocm.root]));
+    let without = by_attr(rocm, &refs(&["--closure", &rocm.root, "--rules", rules]));
+    let verdicts = |m: &BTreeMap<(String, String), Value>| -> BTreeMap<(String, String), String> {
+        m.iter()
+            .map(|(k, v)| (k.clone(), v["verdict"].as_str().unwrap().to_string()))
+            .collect()
+    };
+    assert_eq!(verdicts(&without), verdicts(&with));
+}

@@ -9,6 +9,7 @@
 
 mod check;
 mod common;
+mod consumer;
 mod convert;
 mod diff;
 mod edges;

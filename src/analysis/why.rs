@@ -88,7 +88,9 @@ pub fn why(
     // Evidence: scan up to `max_referrers` direct referrers of each of the first
     // `evidence_paths` shown paths, the one on its shortest chain first.
     let with_evidence = opts.evidence_paths.unwrap_or(shown).min(shown);
-    let mut edges = EdgeEvidence::new(c, &opts.evidence);
+    let consumer_roots: Vec<StorePath> =
+        g.roots.iter().filter_map(|&r| g.path(r)).cloned().collect();
+    let mut edges = EdgeEvidence::new(c, &opts.evidence, &consumer_roots);
     let mut referrers_of: Vec<(Vec<usize>, usize)> = Vec::new();
     if let Some(ev) = edges.as_mut() {
         let mut wanted = Vec::new();
@@ -234,6 +236,7 @@ pub fn why(
         rest,
         evidence: level,
         evidence_paths: if edges.is_some() { with_evidence } else { 0 },
+        verdict_scope: edges.as_ref().map(|e| e.scope()),
         savings,
         warnings,
     })
@@ -312,7 +315,7 @@ pub fn why_chains(
     let tree = dominator_tree(&g);
     let added = added_sizes(&g, &tree);
     // Evidence of every hop: scan every path on a chain that refers onwards.
-    let mut edges = EdgeEvidence::new(c, evidence);
+    let mut edges = EdgeEvidence::new(c, evidence, &roots);
     if let (Some(ev), Some(tree)) = (edges.as_mut(), chains.tree.as_ref()) {
         let mut on_chain = Vec::new();
         let mut stack = vec![tree];
@@ -362,6 +365,7 @@ pub fn why_chains(
         } else {
             EvidenceLevel::Graph
         },
+        verdict_scope: edges.as_ref().map(|e| e.scope()),
         warnings: {
             let mut w = load_warnings(c);
             if let Some(ev) = &edges {

@@ -50,9 +50,72 @@ pub fn soname_tokens(bytes: &[u8], out: &mut Vec<String>) {
     }
 }
 
+/// Extensions of the data files libraries open beside themselves (Tensile indexes and
+/// code objects, MIOpen kernel and perf databases, models).
+pub const DATA_EXTENSIONS: &[&str] = &[".dat", ".co", ".hsaco", ".kdb", ".db", ".model"];
+
+fn is_path_byte(b: u8) -> bool {
+    is_name_byte(b) || matches!(b, b'/' | b'%')
+}
+
+/// Every string in `bytes` (delimited by bytes that cannot be in a path) that names a
+/// relative data directory or a data file pattern: `rocblas/library`,
+/// `../share/miopen/db`, `TensileLibrary_lazy_%s.dat`, `%s.kdb`, `rocfft_kernel_cache.db`.
+/// Not: absolute paths (store paths are references, found by hash), bare extensions
+/// (`.hsaco`, a name fragment), sonames, strings without a letter.
+pub fn data_path_tokens(bytes: &[u8], out: &mut Vec<String>) {
+    for token in bytes.split(|&b| !is_path_byte(b)) {
+        if token.len() < 3 || token.len() > 200 || token.starts_with(b"/") {
+            continue;
+        }
+        let Ok(s) = std::str::from_utf8(token) else {
+            continue;
+        };
+        if is_data_path(s) {
+            out.push(s.to_string());
+        }
+    }
+}
+
+/// Whether a string names a relative data directory or data file (pattern).
+pub fn is_data_path(s: &str) -> bool {
+    let last = s.rsplit('/').next().unwrap_or(s);
+    let parts_ok = s
+        .split('/')
+        .all(|c| !c.is_empty() && c.bytes().any(|b| b.is_ascii_alphanumeric() || b == b'.'));
+    if !parts_ok || !s.bytes().any(|b| b.is_ascii_alphabetic()) {
+        return false;
+    }
+    // `%` only as a printf conversion naming one component (`%s`, `%d`, `%x`).
+    let pct_ok = s
+        .match_indices('%')
+        .all(|(i, _)| matches!(s.as_bytes().get(i + 1), Some(b's' | b'd' | b'u' | b'x')));
+    if !pct_ok {
+        return false;
+    }
+    let data_file = DATA_EXTENSIONS
+        .iter()
+        .any(|e| last.len() > e.len() && last.ends_with(e) && !last.starts_with('.'));
+    let dir = s.contains('/')
+        && !s.contains('%')
+        && s.split('/').any(|c| c != "." && c != "..")
+        && (!last.contains('.') || last == "..");
+    data_file || dir
+}
+
 /// The sonames `facts`' file names for `dlopen`, sorted and deduplicated.
 pub fn dlopen_names<S: ByteSource + ?Sized>(facts: &ElfFacts, src: &S) -> Vec<String> {
+    names_in_data(facts, src).0
+}
+
+/// The sonames `facts`' file names for `dlopen` and the data paths its strings name
+/// ([`data_path_tokens`]), each sorted and deduplicated: one read of the data sections.
+pub fn names_in_data<S: ByteSource + ?Sized>(
+    facts: &ElfFacts,
+    src: &S,
+) -> (Vec<String>, Vec<String>) {
     let mut names = Vec::new();
+    let mut data = Vec::new();
     let mut budget = MAX_DATA;
     for s in &facts.sections {
         let wanted = s.kind == SectionKind::Data || s.name == ".note.dlopen";
@@ -68,22 +131,50 @@ pub fn dlopen_names<S: ByteSource + ?Sized>(facts: &ElfFacts, src: &S) -> Vec<St
             continue;
         };
         soname_tokens(&bytes, &mut names);
+        if s.kind == SectionKind::Data && data.len() <= MAX_NAMES {
+            data_path_tokens(&bytes, &mut data);
+        }
         if names.len() > MAX_NAMES {
             break;
         }
     }
+    data.sort();
+    data.dedup();
+    data.truncate(MAX_NAMES);
     let own = facts.soname.as_ref().map(|s| s.value.as_str());
     let needed: Vec<&str> = facts.needed.iter().map(|n| n.value.as_str()).collect();
     names.retain(|n| Some(n.as_str()) != own && !needed.contains(&n.as_str()));
     names.sort();
     names.dedup();
     names.truncate(MAX_NAMES);
-    names
+    (names, data)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn data_path_strings() {
+        let mut v = Vec::new();
+        data_path_tokens(
+            b"\0rocblas/library\0TensileLibrary_lazy_%s.dat\0.hsaco\0.co\0Kernels.so-000-\0\
+              %s.kdb\0../share/miopen/db\0/nix/store/x/lib\0Error in a/b.cpp\0lib%s.so\0\
+              rocfft_kernel_cache.db\0100%\0../..\0a//b\0fastblas/library\0",
+            &mut v,
+        );
+        assert_eq!(
+            v,
+            [
+                "rocblas/library",
+                "TensileLibrary_lazy_%s.dat",
+                "%s.kdb",
+                "../share/miopen/db",
+                "rocfft_kernel_cache.db",
+                "fastblas/library"
+            ]
+        );
+    }
 
     fn tokens(s: &[u8]) -> Vec<String> {
         let mut v = Vec::new();

@@ -13,7 +13,9 @@ mod gpu;
 mod section;
 
 pub use bytes::{ByteSource, FileBytes};
-pub use dlopen::{dlopen_names, soname_tokens};
+pub use dlopen::{
+    data_path_tokens, dlopen_names, is_data_path, names_in_data, soname_tokens, DATA_EXTENSIONS,
+};
 pub use facts::{
     expand_origin, has_elf_magic, section_kind, ElfError, ElfFacts, ElfString, RunpathEntry,
     RunpathTag, Section, SectionKind, ELF_MAGIC,

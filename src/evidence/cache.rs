@@ -187,6 +187,8 @@ struct WireElf {
     soname: Option<String>,
     search: Vec<WireSearch>,
     dlopen: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    data_paths: Vec<String>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -256,6 +258,7 @@ fn wire_file(e: &EntryFact) -> WireFile {
                 })
                 .collect(),
             dlopen: l.dlopen.clone(),
+            data_paths: l.data_paths.clone(),
         }),
         shebang: e.shebang.as_deref().map(WireBytes::of),
         names: e.names.iter().map(|n| WireBytes::of(n)).collect(),
@@ -314,6 +317,7 @@ fn entry_fact(w: WireFile) -> Option<EntryFact> {
                 })
                 .collect(),
             dlopen: l.dlopen,
+            data_paths: l.data_paths,
         }),
         shebang: w.shebang.map(WireBytes::into_bytes),
         names: w.names.into_iter().map(WireBytes::into_bytes).collect(),
@@ -450,6 +454,7 @@ mod tests {
                         dir: Some("/nix/store/x/lib".into()),
                     }],
                     dlopen: vec!["libamd_comgr.so.2".into()],
+                    data_paths: vec!["rocblas/library".into()],
                 }),
                 shebang: Some(b"/bin/sh".to_vec()),
                 names: vec![b"/nix/store/\xff".to_vec()],

@@ -391,6 +391,7 @@ fn elf_link(e: &ElfFacts) -> ElfLink {
             })
             .collect(),
         dlopen: e.dlopen.clone(),
+        data_paths: e.data_paths.clone(),
     }
 }
 

@@ -79,6 +79,8 @@ pub struct ElfLink {
     pub search: Vec<SearchDir>,
     /// Sonames the file names for `dlopen`.
     pub dlopen: Vec<String>,
+    /// Relative data directories and data file patterns its data strings name.
+    pub data_paths: Vec<String>,
 }
 
 /// One entry of a scanned store path, with the facts reachability and splitting need.

@@ -5,24 +5,28 @@
 //! - ELF files: `PT_INTERP`; each `DT_NEEDED` library through the search directories the
 //!   loader uses (the file's `DT_RUNPATH`; without one, its `DT_RPATH` and the `DT_RPATH`
 //!   of the objects that loaded it); each soname it names for `dlopen` the same way;
-//!   every store path its data strings name; and the data directories a known library
-//!   opens beside itself ([`data_dir_rules`]: rocBLAS' and hipBLASLt's Tensile libraries,
-//!   MIOpen's databases, rocFFT's kernel cache);
+//!   every store path its data strings name; the relative data directories and data
+//!   file patterns its data strings name (`rocblas/library`, `../share/miopen/db`,
+//!   `TensileLibrary_lazy_%s.dat`, `%s.kdb`), resolved against the directory the
+//!   library was loaded from and the directory of its real path; and, as a fallback for
+//!   libraries that build those paths at run time, the data directories of the
+//!   data-directory rules ([`DataDirRule`]: rocBLAS' and hipBLASLt's Tensile libraries,
+//!   MIOpen's databases, rocFFT's kernel cache, and a rules file's `[[data_dir]]` rows);
 //! - scripts: the `#!` interpreter and every store path the script names;
 //! - symlinks: their targets (relative or absolute, within the store only);
-//! - directories: everything below them.
+//! - directories: everything below them (below a data directory, after the files
+//!   that strings and patterns name, so that a chain shows the most specific reason).
 //!
 //! Paths are resolved in the scanned inventories ([`Inventory`]), symlinks followed
 //! within the store (at most [`MAX_SYMLINKS`] per lookup); nothing is read from disk.
 //! Cost: O(entries + edges) with hash lookups; every file is processed once.
 
-mod data_dirs;
-
-pub use data_dirs::{data_dir_rules, DataBase, DataDirRule};
+pub use crate::classify::{data_dir_rules, DataBase, DataDirRule};
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use crate::classify::EntryType;
+use crate::classify::{EntryType, RuleId};
+use crate::elf::DATA_EXTENSIONS;
 use crate::evidence::{EntryFact, SearchTag};
 use crate::scan::RelPath;
 use crate::store::{StoreDir, StorePath};
@@ -68,8 +72,11 @@ pub enum Why {
     Symlink,
     /// An entry below a reached directory.
     Inside,
-    /// A data directory a library opens beside itself (the rule's name).
-    DataDir(&'static str),
+    /// A data directory a library opens beside itself (the data-directory rule's name).
+    DataDir(RuleId),
+    /// A relative data directory or data file one of the library's strings names (the
+    /// string).
+    DataString(String),
 }
 
 /// The scanned entries of the closure's store paths, indexed for path lookups.
@@ -313,16 +320,31 @@ type Edge = (Vec<u8>, Why, Vec<String>, Option<Vec<u8>>);
 
 struct Item {
     file: FileId,
+    /// A data directory whose contents are reached now (it waited in `later`).
+    expand: bool,
     /// `DT_RPATH` directories of the objects that loaded this one (the loader chain).
     inherited: Vec<String>,
     /// The directory the loader found this library in (for data directories).
     loaded_from: Option<Vec<u8>>,
 }
 
-/// Reach everything the entry points load, run or open.
+/// Reach everything the entry points load, run or open, with the built-in
+/// data-directory rules.
 pub fn reach(inv: &Inventory<'_>, entry_points: impl IntoIterator<Item = FileId>) -> Reached {
+    reach_with(inv, entry_points, data_dir_rules())
+}
+
+/// Reach everything the entry points load, run or open, with these data-directory
+/// rules (a rules file's rows merged with the built-in ones).
+pub fn reach_with(
+    inv: &Inventory<'_>,
+    entry_points: impl IntoIterator<Item = FileId>,
+    data_dirs: &[DataDirRule],
+) -> Reached {
     let mut r = Reached::default();
     let mut queue = VecDeque::new();
+    // Data directories whose contents are reached after everything else queued.
+    let mut later: VecDeque<Item> = VecDeque::new();
     // Files whose own edges are followed (a symlink only passed through is reached but
     // not followed, unless it is reached again in its own right).
     let mut queued: HashSet<FileId> = HashSet::new();
@@ -333,10 +355,11 @@ pub fn reach(inv: &Inventory<'_>, entry_points: impl IntoIterator<Item = FileId>
                 file: f,
                 inherited: Vec::new(),
                 loaded_from: None,
+                expand: false,
             });
         }
     }
-    while let Some(item) = queue.pop_front() {
+    while let Some(item) = queue.pop_front().or_else(|| later.pop_front()) {
         let mut edges: Vec<Edge> = Vec::new();
         let f = item.file;
         let e = inv.entry(f);
@@ -344,6 +367,19 @@ pub fn reach(inv: &Inventory<'_>, entry_points: impl IntoIterator<Item = FileId>
             EntryType::Symlink => {
                 // Resolving the symlink's own path follows it.
                 edges.push((inv.abs(f), Why::Symlink, item.inherited.clone(), None));
+            }
+            EntryType::Directory
+                if !item.expand
+                    && matches!(
+                        r.first.get(&f),
+                        Some((_, Why::DataDir(_) | Why::DataString(_)))
+                    ) =>
+            {
+                later.push_back(Item {
+                    expand: true,
+                    ..item
+                });
+                continue;
             }
             EntryType::Directory => {
                 for c in inv.below(f) {
@@ -353,6 +389,7 @@ pub fn reach(inv: &Inventory<'_>, entry_points: impl IntoIterator<Item = FileId>
                             file: c,
                             inherited: Vec::new(),
                             loaded_from: None,
+                            expand: false,
                         });
                     }
                 }
@@ -422,7 +459,8 @@ pub fn reach(inv: &Inventory<'_>, entry_points: impl IntoIterator<Item = FileId>
                         }
                     }
                 }
-                // Data directories a known library opens beside itself.
+                // Data directories a library opens beside itself: the rules' table
+                // first (its rows are the documented facts), then what its strings say.
                 let own_dir = {
                     let mut d = inv.abs(f);
                     let cut = d.iter().rposition(|&b| b == b'/').unwrap_or(0);
@@ -430,7 +468,7 @@ pub fn reach(inv: &Inventory<'_>, entry_points: impl IntoIterator<Item = FileId>
                     d
                 };
                 let name = e.path.name();
-                for rule in data_dir_rules() {
+                for rule in data_dirs {
                     if !rule.applies_to(name) {
                         continue;
                     }
@@ -440,12 +478,20 @@ pub fn reach(inv: &Inventory<'_>, entry_points: impl IntoIterator<Item = FileId>
                         }
                         DataBase::RealPath => own_dir.clone(),
                     };
-                    for rel in rule.dirs {
+                    for rel in &rule.dirs {
                         let mut p = base.clone();
                         p.push(b'/');
                         p.extend_from_slice(rel.as_bytes());
                         edges.push((normalise(&p), Why::DataDir(rule.id), Vec::new(), None));
                     }
+                }
+                if let Some(elf) = e.elf.as_ref().filter(|l| !l.data_paths.is_empty()) {
+                    let mut bases = vec![own_dir.clone()];
+                    if let Some(l) = &item.loaded_from {
+                        bases.insert(0, normalise(l));
+                    }
+                    bases.dedup();
+                    edges.extend(data_string_edges(inv, &bases, &elf.data_paths));
                 }
                 if let Some(interp) = &e.shebang {
                     edges.push((interp.clone(), Why::Shebang, Vec::new(), None));
@@ -475,11 +521,111 @@ pub fn reach(inv: &Inventory<'_>, entry_points: impl IntoIterator<Item = FileId>
                     file: target,
                     inherited,
                     loaded_from,
+                    expand: false,
                 });
             }
         }
     }
     r
+}
+
+/// The edges a library's data strings give, resolved against each of `bases` (the
+/// directory it was loaded from, the directory of its real path): a relative directory
+/// or file (`rocblas/library`, `../share/miopen/db`, `rocfft_kernel_cache.db`) as
+/// named; a pattern (`TensileLibrary_lazy_%s.dat`, `%s.kdb`, `library/%s.co`) every
+/// file below the base or below a directory the strings name whose path matches it.
+/// A directory at or above the library's own is never a data directory (`../lib`
+/// would reach everything beside it).
+fn data_string_edges(inv: &Inventory<'_>, bases: &[Vec<u8>], strings: &[String]) -> Vec<Edge> {
+    let mut out: Vec<Edge> = Vec::new();
+    let mut dirs: Vec<FileId> = Vec::new();
+    let above = |target: FileId, base: &[u8]| {
+        let t = inv.abs(target);
+        base == t.as_slice() || (base.starts_with(&t) && base.get(t.len()) == Some(&b'/'))
+    };
+    let (patterns, plain): (Vec<&String>, Vec<&String>) =
+        strings.iter().partition(|s| s.contains('%'));
+    for s in plain {
+        for base in bases {
+            let mut p = base.clone();
+            p.push(b'/');
+            p.extend_from_slice(s.as_bytes());
+            let p = normalise(&p);
+            let Some((target, _)) = inv.resolve(&p) else {
+                continue;
+            };
+            if bases.iter().any(|b| above(target, b)) {
+                continue;
+            }
+            if inv.entry(target).entry == EntryType::Directory {
+                dirs.push(target);
+            }
+            out.push((p, Why::DataString(s.clone()), Vec::new(), None));
+        }
+    }
+    // Patterns match below the bases' data directories, and below the bases themselves
+    // when the pattern names a directory (`library/%s.co`) or a data file.
+    for pat in patterns {
+        let mut matched: Vec<Vec<u8>> = Vec::new();
+        let mut look = |dir_abs: Vec<u8>, dir: Option<FileId>| {
+            let Some(d) = dir.or_else(|| inv.resolve(&dir_abs).map(|(f, _)| f)) else {
+                return;
+            };
+            if inv.entry(d).entry != EntryType::Directory {
+                return;
+            }
+            let real = inv.abs(d);
+            for c in inv.below(d) {
+                let rel = &inv.abs(c)[real.len()..];
+                let rel = rel.strip_prefix(b"/").unwrap_or(rel);
+                if matches_pattern(pat.as_bytes(), rel) {
+                    let mut p = dir_abs.clone();
+                    p.push(b'/');
+                    p.extend_from_slice(rel);
+                    matched.push(p);
+                }
+            }
+        };
+        for &d in &dirs {
+            look(inv.abs(d), Some(d));
+        }
+        if DATA_EXTENSIONS.iter().any(|e| pat.ends_with(e)) {
+            for base in bases {
+                look(base.clone(), None);
+            }
+        }
+        matched.sort();
+        matched.dedup();
+        out.extend(
+            matched
+                .into_iter()
+                .map(|p| (p, Why::DataString(pat.clone()), Vec::new(), None)),
+        );
+    }
+    // Files first: what a pattern names is more specific than its directory.
+    out.sort_by_key(|(_, why, _, _)| !matches!(why, Why::DataString(s) if s.contains('%')));
+    out
+}
+
+/// Whether `path` (relative, `/`-separated) matches a printf-style pattern whose `%s`,
+/// `%d`, `%u` and `%x` stand for one or more bytes other than `/`. A pattern without
+/// `/` matches the last component anywhere below.
+fn matches_pattern(pat: &[u8], path: &[u8]) -> bool {
+    let path = if pat.contains(&b'/') {
+        path
+    } else {
+        path.rsplit(|&b| b == b'/').next().unwrap_or(path)
+    };
+    fn go(p: &[u8], s: &[u8]) -> bool {
+        match p {
+            [] => s.is_empty(),
+            [b'%', _, rest @ ..] => (1..=s.len())
+                .take_while(|&n| s[n - 1] != b'/')
+                .any(|n| go(rest, &s[n..])),
+            [c, rest @ ..] => s.first() == Some(c) && go(rest, &s[1..]),
+        }
+    }
+    go(pat, path)
 }
 
 #[cfg(test)]

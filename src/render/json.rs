@@ -71,6 +71,7 @@ fn write_why_parallel(r: &WhyReport, out: &mut dyn Write) -> io::Result<()> {
         rest: r.rest.clone(),
         evidence: r.evidence,
         evidence_paths: r.evidence_paths,
+        verdict_scope: r.verdict_scope,
         savings: r.savings.clone(),
         warnings: r.warnings.clone(),
     };
@@ -239,6 +240,7 @@ mod tests {
             }),
             evidence: EvidenceLevel::Graph,
             evidence_paths: 0,
+            verdict_scope: None,
             savings: Some(WhySavings {
                 closure_size_before: 9,
                 closure_size_after: 8,

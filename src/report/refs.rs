@@ -76,8 +76,12 @@ pub enum ReachVia {
     Symlink,
     /// An entry below a reached directory.
     Inside,
-    /// A data directory a library opens beside itself.
+    /// A data directory a library opens beside itself (a data-directory rule's row).
     DataDir,
+    /// A data directory or data file one of the library's strings names (`detail`: the
+    /// string, a path relative to the library or a pattern such as
+    /// `TensileLibrary_lazy_%s.dat`).
+    DataString,
 }
 
 /// The references of one store path.

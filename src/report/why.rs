@@ -60,6 +60,10 @@ pub struct WhyReport {
     /// the first 25 or `--top`). Later entries were not scanned, so an empty `kept_by`
     /// there says nothing. 0 at graph level.
     pub evidence_paths: usize,
+    /// With file evidence: whom the verdicts of `kept_by` judge for (`consumer`: ROOT,
+    /// as `refs --closure ROOT`; `per-path`: each referrer on its own files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict_scope: Option<super::VerdictScope>,
     /// With file-level evidence and one root: the closure after every safe split
     /// suggestion (`nixcut split`), and each suggestion's saving.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -166,6 +170,9 @@ pub struct WhyChainsReport {
     /// The tree of chains; `None` when ROOT does not depend on TARGET.
     pub tree: Option<ChainNode>,
     pub evidence: EvidenceLevel,
+    /// With file evidence: whom the hops' verdicts judge for (as in `why ROOT`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict_scope: Option<super::VerdictScope>,
     pub warnings: Vec<String>,
 }
 

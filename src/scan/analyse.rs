@@ -7,7 +7,7 @@ use crate::classify::classify_hit;
 use crate::classify::kinds::{hit_detail, name_detail, CONTEXT_WINDOW};
 use crate::classify::text::{looks_like_text, TEXT_SNIFF_LEN};
 use crate::classify::{file_rule, FileFacts, Place};
-use crate::elf::{dlopen_names, has_bundle_magic, has_elf_magic, ByteSource, ElfFacts, GpuCode};
+use crate::elf::{has_bundle_magic, has_elf_magic, names_in_data, ByteSource, ElfFacts, GpuCode};
 use crate::store::HASH_LEN;
 
 use super::{
@@ -167,7 +167,7 @@ pub(crate) fn regular<S: ByteSource + ?Sized>(
         });
         match ElfFacts::parse(src, origin.as_deref()) {
             Ok(mut f) => {
-                f.dlopen = dlopen_names(&f, src);
+                (f.dlopen, f.data_paths) = names_in_data(&f, src);
                 if let Some(resolve) = ctx.resolver {
                     f.resolve_needed(&|lib: &str| resolve(lib.as_bytes()));
                 }

@@ -3,7 +3,9 @@
 use std::io::{self, Write};
 
 use super::{md_cell, md_code};
-use crate::render::words::rules::{class_heading, KIND_HEADING, VERDICT_HEADING};
+use crate::render::words::rules::{
+    class_heading, DATA_DIR_HEADING, ELF_HEADING, KIND_HEADING, VERDICT_HEADING,
+};
 use crate::report::RulesReport;
 
 pub(super) fn rules(r: &RulesReport, out: &mut dyn Write) -> io::Result<()> {
@@ -31,6 +33,33 @@ pub(super) fn rules(r: &RulesReport, out: &mut dyn Write) -> io::Result<()> {
             md_code(&k.name),
             md_cell(&k.matches),
             md_code(&k.kind)
+        )?;
+    }
+    writeln!(out, "\n### {}\n", md_cell(ELF_HEADING))?;
+    writeln!(out, "| rule | matches | kind |\n|---|---|---|")?;
+    for k in &r.elf_rules {
+        writeln!(
+            out,
+            "| {} | {} | {} |",
+            md_code(&k.name),
+            md_cell(&k.matches),
+            md_code(&k.kind)
+        )?;
+    }
+    writeln!(out, "\n### {}\n", md_cell(DATA_DIR_HEADING))?;
+    writeln!(
+        out,
+        "| rule | source | library | base | opens |\n|---|---|---|---|---|"
+    )?;
+    for d in &r.data_dir_rules {
+        writeln!(
+            out,
+            "| {} | {} | {} | {} | {} |",
+            md_code(&d.name),
+            d.source.as_str(),
+            md_code(&d.library),
+            d.base,
+            md_cell(&d.dirs.join(" "))
         )?;
     }
     writeln!(out, "\n### {}\n", md_cell(VERDICT_HEADING))?;

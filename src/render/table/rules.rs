@@ -3,7 +3,9 @@
 use std::io::{self, Write};
 
 use super::new_table;
-use crate::render::words::rules::{class_heading, KIND_HEADING, VERDICT_HEADING};
+use crate::render::words::rules::{
+    class_heading, DATA_DIR_HEADING, ELF_HEADING, KIND_HEADING, VERDICT_HEADING,
+};
 use crate::render::Style;
 use crate::report::RulesReport;
 
@@ -25,6 +27,24 @@ pub(super) fn rules(r: &RulesReport, style: &Style, out: &mut dyn Write) -> io::
         t.add_row(vec![&k.name, &k.matches, &k.kind]);
     }
     writeln!(out, "{KIND_HEADING}\n{t}\n")?;
+    let mut t = new_table(style);
+    t.set_header(vec!["rule", "matches", "kind"]);
+    for k in &r.elf_rules {
+        t.add_row(vec![&k.name, &k.matches, &k.kind]);
+    }
+    writeln!(out, "{ELF_HEADING}\n{t}\n")?;
+    let mut t = new_table(style);
+    t.set_header(vec!["rule", "source", "library", "base", "opens"]);
+    for d in &r.data_dir_rules {
+        t.add_row(vec![
+            d.name.clone(),
+            d.source.as_str().to_string(),
+            d.library.clone(),
+            d.base.clone(),
+            d.dirs.join(" "),
+        ]);
+    }
+    writeln!(out, "{DATA_DIR_HEADING}\n{t}\n")?;
     let mut t = new_table(style);
     t.set_header(vec!["rule", "when", "verdict", "why"]);
     for v in &r.verdict_rules {

@@ -73,6 +73,7 @@ pub(crate) fn reach_step(s: &ReachStep) -> String {
         ReachVia::Symlink => "a symlink's target",
         ReachVia::Inside => "inside a reached directory",
         ReachVia::DataDir => "a data directory the library opens",
+        ReachVia::DataString => "named by a string of the library",
     };
     if s.detail.is_empty() {
         how.to_string()
