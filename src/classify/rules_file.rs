@@ -215,8 +215,9 @@ pub fn class_rules_from_file(text: &str, file: &str) -> Result<ClassRules, Rules
 
 /// Parse the `[[data_dir]]` rows of a rules file, in file order.
 pub fn parse_data_dirs(text: &str, file: &str) -> Result<Vec<DataDirRule>, RulesFileError> {
+    let lines = LineIndex::new(text);
     let err = |span: Range<usize>, message: String| {
-        let (line, column) = line_column(text, span.start);
+        let (line, column) = lines.line_column(span.start);
         RulesFileError {
             file: file.to_string(),
             line,
@@ -248,7 +249,7 @@ pub fn parse_data_dirs(text: &str, file: &str) -> Result<Vec<DataDirRule>, Rules
                 format!("row name {name:?} is empty or holds spaces or control characters"),
             ));
         }
-        let line = line_column(text, name_span.start).0;
+        let line = lines.line_column(name_span.start).0;
         if let Some(first) = seen.insert(name.clone(), line) {
             return Err(err(
                 name_span,
