@@ -483,6 +483,10 @@ fn why_and_refs_closure_give_one_verdict_per_pair_on_every_world() {
         ),
         ("cuda".into(), cuda_world().root.clone()),
         ("blas".into(), blas_world().root.clone()),
+        (
+            "blas with indexes".into(),
+            blas_indexed_world().root.clone(),
+        ),
     ];
     if tool_or_skip(
         "why_and_refs_closure_give_one_verdict_per_pair_on_every_world (gpu.nix)",
@@ -530,9 +534,58 @@ const BLAS_ATTRS: &[&str] = &[
 /// its kernel directory and index pattern.
 fn blas_world() -> &'static World {
     static W: std::sync::OnceLock<World> = std::sync::OnceLock::new();
-    W.get_or_init(|| {
+    W.get_or_init(|| build_blas(&[]))
+}
+
+/// The Tensile problem types of the BLAS world's kernel files.
+const SS: &str = "TensileLibrary_Type_SS_Contraction_l_Ailk_Bjlk_Cijk_Dijk";
+const DD: &str = "TensileLibrary_Type_DD_Contraction_l_Ailk_Bjlk_Cijk_Dijk";
+
+/// The BLAS world with real MessagePack master indexes, written here as Tensile writes
+/// a lazy master: `{version, solutions, library}`, the library a hardware row over a
+/// problem row ending in a placeholder `{type: Placeholder, value: <prefix>}`, which
+/// makes the library load `<prefix>.dat` and `<prefix>.co`. The DD problem type's code
+/// objects are named by no index.
+fn blas_indexed_world() -> &'static World {
+    static W: std::sync::OnceLock<(tempfile::TempDir, World)> = std::sync::OnceLock::new();
+    &W.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        for arch in ["gfx90a", "gfx1030"] {
+            let master = serde_json::json!({
+                "version": "4.38.0",
+                "solutions": [],
+                "library": {
+                    "type": "Hardware",
+                    "rows": [{
+                        "predicate": {"type": "AMDGPU", "value": {"type": "Processor", "value": arch}},
+                        "library": {
+                            "type": "Problem",
+                            "rows": [{
+                                "key": [0, 1, 1],
+                                "library": {"type": "Placeholder", "value": format!("{SS}_{arch}")}
+                            }]
+                        }
+                    }]
+                }
+            });
+            let bytes = rmp_serde::to_vec(&master).unwrap();
+            std::fs::write(
+                dir.path().join(format!("TensileLibrary_lazy_{arch}.dat")),
+                bytes,
+            )
+            .unwrap();
+        }
+        let w = build_blas(&["--arg", "dats", dir.path().to_str().unwrap()]);
+        (dir, w)
+    })
+    .1
+}
+
+fn build_blas(extra: &[&str]) -> World {
+    {
         let file = repo().join("tests/worlds/blas.nix");
         let mut args = vec![file.to_str().unwrap().to_string(), "--no-out-link".into()];
+        args.extend(extra.iter().map(|a| a.to_string()));
         for a in BLAS_ATTRS {
             args.extend(["-A".to_string(), a.to_string()]);
         }
@@ -547,7 +600,7 @@ fn blas_world() -> &'static World {
             root: attrs["blas-app"].clone(),
             attrs,
         }
-    })
+    }
 }
 
 /// `refs --closure` of the BLAS world with extra arguments: (referrer, reference) →
@@ -594,17 +647,19 @@ fn a_blas_library_not_named_rocblas_opens_what_its_strings_name() {
         w.path("fastblas-kernels-gfx1030")
     );
     let e = refs(&["--closure", &w.root, "--explain", &master]);
-    let last = e["explain"]["chain"]
-        .as_array()
-        .unwrap()
-        .last()
-        .unwrap()
-        .clone();
+    let chain = e["explain"]["chain"].as_array().unwrap();
+    // The library's own directory entry (a symlink into the group) is named by the
+    // pattern; the group's file is its target.
+    let n = chain.len();
     assert_eq!(
-        (last["via"].as_str(), last["detail"].as_str()),
+        (
+            chain[n - 2]["via"].as_str(),
+            chain[n - 2]["detail"].as_str()
+        ),
         (Some("data-string"), Some("TensileLibrary_lazy_%s.dat")),
         "{e:#}"
     );
+    assert_eq!(chain[n - 1]["via"], "symlink", "{e:#}");
 
     // Without the table's rocBLAS row the result is the same (the table never knew
     // this library); the same holds for the ROCm world's librocblas, whose strings
@@ -627,4 +682,77 @@ fn a_blas_library_not_named_rocblas_opens_what_its_strings_name() {
             .collect()
     };
     assert_eq!(verdicts(&without), verdicts(&with));
+}
+
+#[test]
+fn index_files_name_the_code_objects_they_load() {
+    if !nix_or_skip("index_files_name_the_code_objects_they_load") {
+        return;
+    }
+    let w = blas_indexed_world();
+    let group = w.path("fastblas-kernels-gfx90a");
+    // library -> index -> code object.
+    let co = format!("{group}/lib/fastblas/library/{SS}_gfx90a.co");
+    let e = refs(&["--closure", &w.root, "--explain", &co]);
+    let steps: Vec<(String, String, String)> = e["explain"]["chain"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["file"]
+                    .as_str()
+                    .unwrap()
+                    .rsplit('/')
+                    .next()
+                    .unwrap()
+                    .to_string(),
+                s["via"].as_str().unwrap().to_string(),
+                s["detail"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let vias: Vec<&str> = steps.iter().map(|s| s.1.as_str()).collect();
+    assert_eq!(
+        vias,
+        ["entry-point", "needed", "data-string", "index", "symlink"],
+        "{steps:#?}"
+    );
+    assert_eq!(steps[1].0, "libfastblas.so.1");
+    assert_eq!(steps[2].0, "TensileLibrary_lazy_gfx90a.dat");
+    assert_eq!(steps[3].2, format!("{SS}_gfx90a.co"));
+    // The index's placeholder .dat is reached the same way.
+    let dat = format!("{group}/lib/fastblas/library/{SS}_gfx90a.dat");
+    let e = refs(&["--closure", &w.root, "--explain", &dat]);
+    assert_eq!(e["explain"]["reached"], true, "{e:#}");
+
+    // A code object no index names is not opened, and the manifest that lists it is
+    // said to be the only thing that does.
+    let dd = format!("{group}/lib/fastblas/library/{DD}_gfx90a.co");
+    let e = refs(&["--closure", &w.root, "--explain", &dd]);
+    assert_eq!(e["explain"]["reached"], false, "{e:#}");
+    let note = e["explain"]["note"].as_str().unwrap_or("");
+    assert!(note.contains("listed only in TensileManifest.txt"), "{e:#}");
+    let dd_hit = e["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["path"] == w.path("fastblas"))
+        .flat_map(|p| p["references"].as_array().unwrap().iter())
+        .flat_map(|r| r["evidence"].as_array().unwrap().iter())
+        .find(|i| {
+            i["file"]
+                .as_str()
+                .unwrap()
+                .ends_with(&format!("{DD}_gfx90a.co"))
+        })
+        .cloned()
+        .expect("the DD symlink's evidence");
+    assert_eq!(dd_hit["verdict"], "removable", "{dd_hit:#}");
+    assert_eq!(dd_hit["reached"], false);
+    // Still gpu:<arch> for the group (its named kernels), runtime for the fallbacks.
+    let m = by_attr(w, &refs(&["--closure", &w.root]));
+    let v = |to: &str| m[&("fastblas".to_string(), to.to_string())]["verdict"].clone();
+    assert_eq!(v("fastblas-kernels-gfx90a"), "gpu:gfx90a");
+    assert_eq!(v("fastblas-kernels-fallbacks"), "runtime");
 }
