@@ -756,3 +756,92 @@ fn index_files_name_the_code_objects_they_load() {
     assert_eq!(v("fastblas-kernels-gfx90a"), "gpu:gfx90a");
     assert_eq!(v("fastblas-kernels-fallbacks"), "runtime");
 }
+
+#[test]
+fn explain_takes_result_links_roots_own_files_store_paths_and_refuses_missing_files() {
+    if !nix_or_skip(
+        "explain_takes_result_links_roots_own_files_store_paths_and_refuses_missing_files",
+    ) {
+        return;
+    }
+    let w = rocm_world();
+    let dir = tempfile::tempdir().unwrap();
+    let result = dir.path().join("result");
+    std::os::unix::fs::symlink(&w.root, &result).unwrap();
+    let explain = |root: &str, file: &str| -> (i32, String, String) {
+        let out = nixcut()
+            .current_dir(dir.path())
+            .args(["refs", "--closure", root, "--explain", file, "--no-cache"])
+            .output()
+            .unwrap();
+        decode(out)
+    };
+    let program = format!("{}/bin/llama-server", w.root);
+    // Through ./result, as ROOT and as FILE: ROOT's own program is an entry point, and the
+    // answer is printed first.
+    for (root, file) in [
+        ("./result", "./result/bin/llama-server"),
+        (w.root.as_str(), "result/bin/llama-server"),
+        ("./result", "bin/llama-server"),
+        ("./result", program.as_str()),
+    ] {
+        let (code, out, err) = explain(root, file);
+        assert_eq!(code, 0, "{root} {file}: {err}");
+        let first = out.lines().next().unwrap_or("");
+        assert!(
+            first.contains("how the consumer reaches") && first.contains(&program),
+            "{root} {file}: the answer first:\n{out}"
+        );
+        assert!(out.contains("one of the consumer's own files"), "{out}");
+    }
+    // Through ./result into a library's data directory, followed by symlinks.
+    let (code, out, err) = explain(
+        "./result",
+        &format!("{}/lib/librocblas.so", w.path("rocblas")),
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.lines()
+            .next()
+            .unwrap()
+            .contains("how the consumer reaches"),
+        "{out}"
+    );
+    // A store path: the chain to the first file of it that ROOT reaches.
+    let r = json(&[
+        "refs",
+        "--closure",
+        &w.root,
+        "--explain",
+        w.path("rocblas"),
+        "--format",
+        "json",
+        "--no-cache",
+    ]);
+    assert_eq!(r["explain"]["reached"], true, "{:#}", r["explain"]);
+    assert!(
+        r["explain"]["note"]
+            .as_str()
+            .unwrap()
+            .starts_with("a directory"),
+        "{:#}",
+        r["explain"]
+    );
+    // Missing files: exit 2, naming the file; not "does not load".
+    for missing in [
+        format!("{}/bin/no-such-program", w.root),
+        "./result/bin/no-such-program".to_string(),
+        "no-such-file".to_string(),
+    ] {
+        let (code, out, err) = explain("./result", &missing);
+        assert_eq!(code, 2, "{missing}: {out}");
+        assert!(
+            err.contains(&missing) && err.contains("no such file"),
+            "{err}"
+        );
+    }
+    // A path outside the store.
+    let (code, _, err) = explain("./result", "/etc/hostname");
+    assert_eq!(code, 2);
+    assert!(err.contains("not in the store"), "{err}");
+}

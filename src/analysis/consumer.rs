@@ -116,6 +116,41 @@ pub(crate) fn scan_and_reach(
 
 fn explanation(inv: &Inventory<'_>, reached: &Reached, file: &str) -> Explanation {
     let target = inv.resolve(file.as_bytes()).map(|(f, _)| f);
+    // A directory (a store path itself) is needed when something below it is: explain
+    // the first file below it that ROOT reaches.
+    if let Some(d) = target.filter(|&d| {
+        !reached.contains(d) && inv.entry(d).entry == crate::classify::EntryType::Directory
+    }) {
+        let below: Vec<FileId> = inv.below(d).collect();
+        let hit: Vec<FileId> = below
+            .iter()
+            .copied()
+            .filter(|&c| reached.contains(c))
+            .collect();
+        let first = hit
+            .iter()
+            .copied()
+            .find(|&c| inv.entry(c).entry != crate::classify::EntryType::Directory)
+            .or_else(|| hit.first().copied());
+        if let Some(c) = first {
+            let chain = reached
+                .chain(c)
+                .into_iter()
+                .map(|(f, why)| step(inv, f, why))
+                .collect();
+            return Explanation {
+                file: file.to_string(),
+                reached: true,
+                chain,
+                note: Some(format!(
+                    "a directory: ROOT reaches {} of the {} entries below it; the chain is to the first, {}",
+                    hit.len(),
+                    below.len(),
+                    inv.display(c)
+                )),
+            };
+        }
+    }
     let chain: Vec<ReachStep> = target
         .filter(|f| reached.contains(*f))
         .map(|f| reached.chain(f))
