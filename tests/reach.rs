@@ -430,38 +430,26 @@ fn chain_verdicts(root: &str, targets: &[String]) -> BTreeMap<(String, String), 
 /// (referrer, reference) pair the verdict `refs --closure ROOT` gives it; returns the
 /// number of pairs compared.
 fn assert_one_answer(root: &str) -> usize {
+    type Pairs = BTreeMap<(String, String), String>;
     let refs = refs_closure_verdicts(root);
+    let same = |what: &str, got: &Pairs| {
+        let differ: Vec<String> = got
+            .iter()
+            .filter(|(k, v)| refs.get(*k) != Some(*v))
+            .map(|(k, v)| format!("{} -> {}: {what} {v}, refs {:?}", k.0, k.1, refs.get(k)))
+            .collect();
+        assert!(differ.is_empty(), "{root}:\n{}", differ.join("\n"));
+    };
     let why = why_verdicts(root);
-    let differ: Vec<String> = why
-        .iter()
-        .filter(|(k, v)| refs.get(*k) != Some(*v))
-        .map(|((a, b), v)| {
-            format!(
-                "{a} -> {b}: why {v}, refs {:?}",
-                refs.get(&(a.clone(), b.clone()))
-            )
-        })
-        .collect();
-    assert!(differ.is_empty(), "{root}:\n{}", differ.join("\n"));
-    // why ROOT TARGET for each target that is a leaf of some chain (every non-root path).
+    same("why", &why);
+    // why ROOT TARGET for each path some referrer keeps in.
     let targets: Vec<String> = why
         .keys()
         .map(|(_, to)| to.clone())
         .collect::<std::collections::BTreeSet<_>>()
         .into_iter()
         .collect();
-    let chains = chain_verdicts(root, &targets);
-    let differ: Vec<String> = chains
-        .iter()
-        .filter(|(k, v)| refs.get(*k) != Some(*v))
-        .map(|((a, b), v)| {
-            format!(
-                "{a} -> {b}: why ROOT TARGET {v}, refs {:?}",
-                refs.get(&(a.clone(), b.clone()))
-            )
-        })
-        .collect();
-    assert!(differ.is_empty(), "{root}:\n{}", differ.join("\n"));
+    same("why ROOT TARGET", &chain_verdicts(root, &targets));
     why.len()
 }
 
