@@ -171,15 +171,7 @@ fn checked_name(
 
 /// Parse a rules file: its class rules, in file order.
 pub fn parse_rules_file(text: &str, file: &str) -> Result<Vec<ClassRule>, RulesFileError> {
-    let err = |span: Range<usize>, message: String| {
-        let (line, column) = line_column(text, span.start);
-        RulesFileError {
-            file: file.to_string(),
-            line,
-            column,
-            message,
-        }
-    };
+    let err = |span: Range<usize>, message: String| error_at(text, file, span, message);
     let raw = read_raw(text, file)?;
     let builtin = ClassRules::builtin();
     let mut seen: HashMap<String, usize> = HashMap::new();
@@ -278,15 +270,7 @@ pub fn class_rules_from_file(text: &str, file: &str) -> Result<ClassRules, Rules
 
 /// Parse the `[[data_dir]]` rows of a rules file, in file order.
 pub fn parse_data_dirs(text: &str, file: &str) -> Result<Vec<DataDirRule>, RulesFileError> {
-    let err = |span: Range<usize>, message: String| {
-        let (line, column) = line_column(text, span.start);
-        RulesFileError {
-            file: file.to_string(),
-            line,
-            column,
-            message,
-        }
-    };
+    let err = |span: Range<usize>, message: String| error_at(text, file, span, message);
     let raw = read_raw(text, file)?;
     let builtin = builtin_data_dirs();
     let mut seen: HashMap<String, usize> = HashMap::new();
