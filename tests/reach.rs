@@ -833,3 +833,47 @@ fn explain_takes_result_links_roots_own_files_store_paths_and_refuses_missing_fi
     assert_eq!(code, 2);
     assert!(err.contains("not in the store"), "{err}");
 }
+
+/// Over a binary cache (HTTP) the walk would need every NAR of the closure, so `why`
+/// judges each referrer on its own files and says so.
+#[test]
+fn over_a_binary_cache_why_says_its_verdicts_are_per_path() {
+    if !nix_or_skip("over_a_binary_cache_why_says_its_verdicts_are_per_path") {
+        return;
+    }
+    let w = rocm_world();
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!(
+        "file://{}?compression=xz&write-nar-listing=true",
+        dir.path().display()
+    );
+    nix_stdout("nix", &["copy", "--to", &url, &w.root]);
+    let srv = common::serve::Server::start(dir.path());
+    let r = json(&[
+        "why",
+        "--cache",
+        &srv.url,
+        &w.root,
+        "--evidence-paths",
+        "all",
+        "--format",
+        "json",
+        "--no-cache",
+    ]);
+    assert_eq!(r["evidence"], "files");
+    assert_eq!(r["verdict_scope"], "per-path", "{}", r["verdict_scope"]);
+    // Per path, clr's own bin/hipcc runs the LLVM clang: runtime for clr itself.
+    let llvm = r["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["path"] == w.path("rocm-llvm"))
+        .unwrap();
+    let from_clr = llvm["kept_by"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["referrer"] == w.path("clr"))
+        .expect("clr keeps rocm-llvm");
+    assert_eq!(from_clr["verdict"], "runtime");
+}
