@@ -876,4 +876,11 @@ fn over_a_binary_cache_why_says_its_verdicts_are_per_path() {
         .find(|k| k["referrer"] == w.path("clr"))
         .expect("clr keeps rocm-llvm");
     assert_eq!(from_clr["verdict"], "runtime");
+    // The table says so too.
+    let (code, out, err) = run(&["why", "--cache", &srv.url, &w.root, "--no-cache"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("judge each referrer on its own files"),
+        "{out}"
+    );
 }
