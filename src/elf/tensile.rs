@@ -156,3 +156,24 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod hostile {
+    use super::*;
+
+    #[test]
+    fn huge_lengths_and_deep_nesting_are_refused_without_allocating() {
+        // A map claiming 4G entries, an array claiming 4G, a string claiming 4 GiB.
+        for bytes in [
+            &b"\xdf\xff\xff\xff\xff"[..],
+            b"\x81\xa1k\xdd\xff\xff\xff\xff",
+            b"\x81\xa1k\xdb\xff\xff\xff\xff",
+        ] {
+            assert_eq!(index_loads(bytes), None);
+        }
+        let deep: Vec<u8> = std::iter::once(0x81)
+            .chain((0..100_000).flat_map(|_| [0xa1, b'k', 0x81]))
+            .collect();
+        assert_eq!(index_loads(&deep), None);
+    }
+}
