@@ -38,7 +38,7 @@ impl ConsumerReach {
         data_dirs: &[DataDirRule],
         explain: Option<&str>,
     ) -> (ConsumerReach, Option<Explanation>) {
-        let inv = Inventory::new(
+        let mut inv = Inventory::new(
             sd,
             scanned.iter().filter_map(|s| {
                 s.result
@@ -47,6 +47,11 @@ impl ConsumerReach {
                     .map(|(sp, _)| (&s.path, sp.entries.as_slice()))
             }),
         );
+        for s in scanned {
+            if let Ok((sp, _)) = &s.result {
+                inv.add_indexes(&s.path, &sp.indexes);
+            }
+        }
         let entry_points: Vec<FileId> = roots
             .iter()
             .filter_map(|r| inv.path_index(r))
@@ -111,6 +116,41 @@ pub(crate) fn scan_and_reach(
 
 fn explanation(inv: &Inventory<'_>, reached: &Reached, file: &str) -> Explanation {
     let target = inv.resolve(file.as_bytes()).map(|(f, _)| f);
+    // A directory (a store path itself) is needed when something below it is: explain
+    // the first file below it that ROOT reaches.
+    if let Some(d) = target.filter(|&d| {
+        !reached.contains(d) && inv.entry(d).entry == crate::classify::EntryType::Directory
+    }) {
+        let below: Vec<FileId> = inv.below(d).collect();
+        let hit: Vec<FileId> = below
+            .iter()
+            .copied()
+            .filter(|&c| reached.contains(c))
+            .collect();
+        let first = hit
+            .iter()
+            .copied()
+            .find(|&c| inv.entry(c).entry != crate::classify::EntryType::Directory)
+            .or_else(|| hit.first().copied());
+        if let Some(c) = first {
+            let chain = reached
+                .chain(c)
+                .into_iter()
+                .map(|(f, why)| step(inv, f, why))
+                .collect();
+            return Explanation {
+                file: file.to_string(),
+                reached: true,
+                chain,
+                note: Some(format!(
+                    "a directory: ROOT reaches {} of the {} entries below it; the chain is to the first, {}",
+                    hit.len(),
+                    below.len(),
+                    inv.display(c)
+                )),
+            };
+        }
+    }
     let chain: Vec<ReachStep> = target
         .filter(|f| reached.contains(*f))
         .map(|f| reached.chain(f))
@@ -118,10 +158,73 @@ fn explanation(inv: &Inventory<'_>, reached: &Reached, file: &str) -> Explanatio
         .into_iter()
         .map(|(f, why)| step(inv, f, why))
         .collect();
+    let note = match (chain.is_empty(), target) {
+        (true, Some(f)) => unreached_note(inv, reached, file.as_bytes(), f),
+        _ => None,
+    };
     Explanation {
         file: file.to_string(),
         reached: !chain.is_empty(),
         chain,
+        note,
+    }
+}
+
+/// Why an unreached file is there at all: a build manifest beside it (in the directory
+/// it was asked by, or its real one) lists it; or reached index files in that directory
+/// name other code objects, not this one.
+fn unreached_note(
+    inv: &Inventory<'_>,
+    reached: &Reached,
+    asked: &[u8],
+    f: FileId,
+) -> Option<String> {
+    let name = inv.entry(f).path.name().to_vec();
+    let name = String::from_utf8_lossy(&name).into_owned();
+    let mut dirs = vec![
+        Inventory::parent_of(asked),
+        Inventory::parent_of(&inv.abs(f)),
+    ];
+    // And every directory holding a symlink to it (`ln -s $group/lib/…/* $out/lib/…`).
+    for p in 0..inv.path_count() {
+        for l in inv.files_of(p) {
+            if inv.entry(l).entry == crate::classify::EntryType::Symlink
+                && inv.resolve(&inv.abs(l)).is_some_and(|(t, _)| t == f)
+            {
+                dirs.push(Inventory::parent_of(&inv.abs(l)));
+            }
+        }
+    }
+    dirs.sort();
+    dirs.dedup();
+    let mut manifest = None;
+    let mut indexed = false;
+    for d in &dirs {
+        let Some((dir, _)) = inv.resolve(d) else {
+            continue;
+        };
+        for c in inv.below(dir) {
+            let Some(index) = inv.index(c) else { continue };
+            let here = Inventory::parent_of(&inv.abs(c)) == inv.abs(dir);
+            match index {
+                crate::scan::IndexFile::Lists(names) if here && names.contains(&name) => {
+                    manifest = Some(String::from_utf8_lossy(inv.entry(c).path.name()).into_owned());
+                }
+                crate::scan::IndexFile::Loads(l)
+                    if here && !l.is_empty() && reached.contains(c) =>
+                {
+                    indexed = true;
+                }
+                _ => {}
+            }
+        }
+    }
+    match (manifest, indexed) {
+        (Some(m), _) => Some(format!(
+            "listed only in {m} (a build inventory nothing reads at run time); no reached index or pattern names it"
+        )),
+        (None, true) => Some("no reached index file names it, so it is not opened".to_string()),
+        (None, false) => None,
     }
 }
 
@@ -137,6 +240,7 @@ fn step(inv: &Inventory<'_>, f: FileId, why: Why) -> ReachStep {
         Why::Inside => (ReachVia::Inside, String::new()),
         Why::DataDir(rule) => (ReachVia::DataDir, rule.to_string()),
         Why::DataString(s) => (ReachVia::DataString, s),
+        Why::Indexed(s) => (ReachVia::Index, s),
     };
     ReachStep {
         file: inv.display(f),

@@ -86,56 +86,113 @@ struct RawClassRule {
 const CLASSES: &str =
     "out, bin, lib, dev, static, doc, man, info, debug, gpu:<arch>, gpu-generic, removable";
 
-/// Parse a rules file: its class rules, in file order.
-///
-/// Linear in the file's size: positions come from one index of its line starts (a
-/// scan from the start of the text for every rule made 20,000 rules take seconds).
-pub fn parse_rules_file(text: &str, file: &str) -> Result<Vec<ClassRule>, RulesFileError> {
-    let lines = LineIndex::new(text);
-    let err = |span: Range<usize>, message: String| {
-        let (line, column) = lines.line_column(span.start);
-        RulesFileError {
-            file: file.to_string(),
-            line,
-            column,
-            message,
-        }
-    };
-    let raw: RawFile = toml::from_str(text).map_err(|e| {
+/// How a table's rows are called in messages.
+struct Table {
+    /// `[[class]] rule`.
+    header: &'static str,
+    /// `rule`.
+    noun: &'static str,
+}
+
+const CLASS_TABLE: Table = Table {
+    header: "[[class]] rule",
+    noun: "rule",
+};
+const DATA_DIR_TABLE: Table = Table {
+    header: "[[data_dir]] row",
+    noun: "data_dir row",
+};
+
+fn error_at(text: &str, file: &str, span: Range<usize>, message: String) -> RulesFileError {
+    let (line, column) = line_column(text, span.start);
+    RulesFileError {
+        file: file.to_string(),
+        line,
+        column,
+        message,
+    }
+}
+
+/// The file's TOML, or the error naming where it is wrong.
+fn read_raw(text: &str, file: &str) -> Result<RawFile, RulesFileError> {
+    toml::from_str(text).map_err(|e| {
         let message = e.message().trim_end().to_string();
-        err(e.span().unwrap_or(0..0), message)
-    })?;
+        error_at(text, file, e.span().unwrap_or(0..0), message)
+    })
+}
+
+/// A row's name: present, without spaces or control characters, not used before.
+fn checked_name(
+    name: Option<Spanned<String>>,
+    row: Range<usize>,
+    table: &Table,
+    seen: &mut HashMap<String, usize>,
+    text: &str,
+    file: &str,
+) -> Result<(String, Range<usize>), RulesFileError> {
+    let Some(name) = name else {
+        return Err(error_at(
+            text,
+            file,
+            row,
+            format!(
+                "this {} has no `name` (every {} needs a unique name)",
+                table.header, table.noun
+            ),
+        ));
+    };
+    let span = name.span();
+    let name = name.into_inner();
+    if name.trim().is_empty() || name.chars().any(|c| c.is_control() || c.is_whitespace()) {
+        return Err(error_at(
+            text,
+            file,
+            span,
+            format!(
+                "{} name {name:?} is empty or holds spaces or control characters",
+                table.noun
+            ),
+        ));
+    }
+    // The first use is kept as a byte offset and turned into a line only for the error:
+    // a line per row, each found from the start of the text, made loading quadratic.
+    if let Some(first) = seen.insert(name.clone(), span.start) {
+        let first = line_column(text, first).0;
+        return Err(error_at(
+            text,
+            file,
+            span,
+            format!(
+                "duplicate {} name `{name}` (first used on line {first})",
+                table.noun
+            ),
+        ));
+    }
+    Ok((name, span))
+}
+
+/// Parse a rules file: its class rules, in file order.
+pub fn parse_rules_file(text: &str, file: &str) -> Result<Vec<ClassRule>, RulesFileError> {
+    let err = |span: Range<usize>, message: String| error_at(text, file, span, message);
+    let raw = read_raw(text, file)?;
     let builtin = ClassRules::builtin();
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut rules = Vec::with_capacity(raw.class.len());
     for spanned in raw.class {
         let rule_span = spanned.span();
         let r = spanned.into_inner();
-        let Some(name) = r.name else {
-            return Err(err(
-                rule_span,
-                "this [[class]] rule has no `name` (every rule needs a unique name)".into(),
-            ));
-        };
-        let name_span = name.span();
-        let name = name.into_inner();
-        if name.trim().is_empty() || name.chars().any(|c| c.is_control() || c.is_whitespace()) {
-            return Err(err(
-                name_span,
-                format!("rule name {name:?} is empty or holds spaces or control characters"),
-            ));
-        }
+        let (name, name_span) = checked_name(
+            r.name,
+            rule_span.clone(),
+            &CLASS_TABLE,
+            &mut seen,
+            text,
+            file,
+        )?;
         if name == CLASS_OUT.as_str() || builtin.rules().iter().any(|b| b.id == name.as_str()) {
             return Err(err(
                 name_span,
                 format!("rule name `{name}` is the name of a built-in rule; choose another"),
-            ));
-        }
-        let line = lines.line_column(name_span.start).0;
-        if let Some(first) = seen.insert(name.clone(), line) {
-            return Err(err(
-                name_span,
-                format!("duplicate rule name `{name}` (first used on line {first})"),
             ));
         }
         let mut all = Vec::new();
@@ -215,47 +272,23 @@ pub fn class_rules_from_file(text: &str, file: &str) -> Result<ClassRules, Rules
 
 /// Parse the `[[data_dir]]` rows of a rules file, in file order.
 pub fn parse_data_dirs(text: &str, file: &str) -> Result<Vec<DataDirRule>, RulesFileError> {
-    let lines = LineIndex::new(text);
-    let err = |span: Range<usize>, message: String| {
-        let (line, column) = lines.line_column(span.start);
-        RulesFileError {
-            file: file.to_string(),
-            line,
-            column,
-            message,
-        }
-    };
-    let raw: RawFile = toml::from_str(text).map_err(|e| {
-        let message = e.message().trim_end().to_string();
-        err(e.span().unwrap_or(0..0), message)
-    })?;
+    let err = |span: Range<usize>, message: String| error_at(text, file, span, message);
+    let raw = read_raw(text, file)?;
     let builtin = builtin_data_dirs();
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut out = Vec::new();
     for spanned in raw.data_dir {
         let span = spanned.span();
         let r = spanned.into_inner();
-        let Some(name) = r.name else {
-            return Err(err(
-                span,
-                "this [[data_dir]] row has no `name` (every row needs a unique name)".into(),
-            ));
-        };
-        let name_span = name.span();
-        let name = name.into_inner();
-        if name.trim().is_empty() || name.chars().any(|c| c.is_control() || c.is_whitespace()) {
-            return Err(err(
-                name_span,
-                format!("row name {name:?} is empty or holds spaces or control characters"),
-            ));
-        }
-        let line = lines.line_column(name_span.start).0;
-        if let Some(first) = seen.insert(name.clone(), line) {
-            return Err(err(
-                name_span,
-                format!("duplicate data_dir name `{name}` (first used on line {first})"),
-            ));
-        }
+        checked_name(
+            r.name.clone(),
+            span.clone(),
+            &DATA_DIR_TABLE,
+            &mut seen,
+            text,
+            file,
+        )?;
+        let name = r.name.map(Spanned::into_inner).unwrap_or_default();
         let replaces = builtin.iter().find(|b| b.id == name.as_str());
         let library = match (r.library, replaces) {
             (Some(l), _) => {
@@ -353,38 +386,16 @@ fn check_item(key: &str, item: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Where each line of a text starts, for positions in O(log lines + line length).
-struct LineIndex<'a> {
-    text: &'a str,
-    /// Byte offsets of the line starts (the first is 0).
-    starts: Vec<usize>,
-}
-
-impl<'a> LineIndex<'a> {
-    fn new(text: &'a str) -> LineIndex<'a> {
-        let mut starts = vec![0];
-        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
-        LineIndex { text, starts }
-    }
-
-    /// 1-based line and column (in characters) of a byte offset.
-    fn line_column(&self, offset: usize) -> (usize, usize) {
-        let mut offset = offset.min(self.text.len());
-        while !self.text.is_char_boundary(offset) {
-            offset -= 1;
-        }
-        // The last line start at or before the offset.
-        let line = self.starts.partition_point(|&s| s <= offset);
-        let start = self.starts[line - 1];
-        let column = self.text[start..offset].chars().count() + 1;
-        (line, column)
-    }
-}
-
 /// 1-based line and column (in characters) of a byte offset.
-#[cfg(test)]
 fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    LineIndex::new(text).line_column(offset)
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
 }
 
 #[cfg(test)]

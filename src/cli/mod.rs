@@ -5,6 +5,7 @@
 mod args;
 mod check;
 mod diff;
+mod explain;
 mod http;
 mod rules;
 mod snapshot;
@@ -438,6 +439,19 @@ fn cmd_refs(
         let closure = load_input(g, &input)?;
         let mut opts = base.clone();
         opts.files = files_for(g, &closure);
+        if let (Some(raw), true) = (&a.explain, whole_closure) {
+            let root = closure
+                .declared_roots
+                .first()
+                .map(|r| closure.store_dir.display(r));
+            let physical = load_options(g).physical_store_dir();
+            opts.explain = Some(explain::explain_target(
+                raw,
+                &closure,
+                &physical,
+                root.as_deref(),
+            )?);
+        }
         if whole_closure {
             opts.closure = true;
         } else if !closure.declared_roots.is_empty() {

@@ -160,7 +160,7 @@ mod tests {
         data_path_tokens(
             b"\0rocblas/library\0TensileLibrary_lazy_%s.dat\0.hsaco\0.co\0Kernels.so-000-\0\
               %s.kdb\0../share/miopen/db\0/nix/store/x/lib\0Error in a/b.cpp\0lib%s.so\0\
-              rocfft_kernel_cache.db\0100%\0../..\0a//b\0fastblas/library\0",
+              rocfft_kernel_cache.db\0x100%\0../..\0a//b\0fastblas/library\0",
             &mut v,
         );
         assert_eq!(

@@ -3,6 +3,9 @@
 //! code ([`ElfFacts`]). Facts only: what a hash at some offset *is* (an `elf-needed`
 //! RUNPATH entry, a `__FILE__` string …) is decided by the rules in `crate::classify`.
 //!
+//! Tensile's index files and manifests are read here too (`tensile.rs`): which files
+//! an index names for loading.
+//!
 //! The walkers in `crate::scan` read these for ELF files; malformed files give an
 //! [`ElfError`] or warnings, never a panic.
 
@@ -11,6 +14,7 @@ mod dlopen;
 mod facts;
 mod gpu;
 mod section;
+mod tensile;
 
 pub use bytes::{ByteSource, FileBytes};
 pub use dlopen::{
@@ -25,3 +29,4 @@ pub use gpu::{
     read_bundle_head, BundleContainer, BundleTargets, DeviceContainer, DeviceObject, GpuCode,
     EM_AMDGPU, EM_CUDA,
 };
+pub use tensile::{index_loads, is_index_name, is_manifest_name, manifest_names, MAX_INDEX};

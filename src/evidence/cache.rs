@@ -18,6 +18,7 @@ use sha2::{Digest, Sha256};
 use super::{ElfLink, EntryFact, HitFact, ScannedPath, ScannedRef, SearchDir, SearchTag};
 use crate::classify::{EntryType, EvidenceKind, FileClass, RuleId};
 use crate::elf::{DeviceContainer, DeviceObject};
+use crate::scan::IndexFile;
 use crate::scan::{Location, RelPath};
 use crate::store::{NarHash, StorePath};
 
@@ -230,6 +231,18 @@ struct WireEntry {
     warnings: Vec<String>,
     entries: Vec<WireFile>,
     complete: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    indexes: Vec<WireIndex>,
+}
+
+/// An index file's (or manifest's) names, by entry number.
+#[derive(Serialize, Deserialize)]
+struct WireIndex {
+    entry: u32,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    loads: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    lists: Option<Vec<String>>,
 }
 
 fn wire_file(e: &EntryFact) -> WireFile {
@@ -367,6 +380,22 @@ impl WireEntry {
             warnings: s.warnings.clone(),
             entries: s.entries.iter().map(wire_file).collect(),
             complete: s.complete,
+            indexes: s
+                .indexes
+                .iter()
+                .map(|(entry, i)| match i {
+                    IndexFile::Loads(v) => WireIndex {
+                        entry: *entry,
+                        loads: v.clone(),
+                        lists: None,
+                    },
+                    IndexFile::Lists(v) => WireIndex {
+                        entry: *entry,
+                        loads: Vec::new(),
+                        lists: Some(v.clone()),
+                    },
+                })
+                .collect(),
         }
     }
 
@@ -410,6 +439,17 @@ impl WireEntry {
                 .map(entry_fact)
                 .collect::<Option<Vec<_>>>()?,
             complete: self.complete,
+            indexes: self
+                .indexes
+                .into_iter()
+                .map(|w| {
+                    let i = match w.lists {
+                        Some(l) => IndexFile::Lists(l),
+                        None => IndexFile::Loads(w.loads),
+                    };
+                    (w.entry, i)
+                })
+                .collect(),
         })
     }
 }
@@ -466,6 +506,7 @@ mod tests {
                 }],
             }],
             complete: false,
+            indexes: vec![(0, IndexFile::Loads(vec!["a.co".into()]))],
         }
     }
 

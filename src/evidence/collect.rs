@@ -326,6 +326,12 @@ fn scan(
         references,
         capped_total: scan.files.iter().map(|f| f.capped_hits).sum(),
         complete: scan.nar_size.is_some(),
+        indexes: scan
+            .files
+            .iter()
+            .enumerate()
+            .filter_map(|(i, f)| Some((i as u32, f.index.clone()?)))
+            .collect(),
         warnings: scan.warnings,
         entries,
     })

@@ -138,6 +138,9 @@ pub struct ScannedPath {
     pub entries: Vec<EntryFact>,
     /// Whether every entry could be read (else some hashes may not have been seen).
     pub complete: bool,
+    /// Tensile index files and manifests among `entries` (by position) and what they
+    /// name.
+    pub indexes: Vec<(u32, crate::scan::IndexFile)>,
 }
 
 /// One hit with its verdict.

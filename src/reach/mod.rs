@@ -12,6 +12,11 @@
 //!   libraries that build those paths at run time, the data directories of the
 //!   data-directory rules ([`DataDirRule`]: rocBLAS' and hipBLASLt's Tensile libraries,
 //!   MIOpen's databases, rocFFT's kernel cache, and a rules file's `[[data_dir]]` rows);
+//! - Tensile index files (`*.dat`, MessagePack): the placeholder indexes and code
+//!   objects they name, in the directory they were opened in; in a data directory
+//!   where a reached index names code objects, a `TensileLibrary_*` code object no
+//!   reached index or pattern names is not reached (lazy loading opens only what the
+//!   indexes name);
 //! - scripts: the `#!` interpreter and every store path the script names;
 //! - symlinks: their targets (relative or absolute, within the store only);
 //! - directories: everything below them (below a data directory, after the files
@@ -28,7 +33,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use crate::classify::{EntryType, RuleId};
 use crate::elf::DATA_EXTENSIONS;
 use crate::evidence::{EntryFact, SearchTag};
-use crate::scan::RelPath;
+use crate::scan::{IndexFile, RelPath};
 use crate::store::{StoreDir, StorePath};
 
 /// Most symlinks followed while resolving one path (as Linux' `ELOOP` limit).
@@ -77,6 +82,8 @@ pub enum Why {
     /// A relative data directory or data file one of the library's strings names (the
     /// string).
     DataString(String),
+    /// A file an index file names for loading (the name or pattern).
+    Indexed(String),
 }
 
 /// The scanned entries of the closure's store paths, indexed for path lookups.
@@ -85,6 +92,7 @@ pub struct Inventory<'a> {
     paths: Vec<(&'a StorePath, &'a [EntryFact])>,
     by_base: HashMap<String, u32>,
     files: Vec<HashMap<&'a [u8], u32>>,
+    indexes: HashMap<FileId, &'a IndexFile>,
 }
 
 impl<'a> Inventory<'a> {
@@ -114,12 +122,47 @@ impl<'a> Inventory<'a> {
             paths,
             by_base,
             files,
+            indexes: HashMap::new(),
         }
+    }
+
+    /// Add what the index files and manifests of store path `p` name (entry number,
+    /// names), as the scan found them.
+    pub fn add_indexes(&mut self, p: &StorePath, indexes: &'a [(u32, IndexFile)]) {
+        let Some(path) = self.path_index(p) else {
+            return;
+        };
+        let n = self.paths[path as usize].1.len() as u32;
+        for (entry, i) in indexes.iter().filter(|(e, _)| *e < n) {
+            self.indexes.insert(
+                FileId {
+                    path,
+                    entry: *entry,
+                },
+                i,
+            );
+        }
+    }
+
+    /// What an index file or manifest names.
+    pub fn index(&self, f: FileId) -> Option<&'a IndexFile> {
+        self.indexes.get(&f).copied()
+    }
+
+    /// The directory part of an absolute logical path.
+    pub fn parent_of(abs: &[u8]) -> Vec<u8> {
+        let cut = abs.iter().rposition(|&b| b == b'/').unwrap_or(0);
+        abs[..cut].to_vec()
     }
 
     /// The index of a store path.
     pub fn path_index(&self, p: &StorePath) -> Option<u32> {
         self.by_base.get(&p.to_string()).copied()
+    }
+
+    /// How many store paths the inventory holds.
+    pub fn path_count(&self) -> u32 {
+        self.paths.len() as u32
     }
 
     /// The store path with this index.
@@ -155,7 +198,7 @@ impl<'a> Inventory<'a> {
     }
 
     /// The absolute logical path of an entry, as bytes.
-    fn abs(&self, f: FileId) -> Vec<u8> {
+    pub fn abs(&self, f: FileId) -> Vec<u8> {
         let mut v = format!("{}/{}", self.store_dir.as_str(), self.store_path(f.path)).into_bytes();
         let rel = self.entry(f).path.as_bytes();
         if !rel.is_empty() {
@@ -230,7 +273,7 @@ impl<'a> Inventory<'a> {
     }
 
     /// The entries below a directory (NAR order keeps them right after it).
-    fn below(&self, dir: FileId) -> impl Iterator<Item = FileId> + '_ {
+    pub fn below(&self, dir: FileId) -> impl Iterator<Item = FileId> + '_ {
         let entries = self.paths[dir.path as usize].1;
         let prefix = entries[dir.entry as usize].path.as_bytes();
         let root = prefix.is_empty();
@@ -345,6 +388,10 @@ pub fn reach_with(
     let mut queue = VecDeque::new();
     // Data directories whose contents are reached after everything else queued.
     let mut later: VecDeque<Item> = VecDeque::new();
+    // What data-directory rules and data strings reached (directories wait in `later`).
+    let mut data_targets: HashSet<FileId> = HashSet::new();
+    // Directories (absolute, real) in which a reached index named code objects.
+    let mut indexed: HashSet<Vec<u8>> = HashSet::new();
     // Files whose own edges are followed (a symlink only passed through is reached but
     // not followed, unless it is reached again in its own right).
     let mut queued: HashSet<FileId> = HashSet::new();
@@ -366,15 +413,12 @@ pub fn reach_with(
         match e.entry {
             EntryType::Symlink => {
                 // Resolving the symlink's own path follows it.
-                edges.push((inv.abs(f), Why::Symlink, item.inherited.clone(), None));
+                // The target is opened by this name: its directory is this one.
+                let own = inv.abs(f);
+                let dir = Inventory::parent_of(&own);
+                edges.push((own, Why::Symlink, item.inherited.clone(), Some(dir)));
             }
-            EntryType::Directory
-                if !item.expand
-                    && matches!(
-                        r.first.get(&f),
-                        Some((_, Why::DataDir(_) | Why::DataString(_)))
-                    ) =>
-            {
+            EntryType::Directory if !item.expand && data_targets.contains(&f) => {
                 later.push_back(Item {
                     expand: true,
                     ..item
@@ -382,7 +426,14 @@ pub fn reach_with(
                 continue;
             }
             EntryType::Directory => {
+                let lazy = item.expand && indexed.contains(&inv.abs(f));
                 for c in inv.below(f) {
+                    if lazy
+                        && !r.first.contains_key(&c)
+                        && is_tensile_code_object(inv.entry(c).path.name())
+                    {
+                        continue;
+                    }
                     r.first.entry(c).or_insert((Some(f), Why::Inside));
                     if queued.insert(c) {
                         queue.push_back(Item {
@@ -493,6 +544,22 @@ pub fn reach_with(
                     bases.dedup();
                     edges.extend(data_string_edges(inv, &bases, &elf.data_paths));
                 }
+                if let Some(IndexFile::Loads(patterns)) = inv.index(f) {
+                    let mut bases = vec![own_dir.clone()];
+                    if let Some(l) = &item.loaded_from {
+                        bases.insert(0, normalise(l));
+                    }
+                    bases.dedup();
+                    for base in &bases {
+                        let found = index_edges(inv, base, patterns);
+                        if found.iter().any(|(p, _, _, _)| is_tensile_code_object(p)) {
+                            if let Some((d, _)) = inv.resolve(base) {
+                                indexed.insert(inv.abs(d));
+                            }
+                        }
+                        edges.extend(found);
+                    }
+                }
                 if let Some(interp) = &e.shebang {
                     edges.push((interp.clone(), Why::Shebang, Vec::new(), None));
                 }
@@ -507,15 +574,23 @@ pub fn reach_with(
             };
             // The symlinks on the way are reached (they are opened) but only passed
             // through: a symlinked `lib` directory does not make all of its target
-            // reached. The target is processed.
+            // reached. The first one is reached for the edge's reason, the next ones and
+            // the target as symlink targets. The target is processed.
+            if matches!(why, Why::DataDir(_) | Why::DataString(_)) {
+                data_targets.insert(target);
+            }
             let mut parent = f;
+            let mut why = Some(why);
             for l in links {
-                if l != f && !r.first.contains_key(&l) {
-                    r.first.insert(l, (Some(parent), Why::Symlink));
+                if l != f {
+                    let w = why.take().unwrap_or(Why::Symlink);
+                    r.first.entry(l).or_insert((Some(parent), w));
                 }
                 parent = l;
             }
-            r.first.entry(target).or_insert((Some(parent), why));
+            r.first
+                .entry(target)
+                .or_insert((Some(parent), why.unwrap_or(Why::Symlink)));
             if queued.insert(target) {
                 queue.push_back(Item {
                     file: target,
@@ -596,14 +671,52 @@ fn data_string_edges(inv: &Inventory<'_>, bases: &[Vec<u8>], strings: &[String])
         }
         matched.sort();
         matched.dedup();
-        out.extend(
-            matched
-                .into_iter()
-                .map(|p| (p, Why::DataString(pat.clone()), Vec::new(), None)),
-        );
+        out.extend(matched.into_iter().map(|p| {
+            let dir = Inventory::parent_of(&p);
+            (p, Why::DataString(pat.clone()), Vec::new(), Some(dir))
+        }));
     }
     // Files first: what a pattern names is more specific than its directory.
     out.sort_by_key(|(_, why, _, _)| !matches!(why, Why::DataString(s) if s.contains('%')));
+    out
+}
+
+/// Whether a file name is a Tensile code object (`TensileLibrary_*.co`, `.hsaco`).
+fn is_tensile_code_object(name: &[u8]) -> bool {
+    let name = name.rsplit(|&b| b == b'/').next().unwrap_or(name);
+    name.starts_with(b"TensileLibrary") && (name.ends_with(b".co") || name.ends_with(b".hsaco"))
+}
+
+/// The files of directory `base` (absolute, logical) that an index's patterns name:
+/// each reached by its name in `base`, so that what it loads in turn is looked for
+/// there too.
+fn index_edges(inv: &Inventory<'_>, base: &[u8], patterns: &[String]) -> Vec<Edge> {
+    let Some((d, _)) = inv.resolve(base) else {
+        return Vec::new();
+    };
+    if inv.entry(d).entry != EntryType::Directory {
+        return Vec::new();
+    }
+    let real = inv.abs(d);
+    let mut out = Vec::new();
+    for c in inv.below(d) {
+        let rel = &inv.abs(c)[real.len()..];
+        let rel = rel.strip_prefix(b"/").unwrap_or(rel);
+        if rel.contains(&b'/') {
+            continue;
+        }
+        if let Some(p) = patterns.iter().find(|p| matches_pattern(p.as_bytes(), rel)) {
+            let mut abs = base.to_vec();
+            abs.push(b'/');
+            abs.extend_from_slice(rel);
+            out.push((
+                abs,
+                Why::Indexed(p.clone()),
+                Vec::new(),
+                Some(base.to_vec()),
+            ));
+        }
+    }
     out
 }
 

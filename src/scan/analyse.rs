@@ -7,12 +7,15 @@ use crate::classify::classify_hit;
 use crate::classify::kinds::{hit_detail, name_detail, CONTEXT_WINDOW};
 use crate::classify::text::{looks_like_text, TEXT_SNIFF_LEN};
 use crate::classify::{file_rule, FileFacts, Place};
-use crate::elf::{has_bundle_magic, has_elf_magic, names_in_data, ByteSource, ElfFacts, GpuCode};
+use crate::elf::{
+    has_bundle_magic, has_elf_magic, index_loads, is_index_name, is_manifest_name, manifest_names,
+    names_in_data, ByteSource, ElfFacts, GpuCode, MAX_INDEX,
+};
 use crate::store::HASH_LEN;
 
 use super::{
-    ElfFactsWhen, Evidence, FileScan, FileType, LocatedHit, Location, ReferenceScanner, RelPath,
-    Resolver, ScanOptions, StreamResult, HEAD_LEN,
+    ElfFactsWhen, Evidence, FileScan, FileType, IndexFile, LocatedHit, Location, ReferenceScanner,
+    RelPath, Resolver, ScanOptions, StreamResult, HEAD_LEN,
 };
 
 /// What the walkers know about the store path as a whole.
@@ -80,6 +83,7 @@ fn entry(path: RelPath, file_type: FileType, size: u64, hits: Vec<LocatedHit>) -
         elf: None,
         head: Vec::new(),
         bundle: None,
+        index: None,
     }
 }
 
@@ -137,6 +141,26 @@ pub(crate) struct Contents<'a, S: ?Sized> {
     pub scan: StreamResult,
     /// Random access to the bytes classification needs, when they can be read.
     pub source: Option<&'a S>,
+}
+
+/// What a Tensile index or manifest names, read through `source` (small files only).
+fn index_file<S: ByteSource + ?Sized>(
+    path: &RelPath,
+    size: u64,
+    is_elf: bool,
+    source: Option<&S>,
+) -> Option<IndexFile> {
+    let name = path.name();
+    let index = is_index_name(name);
+    if is_elf || size > MAX_INDEX || !(index || is_manifest_name(name)) {
+        return None;
+    }
+    let bytes = source?.read_vec(0, size as usize).ok()?;
+    if index {
+        index_loads(&bytes).map(IndexFile::Loads)
+    } else {
+        Some(IndexFile::Lists(manifest_names(&bytes)))
+    }
 }
 
 /// A regular file: its name and its contents, ELF-analysed when it has hits.
@@ -251,6 +275,7 @@ pub(crate) fn regular<S: ByteSource + ?Sized>(
     file.elf = facts;
     file.head = head[..head.len().min(HEAD_LEN)].to_vec();
     file.bundle = bundle;
+    file.index = index_file(&file.path, size, is_elf, contents.source);
     Outcome {
         file,
         evidence,

@@ -235,6 +235,8 @@ pub struct Explanation {
     pub file: String,
     pub reached: bool,
     pub chain: Vec<ReachStep>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -8,7 +8,7 @@
 #   nix-build tests/worlds/blas.nix --arg dats /dir -A blas-app   # + index files from /dir
 #
 # fastblas-kernels-gfx90a, -gfx1030: per-architecture files (lazy master .dat, .co code
-# objects, a Kernels.so-000-<arch>.hsaco); fastblas-kernels-fallbacks: arch-generic
+# objects of two problem types, a Kernels.so-000-<arch>.hsaco); fastblas-kernels-fallbacks: arch-generic
 # *_fallback.dat. fastblas symlinks every one of them into lib/fastblas/library, writes
 # a TensileManifest.txt of build paths there, and copies the files of `dats` (when
 # given: MessagePack index files the test writes) into it. blas-app: bin/blas-app, which
@@ -29,11 +29,14 @@ let
     '';
   };
   kind = "TensileLibrary_Type_SS_Contraction_l_Ailk_Bjlk_Cijk_Dijk";
+  # A second problem type's code object, which the test's indexes never name.
+  other = "TensileLibrary_Type_DD_Contraction_l_Ailk_Bjlk_Cijk_Dijk";
   perArch = arch: [
     "TensileLibrary_lazy_${arch}.dat\t${arch}"
     "Kernels.so-000-${arch}.hsaco\t${arch}"
     "${kind}_${arch}.co\t${arch}"
     "${kind}_${arch}.dat\t${arch}"
+    "${other}_${arch}.co\t${arch}"
   ];
   fastblas-kernels-gfx90a = group "gfx90a" 4096 (perArch "gfx90a");
   fastblas-kernels-gfx1030 = group "gfx1030" 2048 (perArch "gfx1030");
@@ -54,7 +57,10 @@ let
       for path in ${builtins.concatStringsSep " " (map toString groups)}; do
         ln -s $path/lib/fastblas/library/* $d/
       done
-      if [ -n "''${dats:-}" ]; then cp $dats/* $d/; fi
+      # The test's index files replace the symlinks of the same name.
+      if [ -n "''${dats:-}" ]; then
+        for f in $dats/*; do rm -f "$d/''${f##*/}"; cp "$f" $d/; done
+      fi
       for f in $d/*; do
         echo "/build/source/build/Tensile/library/''${f##*/}"
       done > $d/TensileManifest.txt

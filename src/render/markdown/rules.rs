@@ -6,7 +6,22 @@ use super::{md_cell, md_code};
 use crate::render::words::rules::{
     class_heading, DATA_DIR_HEADING, ELF_HEADING, KIND_HEADING, VERDICT_HEADING,
 };
-use crate::report::RulesReport;
+use crate::report::{KindRow, RulesReport};
+
+fn kind_table(out: &mut dyn Write, heading: &str, rows: &[KindRow]) -> io::Result<()> {
+    writeln!(out, "\n### {}\n", md_cell(heading))?;
+    writeln!(out, "| rule | matches | kind |\n|---|---|---|")?;
+    for k in rows {
+        writeln!(
+            out,
+            "| {} | {} | {} |",
+            md_code(&k.name),
+            md_cell(&k.matches),
+            md_code(&k.kind)
+        )?;
+    }
+    Ok(())
+}
 
 pub(super) fn rules(r: &RulesReport, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "### {}\n", md_cell(&class_heading(r)))?;
@@ -24,28 +39,8 @@ pub(super) fn rules(r: &RulesReport, out: &mut dyn Write) -> io::Result<()> {
             md_code(&c.class)
         )?;
     }
-    writeln!(out, "\n### {}\n", md_cell(KIND_HEADING))?;
-    writeln!(out, "| rule | matches | kind |\n|---|---|---|")?;
-    for k in &r.kind_rules {
-        writeln!(
-            out,
-            "| {} | {} | {} |",
-            md_code(&k.name),
-            md_cell(&k.matches),
-            md_code(&k.kind)
-        )?;
-    }
-    writeln!(out, "\n### {}\n", md_cell(ELF_HEADING))?;
-    writeln!(out, "| rule | matches | kind |\n|---|---|---|")?;
-    for k in &r.elf_rules {
-        writeln!(
-            out,
-            "| {} | {} | {} |",
-            md_code(&k.name),
-            md_cell(&k.matches),
-            md_code(&k.kind)
-        )?;
-    }
+    kind_table(out, KIND_HEADING, &r.kind_rules)?;
+    kind_table(out, ELF_HEADING, &r.elf_rules)?;
     writeln!(out, "\n### {}\n", md_cell(DATA_DIR_HEADING))?;
     writeln!(
         out,

@@ -7,7 +7,21 @@ use crate::render::words::rules::{
     class_heading, DATA_DIR_HEADING, ELF_HEADING, KIND_HEADING, VERDICT_HEADING,
 };
 use crate::render::Style;
-use crate::report::RulesReport;
+use crate::report::{KindRow, RulesReport};
+
+fn kind_table(
+    style: &Style,
+    out: &mut dyn Write,
+    heading: &str,
+    rows: &[KindRow],
+) -> io::Result<()> {
+    let mut t = new_table(style);
+    t.set_header(vec!["rule", "matches", "kind"]);
+    for k in rows {
+        t.add_row(vec![&k.name, &k.matches, &k.kind]);
+    }
+    writeln!(out, "{heading}\n{t}\n")
+}
 
 pub(super) fn rules(r: &RulesReport, style: &Style, out: &mut dyn Write) -> io::Result<()> {
     let mut t = new_table(style);
@@ -21,18 +35,8 @@ pub(super) fn rules(r: &RulesReport, style: &Style, out: &mut dyn Write) -> io::
         ]);
     }
     writeln!(out, "{}\n{t}\n", class_heading(r))?;
-    let mut t = new_table(style);
-    t.set_header(vec!["rule", "matches", "kind"]);
-    for k in &r.kind_rules {
-        t.add_row(vec![&k.name, &k.matches, &k.kind]);
-    }
-    writeln!(out, "{KIND_HEADING}\n{t}\n")?;
-    let mut t = new_table(style);
-    t.set_header(vec!["rule", "matches", "kind"]);
-    for k in &r.elf_rules {
-        t.add_row(vec![&k.name, &k.matches, &k.kind]);
-    }
-    writeln!(out, "{ELF_HEADING}\n{t}\n")?;
+    kind_table(style, out, KIND_HEADING, &r.kind_rules)?;
+    kind_table(style, out, ELF_HEADING, &r.elf_rules)?;
     let mut t = new_table(style);
     t.set_header(vec!["rule", "source", "library", "base", "opens"]);
     for d in &r.data_dir_rules {

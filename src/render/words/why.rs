@@ -97,13 +97,21 @@ fn main_reason_of(p: &WhyPath) -> String {
 
 /// Said when some shown paths were listed without evidence (`--evidence-paths`).
 pub(crate) fn evidence_note(r: &WhyReport) -> Option<String> {
-    if r.evidence != EvidenceLevel::Files || r.evidence_paths >= r.paths.len() {
-        return None;
+    let mut notes = Vec::new();
+    if r.evidence == EvidenceLevel::Files && r.evidence_paths < r.paths.len() {
+        notes.push(format!(
+            "Evidence for the first {} paths only (--evidence-paths N|all for more).",
+            r.evidence_paths
+        ));
     }
-    Some(format!(
-        "Evidence for the first {} paths only (--evidence-paths N|all for more).",
-        r.evidence_paths
-    ))
+    if r.verdict_scope == Some(crate::report::VerdictScope::PerPath) {
+        notes.push(
+            "Verdicts judge each referrer on its own files: what ROOT itself runs would need \
+             every NAR of the closure; `refs --closure ROOT` gives ROOT's verdicts."
+                .to_string(),
+        );
+    }
+    (!notes.is_empty()).then(|| notes.join(" "))
 }
 
 /// The "kept in by" cell: each scanned referrer's evidence, and how many were not.
