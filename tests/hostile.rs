@@ -803,3 +803,168 @@ fn a_rules_file_loads_in_linear_time() {
         "8x the rules took {growth:.1}x the time ({t_small:?} -> {t_big:?}): not linear"
     );
 }
+
+// ---- Issue 19, item 11: deep chains ----
+
+/// A store path with a distinct hash for every `i`, named `p<i>`.
+fn numbered(i: usize) -> String {
+    const NIX32: &[u8] = b"0123456789abcdfghijklmnpqrsvwxyz";
+    let mut h = [b'0'; 32];
+    let mut x = i;
+    for c in h.iter_mut().rev() {
+        *c = NIX32[x % 32];
+        x /= 32;
+    }
+    format!("/nix/store/{}-p{i}", std::str::from_utf8(&h).unwrap())
+}
+
+/// `nix path-info --json` of `n` paths in one chain: p0 -> p1 -> … -> p<n-1>.
+fn deep_chain(dir: &Path, n: usize) -> PathBuf {
+    let mut obj = serde_json::Map::new();
+    for i in 0..n {
+        let refs: Vec<String> = if i + 1 < n {
+            vec![numbered(i + 1)]
+        } else {
+            vec![]
+        };
+        obj.insert(
+            numbered(i),
+            serde_json::json!({ "narSize": 1000 + i, "references": refs }),
+        );
+    }
+    let f = dir.join(format!("chain{n}.json"));
+    std::fs::write(&f, serde_json::Value::Object(obj).to_string()).unwrap();
+    f
+}
+
+/// A 50,000-path chain made `why --format json` and `--format html` overflow the stack
+/// (SIGABRT, exit 134: a recursive strongly-connected-components pass), and
+/// `why ROOT TARGET` print an indentation per level (5 GB). Now every format answers,
+/// in output linear in the chain, and the JSON tree is as deep as the chain.
+#[test]
+fn a_chain_of_50000_paths_is_reported_in_every_format() {
+    let n = 50_000;
+    let dir = tempfile::tempdir().unwrap();
+    let input = deep_chain(dir.path(), n);
+    let target = numbered(n - 1);
+    let bytes_per_path = 400;
+    for args in [
+        vec!["why", s(&input), "--format", "html"],
+        vec![
+            "why",
+            s(&input),
+            "--format",
+            "json",
+            "--top",
+            "3",
+            "--sort",
+            "nar",
+        ],
+        vec!["why", s(&input), &target, "--format", "table"],
+        vec!["why", s(&input), &target, "--format", "html"],
+        vec!["why", s(&input), &target, "--format", "markdown"],
+        vec!["why", s(&input), &target, "--format", "json"],
+    ] {
+        let (code, out, err) = run(&args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        assert!(
+            out.len() < n * bytes_per_path,
+            "{args:?}: {} bytes for {n} paths",
+            out.len()
+        );
+        if args.contains(&"json") && args.contains(&target.as_str()) {
+            assert_eq!(out.matches("\"children\":[").count(), n, "every node");
+            assert!(
+                out.contains(&format!("{},\"evidence\"", "]}".repeat(n))),
+                "closed"
+            );
+        }
+    }
+    // The rows' chains are whole: the largest path, the last, has the chain from p0.
+    let (code, out, err) = run(&[
+        "why",
+        s(&input),
+        "--format",
+        "json",
+        "--top",
+        "3",
+        "--sort",
+        "nar",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let longest = v["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["chain"].as_array().unwrap().len())
+        .max();
+    assert_eq!(longest, Some(n));
+}
+
+/// `why ROOT TARGET` had no bound: `--max-chains N` shows the first N chains (a path
+/// shown before stands for every chain through it) and counts the rest, in every
+/// format. A lattice of 2^20 chains: 5 shown.
+#[test]
+fn max_chains_shows_the_first_chains_and_counts_the_rest() {
+    // a0 -> {b0, c0} -> a1 -> {b1, c1} -> a2 … : 2^k chains from a0 to ak.
+    let k = 20;
+    let name = |tag: &str, i: usize| {
+        numbered(i * 3 + usize::from(tag == "b") + 2 * usize::from(tag == "c"))
+    };
+    let mut obj = serde_json::Map::new();
+    for i in 0..=k {
+        let refs: Vec<String> = if i < k {
+            vec![name("b", i), name("c", i)]
+        } else {
+            vec![]
+        };
+        obj.insert(
+            name("a", i),
+            serde_json::json!({"narSize": 10, "references": refs}),
+        );
+        if i < k {
+            for t in ["b", "c"] {
+                obj.insert(
+                    name(t, i),
+                    serde_json::json!({"narSize": 10, "references": [name("a", i + 1)]}),
+                );
+            }
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "lattice.json",
+        &serde_json::Value::Object(obj).to_string(),
+    );
+    let target = name("a", k);
+    let all = json(&["why", s(&f), &target, "--format", "json"]);
+    assert_eq!(all["chain_count"], 1u64 << k);
+    assert!(all.get("chains_not_shown").is_none(), "{all}");
+    let capped = json(&[
+        "why",
+        s(&f),
+        &target,
+        "--format",
+        "json",
+        "--max-chains",
+        "5",
+    ]);
+    assert_eq!(capped["chain_count"], 1u64 << k);
+    // 0→…→ak, then the other way into the last level (2), then a repeat of a level
+    // standing for 2 chains (4); the next repeat stands for 4 and does not fit.
+    assert_eq!(capped["chains_not_shown"], (1u64 << k) - 4);
+    assert_eq!(capped["paths_on_chains"], all["paths_on_chains"]);
+    let (code, out, err) = run(&["why", s(&f), &target, "--max-chains", "5"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(&format!(
+            "{} chain(s) not shown (--max-chains)",
+            (1u64 << k) - 4
+        )),
+        "{out}"
+    );
+    let (code, _, err) = run(&["why", s(&f), "--max-chains", "5"]);
+    assert_eq!(code, 2, "needs a TARGET: {err}");
+}

@@ -351,8 +351,14 @@ fn cmd_why(
             // Checked here so that the message names it as the TARGET; the analysis
             // resolves it again (a lookup).
             closure.select_path(target, "TARGET")?;
-            let report =
-                analysis::why_chains(&closure, g.root.as_deref(), target, &evidence, Some(&tick))?;
+            let report = analysis::why_chains_capped(
+                &closure,
+                g.root.as_deref(),
+                target,
+                &evidence,
+                Some(&tick),
+                a.max_chains,
+            )?;
             show(g, bar, &report.warnings, &report, format, style)?;
             discard(report);
         }
