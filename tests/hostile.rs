@@ -968,3 +968,104 @@ fn max_chains_shows_the_first_chains_and_counts_the_rest() {
     let (code, _, err) = run(&["why", s(&f), "--max-chains", "5"]);
     assert_eq!(code, 2, "needs a TARGET: {err}");
 }
+
+// ---- Issue 19, item 14: small things ----
+
+/// A `StoreDir` of `/`, `../../etc` or `/nix/../etc` in `nix-cache-info` was accepted
+/// (store paths are joined to it). Now refused naming the file and line.
+#[test]
+fn a_cache_store_dir_that_is_not_a_plain_absolute_directory_is_refused() {
+    for bad in [
+        "/",
+        "../../etc",
+        "/nix/../etc",
+        "nix/store",
+        "/nix/store/",
+        "/nix//store",
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = dir.path().join("cache");
+        std::fs::create_dir(&cache).unwrap();
+        write(
+            &cache,
+            "nix-cache-info",
+            &format!("WantMassQuery: 1\nStoreDir: {bad}\n"),
+        );
+        let a = sp('a', "app-1.0");
+        write(
+            &cache,
+            &format!("{}.narinfo", "a".repeat(32)),
+            &format!("StorePath: {a}\nURL: nar/a.nar\nNarSize: 1\nReferences: \n"),
+        );
+        let (code, _, err) = run(&["why", s(&cache), "--no-evidence"]);
+        assert_eq!(code, 2, "{bad}: {err}");
+        assert!(err.contains("nix-cache-info:2:"), "{bad}: {err}");
+        assert!(err.contains("absolute directory"), "{bad}: {err}");
+    }
+}
+
+/// A path-info file with `"version": 1` was called "newer than this nixcut knows".
+#[test]
+fn path_info_version_1_is_called_older() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = sp('a', "app-1.0");
+    let f = write(
+        dir.path(),
+        "v1.json",
+        &format!(r#"{{"version": 1, "info": {{"{a}": {{"narSize": 5, "references": []}}}}}}"#),
+    );
+    let (code, _, err) = run(&["why", s(&f), "--no-evidence"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("version 1 is older than"), "{err}");
+    assert!(!err.contains("newer"), "{err}");
+}
+
+/// 5,000 "no file shows its hash" warnings flooded stderr, one line each. Now the first
+/// 20 are printed and the rest counted; the JSON report keeps every one.
+#[test]
+fn thousands_of_warnings_are_summarised_on_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("root/nix/store");
+    let app = numbered(1_000_000).replace("-p1000000", "-app-1.0");
+    let app_base = &app["/nix/store/".len()..];
+    std::fs::create_dir_all(store.join(app_base).join("bin")).unwrap();
+    std::fs::write(store.join(app_base).join("bin/app"), "#!/bin/sh\necho hi\n").unwrap();
+    let libs: Vec<String> = (0..5000).map(numbered).collect();
+    let mut obj = serde_json::Map::new();
+    for l in &libs {
+        std::fs::create_dir_all(store.join(&l["/nix/store/".len()..])).unwrap();
+        obj.insert(
+            l.clone(),
+            serde_json::json!({"narSize": 100, "references": []}),
+        );
+    }
+    obj.insert(
+        app.clone(),
+        serde_json::json!({"narSize": 1000, "references": libs}),
+    );
+    let f = write(
+        dir.path(),
+        "closure.json",
+        &serde_json::Value::Object(obj).to_string(),
+    );
+    let root = dir.path().join("root");
+    let (code, _, err) = run(&["why", s(&f), "--store-root", s(&root), "--no-cache"]);
+    assert_eq!(code, 0, "{err}");
+    let lines = err.lines().count();
+    assert!(lines <= 25, "{lines} lines on stderr");
+    assert!(
+        err.contains("and 4980 more warning(s) (5000 in all"),
+        "{err}"
+    );
+    let v = json(&[
+        "why",
+        s(&f),
+        "--store-root",
+        s(&root),
+        "--no-cache",
+        "--format",
+        "json",
+    ]);
+    let all = v["warnings"].as_array().map_or(0, Vec::len);
+    assert_eq!(all, 5000, "the JSON report keeps every warning");
+}

@@ -1105,3 +1105,37 @@ fn endless_and_dripping_nars_stop_at_their_bounds() {
         "stopped before the whole NAR dripped in"
     );
 }
+
+/// Issue 19, item 14: concurrent runs said "database is locked" and skipped caching:
+/// a run that read the narinfo cache for the length of its walk made another run's
+/// write wait, then give up. Here a reader holds a read transaction open while a run
+/// writes: no warning, and the next run fetches no narinfo.
+#[test]
+fn a_run_writes_the_narinfo_cache_while_another_reads_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (cache, _) = tiny_cache(dir.path(), "c");
+    let (one, two) = (Server::start(&cache), Server::start(&cache));
+    let xdg = tempfile::tempdir().unwrap();
+    let root = format!("/nix/store/{APP}");
+    let why = |url: &str| run_in(xdg.path(), &["why", "--cache", url, &root, "--no-evidence"]);
+    let (code, _, err) = why(&one.url);
+    assert_eq!(code, 0, "{err}");
+    let db = xdg.path().join("nixcut/narinfo/narinfo-v1.sqlite");
+    let reader = rusqlite::Connection::open(&db).unwrap();
+    reader.execute_batch("BEGIN").unwrap();
+    let n: i64 = reader
+        .query_row("SELECT count(*) FROM narinfo", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(n, 2);
+    // Another cache URL: its narinfos are new, and written while the reader reads.
+    let (code, _, err) = why(&two.url);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("locked"), "{err}");
+    assert!(!err.contains("cannot write"), "{err}");
+    reader.execute_batch("COMMIT").unwrap();
+    drop(reader);
+    let asked = two.count(".narinfo");
+    let (code, _, err) = why(&two.url);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(two.count(".narinfo"), asked, "all from the narinfo cache");
+}
