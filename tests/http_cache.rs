@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use common::serve::{Fault, Server};
+use common::serve::{file_nar, write_cache, Fault, Server, APP, LIB};
 use common::*;
 use serde_json::Value;
 
@@ -750,77 +750,23 @@ fn a_corrupted_closure_record_is_walked_again_with_a_warning() {
 
 // ---- Issue 19: hostile caches on loopback (no Nix needed) ----
 
-const APP: &str = "9fm8cfjwd9nhpc06bz4fdgmc4gwdi2dq-app-1.0";
-const LIB: &str = "1b6qcr7l9p0yx4mji8c6pbjcybz4fp88-lib-2.0";
-
-/// A NAR of one regular file holding `contents`.
-fn file_nar(contents: &[u8]) -> Vec<u8> {
-    let nar_string = |b: &[u8]| {
-        let mut v = (b.len() as u64).to_le_bytes().to_vec();
-        v.extend_from_slice(b);
-        v.resize(v.len() + (8 - b.len() % 8) % 8, 0);
-        v
-    };
-    let mut nar = Vec::new();
-    for s in [
-        &b"nix-archive-1"[..],
-        b"(",
-        b"type",
-        b"regular",
-        b"contents",
-    ] {
-        nar.extend(nar_string(s));
-    }
-    nar.extend(nar_string(contents));
-    nar.extend(nar_string(b")"));
-    nar
-}
-
-fn hex_sha256(b: &[u8]) -> String {
-    use sha2::{Digest, Sha256};
-    Sha256::digest(b)
-        .iter()
-        .map(|x| format!("{x:02x}"))
-        .collect()
-}
-
 /// A cache at `<dir>/<sub>`: APP (a script that execs LIB's program) and LIB, with
 /// uncompressed NARs whose narinfos carry their true NarHash and NarSize. Returns the
 /// cache directory and APP's NAR file name (`nar/<hex>.nar`).
 fn tiny_cache(dir: &Path, sub: &str) -> (PathBuf, String) {
     let cache = dir.join(sub);
-    std::fs::create_dir_all(cache.join("nar")).unwrap();
-    std::fs::write(cache.join("nix-cache-info"), "StoreDir: /nix/store\n").unwrap();
-    let mut app_nar = String::new();
-    for (path, contents, refs) in [
-        (
-            APP,
-            format!(
-                "#!/bin/sh\nexec /nix/store/{LIB}/bin/lib \"$@\"\n{}\n",
-                "#".repeat(400)
-            ),
-            LIB,
-        ),
-        (LIB, "#!/bin/sh\necho lib\n".to_string(), ""),
-    ] {
-        let nar = file_nar(contents.as_bytes());
-        let digest = hex_sha256(&nar);
-        let file = format!("nar/{digest}.nar");
-        std::fs::write(cache.join(&file), &nar).unwrap();
-        if path == APP {
-            app_nar = file.clone();
-        }
-        std::fs::write(
-            cache.join(format!("{}.narinfo", &path[..32])),
-            format!(
-                "StorePath: /nix/store/{path}\nURL: {file}\nCompression: none\n\
-                 NarHash: sha256:{digest}\nNarSize: {}\nReferences: {refs}\n",
-                nar.len()
-            ),
-        )
-        .unwrap();
-    }
-    (cache, app_nar)
+    let app = format!(
+        "#!/bin/sh\nexec /nix/store/{LIB}/bin/lib \"$@\"\n{}\n",
+        "#".repeat(400)
+    );
+    let files = write_cache(
+        &cache,
+        &[
+            (APP, file_nar(app.as_bytes()), LIB),
+            (LIB, file_nar(b"#!/bin/sh\necho lib\n"), ""),
+        ],
+    );
+    (cache, files[0].clone())
 }
 
 /// The evidence of APP's reference to LIB in `refs --format json`, and stderr with
@@ -1158,4 +1104,38 @@ fn endless_and_dripping_nars_stop_at_their_bounds() {
         srv.bytes_sent(&nar) < nar_len,
         "stopped before the whole NAR dripped in"
     );
+}
+
+/// Issue 19, item 14: concurrent runs said "database is locked" and skipped caching:
+/// a run that read the narinfo cache for the length of its walk made another run's
+/// write wait, then give up. Here a reader holds a read transaction open while a run
+/// writes: no warning, and the next run fetches no narinfo.
+#[test]
+fn a_run_writes_the_narinfo_cache_while_another_reads_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (cache, _) = tiny_cache(dir.path(), "c");
+    let (one, two) = (Server::start(&cache), Server::start(&cache));
+    let xdg = tempfile::tempdir().unwrap();
+    let root = format!("/nix/store/{APP}");
+    let why = |url: &str| run_in(xdg.path(), &["why", "--cache", url, &root, "--no-evidence"]);
+    let (code, _, err) = why(&one.url);
+    assert_eq!(code, 0, "{err}");
+    let db = xdg.path().join("nixcut/narinfo/narinfo-v1.sqlite");
+    let reader = rusqlite::Connection::open(&db).unwrap();
+    reader.execute_batch("BEGIN").unwrap();
+    let n: i64 = reader
+        .query_row("SELECT count(*) FROM narinfo", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(n, 2);
+    // Another cache URL: its narinfos are new, and written while the reader reads.
+    let (code, _, err) = why(&two.url);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("locked"), "{err}");
+    assert!(!err.contains("cannot write"), "{err}");
+    reader.execute_batch("COMMIT").unwrap();
+    drop(reader);
+    let asked = two.count(".narinfo");
+    let (code, _, err) = why(&two.url);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(two.count(".narinfo"), asked, "all from the narinfo cache");
 }

@@ -199,10 +199,23 @@ fn print_warnings(warnings: &[String], quiet: bool) {
         return;
     }
     let mut err = io::stderr().lock();
-    for w in warnings {
+    for w in warnings.iter().take(MAX_WARNINGS) {
         let _ = writeln!(err, "warning: {}", printable(w));
     }
+    // Thousands of lines (a path whose 5,000 references no file shows) would bury the
+    // report: the rest are counted, and the JSON report holds every one.
+    if let Some(rest) = warnings.len().checked_sub(MAX_WARNINGS).filter(|&n| n > 0) {
+        let _ = writeln!(
+            err,
+            "warning: … and {rest} more warning(s) ({} in all; `--format json` lists \
+             every one)",
+            warnings.len()
+        );
+    }
 }
+
+/// How many warnings are printed on standard error before the rest are counted.
+const MAX_WARNINGS: usize = 20;
 
 /// `s` with everything a terminal would act on escaped as `\u{…}`: control characters
 /// other than newline and tab (C0, DEL, C1: ESC sequences, carriage returns) and the
@@ -352,8 +365,14 @@ fn cmd_why(
             // Checked here so that the message names it as the TARGET; the analysis
             // resolves it again (a lookup).
             closure.select_path(target, "TARGET")?;
-            let report =
-                analysis::why_chains(&closure, g.root.as_deref(), target, &evidence, Some(&tick))?;
+            let report = analysis::why_chains_capped(
+                &closure,
+                g.root.as_deref(),
+                target,
+                &evidence,
+                Some(&tick),
+                a.max_chains,
+            )?;
             show(g, bar, &report.warnings, &report, format, style)?;
             discard(report);
         }

@@ -13,6 +13,7 @@
 //! it as that sentence. The few derived figures a renderer needs (a hop's hit count,
 //! a package's path counts) are methods here, so that every format shows the same.
 
+mod chain;
 mod check;
 mod diff;
 mod gpu;
@@ -22,6 +23,7 @@ pub mod snapshot;
 mod split;
 mod why;
 
+pub use chain::{chains_of, Chain, Step};
 pub use check::{
     AgainstCheck, AllowedGrowth, BaselineCheck, Blame, CheckFailure, CheckReport, CheckSubject,
     CheckWarning, Contributor, ExtraPaths, MaxSizeCheck, PathGroup,

@@ -262,3 +262,85 @@ fn endless(out: &mut TcpStream, prefix: &[u8], path: &str, s: &State) {
     *s.sent.lock().unwrap().entry(path.to_string()).or_insert(0) += sent;
     let _ = out.shutdown(Shutdown::Both);
 }
+
+/// Two store paths for small caches: APP (which references LIB) and LIB.
+pub const APP: &str = "9fm8cfjwd9nhpc06bz4fdgmc4gwdi2dq-app-1.0";
+pub const LIB: &str = "1b6qcr7l9p0yx4mji8c6pbjcybz4fp88-lib-2.0";
+
+/// A NAR string: length, bytes, zero padding to 8.
+fn nar_string(b: &[u8]) -> Vec<u8> {
+    let mut v = (b.len() as u64).to_le_bytes().to_vec();
+    v.extend_from_slice(b);
+    v.resize(v.len() + (8 - b.len() % 8) % 8, 0);
+    v
+}
+
+fn regular_node(contents: &[u8]) -> Vec<u8> {
+    let mut nar = Vec::new();
+    for s in [&b"("[..], b"type", b"regular", b"contents"] {
+        nar.extend(nar_string(s));
+    }
+    nar.extend(nar_string(contents));
+    nar.extend(nar_string(b")"));
+    nar
+}
+
+/// A NAR of one regular file holding `contents`.
+pub fn file_nar(contents: &[u8]) -> Vec<u8> {
+    let mut nar = nar_string(b"nix-archive-1");
+    nar.extend(regular_node(contents));
+    nar
+}
+
+/// A NAR of a directory of regular files (names sorted here, as NARs require).
+pub fn dir_nar(entries: &[(String, Vec<u8>)]) -> Vec<u8> {
+    let mut sorted: Vec<&(String, Vec<u8>)> = entries.iter().collect();
+    sorted.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    sorted.dedup_by(|a, b| a.0 == b.0);
+    let mut nar = nar_string(b"nix-archive-1");
+    for s in [&b"("[..], b"type", b"directory"] {
+        nar.extend(nar_string(s));
+    }
+    for (name, contents) in sorted {
+        for s in [&b"entry"[..], b"(", b"name", name.as_bytes(), b"node"] {
+            nar.extend(nar_string(s));
+        }
+        nar.extend(regular_node(contents));
+        nar.extend(nar_string(b")"));
+    }
+    nar.extend(nar_string(b")"));
+    nar
+}
+
+/// SHA-256 in base16.
+pub fn hex_sha256(b: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(b)
+        .iter()
+        .map(|x| format!("{x:02x}"))
+        .collect()
+}
+
+/// A binary cache at `dir` of `(base name, NAR, references)`, uncompressed NARs under
+/// `nar/<hex>.nar` with true NarHash and NarSize. Returns each path's NAR file name.
+pub fn write_cache(dir: &std::path::Path, paths: &[(&str, Vec<u8>, &str)]) -> Vec<String> {
+    std::fs::create_dir_all(dir.join("nar")).unwrap();
+    std::fs::write(dir.join("nix-cache-info"), "StoreDir: /nix/store\n").unwrap();
+    let mut files = Vec::new();
+    for (base, nar, refs) in paths {
+        let digest = hex_sha256(nar);
+        let file = format!("nar/{digest}.nar");
+        std::fs::write(dir.join(&file), nar).unwrap();
+        std::fs::write(
+            dir.join(format!("{}.narinfo", &base[..32])),
+            format!(
+                "StorePath: /nix/store/{base}\nURL: {file}\nCompression: none\n\
+                 NarHash: sha256:{digest}\nNarSize: {}\nReferences: {refs}\n",
+                nar.len()
+            ),
+        )
+        .unwrap();
+        files.push(file);
+    }
+    files
+}
