@@ -885,3 +885,74 @@ fn a_shadowed_rpath_is_cut_as_predicted() {
         "the shadowed DT_RPATH's reference is gone"
     );
 }
+
+/// issue 21, point 2: a package whose bin program names dev (`cyc-config` prints its
+/// include directory) and whose dev CMake file names bin gets no cyclic proposal: the
+/// report names both files, the proposed outputs' references form no cycle, and real
+/// Nix (which refuses cycles between outputs) builds every output as predicted.
+#[test]
+fn a_split_that_would_make_a_cycle_between_outputs_is_not_proposed() {
+    let test = "a_split_that_would_make_a_cycle_between_outputs_is_not_proposed";
+    if !nix_or_skip(test) {
+        return;
+    }
+    let world = repo().join("tests/worlds/split/cyclic.nix");
+    let world = world.to_str().unwrap();
+    let orig = nix_stdout("nix-build", &[world, "-A", "cyclic", "--no-out-link"]);
+    let r = json(&["split", orig.trim(), "--format", "json"]);
+    let warning = r["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|w| w.as_str())
+        .find(|w| w.contains("cycle"))
+        .unwrap_or_else(|| panic!("no cycle named: {r}"));
+    assert!(
+        warning.contains("bin/cyc-config") && warning.contains("lib/cmake/cyc/cycTargets.cmake"),
+        "{warning}"
+    );
+    // The outputs' references to each other form no cycle.
+    let edges: Vec<(String, String)> = r["outputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|o| {
+            let from = o["name"].as_str().unwrap().to_string();
+            o["references"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(move |x| x["output"].as_str().map(|t| (from.clone(), t.to_string())))
+        })
+        .filter(|(a, b)| a != b)
+        .collect();
+    for (a, b) in &edges {
+        assert!(
+            !edges.iter().any(|(c, d)| c == b && d == a),
+            "{a} and {b} refer to each other: {edges:?}"
+        );
+    }
+    assert_nix_parses(&r);
+    let dir = tempfile::tempdir().unwrap();
+    let plan = dir.path().join("plan.json");
+    std::fs::write(&plan, r.to_string()).unwrap();
+    let plan = plan.to_str().unwrap();
+    let built = check_outputs(&r, &|name| {
+        nix_stdout(
+            "nix-build",
+            &[
+                world,
+                "--argstr",
+                "plan",
+                plan,
+                "-A",
+                &format!("split.{name}"),
+                "--no-out-link",
+            ],
+        )
+        .trim()
+        .to_string()
+    });
+    let config = run_ok(&format!("{}/bin/cyc-config", built["dev"]), &[]);
+    assert_eq!(config.trim(), format!("-I{}/include", built["dev"]));
+}

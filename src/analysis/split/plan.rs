@@ -64,6 +64,11 @@ pub struct Plan {
     pub files: Vec<u64>,
     /// Per entry: its content (or symlink target) length once the actions are applied.
     pub entry_sizes: Vec<u64>,
+    /// Edges between the package's outputs (referrer, referenced) → the files making
+    /// them.
+    pub edges: BTreeMap<(usize, usize), BTreeSet<usize>>,
+    /// Edges no file of the package makes (stdenv's propagated-build-inputs of dev).
+    pub synthetic_edges: Vec<(usize, usize)>,
     /// Per file (not ELF, not a symlink): the sub-paths of the package it names as
     /// `$out/SUB` that now live in another output (→ that output). The build must
     /// write that output's path instead: a rewrite (the sizes already count it).
@@ -262,6 +267,12 @@ fn searched_dir<'a>(e: &EntryFact, h: &'a Hit) -> Option<&'a String> {
 
 /// Plan the split of `ev` (the package's evidence without a consumer).
 pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
+    plan_with(ev, targets, &BTreeMap::new())
+}
+
+/// [`plan`], with some files sent to another output than their class's (`forced`:
+/// entry → output name), as a split that breaks a cycle between outputs does.
+pub fn plan_with(ev: &PathEvidence, targets: &[String], forced: &BTreeMap<usize, String>) -> Plan {
     let entries = &ev.entries;
     let tree = Tree::new(ev);
     let mut warnings = Vec::new();
@@ -391,7 +402,10 @@ pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
                 continue;
             }
         }
-        want[i] = Some(class_output(&e.class, targets));
+        want[i] = Some(match forced.get(&i) {
+            Some(o) => o.clone(),
+            None => class_output(&e.class, targets),
+        });
     }
     for w in want.iter().flatten() {
         if !names.contains(w) {
@@ -443,6 +457,8 @@ pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
         files: Vec::new(),
         entry_sizes: Vec::new(),
         self_paths: BTreeMap::new(),
+        edges: BTreeMap::new(),
+        synthetic_edges: Vec::new(),
         holds,
         assumptions: Vec::new(),
         warnings,
@@ -505,6 +521,9 @@ pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
                     if e.entry != EntryType::Symlink {
                         self_paths.entry(f).or_default().insert(sub.clone(), l);
                     }
+                }
+                if l != o {
+                    plan.edges.entry((o, l)).or_default().insert(f);
                 }
                 Some(l)
             } else {
