@@ -956,3 +956,55 @@ fn a_split_that_would_make_a_cycle_between_outputs_is_not_proposed() {
     let config = run_ok(&format!("{}/bin/cyc-config", built["dev"]), &[]);
     assert_eq!(config.trim(), format!("-I{}/include", built["dev"]));
 }
+
+/// issue 19, item 7: a RUNPATH directory a program needs for `dlopen("%s_dri.so")`
+/// supplies no DT_NEEDED library, yet it is kept (the report says why), and the
+/// rebuilt program still loads its driver.
+#[test]
+fn a_runpath_directory_used_through_a_dlopen_pattern_is_kept() {
+    let test = "a_runpath_directory_used_through_a_dlopen_pattern_is_kept";
+    if !nix_or_skip(test) {
+        return;
+    }
+    let world = repo().join("tests/worlds/split/dri.nix");
+    let world = world.to_str().unwrap();
+    let loader = nix_stdout("nix-build", &[world, "-A", "loader", "--no-out-link"]);
+    let drivers = nix_stdout("nix-build", &[world, "-A", "drivers", "--no-out-link"]);
+    let r = json(&["split", loader.trim(), "--format", "json"]);
+    assert!(
+        !r["actions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a["action"] == "shrink-rpath"),
+        "{r}"
+    );
+    assert!(r["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|w| w.as_str().unwrap().contains("%s_dri.so")));
+    let dir = tempfile::tempdir().unwrap();
+    let plan = dir.path().join("plan.json");
+    std::fs::write(&plan, r.to_string()).unwrap();
+    let plan = plan.to_str().unwrap();
+    let built = check_outputs(&r, &|name| {
+        nix_stdout(
+            "nix-build",
+            &[
+                world,
+                "--argstr",
+                "plan",
+                plan,
+                "-A",
+                &format!("split.{name}"),
+                "--no-out-link",
+            ],
+        )
+        .trim()
+        .to_string()
+    });
+    assert!(references(&built["bin"]).contains(drivers.trim()));
+    let out = run_ok(&format!("{}/bin/dri-loader", built["bin"]), &[]);
+    assert_eq!(out.trim(), "driver loaded");
+}

@@ -50,7 +50,41 @@ pub fn soname_tokens(bytes: &[u8], out: &mut Vec<String>) {
     }
 }
 
-/// The sonames `facts`' file names for `dlopen`, sorted and deduplicated.
+/// Every `printf` pattern of a library name in `bytes` (`%s_dri.so`, `lib%s.so.1`,
+/// `libfoo-%d.so`): a program that formats such a name and `dlopen`s it may load any
+/// library its search path supplies, so its RUNPATH directories are all in use.
+pub fn dlopen_patterns(bytes: &[u8], out: &mut Vec<String>) {
+    let is_pattern_byte = |b: u8| is_name_byte(b) || b == b'%';
+    for at in memchr::memmem::find_iter(bytes, b".so") {
+        let mut start = at;
+        while start > 0 && is_pattern_byte(bytes[start - 1]) {
+            start -= 1;
+        }
+        let mut end = at + 3;
+        while end + 1 < bytes.len() && bytes[end] == b'.' && bytes[end + 1].is_ascii_digit() {
+            end += 1;
+            while end < bytes.len() && bytes[end].is_ascii_digit() {
+                end += 1;
+            }
+        }
+        if end < bytes.len() && is_pattern_byte(bytes[end]) {
+            continue;
+        }
+        let token = &bytes[start..end];
+        let conversion = token
+            .windows(2)
+            .any(|w| w[0] == b'%' && matches!(w[1], b's' | b'd' | b'u' | b'i'));
+        if !conversion {
+            continue;
+        }
+        if let Ok(s) = std::str::from_utf8(token) {
+            out.push(s.to_string());
+        }
+    }
+}
+
+/// The sonames `facts`' file names for `dlopen`, sorted and deduplicated; a name with
+/// `%` is a pattern ([`dlopen_patterns`]).
 pub fn dlopen_names<S: ByteSource + ?Sized>(facts: &ElfFacts, src: &S) -> Vec<String> {
     let mut names = Vec::new();
     let mut budget = MAX_DATA;
@@ -68,6 +102,7 @@ pub fn dlopen_names<S: ByteSource + ?Sized>(facts: &ElfFacts, src: &S) -> Vec<St
             continue;
         };
         soname_tokens(&bytes, &mut names);
+        dlopen_patterns(&bytes, &mut names);
         if names.len() > MAX_NAMES {
             break;
         }
@@ -117,5 +152,12 @@ mod tests {
                 String::from_utf8_lossy(none)
             );
         }
+    }
+
+    #[test]
+    fn printf_patterns_of_library_names() {
+        let mut v = Vec::new();
+        dlopen_patterns(b"\0%s_dri.so\0lib%s.so.1\0libfoo.so\0%d%%\0", &mut v);
+        assert_eq!(v, ["%s_dri.so", "lib%s.so.1"]);
     }
 }

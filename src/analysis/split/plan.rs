@@ -355,6 +355,20 @@ pub fn plan_with(ev: &PathEvidence, targets: &[String], forced: &BTreeMap<usize,
             continue;
         }
         let Some(elf) = &entries[f].elf else { continue };
+        let patterns: Vec<&str> = elf
+            .dlopen
+            .iter()
+            .filter(|n| n.contains('%'))
+            .map(String::as_str)
+            .collect();
+        if !patterns.is_empty() {
+            warnings.push(format!(
+                "{}: its RUNPATH is kept whole: it formats library names for dlopen ({}), so any directory of it may supply one",
+                String::from_utf8_lossy(entries[f].path.as_bytes()),
+                patterns.join(", ")
+            ));
+            continue;
+        }
         let mut kept = Vec::new();
         let mut ok = true;
         for s in &elf.search {
