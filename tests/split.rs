@@ -1008,3 +1008,51 @@ fn a_runpath_directory_used_through_a_dlopen_pattern_is_kept() {
     let out = run_ok(&format!("{}/bin/dri-loader", built["bin"]), &[]);
     assert_eq!(out.trim(), "driver loaded");
 }
+
+/// issue 19, item 7: a wrapper that execs its package's own helper by absolute path
+/// (`$out/libexec/greet-helper`) names the bin output after both move there (a
+/// rewrite), and the rebuilt wrapper runs the helper.
+#[test]
+fn a_wrapper_naming_its_own_helper_follows_it_to_the_bin_output() {
+    let test = "a_wrapper_naming_its_own_helper_follows_it_to_the_bin_output";
+    if !nix_or_skip(test) {
+        return;
+    }
+    let world = repo().join("tests/worlds/split/wrapper.nix");
+    let world = world.to_str().unwrap();
+    let orig = nix_stdout("nix-build", &[world, "-A", "wrapper", "--no-out-link"]);
+    let r = json(&["split", orig.trim(), "--format", "json"]);
+    assert!(
+        r["actions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a["action"] == "rewrite"
+                && a["file"] == "bin/greet"
+                && a["from"] == "$out/libexec/greet-helper"
+                && a["to"] == "$bin/libexec/greet-helper"),
+        "{r}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let plan = dir.path().join("plan.json");
+    std::fs::write(&plan, r.to_string()).unwrap();
+    let plan = plan.to_str().unwrap();
+    let built = check_outputs(&r, &|name| {
+        nix_stdout(
+            "nix-build",
+            &[
+                world,
+                "--argstr",
+                "plan",
+                plan,
+                "-A",
+                &format!("split.{name}"),
+                "--no-out-link",
+            ],
+        )
+        .trim()
+        .to_string()
+    });
+    let out = run_ok(&format!("{}/bin/greet", built["bin"]), &[]);
+    assert_eq!(out.trim(), "hello from the helper");
+}
