@@ -1056,3 +1056,19 @@ fn a_wrapper_naming_its_own_helper_follows_it_to_the_bin_output() {
     let out = run_ok(&format!("{}/bin/greet", built["bin"]), &[]);
     assert_eq!(out.trim(), "hello from the helper");
 }
+
+/// issue 21, point 6: `split ROOT --for ROOT` keeps the output holding what ROOT runs
+/// in the prediction (it predicted a 96-byte closure by moving ROOT's program away).
+#[test]
+fn a_root_split_for_itself_still_needs_its_program() {
+    let test = "a_root_split_for_itself_still_needs_its_program";
+    if !cmake_or_skip(test) {
+        return;
+    }
+    let app = build_cmake_world(None, "ember-app").expect("build ember-app");
+    let r = json(&["split", &app, "--for", &app, "--format", "json"]);
+    let needed = &r["for"]["outputs_needed"];
+    assert_eq!(needed, &serde_json::json!(["out", "bin"]), "{r}");
+    let after = r["for"]["closure_size_after"].as_u64().unwrap();
+    assert!(after > nar_size(&app), "{after} B cannot hold the program");
+}
