@@ -630,6 +630,44 @@ fn check_cmake_split(extra: &[&str], variants: &[&str]) -> Value {
         let out = run_ok(&format!("{p}/bin/user"), &[]);
         assert_eq!(out.trim(), "ember user ok");
     }
+    // The generated Nix code itself (its postFixup run by bash with the nixpkgs verbs
+    // and the real patchelf) gives the same outputs, and the users build against its dev.
+    let code_file = dir.path().join("split.nix");
+    std::fs::write(&code_file, code).unwrap();
+    let names: Vec<String> = r["outputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| format!("\"{}\"", o["name"].as_str().unwrap()))
+        .collect();
+    let outputs = format!("[ {} ]", names.join(" "));
+    let build_code = |attr: &str| -> String {
+        nix_stdout(
+            "nix-build",
+            &[
+                repo().join("tests/worlds/cmake.nix").to_str().unwrap(),
+                "--arg",
+                "code",
+                code_file.to_str().unwrap(),
+                "--arg",
+                "outputs",
+                &outputs,
+                "-A",
+                attr,
+                "--no-out-link",
+            ],
+        )
+        .trim()
+        .to_string()
+    };
+    check_outputs(&r, &|name| build_code(&format!("code.{name}")));
+    for user in ["cmake", "pkgconfig"] {
+        let p = build_code(&format!("code-users.{user}"));
+        assert_eq!(
+            run_ok(&format!("{p}/bin/user"), &[]).trim(),
+            "ember user ok"
+        );
+    }
     r
 }
 
