@@ -147,6 +147,10 @@ fn rocblas_split_for_llama_matches_the_rebuild() {
     assert!(has("remove-references", "target", w.path("tensile")));
     assert!(has("move", "path", "lib/cmake"));
     assert!(has("move", "path", "include"));
+    // Its files move, never the whole nix-support directory (issue 21, point 5).
+    assert!(!has("move", "path", "nix-support"));
+    assert!(has("move", "path", "nix-support/propagated-build-inputs"));
+    assert!(r["nix"].as_str().unwrap().contains("removeReferencesTo ]"));
     assert!(actions
         .iter()
         .all(|a| !a["because"].as_array().unwrap().is_empty()));

@@ -509,6 +509,10 @@ fn actions(sd: &StoreDir, ev: &PathEvidence, p: &Plan) -> Vec<SplitAction> {
         match only[i] {
             None => {}
             Some(Some(0)) => {}
+            // stdenv and other hooks write into nix-support: its files move, never it.
+            Some(Some(_)) if entries[i].path.as_bytes() == b"nix-support" => {
+                stack.extend(tree.children[i].iter().rev().copied())
+            }
             Some(Some(o)) => moves.push((i, o)),
             Some(None) => stack.extend(tree.children[i].iter().rev().copied()),
         }
