@@ -19,12 +19,15 @@ fn is_name_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'_' | b'+' | b'-' | b'.')
 }
 
-/// Every soname-like token in `bytes`: `lib<name>.so` with optional `.N` version parts,
-/// delimited on both sides by bytes that cannot be part of a file name.
-pub fn soname_tokens(bytes: &[u8], out: &mut Vec<String>) {
-    for at in memchr::memmem::find_iter(bytes, b".so") {
+/// Every run of bytes `part` accepts around a `.so` in `bytes`, with optional `.N`
+/// version parts, delimited on both sides by bytes it does not accept.
+fn so_tokens<'a>(
+    bytes: &'a [u8],
+    part: impl Fn(u8) -> bool + 'a,
+) -> impl Iterator<Item = &'a [u8]> + 'a {
+    memchr::memmem::find_iter(bytes, b".so").filter_map(move |at| {
         let mut start = at;
-        while start > 0 && is_name_byte(bytes[start - 1]) {
+        while start > 0 && part(bytes[start - 1]) {
             start -= 1;
         }
         let mut end = at + 3;
@@ -35,12 +38,16 @@ pub fn soname_tokens(bytes: &[u8], out: &mut Vec<String>) {
                 end += 1;
             }
         }
-        if end < bytes.len() && is_name_byte(bytes[end]) {
-            continue;
-        }
+        (end >= bytes.len() || !part(bytes[end])).then(|| &bytes[start..end])
+    })
+}
+
+/// Every soname-like token in `bytes`: `lib<name>.so` with optional `.N` version parts,
+/// delimited on both sides by bytes that cannot be part of a file name.
+pub fn soname_tokens(bytes: &[u8], out: &mut Vec<String>) {
+    for token in so_tokens(bytes, is_name_byte) {
         // The name starts at the last `lib` that begins a token inside the run
         // (`/usr/lib/libfoo.so` has no `/` inside the run; `xlibfoo.so` is no soname).
-        let token = &bytes[start..end];
         if !token.starts_with(b"lib") || token.len() <= b"lib.so".len() {
             continue;
         }
@@ -54,23 +61,7 @@ pub fn soname_tokens(bytes: &[u8], out: &mut Vec<String>) {
 /// `libfoo-%d.so`): a program that formats such a name and `dlopen`s it may load any
 /// library its search path supplies, so its RUNPATH directories are all in use.
 pub fn dlopen_patterns(bytes: &[u8], out: &mut Vec<String>) {
-    let is_pattern_byte = |b: u8| is_name_byte(b) || b == b'%';
-    for at in memchr::memmem::find_iter(bytes, b".so") {
-        let mut start = at;
-        while start > 0 && is_pattern_byte(bytes[start - 1]) {
-            start -= 1;
-        }
-        let mut end = at + 3;
-        while end + 1 < bytes.len() && bytes[end] == b'.' && bytes[end + 1].is_ascii_digit() {
-            end += 1;
-            while end < bytes.len() && bytes[end].is_ascii_digit() {
-                end += 1;
-            }
-        }
-        if end < bytes.len() && is_pattern_byte(bytes[end]) {
-            continue;
-        }
-        let token = &bytes[start..end];
+    for token in so_tokens(bytes, |b| is_name_byte(b) || b == b'%') {
         let conversion = token
             .windows(2)
             .any(|w| w[0] == b'%' && matches!(w[1], b's' | b'd' | b'u' | b'i'));
