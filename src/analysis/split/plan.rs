@@ -254,6 +254,26 @@ impl<'a> Tree<'a> {
     }
 }
 
+/// Extensions of sources a program itself reads at run time: scripts an interpreter
+/// runs, kernels an OpenCL driver compiles.
+const RUN_TIME_SOURCES: &[&str] = &["py", "cl"];
+
+/// Whether a source-path hit names what a program may use at run time: a directory of
+/// its target (`include`, `lib/gcc/include`: a JIT's `-I`) or a [`RUN_TIME_SOURCES`]
+/// file, rather than a compiled source file (`include/x.hpp`, `src/a.c`).
+fn used_at_run_time(h: &Hit, target: &StorePath) -> bool {
+    let sub = sub_path(h, target);
+    let last = sub.rsplit(|&b| b == b'/').next().unwrap_or(&sub);
+    let ext = match last.iter().rposition(|&b| b == b'.') {
+        Some(dot) if dot > 0 => &last[dot + 1..],
+        _ => return true,
+    };
+    let compiled = crate::classify::SOURCE_EXTENSIONS
+        .iter()
+        .any(|e| e.as_bytes() == ext);
+    !compiled || RUN_TIME_SOURCES.iter().any(|e| e.as_bytes() == ext)
+}
+
 /// The search-path directory a hit of file `e` sits in, when the loader searches it
 /// (the typed ELF facts: its active entries, not a DT_RPATH that DT_RUNPATH shadows).
 fn searched_dir<'a>(e: &EntryFact, h: &'a Hit) -> Option<&'a String> {
@@ -313,6 +333,20 @@ pub fn plan_with(ev: &PathEvidence, targets: &[String], forced: &BTreeMap<usize,
                         .or_insert((true, Vec::new()))
                         .1
                         .push(because_of(h));
+                }
+                // A directory (`…/include`) a JIT may pass to its compiler (`-I`), or a
+                // script an interpreter runs (`main.py`): a run-time use, kept.
+                EvidenceKind::ElfSourcePath if used_at_run_time(h, &r.target) => {
+                    per_file.entry(f).or_insert((true, Vec::new())).0 = false;
+                    let msg = format!(
+                        "{}: names {}/{}, which a program may use at run time (a compiler's -I directory, a script an interpreter runs), so the reference is kept",
+                        String::from_utf8_lossy(entries[f].path.as_bytes()),
+                        r.target,
+                        String::from_utf8_lossy(&sub_path(h, &r.target))
+                    );
+                    if !warnings.contains(&msg) {
+                        warnings.push(msg);
+                    }
                 }
                 EvidenceKind::ElfSourcePath | EvidenceKind::ElfDebug
                     if *class != FileClass::Debug =>
@@ -777,6 +811,36 @@ mod tests {
         let p = plan(&package(vec![source(), needed]), &[]);
         assert!(p.remove_refs.is_empty());
         assert_eq!(p.references[0].get(&(dep, None)), Some(&2));
+    }
+
+    /// issue 19, item 7: a JIT's include directory (an ELF string `<dep>/include`) and
+    /// a script a launcher passes to its interpreter (`<dep>/share/app/main.py`) are
+    /// not `__FILE__` strings: split keeps the reference and says why.
+    #[test]
+    fn an_include_directory_named_by_a_library_is_kept() {
+        let dir = hit(
+            "lib/libp.so",
+            EvidenceKind::ElfSourcePath,
+            Verdict::Removable,
+            "/nix/store/11111111111111111111111111111111-dep-1.0/include",
+        );
+        let script = hit(
+            "lib/libp.so",
+            EvidenceKind::ElfSourcePath,
+            Verdict::Removable,
+            "/nix/store/11111111111111111111111111111111-dep-1.0/share/app/main.py",
+        );
+        for (h, named) in [(dir, "-dep-1.0/include"), (script, "/share/app/main.py")] {
+            let p = plan(&package(vec![h]), &[]);
+            assert!(p.remove_refs.is_empty(), "{:?}", p.remove_refs);
+            let dep = StorePath::from_base_name(DEP).unwrap();
+            assert_eq!(p.references[0].get(&(dep, None)), Some(&1));
+            assert!(
+                p.warnings.iter().any(|w| w.contains(named)),
+                "{:?}",
+                p.warnings
+            );
+        }
     }
 
     #[test]
