@@ -79,33 +79,9 @@ fn check_by_rebuild(report: &Value) {
     let dir = tempfile::tempdir().expect("temp dir");
     let plan = dir.path().join("plan.json");
     std::fs::write(&plan, report.to_string()).expect("write the plan");
-    let mut built = std::collections::BTreeMap::new();
-    for o in report["outputs"].as_array().expect("outputs") {
-        let name = o["name"].as_str().expect("output name");
-        built.insert(
-            name.to_string(),
-            build_applied(&plan, &format!("rocblas.{name}")),
-        );
-    }
-    for o in report["outputs"].as_array().expect("outputs") {
-        let name = o["name"].as_str().expect("output name");
-        let path = &built[name];
-        assert_eq!(
-            nar_size(path),
-            o["size"].as_u64().expect("size"),
-            "NAR size of output {name} ({path})"
-        );
-        let predicted: BTreeSet<String> = o["references"]
-            .as_array()
-            .expect("references")
-            .iter()
-            .map(|r| match r["output"].as_str() {
-                Some(out) => built[out].clone(),
-                None => r["path"].as_str().expect("path").to_string(),
-            })
-            .collect();
-        assert_eq!(references(path), predicted, "references of output {name}");
-    }
+    check_outputs(report, &|name| {
+        build_applied(&plan, &format!("rocblas.{name}"))
+    });
     let consumer = build_applied(&plan, "llama-cpp-rocm");
     let real = closure_size(&consumer);
     let predicted = report["for"]["closure_size_after"].as_u64().expect("after");
@@ -147,6 +123,10 @@ fn rocblas_split_for_llama_matches_the_rebuild() {
     assert!(has("remove-references", "target", w.path("tensile")));
     assert!(has("move", "path", "lib/cmake"));
     assert!(has("move", "path", "include"));
+    // Its files move, never the whole nix-support directory (issue 21, point 5).
+    assert!(!has("move", "path", "nix-support"));
+    assert!(has("move", "path", "nix-support/propagated-build-inputs"));
+    assert!(r["nix"].as_str().unwrap().contains("removeReferencesTo ]"));
     assert!(actions
         .iter()
         .all(|a| !a["because"].as_array().unwrap().is_empty()));
@@ -360,11 +340,9 @@ fn debian_hipsparse_with_its_dev_package_gets_a_dev_output() {
     let plan = dir.path().join("plan.json");
     std::fs::write(&plan, r.to_string()).unwrap();
     let plan = plan.to_str().unwrap();
-    let mut built = std::collections::BTreeMap::new();
-    for o in r["outputs"].as_array().unwrap() {
-        let name = o["name"].as_str().unwrap();
+    check_outputs(&r, &|name| {
         let attr = format!("split.{name}");
-        let p = nix_stdout(
+        nix_stdout(
             "nix-build",
             &[
                 world,
@@ -378,27 +356,10 @@ fn debian_hipsparse_with_its_dev_package_gets_a_dev_output() {
                 &attr,
                 "--no-out-link",
             ],
-        );
-        built.insert(name.to_string(), p.trim().to_string());
-    }
-    for o in r["outputs"].as_array().unwrap() {
-        let name = o["name"].as_str().unwrap();
-        assert_eq!(
-            nar_size(&built[name]),
-            o["size"].as_u64().unwrap(),
-            "size of {name}"
-        );
-        let predicted: BTreeSet<String> = o["references"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|x| match x["output"].as_str() {
-                Some(out) => built[out].clone(),
-                None => x["path"].as_str().unwrap().to_string(),
-            })
-            .collect();
-        assert_eq!(references(&built[name]), predicted, "references of {name}");
-    }
+        )
+        .trim()
+        .to_string()
+    });
 }
 
 #[test]
@@ -530,6 +491,17 @@ fn check_outputs(
     built
 }
 
+/// The report's output names as a Nix list (`[ "out" "dev" ]`).
+fn nix_output_list(report: &Value) -> String {
+    let names: Vec<String> = report["outputs"]
+        .as_array()
+        .expect("outputs")
+        .iter()
+        .map(|o| format!("\"{}\"", o["name"].as_str().expect("output name")))
+        .collect();
+    format!("[ {} ]", names.join(" "))
+}
+
 fn run_ok(program: &str, args: &[&str]) -> String {
     let out = std::process::Command::new(program)
         .args(args)
@@ -629,6 +601,38 @@ fn check_cmake_split(extra: &[&str], variants: &[&str]) -> Value {
             .unwrap_or_else(|e| panic!("the {user} user does not build against dev: {e}"));
         let out = run_ok(&format!("{p}/bin/user"), &[]);
         assert_eq!(out.trim(), "ember user ok");
+    }
+    // The generated Nix code itself (its postFixup run by bash with the nixpkgs verbs
+    // and the real patchelf) gives the same outputs, and the users build against its dev.
+    let code_file = dir.path().join("split.nix");
+    std::fs::write(&code_file, code).unwrap();
+    let outputs = nix_output_list(&r);
+    let build_code = |attr: &str| -> String {
+        nix_stdout(
+            "nix-build",
+            &[
+                repo().join("tests/worlds/cmake.nix").to_str().unwrap(),
+                "--arg",
+                "code",
+                code_file.to_str().unwrap(),
+                "--arg",
+                "outputs",
+                &outputs,
+                "-A",
+                attr,
+                "--no-out-link",
+            ],
+        )
+        .trim()
+        .to_string()
+    };
+    check_outputs(&r, &|name| build_code(&format!("code.{name}")));
+    for user in ["cmake", "pkgconfig"] {
+        let p = build_code(&format!("code-users.{user}"));
+        assert_eq!(
+            run_ok(&format!("{p}/bin/user"), &[]).trim(),
+            "ember user ok"
+        );
     }
     r
 }
@@ -763,14 +767,8 @@ fn hostile_file_names_move_exactly_the_predicted_files() {
     }
     let dir = tempfile::tempdir().unwrap();
     let (world, r, file) = hostile_split(dir.path());
-    let names: Vec<String> = r["outputs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|o| format!("\"{}\"", o["name"].as_str().unwrap()))
-        .collect();
-    assert_eq!(names, ["\"out\"", "\"static\""]);
-    let outputs = format!("[ {} ]", names.join(" "));
+    let outputs = nix_output_list(&r);
+    assert_eq!(outputs, r#"[ "out" "static" ]"#);
     let built = check_outputs(&r, &|name| {
         nix_stdout(
             "nix-build",
@@ -833,26 +831,17 @@ fn hostile_file_names_put_no_hidden_character_in_a_generated_line() {
     assert!(code.contains(r"$'lib/bidi\xe2\x80\xaeevil.a'"), "{code}");
 }
 
-/// issue 20, point 1: a library with both DT_RPATH and DT_RUNPATH. The DT_RPATH the
-/// loader ignores is cut with remove-references-to (`patchelf --set-rpath` rewrites
-/// only the DT_RUNPATH, and the edit used to drop the hit's detail text, which names no
-/// directory); the rebuilt library has exactly the predicted size and references and
-/// still loads.
-#[test]
-fn a_shadowed_rpath_is_cut_as_predicted() {
-    let test = "a_shadowed_rpath_is_cut_as_predicted";
-    if !nix_or_skip(test) {
-        return;
-    }
-    let world = repo().join("tests/worlds/split/shadowed.nix");
+/// A small world of tests/worlds/split/ (`world`: its file name): build `attr`, split
+/// it, apply the report's actions (the world's `split` attribute) and check every
+/// output's size and references. Returns the report and the built outputs.
+fn split_small_world(
+    world: &str,
+    attr: &str,
+) -> (Value, std::collections::BTreeMap<String, String>) {
+    let world = repo().join("tests/worlds/split").join(world);
     let world = world.to_str().unwrap();
-    let orig = nix_stdout("nix-build", &[world, "-A", "shadowed", "--no-out-link"]);
+    let orig = nix_stdout("nix-build", &[world, "-A", attr, "--no-out-link"]);
     let r = json(&["split", orig.trim(), "--format", "json"]);
-    let because = r["actions"][0]["because"][0]["detail"].as_str().unwrap();
-    assert!(
-        because.ends_with("(DT_RPATH, ignored because DT_RUNPATH is present)"),
-        "the JSON detail text is unchanged: {because}"
-    );
     let dir = tempfile::tempdir().unwrap();
     let plan = dir.path().join("plan.json");
     std::fs::write(&plan, r.to_string()).unwrap();
@@ -873,6 +862,26 @@ fn a_shadowed_rpath_is_cut_as_predicted() {
         .trim()
         .to_string()
     });
+    (r, built)
+}
+
+/// issue 20, point 1: a library with both DT_RPATH and DT_RUNPATH. The DT_RPATH the
+/// loader ignores is cut with remove-references-to (`patchelf --set-rpath` rewrites
+/// only the DT_RUNPATH, and the edit used to drop the hit's detail text, which names no
+/// directory); the rebuilt library has exactly the predicted size and references and
+/// still loads.
+#[test]
+fn a_shadowed_rpath_is_cut_as_predicted() {
+    let test = "a_shadowed_rpath_is_cut_as_predicted";
+    if !nix_or_skip(test) {
+        return;
+    }
+    let (r, built) = split_small_world("shadowed.nix", "shadowed");
+    let because = r["actions"][0]["because"][0]["detail"].as_str().unwrap();
+    assert!(
+        because.ends_with("(DT_RPATH, ignored because DT_RUNPATH is present)"),
+        "the JSON detail text is unchanged: {because}"
+    );
     let so = format!("{}/lib/libshadowed.so", built["out"]);
     run_ok(
         "python3",
@@ -884,4 +893,130 @@ fn a_shadowed_rpath_is_cut_as_predicted() {
             .any(|p| p.ends_with("-gcc-12.2.0-lib")),
         "the shadowed DT_RPATH's reference is gone"
     );
+}
+
+/// issue 21, point 2: a package whose bin program names dev (`cyc-config` prints its
+/// include directory) and whose dev CMake file names bin gets no cyclic proposal: the
+/// report names both files, the proposed outputs' references form no cycle, and real
+/// Nix (which refuses cycles between outputs) builds every output as predicted.
+#[test]
+fn a_split_that_would_make_a_cycle_between_outputs_is_not_proposed() {
+    let test = "a_split_that_would_make_a_cycle_between_outputs_is_not_proposed";
+    if !nix_or_skip(test) {
+        return;
+    }
+    let (r, built) = split_small_world("cyclic.nix", "cyclic");
+    let warning = r["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|w| w.as_str())
+        .find(|w| w.contains("cycle"))
+        .unwrap_or_else(|| panic!("no cycle named: {r}"));
+    assert!(
+        warning.contains("bin/cyc-config") && warning.contains("lib/cmake/cyc/cycTargets.cmake"),
+        "{warning}"
+    );
+    // The outputs' references to each other form no cycle.
+    let edges: Vec<(String, String)> = r["outputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|o| {
+            let from = o["name"].as_str().unwrap().to_string();
+            o["references"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(move |x| x["output"].as_str().map(|t| (from.clone(), t.to_string())))
+        })
+        .filter(|(a, b)| a != b)
+        .collect();
+    for (a, b) in &edges {
+        assert!(
+            !edges.iter().any(|(c, d)| c == b && d == a),
+            "{a} and {b} refer to each other: {edges:?}"
+        );
+    }
+    assert_nix_parses(&r);
+    let config = run_ok(&format!("{}/bin/cyc-config", built["dev"]), &[]);
+    assert_eq!(config.trim(), format!("-I{}/include", built["dev"]));
+}
+
+/// issue 19, item 7: a RUNPATH directory a program needs for `dlopen("%s_dri.so")`
+/// supplies no DT_NEEDED library, yet it is kept (the report says why), and the
+/// rebuilt program still loads its driver.
+#[test]
+fn a_runpath_directory_used_through_a_dlopen_pattern_is_kept() {
+    let test = "a_runpath_directory_used_through_a_dlopen_pattern_is_kept";
+    if !nix_or_skip(test) {
+        return;
+    }
+    let (r, built) = split_small_world("dri.nix", "loader");
+    let drivers = nix_stdout(
+        "nix-build",
+        &[
+            repo().join("tests/worlds/split/dri.nix").to_str().unwrap(),
+            "-A",
+            "drivers",
+            "--no-out-link",
+        ],
+    );
+    assert!(
+        !r["actions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a["action"] == "shrink-rpath"),
+        "{r}"
+    );
+    assert!(r["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|w| w.as_str().unwrap().contains("%s_dri.so")));
+    assert!(references(&built["bin"]).contains(drivers.trim()));
+    let out = run_ok(&format!("{}/bin/dri-loader", built["bin"]), &[]);
+    assert_eq!(out.trim(), "driver loaded");
+}
+
+/// issue 19, item 7: a wrapper that execs its package's own helper by absolute path
+/// (`$out/libexec/greet-helper`) names the bin output after both move there (a
+/// rewrite), and the rebuilt wrapper runs the helper.
+#[test]
+fn a_wrapper_naming_its_own_helper_follows_it_to_the_bin_output() {
+    let test = "a_wrapper_naming_its_own_helper_follows_it_to_the_bin_output";
+    if !nix_or_skip(test) {
+        return;
+    }
+    let (r, built) = split_small_world("wrapper.nix", "wrapper");
+    assert!(
+        r["actions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a["action"] == "rewrite"
+                && a["file"] == "bin/greet"
+                && a["from"] == "$out/libexec/greet-helper"
+                && a["to"] == "$bin/libexec/greet-helper"),
+        "{r}"
+    );
+    let out = run_ok(&format!("{}/bin/greet", built["bin"]), &[]);
+    assert_eq!(out.trim(), "hello from the helper");
+}
+
+/// issue 21, point 6: `split ROOT --for ROOT` keeps the output holding what ROOT runs
+/// in the prediction (it predicted a 96-byte closure by moving ROOT's program away).
+#[test]
+fn a_root_split_for_itself_still_needs_its_program() {
+    let test = "a_root_split_for_itself_still_needs_its_program";
+    if !cmake_or_skip(test) {
+        return;
+    }
+    let app = build_cmake_world(None, "ember-app").expect("build ember-app");
+    let r = json(&["split", &app, "--for", &app, "--format", "json"]);
+    let needed = &r["for"]["outputs_needed"];
+    assert_eq!(needed, &serde_json::json!(["out", "bin"]), "{r}");
+    let after = r["for"]["closure_size_after"].as_u64().unwrap();
+    assert!(after > nar_size(&app), "{after} B cannot hold the program");
 }

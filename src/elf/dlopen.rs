@@ -19,12 +19,15 @@ fn is_name_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'_' | b'+' | b'-' | b'.')
 }
 
-/// Every soname-like token in `bytes`: `lib<name>.so` with optional `.N` version parts,
-/// delimited on both sides by bytes that cannot be part of a file name.
-pub fn soname_tokens(bytes: &[u8], out: &mut Vec<String>) {
-    for at in memchr::memmem::find_iter(bytes, b".so") {
+/// Every run of bytes `part` accepts around a `.so` in `bytes`, with optional `.N`
+/// version parts, delimited on both sides by bytes it does not accept.
+fn so_tokens<'a>(
+    bytes: &'a [u8],
+    part: impl Fn(u8) -> bool + 'a,
+) -> impl Iterator<Item = &'a [u8]> + 'a {
+    memchr::memmem::find_iter(bytes, b".so").filter_map(move |at| {
         let mut start = at;
-        while start > 0 && is_name_byte(bytes[start - 1]) {
+        while start > 0 && part(bytes[start - 1]) {
             start -= 1;
         }
         let mut end = at + 3;
@@ -35,13 +38,34 @@ pub fn soname_tokens(bytes: &[u8], out: &mut Vec<String>) {
                 end += 1;
             }
         }
-        if end < bytes.len() && is_name_byte(bytes[end]) {
-            continue;
-        }
+        (end >= bytes.len() || !part(bytes[end])).then(|| &bytes[start..end])
+    })
+}
+
+/// Every soname-like token in `bytes`: `lib<name>.so` with optional `.N` version parts,
+/// delimited on both sides by bytes that cannot be part of a file name.
+pub fn soname_tokens(bytes: &[u8], out: &mut Vec<String>) {
+    for token in so_tokens(bytes, is_name_byte) {
         // The name starts at the last `lib` that begins a token inside the run
         // (`/usr/lib/libfoo.so` has no `/` inside the run; `xlibfoo.so` is no soname).
-        let token = &bytes[start..end];
         if !token.starts_with(b"lib") || token.len() <= b"lib.so".len() {
+            continue;
+        }
+        if let Ok(s) = std::str::from_utf8(token) {
+            out.push(s.to_string());
+        }
+    }
+}
+
+/// Every `printf` pattern of a library name in `bytes` (`%s_dri.so`, `lib%s.so.1`,
+/// `libfoo-%d.so`): a program that formats such a name and `dlopen`s it may load any
+/// library its search path supplies, so its RUNPATH directories are all in use.
+pub fn dlopen_patterns(bytes: &[u8], out: &mut Vec<String>) {
+    for token in so_tokens(bytes, |b| is_name_byte(b) || b == b'%') {
+        let conversion = token
+            .windows(2)
+            .any(|w| w[0] == b'%' && matches!(w[1], b's' | b'd' | b'u' | b'i'));
+        if !conversion {
             continue;
         }
         if let Ok(s) = std::str::from_utf8(token) {
@@ -103,7 +127,8 @@ pub fn is_data_path(s: &str) -> bool {
     data_file || dir
 }
 
-/// The sonames `facts`' file names for `dlopen`, sorted and deduplicated.
+/// The sonames `facts`' file names for `dlopen`, sorted and deduplicated; a name with
+/// `%` is a pattern ([`dlopen_patterns`]).
 pub fn dlopen_names<S: ByteSource + ?Sized>(facts: &ElfFacts, src: &S) -> Vec<String> {
     names_in_data(facts, src).0
 }
@@ -131,6 +156,7 @@ pub fn names_in_data<S: ByteSource + ?Sized>(
             continue;
         };
         soname_tokens(&bytes, &mut names);
+        dlopen_patterns(&bytes, &mut names);
         if s.kind == SectionKind::Data && data.len() <= MAX_NAMES {
             data_path_tokens(&bytes, &mut data);
         }
@@ -208,5 +234,12 @@ mod tests {
                 String::from_utf8_lossy(none)
             );
         }
+    }
+
+    #[test]
+    fn printf_patterns_of_library_names() {
+        let mut v = Vec::new();
+        dlopen_patterns(b"\0%s_dri.so\0lib%s.so.1\0libfoo.so\0%d%%\0", &mut v);
+        assert_eq!(v, ["%s_dri.so", "lib%s.so.1"]);
     }
 }

@@ -132,6 +132,7 @@ fn write_why_chains(r: &WhyChainsReport, style: &Style, out: &mut dyn Write) -> 
         target_added_size: r.target_added_size,
         tree: None,
         evidence: r.evidence,
+        verdict_scope: r.verdict_scope,
         warnings: r.warnings.clone(),
     };
     let text = if style.pretty_json {

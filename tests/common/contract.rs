@@ -537,6 +537,13 @@ pub enum SplitAction {
         paths: Vec<String>,
         because: Vec<SplitBecause>,
     },
+    Rewrite {
+        output: String,
+        file: String,
+        from: String,
+        to: String,
+        because: Vec<SplitBecause>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

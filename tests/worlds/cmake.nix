@@ -15,7 +15,9 @@
 #
 #   nix-build tests/worlds/cmake.nix -A ember-app
 #   nix-build tests/worlds/cmake.nix --argstr plan report.json -A split.dev
-{ plan ? null }:
+#   nix-build tests/worlds/cmake.nix --arg code ./split.nix --arg outputs '[ "out" "dev" ]' \
+#     -A code.dev                                  # the generated Nix code itself applied
+{ plan ? null, code ? null, outputs ? [ "out" ] }:
 let
   lib = import ./lib.nix { };
   inherit (lib) glibc mkDerivation;
@@ -104,6 +106,9 @@ let
     '';
   };
 
+  applied = if code == null then null
+    else (import ./split/apply-code.nix { inherit code outputs; orig = ember; }).applied;
+
   split = if plan == null then null
     else import ./split/split-package.nix { inherit plan; orig = ember; };
 in
@@ -115,6 +120,11 @@ in
   # The consumer against the split package: the original with ember's hash rewritten
   # (same name, same length), as a rebuild against split.out would link it.
   app = if plan == null then null else rewritten (app ember) [ ember split.out ];
+  code = applied;
+  code-users = if code == null then null else {
+    cmake = cmakeUser applied.dev;
+    pkgconfig = pkgconfigUser applied.dev;
+  };
   # The users built against the split dev output alone.
   users = if plan == null then null else {
     cmake = cmakeUser split.dev;

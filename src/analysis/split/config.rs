@@ -322,6 +322,12 @@ pub fn apply(
             *plan.references[r.output]
                 .entry((ev.path.clone(), Some(r.to_output)))
                 .or_default() += n;
+            if r.output != r.to_output {
+                plan.edges
+                    .entry((r.output, r.to_output))
+                    .or_default()
+                    .insert(f);
+            }
         }
         plan.resize(f, text.len() as u64);
     }

@@ -142,8 +142,7 @@ pub fn split(
         return Ok(report);
     }
 
-    let mut p = plan::plan(&ev, &targets);
-    let rewrites = check_config(sd, opts, &ev, &mut p, &mut report.warnings);
+    let (p, rewrites) = plan_without_cycles(sd, opts, &ev, &targets, &mut report.warnings);
     report.warnings.extend(p.warnings.iter().cloned());
     report.actions = actions(sd, &ev, &p);
     report.actions.extend(rewrites);
@@ -192,6 +191,143 @@ fn output_path(sd: &StoreDir, pkg: &StorePath, outputs: &[String], o: usize) -> 
     }
 }
 
+/// Rounds of moving files to break cycles between outputs before giving up.
+const CYCLE_ROUNDS: usize = 8;
+
+/// The plan with its build-configuration rewrites, and no cycle between its outputs
+/// (Nix refuses outputs that refer to each other, naming no file): while one remains,
+/// the files making one of its edges (preferably not from `out`, never stdenv's own
+/// `nix-support` file) go to the output they name, and a warning names the files on
+/// both sides.
+fn plan_without_cycles(
+    sd: &StoreDir,
+    opts: &SplitOptions,
+    ev: &PathEvidence,
+    targets: &[String],
+    warnings: &mut Vec<String>,
+) -> (Plan, Vec<SplitAction>) {
+    let mut forced: BTreeMap<usize, String> = BTreeMap::new();
+    for round in 0.. {
+        let mut p = plan::plan_with(ev, targets, &forced);
+        let mut w = Vec::new();
+        let rewrites = check_config(sd, opts, ev, &mut p, &mut w);
+        let Some(cycle) = find_cycle(&p) else {
+            warnings.extend(w);
+            return (p, rewrites);
+        };
+        let files = |a: usize, b: usize| -> Vec<String> {
+            let mut v: Vec<String> = p
+                .edges
+                .get(&(a, b))
+                .into_iter()
+                .flatten()
+                .map(|&f| rel(&ev.entries[f].path))
+                .collect();
+            if p.synthetic_edges.contains(&(a, b)) {
+                v.push("nix-support/propagated-build-inputs (stdenv)".to_string());
+            }
+            v
+        };
+        let sides: Vec<String> = cycle
+            .iter()
+            .map(|&(a, b)| {
+                format!(
+                    "{} ({}) names {}",
+                    files(a, b).join(", "),
+                    p.outputs[a],
+                    p.outputs[b]
+                )
+            })
+            .collect();
+        // The edge to cut: real files, from an output other than out when there is one.
+        let cut = cycle
+            .iter()
+            .filter(|(a, b)| p.edges.get(&(*a, *b)).is_some_and(|f| !f.is_empty()))
+            .min_by_key(|(a, _)| *a == 0)
+            .copied();
+        match cut {
+            Some((a, b)) if round < CYCLE_ROUNDS => {
+                let moved = files(a, b);
+                for &f in &p.edges[&(a, b)] {
+                    forced.insert(f, p.outputs[b].clone());
+                }
+                warnings.push(format!(
+                    "outputs {} would refer to each other in a cycle, which Nix refuses: {}; so {} go(es) to {} instead",
+                    cycle
+                        .iter()
+                        .map(|(a, _)| p.outputs[*a].as_str())
+                        .collect::<Vec<_>>()
+                        .join(" and "),
+                    sides.join("; "),
+                    moved.join(", "),
+                    p.outputs[b]
+                ));
+            }
+            _ => {
+                warnings.extend(w);
+                warnings.push(format!(
+                    "outputs {} still refer to each other in a cycle: {}; Nix will refuse this split",
+                    cycle
+                        .iter()
+                        .map(|(a, _)| p.outputs[*a].as_str())
+                        .collect::<Vec<_>>()
+                        .join(" and "),
+                    sides.join("; ")
+                ));
+                return (p, rewrites);
+            }
+        }
+    }
+    unreachable!("the loop returns")
+}
+
+/// A cycle among the outputs' references to each other, as its edges.
+fn find_cycle(p: &Plan) -> Option<Vec<(usize, usize)>> {
+    let n = p.outputs.len();
+    let mut next: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); n];
+    for &(a, b) in p.edges.keys().chain(p.synthetic_edges.iter()) {
+        if a != b {
+            next[a].insert(b);
+        }
+    }
+    // Depth-first search with colours; the path on the stack gives the cycle.
+    let mut colour = vec![0u8; n];
+    let mut path: Vec<usize> = Vec::new();
+    fn visit(
+        u: usize,
+        next: &[BTreeSet<usize>],
+        colour: &mut [u8],
+        path: &mut Vec<usize>,
+    ) -> Option<Vec<(usize, usize)>> {
+        colour[u] = 1;
+        path.push(u);
+        for &v in &next[u] {
+            if colour[v] == 1 {
+                let at = path.iter().position(|&x| x == v).unwrap_or(0);
+                let mut c: Vec<(usize, usize)> =
+                    path[at..].windows(2).map(|w| (w[0], w[1])).collect();
+                c.push((u, v));
+                return Some(c);
+            }
+            if colour[v] == 0 {
+                if let Some(c) = visit(v, next, colour, path) {
+                    return Some(c);
+                }
+            }
+        }
+        path.pop();
+        colour[u] = 2;
+        None
+    }
+    (0..n).find_map(|u| {
+        if colour[u] == 0 {
+            visit(u, &next, &mut colour, &mut path)
+        } else {
+            None
+        }
+    })
+}
+
 /// Build-configuration integrity (`config`): read the package's CMake and pkg-config
 /// files, add the rewrites that keep every path they name resolving after the moves,
 /// and what stdenv adds to `dev`; returns the rewrite actions.
@@ -232,7 +368,12 @@ fn check_config(
     let outputs = p.outputs.clone();
     let path_of = |o: usize| output_path(sd, &ev.path, &outputs, o);
     config::apply(p, ev, &rewrites, &read, &path_of);
-    config::propagate_dev(p, ev, &path_of);
+    let propagated = config::propagate_dev(p, ev, &path_of);
+    if let Some(dev) = p.outputs.iter().position(|o| o == "dev") {
+        for o in propagated {
+            p.synthetic_edges.push((dev, o));
+        }
+    }
     let mut actions = self_path_rewrites(ev, p, warnings);
     actions.extend(rewrites.into_iter().map(|r| SplitAction::Rewrite {
         output: p.outputs[r.output].clone(),
@@ -368,6 +509,10 @@ fn actions(sd: &StoreDir, ev: &PathEvidence, p: &Plan) -> Vec<SplitAction> {
         match only[i] {
             None => {}
             Some(Some(0)) => {}
+            // stdenv and other hooks write into nix-support: its files move, never it.
+            Some(Some(_)) if entries[i].path.as_bytes() == b"nix-support" => {
+                stack.extend(tree.children[i].iter().rev().copied())
+            }
             Some(Some(o)) => moves.push((i, o)),
             Some(None) => stack.extend(tree.children[i].iter().rev().copied()),
         }

@@ -206,53 +206,44 @@ impl Line {
     }
 }
 
-/// A RUNPATH as one double-quoted shell word: store paths become `${ident}` (the
-/// package itself `$out`), everything else is escaped for the shell (a part with a
-/// character [`is_hidden`] keeps out of lines as a `$'…'` word of its own).
-fn kept_word(
-    mut line: Line,
-    kept: &str,
-    sd: &StoreDir,
-    pkg: &StorePath,
-    names: &mut Names,
-) -> Line {
-    let esc = |line: Line, t: &str| -> Line {
-        if t.chars().any(is_hidden) {
-            return line.lit("\"").lit(&sh(t)).lit("\"");
+/// `s` as a POSIX extended regular expression matching itself.
+fn ere(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        if ".[]()*+?{}|^$\\".contains(c) {
+            o.push('\\');
         }
-        let mut o = String::new();
-        for c in t.chars() {
-            if matches!(c, '"' | '\\' | '`' | '$') {
-                o.push('\\');
-            }
-            o.push(c);
-        }
-        line.lit(&o)
-    };
-    let me = sd.display(pkg);
-    let prefix = format!("{}/", sd.as_str());
-    line = line.lit("\"");
-    for (i, dir) in kept.split(':').enumerate() {
-        if i > 0 {
-            line = line.lit(":");
-        }
-        let Some(tail) = dir.strip_prefix(&prefix) else {
-            line = esc(line, dir);
-            continue;
-        };
-        let end = tail.find('/').unwrap_or(tail.len());
-        let full = &dir[..prefix.len() + end];
-        let rest = &dir[prefix.len() + end..];
-        if full == me {
-            line = line.lit("$out");
-        } else if sd.parse_path(full).is_ok() {
-            line = line.raw(&format!("${{{}}}", names.ident(full)));
-        } else {
-            line = esc(line, full);
-        }
-        line = esc(line, rest);
+        o.push(c);
     }
-    line.lit("\"")
+    o
+}
+
+/// A RUNPATH entry to drop as the build will see it, as a `grep -x` pattern (one shell
+/// word): the package's own path is `$out` (a fixed string, `true`), another
+/// package's store path matches by the name it carries with any hash (an extended
+/// regular expression, `false`: the build's inputs differ from the scanned ones), so
+/// the code names no package by a guessed attribute.
+fn drop_pattern(dir: &str, sd: &StoreDir, pkg: &StorePath) -> (bool, String) {
+    let me = sd.display(pkg);
+    if let Some(rest) = dir
+        .strip_prefix(&me)
+        .filter(|r| r.is_empty() || r.starts_with('/'))
+    {
+        return (true, output_word(&format!("$out{rest}")));
+    }
+    let prefix = format!("{}/", sd.as_str());
+    if let Some(tail) = dir.strip_prefix(&prefix) {
+        let end = tail.find('/').unwrap_or(tail.len());
+        if sd.parse_path(&dir[..prefix.len() + end]).is_ok() && end > 33 {
+            // `<32-character hash>-<name>`: keep the name, any hash.
+            let named = &tail[33..];
+            return (
+                false,
+                sh(&format!("{}[0-9a-z]{{32}}-{}", ere(&prefix), ere(named))),
+            );
+        }
+    }
+    (true, sh(dir))
 }
 
 /// The shell lines moving `path` from `$out` to `$to`: `moveToOutput` for a plain
@@ -327,18 +318,33 @@ pub fn render(
             SplitAction::ShrinkRpath {
                 files,
                 drop,
-                kept,
                 because,
+                ..
             } => {
                 push_because(&mut body, because);
                 body.push(comment_line(&format!(
                     "drops {} (not patchelf --shrink-rpath: it would drop dlopen directories too)",
                     drop.join(":")
                 )));
+                let (fixed, named): (Vec<_>, Vec<_>) = drop
+                    .iter()
+                    .map(|d| drop_pattern(d, sd, pkg))
+                    .partition(|p| p.0);
+                let mut filters = String::new();
+                for (flag, list) in [("-F", fixed), ("-E", named)] {
+                    if !list.is_empty() {
+                        let es: Vec<String> = list.iter().map(|p| format!("-e {}", p.1)).collect();
+                        filters.push_str(&format!(" | grep -v -x {flag} {}", es.join(" ")));
+                    }
+                }
                 for f in files {
-                    let line = Line::default().lit("    patchelf --set-rpath ");
-                    let line = kept_word(line, kept, sd, pkg, &mut names);
-                    body.push(line.lit(&format!(" \"$out\"/{}", sh(f))));
+                    let file = format!("\"$out\"/{}", sh(f));
+                    body.push(Line::default().lit(&format!(
+                        "    rpath=$(patchelf --print-rpath {file} | tr ':' '\\n'{filters} | paste -s -d ':' || true)"
+                    )));
+                    body.push(
+                        Line::default().lit(&format!("    patchelf --set-rpath \"$rpath\" {file}")),
+                    );
                 }
             }
             SplitAction::Move { path, to, because } => {

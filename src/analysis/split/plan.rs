@@ -64,6 +64,11 @@ pub struct Plan {
     pub files: Vec<u64>,
     /// Per entry: its content (or symlink target) length once the actions are applied.
     pub entry_sizes: Vec<u64>,
+    /// Edges between the package's outputs (referrer, referenced) → the files making
+    /// them.
+    pub edges: BTreeMap<(usize, usize), BTreeSet<usize>>,
+    /// Edges no file of the package makes (stdenv's propagated-build-inputs of dev).
+    pub synthetic_edges: Vec<(usize, usize)>,
     /// Per file (not ELF, not a symlink): the sub-paths of the package it names as
     /// `$out/SUB` that now live in another output (→ that output). The build must
     /// write that output's path instead: a rewrite (the sizes already count it).
@@ -249,6 +254,26 @@ impl<'a> Tree<'a> {
     }
 }
 
+/// Extensions of sources a program itself reads at run time: scripts an interpreter
+/// runs, kernels an OpenCL driver compiles.
+const RUN_TIME_SOURCES: &[&str] = &["py", "cl"];
+
+/// Whether a source-path hit names what a program may use at run time: a directory of
+/// its target (`include`, `lib/gcc/include`: a JIT's `-I`) or a [`RUN_TIME_SOURCES`]
+/// file, rather than a compiled source file (`include/x.hpp`, `src/a.c`).
+fn used_at_run_time(h: &Hit, target: &StorePath) -> bool {
+    let sub = sub_path(h, target);
+    let last = sub.rsplit(|&b| b == b'/').next().unwrap_or(&sub);
+    let ext = match last.iter().rposition(|&b| b == b'.') {
+        Some(dot) if dot > 0 => &last[dot + 1..],
+        _ => return true,
+    };
+    let compiled = crate::classify::SOURCE_EXTENSIONS
+        .iter()
+        .any(|e| e.as_bytes() == ext);
+    !compiled || RUN_TIME_SOURCES.iter().any(|e| e.as_bytes() == ext)
+}
+
 /// The search-path directory a hit of file `e` sits in, when the loader searches it
 /// (the typed ELF facts: its active entries, not a DT_RPATH that DT_RUNPATH shadows).
 fn searched_dir<'a>(e: &EntryFact, h: &'a Hit) -> Option<&'a String> {
@@ -262,6 +287,12 @@ fn searched_dir<'a>(e: &EntryFact, h: &'a Hit) -> Option<&'a String> {
 
 /// Plan the split of `ev` (the package's evidence without a consumer).
 pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
+    plan_with(ev, targets, &BTreeMap::new())
+}
+
+/// [`plan`], with some files sent to another output than their class's (`forced`:
+/// entry → output name), as a split that breaks a cycle between outputs does.
+pub fn plan_with(ev: &PathEvidence, targets: &[String], forced: &BTreeMap<usize, String>) -> Plan {
     let entries = &ev.entries;
     let tree = Tree::new(ev);
     let mut warnings = Vec::new();
@@ -302,6 +333,20 @@ pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
                         .or_insert((true, Vec::new()))
                         .1
                         .push(because_of(h));
+                }
+                // A directory (`…/include`) a JIT may pass to its compiler (`-I`), or a
+                // script an interpreter runs (`main.py`): a run-time use, kept.
+                EvidenceKind::ElfSourcePath if used_at_run_time(h, &r.target) => {
+                    per_file.entry(f).or_insert((true, Vec::new())).0 = false;
+                    let msg = format!(
+                        "{}: names {}/{}, which a program may use at run time (a compiler's -I directory, a script an interpreter runs), so the reference is kept",
+                        String::from_utf8_lossy(entries[f].path.as_bytes()),
+                        r.target,
+                        String::from_utf8_lossy(&sub_path(h, &r.target))
+                    );
+                    if !warnings.contains(&msg) {
+                        warnings.push(msg);
+                    }
                 }
                 EvidenceKind::ElfSourcePath | EvidenceKind::ElfDebug
                     if *class != FileClass::Debug =>
@@ -344,6 +389,20 @@ pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
             continue;
         }
         let Some(elf) = &entries[f].elf else { continue };
+        let patterns: Vec<&str> = elf
+            .dlopen
+            .iter()
+            .filter(|n| n.contains('%'))
+            .map(String::as_str)
+            .collect();
+        if !patterns.is_empty() {
+            warnings.push(format!(
+                "{}: its RUNPATH is kept whole: it formats library names for dlopen ({}), so any directory of it may supply one",
+                String::from_utf8_lossy(entries[f].path.as_bytes()),
+                patterns.join(", ")
+            ));
+            continue;
+        }
         let mut kept = Vec::new();
         let mut ok = true;
         for s in &elf.search {
@@ -391,7 +450,10 @@ pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
                 continue;
             }
         }
-        want[i] = Some(class_output(&e.class, targets));
+        want[i] = Some(match forced.get(&i) {
+            Some(o) => o.clone(),
+            None => class_output(&e.class, targets),
+        });
     }
     for w in want.iter().flatten() {
         if !names.contains(w) {
@@ -443,6 +505,8 @@ pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
         files: Vec::new(),
         entry_sizes: Vec::new(),
         self_paths: BTreeMap::new(),
+        edges: BTreeMap::new(),
+        synthetic_edges: Vec::new(),
         holds,
         assumptions: Vec::new(),
         warnings,
@@ -505,6 +569,9 @@ pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
                     if e.entry != EntryType::Symlink {
                         self_paths.entry(f).or_default().insert(sub.clone(), l);
                     }
+                }
+                if l != o {
+                    plan.edges.entry((o, l)).or_default().insert(f);
                 }
                 Some(l)
             } else {
@@ -744,6 +811,36 @@ mod tests {
         let p = plan(&package(vec![source(), needed]), &[]);
         assert!(p.remove_refs.is_empty());
         assert_eq!(p.references[0].get(&(dep, None)), Some(&2));
+    }
+
+    /// issue 19, item 7: a JIT's include directory (an ELF string `<dep>/include`) and
+    /// a script a launcher passes to its interpreter (`<dep>/share/app/main.py`) are
+    /// not `__FILE__` strings: split keeps the reference and says why.
+    #[test]
+    fn an_include_directory_named_by_a_library_is_kept() {
+        let dir = hit(
+            "lib/libp.so",
+            EvidenceKind::ElfSourcePath,
+            Verdict::Removable,
+            "/nix/store/11111111111111111111111111111111-dep-1.0/include",
+        );
+        let script = hit(
+            "lib/libp.so",
+            EvidenceKind::ElfSourcePath,
+            Verdict::Removable,
+            "/nix/store/11111111111111111111111111111111-dep-1.0/share/app/main.py",
+        );
+        for (h, named) in [(dir, "-dep-1.0/include"), (script, "/share/app/main.py")] {
+            let p = plan(&package(vec![h]), &[]);
+            assert!(p.remove_refs.is_empty(), "{:?}", p.remove_refs);
+            let dep = StorePath::from_base_name(DEP).unwrap();
+            assert_eq!(p.references[0].get(&(dep, None)), Some(&1));
+            assert!(
+                p.warnings.iter().any(|w| w.contains(named)),
+                "{:?}",
+                p.warnings
+            );
+        }
     }
 
     #[test]
