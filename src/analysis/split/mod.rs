@@ -347,7 +347,15 @@ fn check_config(
         let root = physical.as_ref()?;
         let rel = std::ffi::OsStr::from_bytes(ev.entries[f].path.as_bytes());
         let file = root.join(rel);
-        // The scan saw a regular file here: read it only if it still is one.
+        // The scan saw a regular file here below directories: read it only if it still
+        // is one, never through a symlink (the tool never follows one out of the store).
+        let mut dir = file.parent();
+        while let Some(d) = dir.filter(|d| d.starts_with(root) && *d != root.as_path()) {
+            if !std::fs::symlink_metadata(d).ok()?.is_dir() {
+                return None;
+            }
+            dir = d.parent();
+        }
         let meta = std::fs::symlink_metadata(&file).ok()?;
         meta.is_file().then(|| std::fs::read(&file).ok()).flatten()
     };
