@@ -1020,3 +1020,37 @@ fn a_root_split_for_itself_still_needs_its_program() {
     let after = r["for"]["closure_size_after"].as_u64().unwrap();
     assert!(after > nar_size(&app), "{after} B cannot hold the program");
 }
+
+/// issue 21, point 4: a consumer that opens what moved to a build-only output (a JIT
+/// handing `<ember>/include` to its compiler) is told so: the warning names its file
+/// and the path, and the prediction keeps dev in its closure.
+#[test]
+fn a_consumer_reaching_into_dev_is_named() {
+    let test = "a_consumer_reaching_into_dev_is_named";
+    if !cmake_or_skip(test) {
+        return;
+    }
+    let ember = build_cmake_world(None, "ember").expect("build ember");
+    let jit = build_cmake_world(None, "ember-jit").expect("build ember-jit");
+    let r = json(&["split", &ember, "--for", &jit, "--format", "json"]);
+    assert!(r["for"]["outputs_needed"]
+        .as_array()
+        .unwrap()
+        .contains(&serde_json::json!("dev")));
+    let warnings: Vec<&str> = r["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|w| w.as_str())
+        .filter(|w| w.contains("still needs output"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains("output dev") && warnings[0].contains("bin/ember-jit names include"),
+        "{warnings:?}"
+    );
+    // The consumer of the other tests reaches nothing there: no such warning.
+    let app = build_cmake_world(None, "ember-app").expect("build ember-app");
+    let r = json(&["split", &ember, "--for", &app, "--format", "json"]);
+    assert!(!r.to_string().contains("still needs output"), "{r}");
+}

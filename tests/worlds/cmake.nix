@@ -52,6 +52,18 @@ let
     '';
   };
 
+  # A consumer that opens ember's include directory at run time (src/ember-users/jit.c).
+  jit = mkDerivation {
+    name = "ember-jit-1.0";
+    src = ./src/ember-users/jit.c;
+    headers = ./src/ember;
+    buildCommand = ''
+      mkdir -p $out/bin
+      gcc $CFLAGS -I$headers -DEMBER_INCLUDE="\"${ember}/include\"" $src -L${ember}/lib -lember \
+        $LDNEW -Wl,-rpath,${ember}/lib:${glibc}/lib -o $out/bin/ember-jit
+    '';
+  };
+
   # The inputs a build against `dev` gets: dev and what its
   # nix-support/propagated-build-inputs names, recursively (as stdenv does).
   inputsOf = ''
@@ -114,6 +126,7 @@ let
 in
 {
   inherit ember glibc cmakeUser pkgconfigUser split;
+  ember-jit = jit;
   ember-app = app ember;
   cmake-user = cmakeUser ember;
   pkgconfig-user = pkgconfigUser ember;

@@ -162,6 +162,13 @@ pub fn split(
     }
     if let Some((root, closure)) = &root {
         let (f, assumed) = closure_after(closure, &ev, &p, root, &referrers)?;
+        report.warnings.extend(build_outputs_needed(
+            sd,
+            &ev,
+            &p,
+            &referrers,
+            &f.outputs_needed,
+        ));
         report.for_root = Some(f);
         report.assumptions.extend(assumed);
     }
@@ -189,6 +196,62 @@ fn output_path(sd: &StoreDir, pkg: &StorePath, outputs: &[String], o: usize) -> 
         0 => sd.display(pkg),
         _ => format!("{}-{}", sd.display(pkg), outputs[o]),
     }
+}
+
+/// Outputs that hold what builds use (`dev`, `static`) or nobody runs (`doc`, `man`,
+/// `debug`): a consumer that still needs one gets a warning naming what it uses there.
+const BUILD_OUTPUTS: &[&str] = &["dev", "static", "doc", "man", "debug"];
+
+/// Warnings for the build-only outputs the consumer's own files reach: which file of
+/// which referrer names which path that moved there (what it loads, runs or opens must stay
+/// where it reaches it, or the split takes nothing out of its closure).
+fn build_outputs_needed(
+    sd: &StoreDir,
+    ev: &PathEvidence,
+    p: &Plan,
+    referrers: &[PathEvidence],
+    needed: &[String],
+) -> Vec<String> {
+    let tree = Tree::new(ev);
+    let mut v = Vec::new();
+    for name in needed
+        .iter()
+        .filter(|n| BUILD_OUTPUTS.contains(&n.as_str()))
+    {
+        let mut uses = BTreeSet::new();
+        for r in referrers {
+            for h in r
+                .reference(&ev.path)
+                .map(|x| x.hits.as_slice())
+                .unwrap_or(&[])
+            {
+                let sub = plan::sub_path(h, &ev.path);
+                if sub.is_empty() {
+                    continue;
+                }
+                let (l, _) = p.land(&tree, &sub);
+                if p.outputs[l] == *name {
+                    uses.insert(format!(
+                        "{} {} names {}",
+                        r.path.name(),
+                        rel(&h.fact.file),
+                        rel_bytes(&sub)
+                    ));
+                }
+            }
+        }
+        // An output reached only through another one (dev names static) is said there.
+        if uses.is_empty() {
+            continue;
+        }
+        let uses: Vec<String> = uses.into_iter().take(3).collect();
+        v.push(format!(
+            "the consumer still needs output {name} of {} ({}): what it uses moved there, so the split does not take {name} (nor what {name} refers to) out of its closure",
+            sd.display(&ev.path),
+            uses.join("; ")
+        ));
+    }
+    v
 }
 
 /// Rounds of moving files to break cycles between outputs before giving up.
@@ -347,7 +410,15 @@ fn check_config(
         let root = physical.as_ref()?;
         let rel = std::ffi::OsStr::from_bytes(ev.entries[f].path.as_bytes());
         let file = root.join(rel);
-        // The scan saw a regular file here: read it only if it still is one.
+        // The scan saw a regular file here below directories: read it only if it still
+        // is one, never through a symlink (the tool never follows one out of the store).
+        let mut dir = file.parent();
+        while let Some(d) = dir.filter(|d| d.starts_with(root) && *d != root.as_path()) {
+            if !std::fs::symlink_metadata(d).ok()?.is_dir() {
+                return None;
+            }
+            dir = d.parent();
+        }
         let meta = std::fs::symlink_metadata(&file).ok()?;
         meta.is_file().then(|| std::fs::read(&file).ok()).flatten()
     };
