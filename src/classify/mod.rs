@@ -34,7 +34,9 @@ pub use class::{
     CLASS_OUT,
 };
 pub use elf::{classify_hit, names_source_path, HitClass, SOURCE_EXTENSIONS, STRING_CAP};
-pub use gpu_arch::{arch_of_name, miopen_db_arch};
+pub use gpu_arch::{
+    arch_of_name, is_known_gpu_arch, known_gpu_archs, miopen_db_arch, nearest_gpu_archs,
+};
 pub use kind::{EvidenceKind, UnknownKind};
 pub use kinds::{file_rule, FileFacts, FileRule, Matcher, Place, FILE_RULES};
 pub use rule::RuleId;

@@ -8,6 +8,7 @@ mod diff;
 mod http;
 mod rules;
 mod snapshot;
+mod targets;
 
 pub use args::Cli;
 
@@ -454,6 +455,7 @@ fn cmd_refs(
 }
 
 fn cmd_split(g: &GlobalArgs, a: &SplitArgs, format: Format, style: &Style) -> Result<Outcome> {
+    let gpu_targets = targets::checked(&a.gpu_targets)?;
     let input = a.for_root.as_deref().unwrap_or(&a.path);
     let closure = load_input(g, input)?;
     let package = match (&a.for_root, closure.declared_roots.first()) {
@@ -471,12 +473,7 @@ fn cmd_split(g: &GlobalArgs, a: &SplitArgs, format: Format, style: &Style) -> Re
         package,
         for_root: a.for_root.is_some(),
         root: g.root.clone(),
-        gpu_targets: a
-            .gpu_targets
-            .iter()
-            .map(|t| t.trim().to_string())
-            .filter(|t| !t.is_empty())
-            .collect(),
+        gpu_targets,
         files: source::locate(&closure, g.store_root.as_deref()),
         cache: scan_cache(a.no_cache),
         ..Default::default()
@@ -499,10 +496,11 @@ fn cmd_gpu(
     format: Format,
     style: &Style,
 ) -> Result<Outcome> {
+    let gpu_targets = targets::checked(&a.gpu_targets)?;
     let closure = load_input(g, &a.input)?;
     let opts = analysis::GpuOptions {
         root: g.root.clone(),
-        gpu_targets: a.gpu_targets.clone(),
+        gpu_targets,
         files: files_for(g, &closure),
         cache: scan_cache(g.no_cache),
         rules,

@@ -24,6 +24,12 @@ pub(crate) fn heading(r: &GpuReport) -> String {
 
 /// `GPU 3.2 MiB (62.5%) in 15 architectures · generic 91 KiB · host 1.8 MiB`.
 pub(crate) fn totals(r: &GpuReport) -> String {
+    if r.closure_size > 0 && r.unscanned_bytes >= r.closure_size {
+        return format!(
+            "GPU bytes not known: no file of the closure was read ({} not read)",
+            format_size(r.unscanned_bytes)
+        );
+    }
     let mut s = format!(
         "GPU {} ({}) in {} architecture{}; generic {} ({} file{}); host {}",
         format_size(r.gpu_bytes),
@@ -45,6 +51,27 @@ pub(crate) fn totals(r: &GpuReport) -> String {
 pub(crate) fn after(r: &GpuReport) -> Option<String> {
     let size = r.closure_size_after?;
     let count = r.path_count_after.unwrap_or(r.path_count);
+    if r.closure_size > 0 && r.unscanned_bytes >= r.closure_size {
+        return Some(format!(
+            "with only {}: not known: no file of the closure was read ({} not read), so \
+             nothing could be dropped; give the store (--store-root) or a binary cache with \
+             its NARs",
+            r.gpu_targets.join(", "),
+            format_size(r.unscanned_bytes)
+        ));
+    }
+    let how = match (r.estimated, r.unscanned_bytes) {
+        (_, 0) if r.estimated => "; estimated: fat binaries rebuilt with fewer targets".to_string(),
+        (_, 0) => "; exact: per-architecture files dropped".to_string(),
+        (true, n) => format!(
+            "; estimated: fat binaries rebuilt with fewer targets, {} not read",
+            format_size(n)
+        ),
+        (false, n) => format!(
+            "; per-architecture files dropped, {} not read",
+            format_size(n)
+        ),
+    };
     Some(format!(
         "with only {}: {} → {} ({} less{}), {} → {} paths{}",
         r.gpu_targets.join(", "),
@@ -61,11 +88,7 @@ pub(crate) fn after(r: &GpuReport) -> Option<String> {
         },
         r.path_count,
         count,
-        if r.estimated {
-            "; estimated: fat binaries rebuilt with fewer targets"
-        } else {
-            "; exact: per-architecture files dropped"
-        }
+        how
     ))
 }
 
