@@ -5,12 +5,15 @@
 mod args;
 mod check;
 mod diff;
+mod formats;
 mod http;
 mod rules;
 mod snapshot;
+mod suggest;
 mod targets;
 
 pub use args::Cli;
+pub use suggest::better_suggestion;
 
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -40,6 +43,7 @@ pub enum Outcome {
 /// Run a parsed command line.
 pub fn run(cli: Cli) -> Result<Outcome> {
     let g = &cli.global;
+    formats::check(&cli.command, g.format)?;
     let style = style_for(g);
     let format = match g.format {
         FormatArg::Table => Format::Table,
