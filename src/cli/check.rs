@@ -73,8 +73,9 @@ pub(super) fn run(g: &GlobalArgs, a: &CheckArgs, format: Format, style: &Style) 
         Some(o) => Some(load_input(g, o).context("cannot load OTHER (--against)")?),
         None => None,
     };
+    let root = super::root_query(g, &closure)?;
     if !a.allow_partial {
-        require_complete(&closure, g.root.as_deref(), "ROOT")?;
+        require_complete(&closure, root.as_deref(), "ROOT")?;
         if let Some(b) = &baseline {
             require_complete(b, None, "the baseline (--baseline)")?;
         }
@@ -83,7 +84,7 @@ pub(super) fn run(g: &GlobalArgs, a: &CheckArgs, format: Format, style: &Style) 
         }
     }
     let opts = CheckOptions {
-        root: g.root.clone(),
+        root,
         baseline: baseline.as_ref().map(|b| (b, growth)),
         against: other.as_ref().zip(a.max_ratio),
         max_size,

@@ -7,6 +7,7 @@ mod check;
 mod diff;
 mod formats;
 mod http;
+mod inputs;
 mod rules;
 mod snapshot;
 mod suggest;
@@ -164,8 +165,20 @@ fn load_input(g: &GlobalArgs, input: &str) -> Result<Closure> {
     if let Some(b) = bar {
         b.clear();
     }
-    let closure = closure.with_context(|| format!("cannot load `{input}`"))?;
+    let closure = closure.map_err(|e| match inputs::missing_input_hint(input) {
+        Some(hint) => anyhow::anyhow!("cannot load `{input}`: {e}\n  hint: {hint}"),
+        None => anyhow::Error::new(e).context(format!("cannot load `{input}`")),
+    })?;
     Ok(closure)
+}
+
+/// `--root` as the lookup in `c` takes it (a `./result-x` symlink is the store path it
+/// names; see `inputs::in_closure`).
+fn root_query(g: &GlobalArgs, c: &Closure) -> Result<Option<String>> {
+    g.root
+        .as_deref()
+        .map(|r| inputs::in_closure(g, c, r).context("--root"))
+        .transpose()
 }
 
 /// Where the files of a loaded closure come from.
@@ -299,7 +312,7 @@ fn cmd_why(
     match &a.target {
         None => {
             let opts = analysis::WhyOptions {
-                root: g.root.clone(),
+                root: root_query(g, &closure)?,
                 top: match (a.top, a.all, format) {
                     (_, true, _) => None,
                     (Some(n), _, _) => Some(n),
@@ -330,9 +343,11 @@ fn cmd_why(
         Some(target) => {
             // Checked here so that the message names it as the TARGET; the analysis
             // resolves it again (a lookup).
-            closure.select_path(target, "TARGET")?;
+            let target = inputs::in_closure(g, &closure, target).context("TARGET")?;
+            closure.select_path(&target, "TARGET")?;
+            let root = root_query(g, &closure)?;
             let report =
-                analysis::why_chains(&closure, g.root.as_deref(), target, &evidence, Some(&tick))?;
+                analysis::why_chains(&closure, root.as_deref(), &target, &evidence, Some(&tick))?;
             show(g, bar, &report.warnings, &report, format, style)?;
             discard(report);
         }
@@ -417,6 +432,7 @@ fn cmd_refs(
     for (input, whole_closure) in inputs {
         let closure = load_input(g, &input)?;
         let mut opts = base.clone();
+        opts.root = root_query(g, &closure)?;
         opts.files = files_for(g, &closure);
         if whole_closure {
             opts.closure = true;
@@ -466,17 +482,23 @@ fn cmd_split(g: &GlobalArgs, a: &SplitArgs, format: Format, style: &Style) -> Re
         // PATH alone: the store path it was loaded as, else `--root` or the only root
         // of the file it was read from.
         (None, Some(p)) => closure.store_dir.display(p),
-        (None, None) => match (&g.root, closure.roots().as_slice()) {
-            (Some(r), _) => r.clone(),
+        (None, None) => match (root_query(g, &closure)?, closure.roots().as_slice()) {
+            (Some(r), _) => r,
             (None, [only]) => closure.store_dir.display(only),
             _ => a.path.clone(),
         },
-        (Some(_), _) => a.path.clone(),
+        // PATH in ROOT's closure, as typed (`./result-rocblas`, a name, a hash): looked
+        // up here, so that an ambiguous or unknown name lists the candidates.
+        (Some(_), _) => {
+            let q = inputs::in_closure(g, &closure, &a.path).context("PATH")?;
+            let p = closure.select_path(&q, "PATH")?;
+            closure.store_dir.display(&p)
+        }
     };
     let opts = analysis::SplitOptions {
         package,
         for_root: a.for_root.is_some(),
-        root: g.root.clone(),
+        root: root_query(g, &closure)?,
         gpu_targets,
         files: source::locate(&closure, g.store_root.as_deref()),
         cache: scan_cache(a.no_cache),
@@ -503,7 +525,7 @@ fn cmd_gpu(
     let gpu_targets = targets::checked(&a.gpu_targets)?;
     let closure = load_input(g, &a.input)?;
     let opts = analysis::GpuOptions {
-        root: g.root.clone(),
+        root: root_query(g, &closure)?,
         gpu_targets,
         files: files_for(g, &closure),
         cache: scan_cache(g.no_cache),
