@@ -44,8 +44,8 @@ pub(super) fn why(r: &WhyReport, out: &mut dyn Write) -> io::Result<()> {
     if let Some(rest) = &r.rest {
         writeln!(
             out,
-            "| | … {} more paths | {} | | | |",
-            rest.count,
+            "| | {} | {} | | | |",
+            crate::render::text::more_paths(rest.count as u64),
             format_size(rest.nar_size)
         )?;
     }

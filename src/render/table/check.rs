@@ -51,7 +51,7 @@ pub(super) fn check(r: &CheckReport, style: &Style, out: &mut dyn Write) -> io::
         if let Some(rest) = list.rest {
             t.add_row(vec![
                 Cell::new(""),
-                Cell::new(format!("… {} more paths", rest.count)),
+                Cell::new(crate::render::text::more_paths(rest.count as u64)),
                 Cell::new(format_size(rest.nar_size)).set_alignment(CellAlignment::Right),
                 Cell::new(""),
                 Cell::new(""),

@@ -39,12 +39,12 @@ pub(super) fn split(r: &SplitReport, style: &Style, out: &mut dyn Write) -> io::
     if let Some(f) = &r.for_root {
         writeln!(
             out,
-            "closure of {}: {} → {} (predicted; {} → {} paths; needs {})",
+            "closure of {}: {} → {} (predicted; {} → {}; needs {})",
             f.root,
             format_size(f.closure_size_before),
             format_size(f.closure_size_after),
-            f.path_count_before,
-            f.path_count_after,
+            crate::render::text::thousands(f.path_count_before as u64),
+            crate::render::text::count(f.path_count_after as u64, "path", "paths"),
             f.outputs_needed.join(", ")
         )?;
     }

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use comfy_table::{Cell, CellAlignment};
 
 use super::{bold, new_table};
-use crate::render::text::{name_of, short_path, shorten_end, shorten_middle, thousands};
+use crate::render::text::{name_of, short_path, shorten_end, shorten_middle};
 use crate::render::words::why::{
     chains_header, evidence_note, header, kept_by, main_reason_fit, savings_lines, sort_note,
     tree_lines, via,
@@ -60,7 +60,7 @@ fn why_compact(r: &WhyReport, style: &Style, out: &mut dyn Write) -> io::Result<
             String::new(),
             String::new(),
             format_size(rest.nar_size),
-            format!("… {} more paths", thousands(rest.count as u64)),
+            crate::render::text::more_paths(rest.count as u64),
         ]);
         reasons.push(None);
     }
@@ -70,8 +70,8 @@ fn why_compact(r: &WhyReport, style: &Style, out: &mut dyn Write) -> io::Result<
     widths[4] = widths[4].min(40);
     let mut shown = vec![true; 5];
     // Room for a verdict, a referrer and its evidence count
-    // (`gpu:gfx900,+3 ← rocblas-5.7.1: 26 symlink`).
-    const MIN_REASON: usize = 42;
+    // (`gpu:gfx900,+3 ← rocblas-5.7.1: 26 symlink`), or for a chain at graph level.
+    let min_reason: usize = if files { 42 } else { 30 };
     let used = |w: &[usize], shown: &[bool]| -> usize {
         w.iter()
             .zip(shown)
@@ -81,13 +81,13 @@ fn why_compact(r: &WhyReport, style: &Style, out: &mut dyn Write) -> io::Result<
     };
     // Narrow terminals lose the closure size, then the NAR size (--long has both).
     for k in [2, 3] {
-        if width.saturating_sub(used(&widths, &shown)) < MIN_REASON {
+        if width.saturating_sub(used(&widths, &shown)) < min_reason {
             shown[k] = false;
         }
     }
     let spare = width.saturating_sub(used(&widths, &shown));
-    if spare < MIN_REASON {
-        widths[4] = widths[4].saturating_sub(MIN_REASON - spare).max(16);
+    if spare < min_reason {
+        widths[4] = widths[4].saturating_sub(min_reason - spare).max(16);
     }
     let reason_w = width.saturating_sub(used(&widths, &shown)).max(12);
     for (i, (row, reason)) in rows.iter().zip(&reasons).enumerate() {
@@ -187,7 +187,7 @@ fn why_long(r: &WhyReport, style: &Style, out: &mut dyn Write) -> io::Result<()>
     if let Some(rest) = &r.rest {
         t.add_row(vec![
             Cell::new(""),
-            Cell::new(format!("… {} more paths", rest.count)),
+            Cell::new(crate::render::text::more_paths(rest.count as u64)),
             Cell::new(format_size(rest.nar_size)).set_alignment(CellAlignment::Right),
             Cell::new(""),
             Cell::new(""),

@@ -4,7 +4,7 @@
 //! Verdicts, kinds and the sort key are read through `Display` only, whatever type the
 //! report gives them.
 
-use crate::render::text::{name_of, shorten_end, tree_prefix, via_chain};
+use crate::render::text::{count, name_of, shorten_end, thousands, tree_prefix, via_chain};
 use crate::report::{
     ChainNode, EvidenceLevel, HopEvidence, WhyChainsReport, WhyPath, WhyReport, WhySavings,
 };
@@ -131,8 +131,8 @@ pub(crate) fn evidence_note(r: &WhyReport) -> Option<String> {
         return None;
     }
     Some(format!(
-        "Evidence for the first {} paths only (--evidence-paths N|all for more).",
-        r.evidence_paths
+        "Evidence for the first {} only (--evidence-paths N|all for more).",
+        count(r.evidence_paths as u64, "path", "paths")
     ))
 }
 
@@ -172,9 +172,9 @@ pub(crate) fn header(r: &WhyReport) -> String {
         name_of(&r.root).to_string()
     };
     format!(
-        "{root}: closure {} in {} paths",
+        "{root}: closure {} in {}",
         size_or_unknown(r.closure_size, r.sizes_known),
-        r.path_count
+        count(r.path_count as u64, "path", "paths")
     )
 }
 
@@ -196,16 +196,16 @@ pub(crate) fn chains_header(r: &WhyChainsReport) -> String {
             name_of(&r.target)
         );
     }
-    let count = if r.chain_count_saturated {
-        format!("more than {}", r.chain_count)
+    let chains = if r.chain_count_saturated {
+        format!("more than {} chains", thousands(r.chain_count as u64))
     } else {
-        r.chain_count.to_string()
+        count(r.chain_count as u64, "chain", "chains")
     };
     format!(
-        "{count} chain(s) from {} to {} through {} paths; {} adds {} to the closure",
+        "{chains} from {} to {} through {}; {} adds {} to the closure",
         name_of(&r.root),
         name_of(&r.target),
-        r.paths_on_chains,
+        count(r.paths_on_chains as u64, "path", "paths"),
         name_of(&r.target),
         format_size(r.target_added_size)
     )
