@@ -5,7 +5,8 @@ use std::io::{self, Write};
 
 use comfy_table::{Cell, CellAlignment};
 
-use super::{bold, new_table};
+use super::{bold, new_table, write_fitted};
+use crate::render::text::shorten_middle;
 use crate::render::words::refs::{
     clip, explain_heading, kinds, path_heading, reach_step, ref_label, SHOWN,
 };
@@ -29,7 +30,7 @@ pub(super) fn refs(r: &RefsReport, style: &Style, out: &mut dyn Write) -> io::Re
                     Cell::new(&e.rule),
                 ]);
             }
-            writeln!(out, "{t}")?;
+            write_fitted(out, &t, style, &[4, 3])?;
         }
         for e in p.references.iter().filter(|e| !e.evidence.is_empty()) {
             writeln!(out, "  {} ({}):", ref_label(e), e.verdict)?;
@@ -38,19 +39,25 @@ pub(super) fn refs(r: &RefsReport, style: &Style, out: &mut dyn Write) -> io::Re
                 Some(_) => e.evidence.len(),
                 None => e.evidence.len().min(SHOWN),
             };
+            let width = style.width.map_or(120, usize::from);
             for item in e.evidence.iter().take(shown) {
-                writeln!(
-                    out,
-                    "    {}@{} {} {}",
-                    if item.file.is_empty() {
-                        "."
-                    } else {
-                        &item.file
-                    },
-                    item.offset,
-                    item.kind,
-                    clip(&item.detail, 120)
-                )?;
+                // `file@offset kind` on one line (a long file name shortened in the
+                // middle, so that its start and its end stay), the detail under it.
+                let tail = format!("@{} {}", item.offset, item.kind);
+                let room = width.saturating_sub(4 + tail.chars().count()).max(24);
+                let file = if item.file.is_empty() {
+                    ".".to_string()
+                } else {
+                    shorten_middle(&item.file, room)
+                };
+                writeln!(out, "    {file}{tail}")?;
+                if !item.detail.is_empty() {
+                    writeln!(
+                        out,
+                        "      {}",
+                        clip(&item.detail, width.saturating_sub(6).max(24))
+                    )?;
+                }
             }
             let more = e.evidence_count.saturating_sub(shown as u64);
             if more > 0 {

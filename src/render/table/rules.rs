@@ -2,7 +2,7 @@
 
 use std::io::{self, Write};
 
-use super::new_table;
+use super::{fit, new_table, whole};
 use crate::render::words::rules::{class_heading, KIND_HEADING, VERDICT_HEADING};
 use crate::render::Style;
 use crate::report::RulesReport;
@@ -18,17 +18,22 @@ pub(super) fn rules(r: &RulesReport, style: &Style, out: &mut dyn Write) -> io::
             &c.class,
         ]);
     }
-    writeln!(out, "{}\n{t}\n", class_heading(r))?;
+    writeln!(
+        out,
+        "{}\n{}\n",
+        class_heading(r),
+        whole(&fit(&t, style, &[1]).0)
+    )?;
     let mut t = new_table(style);
     t.set_header(vec!["rule", "matches", "kind"]);
     for k in &r.kind_rules {
         t.add_row(vec![&k.name, &k.matches, &k.kind]);
     }
-    writeln!(out, "{KIND_HEADING}\n{t}\n")?;
+    writeln!(out, "{KIND_HEADING}\n{}\n", whole(&fit(&t, style, &[]).0))?;
     let mut t = new_table(style);
     t.set_header(vec!["rule", "when", "verdict", "why"]);
     for v in &r.verdict_rules {
         t.add_row(vec![&v.name, &v.when, &v.verdict, &v.why]);
     }
-    writeln!(out, "{VERDICT_HEADING}\n{t}")
+    writeln!(out, "{VERDICT_HEADING}\n{}", whole(&fit(&t, style, &[]).0))
 }

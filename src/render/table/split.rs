@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use comfy_table::{Cell, CellAlignment};
 
-use super::{bold, new_table};
+use super::{bold, new_table, write_fitted, WHOLE};
 use crate::render::words::split::{action, assumption, heading, no_split, remedy_groups};
 use crate::render::Style;
 use crate::report::SplitReport;
@@ -35,7 +35,7 @@ pub(super) fn split(r: &SplitReport, style: &Style, out: &mut dyn Write) -> io::
             Cell::new(refs.join("\n")),
         ]);
     }
-    writeln!(out, "{t}")?;
+    write_fitted(out, &t, style, &[2])?;
     if let Some(f) = &r.for_root {
         writeln!(
             out,
@@ -68,7 +68,7 @@ pub(super) fn split(r: &SplitReport, style: &Style, out: &mut dyn Write) -> io::
                 Cell::new(if a.kept { "yes" } else { "no" }),
             ]);
         }
-        writeln!(out, "{t}")?;
+        write_fitted(out, &t, style, &[3, 2])?;
     }
     writeln!(out, "actions:")?;
     for a in &r.actions {
@@ -80,11 +80,14 @@ pub(super) fn split(r: &SplitReport, style: &Style, out: &mut dyn Write) -> io::
     for (heading, options) in remedy_groups(&r.remedies) {
         writeln!(out, "{heading}")?;
         for o in options {
-            writeln!(out, "  {o}")?;
+            writeln!(out, "{WHOLE}  {o}")?;
         }
     }
     writeln!(out)?;
-    write!(out, "{}", r.nix)?;
+    // The Nix code is meant to be copied: never wrapped.
+    for line in r.nix.lines() {
+        writeln!(out, "{WHOLE}{line}")?;
+    }
     warnings(r, out)
 }
 

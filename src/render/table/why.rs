@@ -5,11 +5,11 @@ use std::io::{self, Write};
 
 use comfy_table::{Cell, CellAlignment};
 
-use super::{bold, new_table};
+use super::{bold, new_table, write_fitted, WHOLE};
 use crate::render::text::{name_of, short_path, shorten_end, shorten_middle};
 use crate::render::words::why::{
     chains_header, evidence_note, header, kept_by, main_reason_fit, savings_lines, sort_note,
-    tree_lines, via,
+    tree_lines, tree_lines_with, via,
 };
 use crate::render::Style;
 use crate::report::{EvidenceLevel, WhyChainsReport, WhyReport};
@@ -138,7 +138,7 @@ fn why_compact(r: &WhyReport, style: &Style, out: &mut dyn Write) -> io::Result<
     if let Some(s) = &r.savings {
         // One command a line, never cut: each is meant to be copied.
         for line in savings_lines(s, &r.source.origin) {
-            writeln!(out, "{line}")?;
+            writeln!(out, "{WHOLE}{line}")?;
         }
     }
     Ok(())
@@ -194,7 +194,7 @@ fn why_long(r: &WhyReport, style: &Style, out: &mut dyn Write) -> io::Result<()>
             Cell::new(""),
         ]);
     }
-    writeln!(out, "{t}")?;
+    write_fitted(out, &t, style, &[3, 2, 5])?;
     writeln!(
         out,
         "{}; sizes are NAR sizes in binary units.",
@@ -202,7 +202,7 @@ fn why_long(r: &WhyReport, style: &Style, out: &mut dyn Write) -> io::Result<()>
     )?;
     if let Some(s) = &r.savings {
         for line in savings_lines(s, &r.source.origin) {
-            writeln!(out, "{line}")?;
+            writeln!(out, "{WHOLE}{line}")?;
         }
     }
     if r.evidence == EvidenceLevel::Graph {
@@ -217,7 +217,21 @@ fn why_long(r: &WhyReport, style: &Style, out: &mut dyn Write) -> io::Result<()>
 pub(super) fn chains(r: &WhyChainsReport, style: &Style, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "{}", bold(&chains_header(r), style))?;
     if let Some(tree) = &r.tree {
-        for line in tree_lines(tree) {
+        // Full store paths when they fit, else short ones.
+        let width = style.width.map_or(usize::MAX, usize::from);
+        let mut lines = tree_lines(tree);
+        // The prefix and the path, before the evidence (which may wrap).
+        let longest_path = |lines: &[String]| {
+            lines
+                .iter()
+                .map(|l| l.split("  ← ").next().unwrap_or(l).chars().count())
+                .max()
+                .unwrap_or(0)
+        };
+        if longest_path(&lines) > width {
+            lines = tree_lines_with(tree, true);
+        }
+        for line in lines {
             writeln!(out, "{line}")?;
         }
     }

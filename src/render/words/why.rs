@@ -213,6 +213,13 @@ pub(crate) fn chains_header(r: &WhyChainsReport) -> String {
 
 /// The chain tree as lines, depth first, in the style of `nix why-depends`.
 pub(crate) fn tree_lines(root: &ChainNode) -> Vec<String> {
+    tree_lines_with(root, false)
+}
+
+/// [`tree_lines`], with store paths as `<7 hash chars>…-<name>` when `short` (a
+/// narrow terminal).
+pub(crate) fn tree_lines_with(root: &ChainNode, short: bool) -> Vec<String> {
+    let node_label = |n: &ChainNode| node_label(n, short);
     let mut out = vec![node_label(root)];
     // Stack of (node, ancestors' last flags, last); children pushed in reverse.
     let mut stack: Vec<(&ChainNode, Vec<bool>, bool)> = Vec::new();
@@ -230,11 +237,16 @@ pub(crate) fn tree_lines(root: &ChainNode) -> Vec<String> {
     out
 }
 
-fn node_label(n: &ChainNode) -> String {
-    let mut s = if n.repeat {
-        format!("{} (see above)", n.path)
+fn node_label(n: &ChainNode, short: bool) -> String {
+    let path = if short {
+        crate::render::text::short_path(&n.path)
     } else {
         n.path.clone()
+    };
+    let mut s = if n.repeat {
+        format!("{path} (see above)")
+    } else {
+        path
     };
     if let Some(h) = &n.via {
         s.push_str(&hop_line(h));
