@@ -78,6 +78,7 @@ fn table_widths<'a>(name: &str, report: impl Into<Report<'a>>) {
                 (in_nix || line.starts_with("# nixcut split")) && !line.starts_with("warning:");
             let copyable = in_nix
                 || line.starts_with("  nixcut ")
+                || line.starts_with("FAIL: ")
                 || line.starts_with("  ")
                     && ["override {", "config = {", "${"]
                         .iter()

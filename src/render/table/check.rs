@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use comfy_table::{Cell, CellAlignment};
 
-use super::{bold, new_table, write_fitted};
+use super::{bold, new_table, write_fitted, WHOLE};
 use crate::render::text::{short_path, via_chain};
 use crate::render::words::check::{criteria, header, lists, verdict};
 use crate::render::Style;
@@ -63,7 +63,9 @@ pub(super) fn check(r: &CheckReport, style: &Style, out: &mut dyn Write) -> io::
     // command: printing them here too showed each one twice.
     // Last, so that a build log's tail (`nix-build` shows ten lines) has the reason.
     for f in &r.failures {
-        writeln!(out, "FAIL: {f}")?;
+        // One line per failure, whatever the width, so that `grep FAIL` in a CI log
+        // finds it whole.
+        writeln!(out, "{WHOLE}FAIL: {f}")?;
     }
     Ok(())
 }

@@ -41,23 +41,29 @@ pub(super) fn refs(r: &RefsReport, style: &Style, out: &mut dyn Write) -> io::Re
             };
             let width = style.width.map_or(120, usize::from);
             for item in e.evidence.iter().take(shown) {
-                // `file@offset kind` on one line (a long file name shortened in the
-                // middle, so that its start and its end stay), the detail under it.
+                // `file@offset kind detail` on one line of the width: the detail is
+                // cut at its end, a long file name in its middle (its start and end
+                // stay), each keeping a readable part.
                 let tail = format!("@{} {}", item.offset, item.kind);
-                let room = width.saturating_sub(4 + tail.chars().count()).max(24);
                 let file = if item.file.is_empty() {
-                    ".".to_string()
+                    "."
                 } else {
-                    shorten_middle(&item.file, room)
+                    item.file.as_str()
                 };
-                writeln!(out, "    {file}{tail}")?;
-                if !item.detail.is_empty() {
-                    writeln!(
-                        out,
-                        "      {}",
-                        clip(&item.detail, width.saturating_sub(6).max(24))
-                    )?;
-                }
+                let fixed = 4 + tail.chars().count();
+                let detail_room = 24.min(item.detail.chars().count());
+                let file_room = width
+                    .saturating_sub(fixed + usize::from(detail_room > 0) + detail_room)
+                    .max(24);
+                let file = shorten_middle(file, file_room);
+                let used = fixed + file.chars().count();
+                let line = if item.detail.is_empty() {
+                    format!("    {file}{tail}")
+                } else {
+                    let room = width.saturating_sub(used + 1).max(12);
+                    format!("    {file}{tail} {}", clip(&item.detail, room))
+                };
+                writeln!(out, "{line}")?;
             }
             let more = e.evidence_count.saturating_sub(shown as u64);
             if more > 0 {
