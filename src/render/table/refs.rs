@@ -50,17 +50,14 @@ pub(super) fn refs(r: &RefsReport, style: &Style, out: &mut dyn Write) -> io::Re
                 } else {
                     item.file.as_str()
                 };
+                // The file first (it tells the items apart); the detail gets what is
+                // left, and is left out when that is too little to read.
                 let fixed = 4 + tail.chars().count();
-                let detail_room = 24.min(item.detail.chars().count());
-                let file_room = width
-                    .saturating_sub(fixed + usize::from(detail_room > 0) + detail_room)
-                    .max(24);
-                let file = shorten_middle(file, file_room);
-                let used = fixed + file.chars().count();
-                let line = if item.detail.is_empty() {
+                let file = shorten_middle(file, width.saturating_sub(fixed).max(24));
+                let room = width.saturating_sub(fixed + file.chars().count() + 1);
+                let line = if item.detail.is_empty() || room < 12 {
                     format!("    {file}{tail}")
                 } else {
-                    let room = width.saturating_sub(used + 1).max(12);
                     format!("    {file}{tail} {}", clip(&item.detail, room))
                 };
                 writeln!(out, "{line}")?;
