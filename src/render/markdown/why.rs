@@ -54,7 +54,7 @@ pub(super) fn why(r: &WhyReport, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "\n_{}_", md_cell(&note))?;
     }
     if let Some(s) = &r.savings {
-        let lines = savings_lines(s, &r.source.origin);
+        let lines = savings_lines(s, &r.source.origin, r.evidence_paths);
         writeln!(out, "\n{}", md_cell(&lines[0]))?;
         if lines.len() > 1 {
             // The commands as a code block, to be copied as they are.

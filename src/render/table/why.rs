@@ -137,8 +137,14 @@ fn why_compact(r: &WhyReport, style: &Style, out: &mut dyn Write) -> io::Result<
     }
     if let Some(s) = &r.savings {
         // One command a line, never cut: each is meant to be copied.
-        for line in savings_lines(s, &r.source.origin) {
-            writeln!(out, "{WHOLE}{line}")?;
+        for line in savings_lines(s, &r.source.origin, r.evidence_paths) {
+            // Commands are never wrapped: they are meant to be copied.
+            let whole = if line.starts_with("  nixcut ") {
+                WHOLE.to_string()
+            } else {
+                String::new()
+            };
+            writeln!(out, "{whole}{line}")?;
         }
     }
     Ok(())
@@ -201,8 +207,14 @@ fn why_long(r: &WhyReport, style: &Style, out: &mut dyn Write) -> io::Result<()>
         sort_note(r)
     )?;
     if let Some(s) = &r.savings {
-        for line in savings_lines(s, &r.source.origin) {
-            writeln!(out, "{WHOLE}{line}")?;
+        for line in savings_lines(s, &r.source.origin, r.evidence_paths) {
+            // Commands are never wrapped: they are meant to be copied.
+            let whole = if line.starts_with("  nixcut ") {
+                WHOLE.to_string()
+            } else {
+                String::new()
+            };
+            writeln!(out, "{whole}{line}")?;
         }
     }
     if r.evidence == EvidenceLevel::Graph {

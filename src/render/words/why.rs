@@ -258,9 +258,14 @@ fn node_label(n: &ChainNode, short: bool) -> String {
 /// three largest as a command that runs as written (the full base name, which no other
 /// path shares, and `--for` the input the report was read from) with what it saves
 /// alone. Suggestions that save nothing are left out.
-pub(crate) fn savings_lines(s: &WhySavings, origin: &str) -> Vec<String> {
+///
+/// The suggestions come from the referrers scanned, those of the first `scanned` paths
+/// (`--evidence-paths`), and the line says so: another `--top` scans others.
+pub(crate) fn savings_lines(s: &WhySavings, origin: &str, scanned: usize) -> Vec<String> {
     let mut lines = vec![format!(
-        "after every safe split suggestion: {} → {}{}",
+        "after every safe split suggestion among the referrers of the first {} \
+         (--evidence-paths N|all for more): {} → {}{}",
+        count(scanned as u64, "path", "paths"),
         format_size(s.closure_size_before),
         format_size(s.closure_size_after),
         if s.suggestions.iter().any(|x| x.saved > 0) {
