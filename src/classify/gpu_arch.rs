@@ -179,7 +179,7 @@ pub fn nearest_gpu_archs(base: &str, max: usize) -> Vec<&'static str> {
     let mut all: Vec<(usize, bool, std::cmp::Reverse<usize>, &'static str)> = known_gpu_archs()
         .map(|k| {
             (
-                edit_distance(base, k),
+                crate::store::edit_distance(base, k),
                 k.starts_with("sm_") != cuda,
                 std::cmp::Reverse(prefix(k)),
                 k,
@@ -188,22 +188,6 @@ pub fn nearest_gpu_archs(base: &str, max: usize) -> Vec<&'static str> {
         .collect();
     all.sort();
     all.into_iter().take(max).map(|(.., k)| k).collect()
-}
-
-/// Levenshtein distance of two short ASCII strings.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, &ca) in a.iter().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, &cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != cb))
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 #[cfg(test)]

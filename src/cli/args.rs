@@ -65,9 +65,9 @@ pub struct GlobalArgs {
     #[arg(long, global = true, help_heading = GLOBAL, value_enum, default_value_t = FormatArg::Table)]
     pub format: FormatArg,
 
-    /// In an input holding several roots, use this one: a store path, base name, hash
-    /// or unique package name (`rocblas`). Without it, every path nothing else
-    /// references is a root.
+    /// In an input holding several roots, use this one: a store path or `./result-x`
+    /// symlink, base name, hash (or its first characters) or unique package name
+    /// (`rocblas`). Without it, every path nothing else references is a root.
     #[arg(long, global = true, help_heading = GLOBAL, value_name = "NAME")]
     pub root: Option<String>,
 
@@ -287,8 +287,9 @@ pub struct GpuArgs {
 
 #[derive(Debug, Args)]
 pub struct SplitArgs {
-    /// The package to split: a store path, or a base name, hash or package name of a
-    /// path in ROOT's closure (with --for).
+    /// The package to split: a store path or `./result-x` symlink, or (with --for) a
+    /// base name, hash, hash prefix or package name of a path in ROOT's closure. A name
+    /// several paths match is an error listing them.
     #[arg(value_name = "PATH")]
     pub path: String,
     /// Also say what this consumer's closure becomes (any input form).
@@ -415,7 +416,8 @@ pub struct WhyArgs {
     /// The closure: a store path, `./result`, or a file or directory (see `nixcut --help`).
     #[arg(value_name = "ROOT")]
     pub input: String,
-    /// Show every chain to this path (store path, base name, hash or package name).
+    /// Show every chain to this path: a store path or `./result-x` symlink, base name,
+    /// hash (or its first characters) or package name.
     pub target: Option<String>,
     /// Show the first N paths and summarise the rest in one row (default 25 in tables,
     /// all in JSON).

@@ -32,7 +32,7 @@ pub fn better_suggestion(e: clap::Error) -> clap::Error {
         .get_arguments()
         .filter(|a| !a.is_hide_set())
         .filter_map(|a| a.get_long())
-        .map(|l| (distance(typed, l), l))
+        .map(|l| (nixcut::store::edit_distance(typed, l), l))
         .min();
     let mut c = cmd.clone();
     let mut fresh = clap::Error::new(ErrorKind::UnknownArgument).with_cmd(&c);
@@ -50,34 +50,9 @@ pub fn better_suggestion(e: clap::Error) -> clap::Error {
     fresh
 }
 
-/// Edit distance with adjacent transpositions (`tpo` → `top` is 1).
-fn distance(a: &str, b: &str) -> usize {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for j in 0..=b.len() {
-        d[0][j] = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut v = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                v = v.min(d[i - 2][j - 2] + 1);
-            }
-            d[i][j] = v;
-        }
-    }
-    d[a.len()][b.len()]
-}
-
 #[cfg(test)]
 mod tests {
-    use super::distance;
+    use nixcut::store::edit_distance as distance;
 
     #[test]
     fn transpositions_are_one_edit() {

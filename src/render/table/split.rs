@@ -43,8 +43,8 @@ pub(super) fn split(r: &SplitReport, style: &Style, out: &mut dyn Write) -> io::
             f.root,
             format_size(f.closure_size_before),
             format_size(f.closure_size_after),
-            crate::render::text::thousands(f.path_count_before as u64),
-            crate::render::text::count(f.path_count_after as u64, "path", "paths"),
+            crate::render::text::thousands(f.path_count_before),
+            crate::render::text::count(f.path_count_after, "path", "paths"),
             f.outputs_needed.join(", ")
         )?;
     }

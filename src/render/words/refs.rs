@@ -47,7 +47,7 @@ pub(crate) fn path_heading(p: &RefsPath) -> String {
             "{}: {}; {}, {} scanned{}",
             p.path,
             count(p.references.len() as u64, "reference", "references"),
-            count(p.files_scanned as u64, "file", "files"),
+            count(p.files_scanned, "file", "files"),
             format_size(p.bytes_scanned),
             if p.cached { " (cached)" } else { "" }
         )

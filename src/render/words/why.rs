@@ -197,9 +197,9 @@ pub(crate) fn chains_header(r: &WhyChainsReport) -> String {
         );
     }
     let chains = if r.chain_count_saturated {
-        format!("more than {} chains", thousands(r.chain_count as u64))
+        format!("more than {} chains", thousands(r.chain_count))
     } else {
-        count(r.chain_count as u64, "chain", "chains")
+        count(r.chain_count, "chain", "chains")
     };
     format!(
         "{chains} from {} to {} through {}; {} adds {} to the closure",
