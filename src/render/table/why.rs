@@ -135,17 +135,22 @@ fn why_compact(r: &WhyReport, style: &Style, out: &mut dyn Write) -> io::Result<
     for line in fill(&notes, width) {
         writeln!(out, "{line}")?;
     }
-    if let Some(s) = &r.savings {
-        // One command a line, never cut: each is meant to be copied.
-        for line in savings_lines(s, &r.source.origin, r.evidence_paths) {
-            // Commands are never wrapped: they are meant to be copied.
-            let whole = if line.starts_with("  nixcut ") {
-                WHOLE.to_string()
-            } else {
-                String::new()
-            };
-            writeln!(out, "{whole}{line}")?;
-        }
+    savings(r, out)
+}
+
+/// The savings lines, one command a line; commands are never wrapped (they are meant
+/// to be copied).
+fn savings(r: &WhyReport, out: &mut dyn Write) -> io::Result<()> {
+    let Some(s) = &r.savings else {
+        return Ok(());
+    };
+    for line in savings_lines(s, &r.source.origin, r.evidence_paths) {
+        let whole = if line.starts_with("  nixcut ") {
+            WHOLE.to_string()
+        } else {
+            String::new()
+        };
+        writeln!(out, "{whole}{line}")?;
     }
     Ok(())
 }
@@ -206,17 +211,7 @@ fn why_long(r: &WhyReport, style: &Style, out: &mut dyn Write) -> io::Result<()>
         "{}; sizes are NAR sizes in binary units.",
         sort_note(r)
     )?;
-    if let Some(s) = &r.savings {
-        for line in savings_lines(s, &r.source.origin, r.evidence_paths) {
-            // Commands are never wrapped: they are meant to be copied.
-            let whole = if line.starts_with("  nixcut ") {
-                WHOLE.to_string()
-            } else {
-                String::new()
-            };
-            writeln!(out, "{whole}{line}")?;
-        }
-    }
+    savings(r, out)?;
     if r.evidence == EvidenceLevel::Graph {
         writeln!(out, "evidence: graph-level only (no files scanned).")?;
     }
