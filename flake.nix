@@ -71,7 +71,9 @@
       #     package = self.packages.x86_64-linux.default;
       #     maxSize = "2GiB";                        # and/or
       #     baseline = ./ci/closure-baseline.json;   # from `nixcut snapshot`
-      #     maxGrowth = "5%";
+      #     maxGrowth = "5%";                        # and/or
+      #     against = ./ci/cuda-closure.json;        # `nix path-info --json -r` of
+      #     maxRatio = 2;                            #   another build, at most 2 times it
       #   };
       #
       # Arguments are those of nix/closure-check.nix; `nixcut` defaults to this flake's

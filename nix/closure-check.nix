@@ -8,7 +8,11 @@
 #     maxSize = "1.5GiB";                      # bytes, or a size string nixcut parses
 #     baseline = ./ci/closure-baseline.json;   # a `nixcut snapshot` (or any input file)
 #     maxGrowth = "5%";                        # with baseline; nixcut's default is 5%
+#     against = ./ci/cuda-closure.json;        # another closure (`nix path-info --json -r`
+#     maxRatio = 2;                            #   of the CUDA build): at most 2 times it
 #   }
+#
+# Give at least one of maxSize, baseline, against; all given must pass.
 #
 # How: with `__structuredAttrs = true`, `exportReferencesGraph.closure = [ package ]`
 # makes Nix write the closure of `package` (path, narHash, narSize, references,
@@ -30,6 +34,8 @@
 , maxSize ? null
 , baseline ? null
 , maxGrowth ? null
+, against ? null
+, maxRatio ? null
 , name ? "closure-check-${package.name or "package"}"
 , system ? package.system or builtins.currentSystem
 , top ? 10
@@ -40,10 +46,13 @@ let
   criteria =
     (if maxSize != null then [ "--max-size" (str maxSize) ] else [ ])
     ++ (if baseline != null then [ "--baseline" "${baseline}" ] else [ ])
-    ++ (if maxGrowth != null then [ "--max-growth" (str maxGrowth) ] else [ ]);
+    ++ (if maxGrowth != null then [ "--max-growth" (str maxGrowth) ] else [ ])
+    ++ (if against != null then [ "--against" "${against}" "--max-ratio" (str maxRatio) ] else [ ]);
 in
-assert (maxSize != null || baseline != null)
-  || throw "closure-check.nix: give maxSize, baseline, or both";
+assert (maxSize != null || baseline != null || against != null)
+  || throw "closure-check.nix: give maxSize, baseline or against (any of them, combined)";
+assert (against == null) == (maxRatio == null)
+  || throw "closure-check.nix: against and maxRatio go together";
 assert (maxGrowth == null || baseline != null)
   || throw "closure-check.nix: maxGrowth needs a baseline";
 builtins.derivation {

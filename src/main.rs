@@ -9,7 +9,10 @@ mod cli;
 use cli::{is_broken_pipe, printable, run, Cli, Outcome};
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => cli::better_suggestion(e).exit(),
+    };
     if std::env::var_os("NIXCUT_TIMINGS").is_some_and(|v| !v.is_empty() && v != "0") {
         nixcut::timing::enable();
     }

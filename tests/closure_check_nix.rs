@@ -44,11 +44,12 @@ fn harness(dir: &Path) -> PathBuf {
     std::fs::write(
         &f,
         format!(
-            r#"{{ nixcut, heavy ? false, maxSize ? null, baseline ? null, maxGrowth ? null }}:
+            r#"{{ nixcut, heavy ? false, maxSize ? null, baseline ? null, maxGrowth ? null,
+   against ? null, maxRatio ? null }}:
 import {repo}/nix/closure-check.nix {{
   nixcut = builtins.storePath nixcut;
   package = (import {repo}/tests/worlds/rocm.nix {{ inherit heavy; }}).llama-cpp-rocm;
-  inherit maxSize baseline maxGrowth;
+  inherit maxSize baseline maxGrowth against maxRatio;
 }}
 "#,
             repo = repo.display()
@@ -153,6 +154,35 @@ fn closure_check_nix_gates_on_a_baseline() {
             "maxGrowth",
             "50%",
         ],
+    );
+    assert!(ok, "{err}");
+}
+
+/// The CUDA-baseline recipe inside a Nix build: `against` (a `nix path-info --json -r`
+/// file of the CUDA world) with `maxRatio`, failing at 1.5 (the ROCm world is about
+/// 2.3 times the CUDA one) and passing at 3.
+#[test]
+fn closure_check_nix_gates_against_another_closure() {
+    if !nix_or_skip("closure_check_nix_gates_against_another_closure") {
+        return;
+    }
+    let cuda = cuda_world();
+    let dir = tempfile::tempdir().unwrap();
+    let other = dir.path().join("cuda-closure.json");
+    let json = nix_stdout("nix", &["path-info", "--json", "-r", &cuda.root]);
+    std::fs::write(&other, json).unwrap();
+    let other = other.to_str().unwrap();
+    let (ok, _, err) = build_gate(
+        dir.path(),
+        &["--arg", "against", other, "--arg", "maxRatio", "1.5"],
+    );
+    assert!(!ok, "the ROCm world passed at 1.5 times the CUDA one");
+    assert!(err.contains("llama-cpp-cuda-0.0.0"), "{err}");
+    let line = err.lines().find(|l| l.contains("FAIL: closure")).unwrap();
+    eprintln!("rocm against cuda at 1.5:\n  {}", line.trim());
+    let (ok, _, err) = build_gate(
+        dir.path(),
+        &["--arg", "against", other, "--arg", "maxRatio", "3"],
     );
     assert!(ok, "{err}");
 }

@@ -454,3 +454,89 @@ fn without_files_the_bytes_are_not_split_and_it_says_so() {
     );
     assert!(v["warnings"].to_string().contains("not available"));
 }
+
+/// Issue 19, item 14: `--gpu-targets gfx1030` on a closure with CUDA code proposed
+/// `cudaCapabilities = [  ]`, and `sm_90` on a ROCm closure `gpuTargets = [  ]`. A
+/// remedy never lists no targets: that code would all go, and a warning says so.
+#[test]
+fn no_remedy_lists_no_targets() {
+    if !common::nix_or_skip("no_remedy_lists_no_targets") {
+        return;
+    }
+    let empty_remedy = |v: &Value| {
+        v["remedies"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["value"].as_array().is_none_or(|a| a.is_empty()))
+            .cloned()
+    };
+    let cuda = common::cuda_world();
+    let v = gpu_json(&[&cuda.root, "--gpu-targets", "gfx1030"]);
+    assert!(
+        v["gpu_bytes"].as_u64().unwrap() > 0,
+        "the CUDA world has CUDA code: {v}"
+    );
+    assert_eq!(empty_remedy(&v), None, "{v}");
+    assert!(!v.to_string().contains("cudaCapabilities = [  ]"), "{v}");
+    assert!(
+        v["warnings"]
+            .to_string()
+            .contains("names no CUDA architecture"),
+        "{v}"
+    );
+    let rocm = common::rocm_world();
+    let v = gpu_json(&[&rocm.root, "--gpu-targets", "sm_90"]);
+    assert_eq!(empty_remedy(&v), None, "{v}");
+    assert!(!v.to_string().contains("gpuTargets = [  ]"), "{v}");
+    let (code, table, _) = common::run(&["gpu", &rocm.root, "--gpu-targets", "sm_90"]);
+    assert_eq!(code, 0);
+    assert!(!table.contains("[  ]"), "{table}");
+}
+
+/// Issue 23: a typo in `--gpu-targets` (`gfx130`) was accepted, dropped gfx1030 and
+/// proposed `gpuTargets = [ "gfx130" ]`. An unknown processor is exit 2, before any
+/// input is read, naming the nearest known ones.
+#[test]
+fn an_unknown_gpu_target_is_an_error_naming_the_nearest() {
+    let cache = common::repo().join("examples/rocm-world-cache");
+    let cache = cache.to_str().unwrap();
+    for (cmd, t, near) in [
+        (["gpu", cache], "gfx130", "gfx1030"),
+        (["gpu", cache], "gfx1030,sm_91", "sm_90"),
+        (["split", "rocblas"], "gfx10300", "gfx1030"),
+    ] {
+        let mut args = cmd.to_vec();
+        args.extend(["--for", cache]);
+        if cmd[0] == "gpu" {
+            args.truncate(2);
+        }
+        args.extend(["--gpu-targets", t]);
+        let (code, out, err) = common::run(&args);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(
+            err.contains("not a GPU architecture") && err.contains(near),
+            "{err}"
+        );
+        assert!(out.is_empty(), "{out}");
+    }
+    // A nonexistent input is not read first: the target is refused before it.
+    let (code, _, err) = common::run(&["gpu", "/nonexistent", "--gpu-targets", "gfx130"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("gfx130"), "{err}");
+    let (code, _, err) = common::run(&["gpu", cache, "--gpu-targets", ","]);
+    assert_eq!(code, 2);
+    assert!(err.contains("names no target"), "{err}");
+}
+
+/// Issue 23: without files, `gpu --gpu-targets` said `0 B less … exact` and "the closure
+/// holds no code or data for gfx1030", though it had read nothing.
+#[test]
+fn without_files_gpu_targets_say_nothing_was_read() {
+    let ex = common::repo().join("examples/llama-cpp-rocm.json");
+    let (code, out, err) = common::run(&["gpu", ex.to_str().unwrap(), "--gpu-targets", "gfx1030"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("exact"), "{out}");
+    assert!(out.contains("no file of the closure was read"), "{out}");
+    assert!(!err.contains("holds no code or data"), "{err}");
+}

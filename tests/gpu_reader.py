@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """An independent reader of GPU device code, for tests/gpu.rs.
 
-Written from the formats in ../shared/docs/rocm-runtime.md ("Reading GPU code out of
+Written from the formats in docs/rocm-runtime.md ("Reading GPU code out of
 ELF files"), not from nixcut's code: it walks one store path's files and prints, as
 JSON, per base architecture (xnack/sramecc variants grouped) the bytes of
 per-architecture files (`file_bytes`: bare AMDGPU code objects and cubins, bundle files

@@ -1117,4 +1117,92 @@ fn check_on_many_roots_takes_no_longer_than_why() {
         ratio < 4.0,
         "check took {ratio:.1}x why's time ({why:?} -> {check:?}) on {roots} roots"
     );
+
+// ---- issue 19, item 13: raw control characters from file contents and names ----
+
+/// A clang offload bundle file whose device entry's id ends in `target`.
+fn bundle_with_target(target: &str) -> Vec<u8> {
+    let ids = [
+        "host-x86_64-unknown-linux-gnu-".to_string(),
+        format!("hipv4-amdgcn-amd-amdhsa--{target}"),
+    ];
+    let mut b = b"__CLANG_OFFLOAD_BUNDLE__".to_vec();
+    b.extend_from_slice(&(ids.len() as u64).to_le_bytes());
+    for (i, id) in ids.iter().enumerate() {
+        b.extend_from_slice(&(4096u64 * (i as u64 + 1)).to_le_bytes());
+        b.extend_from_slice(&64u64.to_le_bytes());
+        b.extend_from_slice(&(id.len() as u64).to_le_bytes());
+        b.extend_from_slice(id.as_bytes());
+    }
+    b.resize(4096 * 3 + 64, 0x5a);
+    b
+}
+
+/// Build, with the real Nix, a root whose `lib/kernel.hsaco` is `bundle` and whose file
+/// named `name` holds the store path of a dependency (so the name is evidence).
+fn hostile_world(dir: &Path, bundle: &[u8], name: &str) -> String {
+    let blob = dir.join("kernel.hsaco");
+    std::fs::write(&blob, bundle).unwrap();
+    let hex: String = name.bytes().map(|b| format!("\\{b:03o}")).collect();
+    let expr = format!(
+        r#"let
+  sys = builtins.currentSystem;
+  dep = derivation {{ name = "dep-1.0"; system = sys; builder = "/bin/sh";
+    args = [ "-c" "echo dependency > $out" ]; }};
+in derivation {{ name = "hostile-1.0"; system = sys; builder = "/bin/sh";
+  PATH = "/usr/bin:/bin";
+  args = [ "-c" ''
+    mkdir -p $out/lib $out/share
+    cp ${{{blob}}} $out/lib/kernel.hsaco
+    printf '%s\n' ${{dep}} > "$out/share/$(printf '{hex}')"
+  '' ];
+}}"#,
+        blob = blob.display()
+    );
+    let f = dir.join("hostile.nix");
+    std::fs::write(&f, expr).unwrap();
+    nix_stdout("nix-build", &[f.to_str().unwrap(), "--no-out-link"])
+        .trim()
+        .to_string()
+}
+
+fn assert_no_raw_hazard(what: &str, text: &str) {
+    let bad: Vec<char> = text
+        .chars()
+        .filter(|&c| c != '\n' && c != '\t' && nixcut::store::is_terminal_hazard(c))
+        .collect();
+    assert!(bad.is_empty(), "{what}: raw {bad:?} in\n{text}");
+}
+
+#[test]
+fn tables_escape_control_characters_from_bundle_ids_and_entry_names() {
+    if !nix_or_skip("tables_escape_control_characters_from_bundle_ids_and_entry_names") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = hostile_world(
+        dir.path(),
+        &bundle_with_target("gfx90a\u{1b}[2J\u{0}\u{202e}x"),
+        "notes\u{202e}txt.\u{1b}[31m\r",
+    );
+    for args in [
+        vec!["gpu", root.as_str()],
+        vec!["gpu", root.as_str(), "--gpu-targets", "gfx1030"],
+        vec!["why", root.as_str()],
+        vec!["why", root.as_str(), "--long"],
+        vec!["refs", root.as_str()],
+        vec!["refs", "--closure", root.as_str()],
+    ] {
+        let (code, out, err) = run(&args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        assert_no_raw_hazard(&format!("{args:?} stdout"), &out);
+        assert_no_raw_hazard(&format!("{args:?} stderr"), &err);
+        // The characters are shown, escaped, not dropped.
+        if args[0] == "gpu" {
+            assert!(out.contains("\\u{1b}[2J"), "{args:?}:\n{out}");
+        }
+        if args[0] == "refs" {
+            assert!(out.contains("notes\\u{202e}txt"), "{args:?}:\n{out}");
+        }
+    }
 }

@@ -388,7 +388,7 @@ fn formats_without_a_picture_are_errors() {
     let input = repo().join("examples/llama-cpp-rocm.json");
     let (code, _, err) = run(&["refs", input.to_str().unwrap(), "--format", "dot"]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("not available"), "{err}");
+    assert!(err.contains("has no `--format dot`"), "{err}");
 }
 
 /// A store laid out under `--store-root` whose file name and file contents are

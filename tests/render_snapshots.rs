@@ -14,6 +14,7 @@ use nixcut::load::{load, LoadOptions};
 use nixcut::render::{render, Format, Report, Style};
 use nixcut::report::{RefsReport, SplitReport, WhyChainsReport, WhyReport};
 use nixcut::store::Closure;
+use std::collections::HashSet;
 
 const STYLE: Style = Style {
     width: Some(100),
@@ -39,6 +40,76 @@ fn why_at(name: &str, r: &WhyReport, width: u16, long: bool) {
         );
     }
     insta::assert_snapshot!(format!("{name}.table"), text);
+}
+
+/// The words of a table (borders and padding removed), to tell a word split across
+/// lines: at any width, every word must be one the unwrapped table has too.
+fn words(text: &str) -> HashSet<String> {
+    // The notes on what a narrow table leaves out exist only when it does.
+    let text: String = text
+        .lines()
+        .filter(|l| !l.contains("wider terminal"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    text.split(|c: char| c.is_whitespace() || "│┆┌┐└┘├┤┬┴┼─═╞╡╪".contains(c))
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Issue 23: a report's table at 80 and 120 columns: no line wider, no word or number
+/// split across lines (`binarie` / `s`, `407.4` / `KiB`), snapshotted as
+/// `NAME-80.table` and `NAME-120.table`.
+fn table_widths<'a>(name: &str, report: impl Into<Report<'a>>) {
+    let report = report.into();
+    let render_at = |width: Option<u16>| {
+        let style = Style { width, ..STYLE };
+        let mut out = Vec::new();
+        render(report, Format::Table, &style, &mut out).expect("render into memory");
+        String::from_utf8(out).expect("UTF-8")
+    };
+    let whole = words(&render_at(None));
+    for width in [80u16, 120] {
+        let text = render_at(Some(width));
+        let mut in_nix = false;
+        for line in text.lines() {
+            // Commands, remedies and Nix code are meant to be copied whole: never cut.
+            in_nix =
+                (in_nix || line.starts_with("# nixcut split")) && !line.starts_with("warning:");
+            let copyable = in_nix
+                || line.starts_with("  nixcut ")
+                || line.starts_with("FAIL: ")
+                || line.starts_with("  ")
+                    && ["override {", "config = {", "${"]
+                        .iter()
+                        .any(|n| line.contains(n));
+            assert!(
+                copyable || line.chars().count() <= usize::from(width),
+                "{name}: a line wider than {width} columns:\n{line}"
+            );
+        }
+        // A word shortened on purpose is marked with `…` or counts the rest
+        // (`gpu:gfx900,+3`); it is not split.
+        let shortened = |w: &String| {
+            w.contains('…')
+                || w.rsplit_once(",+")
+                    .is_some_and(|(_, n)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        };
+        for w in words(&text).into_iter().filter(|w| !shortened(w)) {
+            assert!(
+                whole.contains(&w),
+                "{name} at {width} columns: `{w}` is a piece of a split word:\n{text}"
+            );
+        }
+        insta::assert_snapshot!(format!("{name}-{width}.table"), text);
+    }
+}
+
+/// The shipped binary cache of the ROCm test world, with its NARs as the files.
+fn world_cache() -> (Closure, nixcut::source::Files) {
+    let c = example("rocm-world-cache");
+    let files = nixcut::source::locate(&c, None);
+    (c, files)
 }
 
 fn repo_file(p: &str) -> PathBuf {
@@ -236,4 +307,122 @@ fn split() {
         "world-split-none",
         &fixture::<SplitReport>("world-split-none.json"),
     );
+}
+
+/// Every command's table at 80 and 120 columns (issue 23).
+#[test]
+fn every_table_at_80_and_120_columns() {
+    let (cuda, rocm) = (
+        example("llama-cpp-cuda.json"),
+        example("llama-cpp-rocm.json"),
+    );
+    table_widths(
+        "diff-cuda-rocm",
+        &analysis::diff(
+            &cuda,
+            &rocm,
+            &DiffOptions {
+                top: Some(8),
+                ..Default::default()
+            },
+        )
+        .unwrap(),
+    );
+    table_widths(
+        "check-against-fails",
+        &analysis::check(
+            &rocm,
+            &CheckOptions {
+                against: Some((&cuda, 2.0)),
+                top: 5,
+                ..Default::default()
+            },
+        )
+        .unwrap(),
+    );
+    table_widths(
+        "check-baseline-and-max-size-fail",
+        &analysis::check(
+            &rocm,
+            &CheckOptions {
+                baseline: Some((&cuda, Growth::default())),
+                max_size: Some(1 << 30),
+                top: 5,
+                ..Default::default()
+            },
+        )
+        .unwrap(),
+    );
+    table_widths(
+        "refs-world-evidence",
+        &fixture::<RefsReport>("world-refs.json"),
+    );
+    table_widths(
+        "why-chains-world-evidence",
+        &fixture::<WhyChainsReport>("world-why-chains.json"),
+    );
+    table_widths(
+        "why-world-evidence",
+        &fixture::<WhyReport>("world-why.json"),
+    );
+    table_widths(
+        "world-split-gpu-targets",
+        &fixture::<SplitReport>("world-split.json"),
+    );
+    let rules = analysis::rules(&nixcut::classify::ClassRules::default(), None);
+    table_widths("rules", &rules);
+
+    let (world, files) = world_cache();
+    let gpu = |targets: &[&str]| {
+        analysis::gpu(
+            &world,
+            &analysis::GpuOptions {
+                gpu_targets: targets.iter().map(|t| t.to_string()).collect(),
+                files: files.clone(),
+                ..Default::default()
+            },
+            None,
+        )
+        .unwrap()
+    };
+    table_widths("gpu-world-cache", &gpu(&[]));
+    table_widths("gpu-world-cache-gfx1030", &gpu(&["gfx1030"]));
+    let why = analysis::why(
+        &world,
+        &WhyOptions {
+            top: Some(12),
+            evidence: EvidenceOptions {
+                files: files.clone(),
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+        None,
+    )
+    .unwrap();
+    table_widths("why-world-cache", &why);
+    let refs = analysis::refs(
+        &world,
+        &analysis::RefsOptions {
+            paths: vec!["rocblas".to_string()],
+            files: files.clone(),
+            ..Default::default()
+        },
+        None,
+    )
+    .unwrap();
+    table_widths("refs-world-cache-rocblas", &refs);
+    let split = analysis::split(
+        &world,
+        &analysis::SplitOptions {
+            package: "rocblas".to_string(),
+            for_root: true,
+            gpu_targets: vec!["gfx1030".to_string()],
+            files,
+            ..Default::default()
+        },
+        None,
+    )
+    .unwrap();
+    table_widths("split-world-cache-rocblas", &split);
 }

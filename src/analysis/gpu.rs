@@ -30,7 +30,7 @@ use crate::report::{
     GpuArch, GpuChange, GpuOption, GpuPath, GpuRemedy, GpuReport, GpuVendor, SCHEMA_VERSION,
 };
 use crate::source::Files;
-use crate::store::{parse_package_name, Closure, StorePath};
+use crate::store::{format_size, parse_package_name, Closure, StorePath};
 
 /// Options of `nixcut gpu`.
 #[derive(Debug, Clone, Default)]
@@ -398,8 +398,10 @@ pub fn gpu(
     targets.dedup();
     if !targets.is_empty() {
         let present: BTreeSet<&str> = report.archs.iter().map(|a| a.arch.as_str()).collect();
+        // Without files nothing is known to be absent: the warning above says so.
+        let read_any = report.unscanned_bytes < report.closure_size;
         for t in &targets {
-            if !present.contains(t.as_str()) {
+            if read_any && !present.contains(t.as_str()) {
                 warnings.push(format!(
                     "--gpu-targets {t}: the closure holds no code or data for {t}"
                 ));
@@ -439,6 +441,7 @@ pub fn gpu(
         report.estimated = a.changed.iter().any(|ch| ch.estimated);
         report.removed = a.removed.iter().map(|p| sd.display(p)).collect();
         report.remedies = remedies(c, &a, &targets);
+        warnings.extend(no_remedy_warnings(&a, &targets));
         report.changed = a.changed;
         report.gpu_targets = targets;
     }
@@ -718,6 +721,28 @@ const ROCM_LIBRARIES: &[&str] = &[
     "tensile",
 ];
 
+/// What no remedy can say: the targets name no architecture of a vendor whose code the
+/// closure holds, so that code would all go, and `gpuTargets = [ ]` or
+/// `cudaCapabilities = [ ]` is no setting nixpkgs builds.
+fn no_remedy_warnings(a: &After, targets: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (vd, what, setting) in [
+        (GpuVendor::Amd, "AMD processor", "gpuTargets"),
+        (GpuVendor::Nvidia, "CUDA architecture", "cudaCapabilities"),
+    ] {
+        let bytes: u64 = a.saved_by_path.values().filter_map(|by| by.get(&vd)).sum();
+        if bytes > 0 && !targets.iter().any(|t| vendor(t) == vd) {
+            out.push(format!(
+                "--gpu-targets names no {what}: the closure's {} of {what} code would all \
+                 go, which no {setting} setting does (build those packages without that GPU \
+                 support instead); no {setting} remedy is proposed",
+                format_size(bytes)
+            ));
+        }
+    }
+    out
+}
+
 /// Remedies in nixpkgs' terms for what the targets drop: `gpuTargets` for each
 /// package whose AMD code shrinks (itself, or store paths that leave with it), one
 /// `cudaCapabilities` setting for every package whose CUDA code does.
@@ -758,6 +783,10 @@ fn remedies(c: &Closure, a: &After, targets: &[String]) -> Vec<GpuRemedy> {
                 continue;
             }
             match vd {
+                // No target of that vendor: no setting to propose (see
+                // `no_remedy_warnings`).
+                GpuVendor::Amd if amd.is_empty() => {}
+                GpuVendor::Nvidia if cuda.is_empty() => {}
                 GpuVendor::Amd => {
                     let attr = if ROCM_LIBRARIES.contains(&pname.as_str()) {
                         format!("rocmPackages.{pname}")

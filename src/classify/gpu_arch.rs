@@ -128,6 +128,68 @@ pub fn miopen_db_arch(name: &[u8]) -> Option<String> {
     ok.then(|| arch.to_string())
 }
 
+/// CUDA architectures `--gpu-targets` accepts (`sm_XX`; `X.Y` and `XY` are spelt
+/// as nixpkgs' `cudaCapabilities` and nvcc's `-arch` do), Kepler to Blackwell.
+const CUDA_ARCHS: &[&str] = &[
+    "sm_35", "sm_37", "sm_50", "sm_52", "sm_53", "sm_60", "sm_61", "sm_62", "sm_70", "sm_72",
+    "sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_100", "sm_101", "sm_103", "sm_110",
+    "sm_120", "sm_121",
+];
+
+/// LLVM's AMDGPU family targets (one code object for several processors).
+const AMD_FAMILIES: &[&str] = &[
+    "gfx9-generic",
+    "gfx9-4-generic",
+    "gfx10-1-generic",
+    "gfx10-3-generic",
+    "gfx11-generic",
+    "gfx12-generic",
+];
+
+/// Every base architecture `--gpu-targets` accepts: the AMD processors nixcut reads
+/// from code objects, LLVM's family targets, and the CUDA architectures.
+pub fn known_gpu_archs() -> impl Iterator<Item = &'static str> {
+    amdgpu_processors()
+        .chain(AMD_FAMILIES.iter().copied())
+        .chain(CUDA_ARCHS.iter().copied())
+}
+
+/// Whether `base` (a normalised target: `gfx90a`, `sm_86`) is a known architecture. A
+/// CUDA architecture-specific variant (`sm_90a`, `sm_100f`) is its base's.
+pub fn is_known_gpu_arch(base: &str) -> bool {
+    let cuda_base = base
+        .strip_prefix("sm_")
+        .map(|n| n.trim_end_matches(['a', 'f']))
+        .map(|n| format!("sm_{n}"));
+    let base = cuda_base.as_deref().unwrap_or(base);
+    known_gpu_archs().any(|k| k == base)
+}
+
+/// The known architectures nearest to an unknown `base` by edit distance (at most
+/// `max`, nearest first; at equal distance the same vendor, then the longer common
+/// prefix first), for the message that refuses it: `gfx130` → `gfx1030`, …
+pub fn nearest_gpu_archs(base: &str, max: usize) -> Vec<&'static str> {
+    let cuda = base.starts_with("sm_");
+    let prefix = |k: &str| {
+        base.bytes()
+            .zip(k.bytes())
+            .take_while(|(a, b)| a == b)
+            .count()
+    };
+    let mut all: Vec<(usize, bool, std::cmp::Reverse<usize>, &'static str)> = known_gpu_archs()
+        .map(|k| {
+            (
+                crate::store::edit_distance(base, k),
+                k.starts_with("sm_") != cuda,
+                std::cmp::Reverse(prefix(k)),
+                k,
+            )
+        })
+        .collect();
+    all.sort();
+    all.into_iter().take(max).map(|(.., k)| k).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -210,5 +272,21 @@ mod tests {
                 let _ = miopen_db_arch(&name);
             }
         }
+    }
+
+    #[test]
+    fn gpu_targets_are_checked_against_the_known_architectures() {
+        for k in [
+            "gfx1030", "gfx90a", "gfx803", "gfx942", "gfx1201", "sm_86", "sm_90a",
+        ] {
+            assert!(is_known_gpu_arch(k), "{k}");
+        }
+        assert!(is_known_gpu_arch("gfx10-3-generic"));
+        for u in ["gfx130", "gfx9999", "sm_91", "sm_", "rocm", "gfx"] {
+            assert!(!is_known_gpu_arch(u), "{u}");
+        }
+        assert_eq!(nearest_gpu_archs("gfx130", 3)[0], "gfx1030");
+        assert_eq!(nearest_gpu_archs("sm_91", 1), ["sm_90"]);
+        assert_eq!(nearest_gpu_archs("gfx130", 4).len(), 4);
     }
 }

@@ -40,7 +40,9 @@ pub use data_dir::{builtin_data_dirs, data_dir_rules, merge_data_dirs, DataBase,
 pub use elf::{
     classify_hit, names_source_path, HitClass, ELF_HIT_RULES, SOURCE_EXTENSIONS, STRING_CAP,
 };
-pub use gpu_arch::{arch_of_name, miopen_db_arch};
+pub use gpu_arch::{
+    arch_of_name, is_known_gpu_arch, known_gpu_archs, miopen_db_arch, nearest_gpu_archs,
+};
 pub use kind::{EvidenceKind, UnknownKind};
 pub use kinds::{file_rule, FileFacts, FileRule, Matcher, Place, FILE_RULES};
 pub use rule::RuleId;

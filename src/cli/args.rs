@@ -51,46 +51,53 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// `--help` headings of the options every command takes, so that a subcommand's own
+/// options come first and the shared ones are set apart.
+const GLOBAL: &str = "Options of every command";
+const HTTP: &str = "Binary caches over HTTP (every command)";
+
 /// Options every command takes.
 #[derive(Debug, Args)]
 pub struct GlobalArgs {
-    /// Output format.
-    #[arg(long, global = true, value_enum, default_value_t = FormatArg::Table)]
+    /// Output format: table, json and markdown for every command; html (one
+    /// self-contained page) for why, diff, split and gpu; dot (Graphviz) for why. A
+    /// command refuses a format it does not have before doing any work.
+    #[arg(long, global = true, help_heading = GLOBAL, value_enum, default_value_t = FormatArg::Table)]
     pub format: FormatArg,
 
-    /// In an input holding several roots, use this one: a store path, base name, hash
-    /// or unique package name (`rocblas`). Without it, every path nothing else
-    /// references is a root.
-    #[arg(long, global = true, value_name = "NAME")]
+    /// In an input holding several roots, use this one: a store path or `./result-x`
+    /// symlink, base name, hash (or its first characters) or unique package name
+    /// (`rocblas`). Without it, every path nothing else references is a root.
+    #[arg(long, global = true, help_heading = GLOBAL, value_name = "NAME")]
     pub root: Option<String>,
 
     /// The logical store directory of the input (its paths start with it).
-    #[arg(long, global = true, value_name = "DIR", env = "NIXCUT_STORE_DIR")]
+    #[arg(long, global = true, help_heading = GLOBAL, value_name = "DIR", env = "NIXCUT_STORE_DIR")]
     pub store_dir: Option<String>,
 
     /// Where the store's files physically are (a chroot store or a mounted image):
     /// `<store-root>/<store-dir>/<hash>-<name>`. Store paths there are read from
     /// `<store-root>/nix/var/nix/db/db.sqlite`, read-only, without running `nix`.
-    #[arg(long, global = true, value_name = "DIR")]
+    #[arg(long, global = true, help_heading = GLOBAL, value_name = "DIR")]
     pub store_root: Option<PathBuf>,
 
     /// Colour: auto (only on a terminal, and not when NO_COLOR is set), always, never.
-    #[arg(long, global = true, default_value = "auto", value_parser = ["auto", "always", "never"])]
+    #[arg(long, global = true, help_heading = GLOBAL, default_value = "auto", value_parser = ["auto", "always", "never"])]
     pub color: String,
 
     /// Do not print warnings on stderr.
-    #[arg(long, short, global = true)]
+    #[arg(long, short, global = true, help_heading = GLOBAL)]
     pub quiet: bool,
 
     /// File-class rules to use ahead of the built-in ones (TOML `[[class]]` rows with
     /// `name`, `under`/`name_is`/`name_ends_with`/`name_starts_with` and `class`; see
     /// `nixcut rules --help`). A user rule overrides a built-in class.
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(long, global = true, help_heading = GLOBAL, value_name = "FILE")]
     pub rules: Option<PathBuf>,
 
     /// Neither read nor write the caches under $XDG_CACHE_HOME/nixcut (file scans, and
     /// the narinfos and walked closures of HTTP binary caches).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = GLOBAL)]
     pub no_cache: bool,
 
     /// Look store paths up in this binary cache over HTTP(S) (repeatable: tried in
@@ -101,21 +108,21 @@ pub struct GlobalArgs {
     /// each closure walked (a second run reads it and asks only for `nix-cache-info`);
     /// NARs and `.ls` listings only when file-level evidence is asked for (`why`: the
     /// referrers of the first 25 paths, see --evidence-paths), streamed, never unpacked.
-    #[arg(long = "cache", global = true, value_name = "URL", value_parser = parse_cache_url)]
+    #[arg(long = "cache", global = true, help_heading = HTTP, value_name = "URL", value_parser = parse_cache_url)]
     pub caches: Vec<String>,
 
     /// HTTP: seconds a request may take before it is retried (a NAR download taking
     /// longer goes on from where it stopped, with a Range request).
-    #[arg(long, global = true, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds)]
+    #[arg(long, global = true, help_heading = HTTP, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds)]
     pub http_timeout: std::time::Duration,
 
     /// HTTP: how many times a request is retried after a 5xx answer or a connection
     /// error (with exponential backoff from 0.1 s).
-    #[arg(long, global = true, value_name = "N", default_value_t = 4)]
+    #[arg(long, global = true, help_heading = HTTP, value_name = "N", default_value_t = 4)]
     pub http_retries: u32,
 
     /// HTTP: how many requests run at once (connections are kept alive).
-    #[arg(long, global = true, value_name = "N", default_value_t = 16,
+    #[arg(long, global = true, help_heading = HTTP, value_name = "N", default_value_t = 16,
           value_parser = clap::value_parser!(u16).range(1..=256))]
     pub http_connections: u16,
 }
@@ -155,9 +162,10 @@ pub enum FormatArg {
     Json,
     /// GitHub-flavoured Markdown, for CI summaries and pull requests.
     Markdown,
-    /// One self-contained HTML page: `why` as a treemap, `diff` as bars.
+    /// One self-contained HTML page (why, diff, split, gpu): `why` as a treemap, `diff`
+    /// and `gpu` as bars, `split` as the package now and its outputs.
     Html,
-    /// A Graphviz digraph (`why`): pipe into `dot -Tsvg`.
+    /// A Graphviz digraph (why only): pipe into `dot -Tsvg`.
     Dot,
 }
 
@@ -225,6 +233,7 @@ pub enum Command {
     ///                                 # gpu:<arch> gpu-generic removable
     ///
     /// Errors name the file, line and column.
+    #[command(verbatim_doc_comment)]
     Rules(RulesArgs),
 
     /// The outputs PATH could be split into, with exact sizes and references, what
@@ -259,6 +268,7 @@ pub enum Command {
     /// paths nothing then refers to), fat binaries are estimated as rebuilt with fewer
     /// targets (the report says "estimated"), and the remedies say what to set in
     /// nixpkgs: gpuTargets for rocmPackages, cudaCapabilities for CUDA.
+    #[command(verbatim_doc_comment)]
     Gpu(GpuArgs),
 }
 
@@ -269,22 +279,25 @@ pub struct GpuArgs {
     pub input: String,
     /// Keep only these GPU targets (comma-separated): AMD processors (gfx1030,
     /// gfx90a:xnack+ counts as gfx90a) and CUDA architectures (sm_90, or nixpkgs'
-    /// cudaCapabilities spelling 9.0).
+    /// cudaCapabilities spelling 9.0). An architecture nixcut does not know is an error
+    /// naming the nearest known ones.
     #[arg(long, value_name = "TARGETS", value_delimiter = ',')]
     pub gpu_targets: Vec<String>,
 }
 
 #[derive(Debug, Args)]
 pub struct SplitArgs {
-    /// The package to split: a store path, or a base name, hash or package name of a
-    /// path in ROOT's closure (with --for).
+    /// The package to split: a store path or `./result-x` symlink, or (with --for) a
+    /// base name, hash, hash prefix or package name of a path in ROOT's closure. A name
+    /// several paths match is an error listing them.
     #[arg(value_name = "PATH")]
     pub path: String,
     /// Also say what this consumer's closure becomes (any input form).
     #[arg(long = "for", value_name = "ROOT")]
     pub for_root: Option<String>,
     /// Keep only these GPU architectures in ROOT's closure (comma-separated, e.g.
-    /// gfx1030,gfx1100): the files of the others go to per-architecture outputs.
+    /// gfx1030,gfx1100): the files of the others go to per-architecture outputs. An
+    /// architecture nixcut does not know is an error naming the nearest known ones.
     #[arg(long, value_name = "ARCHS", value_delimiter = ',')]
     pub gpu_targets: Vec<String>,
     /// Neither read nor write the scan cache.
@@ -298,7 +311,7 @@ pub struct RulesArgs {}
 #[derive(Debug, Args)]
 pub struct SnapshotArgs {
     /// The closure: a store path, `./result`, or a file or directory (see `nixcut --help`).
-    /// (Not named `root`: that id belongs to the global `--root`.)
+    // Not named `root`: that id belongs to the global `--root`.
     #[arg(value_name = "ROOT")]
     pub input: String,
     /// Where to write the snapshot (`-` for standard output).
@@ -403,7 +416,8 @@ pub struct WhyArgs {
     /// The closure: a store path, `./result`, or a file or directory (see `nixcut --help`).
     #[arg(value_name = "ROOT")]
     pub input: String,
-    /// Show every chain to this path (store path, base name, hash or package name).
+    /// Show every chain to this path: a store path or `./result-x` symlink, base name,
+    /// hash (or its first characters) or package name.
     pub target: Option<String>,
     /// With TARGET: show at most N chains (depth first; a repeated path stands for every
     /// chain through it) and count the rest.

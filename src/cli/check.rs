@@ -16,6 +16,37 @@ use nixcut::render::{render, Format, Style};
 use nixcut::report::CheckReport;
 use nixcut::store::{parse_size, Closure, SizeParseError};
 
+/// A warning when the baseline's root is another package than ROOT's
+/// (`check ./result-cuda --baseline base-rocm.json` passes, but says nothing about the
+/// CUDA build's history): no package name of ROOT's roots is one of the baseline's.
+fn other_package(c: &Closure, root: Option<&str>, baseline: &Closure) -> Option<String> {
+    use nixcut::store::parse_package_name;
+    let roots_of = |c: &Closure, pick: Option<&str>| -> Vec<String> {
+        let roots = match pick.map(|q| c.select_path(q, "root")) {
+            Some(Ok(p)) => vec![p],
+            Some(Err(_)) => return Vec::new(),
+            None if !c.declared_roots.is_empty() => c.declared_roots.clone(),
+            None => c.roots(),
+        };
+        roots
+            .iter()
+            .map(|p| parse_package_name(p.name()).pname.to_string())
+            .collect()
+    };
+    let ours = roots_of(c, root);
+    let theirs = roots_of(baseline, None);
+    if ours.is_empty() || theirs.is_empty() || ours.iter().any(|n| theirs.contains(n)) {
+        return None;
+    }
+    Some(format!(
+        "the baseline is of another package: its root is {}, ROOT's is {}; a baseline \
+         says how one package's closure changed, so this check compares two packages \
+         (use --against OTHER --max-ratio R for that)",
+        theirs.join(", "),
+        ours.join(", ")
+    ))
+}
+
 /// `--max-growth`: `5%` or a bare number is a percentage, anything with a unit a size.
 fn parse_growth(s: &str) -> Result<Growth> {
     let t = s.trim();
@@ -64,7 +95,7 @@ pub(super) fn run(g: &GlobalArgs, a: &CheckArgs, format: Format, style: &Style) 
         Some(s) => Some(parse_size(s).map_err(|e| anyhow!("--max-size: {e}"))?),
         None => None,
     };
-    let closure = load_input(g, &a.input)?;
+    let mut closure = load_input(g, &a.input)?;
     let baseline = match &a.baseline {
         Some(b) => Some(load_input(g, b).context("cannot load the baseline")?),
         None => None,
@@ -73,8 +104,16 @@ pub(super) fn run(g: &GlobalArgs, a: &CheckArgs, format: Format, style: &Style) 
         Some(o) => Some(load_input(g, o).context("cannot load OTHER (--against)")?),
         None => None,
     };
+    let root = super::root_query(g, &closure)?;
+    if let Some(b) = &baseline {
+        if let Some(w) = other_package(&closure, root.as_deref(), b) {
+            // Carried as a warning of ROOT, so that every format (the Markdown summary
+            // too) says it.
+            closure.warnings.push(w);
+        }
+    }
     if !a.allow_partial {
-        require_complete(&closure, g.root.as_deref(), "ROOT")?;
+        require_complete(&closure, root.as_deref(), "ROOT")?;
         if let Some(b) = &baseline {
             require_complete(b, None, "the baseline (--baseline)")?;
         }
@@ -83,7 +122,7 @@ pub(super) fn run(g: &GlobalArgs, a: &CheckArgs, format: Format, style: &Style) 
         }
     }
     let opts = CheckOptions {
-        root: g.root.clone(),
+        root,
         baseline: baseline.as_ref().map(|b| (b, growth)),
         against: other.as_ref().zip(a.max_ratio),
         max_size,

@@ -29,7 +29,7 @@ pub(super) fn run(g: &GlobalArgs, a: &DiffArgs, format: Format, style: &Style) -
     within_signed_sizes(&old)?;
     within_signed_sizes(&new)?;
     let opts = DiffOptions {
-        root: g.root.clone(),
+        root: super::root_query(g, &old)?,
         top: match (a.top, a.all, format) {
             (_, true, _) => None,
             (Some(n), _, _) => Some(n),

@@ -6,11 +6,16 @@ mod args;
 mod check;
 mod diff;
 mod explain;
+mod formats;
 mod http;
+mod inputs;
 mod rules;
 mod snapshot;
+mod suggest;
+mod targets;
 
 pub use args::Cli;
+pub use suggest::better_suggestion;
 
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -40,6 +45,7 @@ pub enum Outcome {
 /// Run a parsed command line.
 pub fn run(cli: Cli) -> Result<Outcome> {
     let g = &cli.global;
+    formats::check(&cli.command, g.format)?;
     let style = style_for(g);
     let format = match g.format {
         FormatArg::Table => Format::Table,
@@ -185,8 +191,20 @@ fn load_input(g: &GlobalArgs, input: &str) -> Result<Closure> {
     if let Some(b) = bar {
         b.clear();
     }
-    let closure = closure.with_context(|| format!("cannot load `{input}`"))?;
+    let closure = closure.map_err(|e| match inputs::missing_input_hint(input) {
+        Some(hint) => anyhow::anyhow!("cannot load `{input}`: {e}\n  hint: {hint}"),
+        None => anyhow::Error::new(e).context(format!("cannot load `{input}`")),
+    })?;
     Ok(closure)
+}
+
+/// `--root` as the lookup in `c` takes it (a `./result-x` symlink is the store path it
+/// names; see `inputs::in_closure`).
+fn root_query(g: &GlobalArgs, c: &Closure) -> Result<Option<String>> {
+    g.root
+        .as_deref()
+        .map(|r| inputs::in_closure(g, c, r).context("--root"))
+        .transpose()
 }
 
 /// Where the files of a loaded closure come from.
@@ -333,7 +351,7 @@ fn cmd_why(
     match &a.target {
         None => {
             let opts = analysis::WhyOptions {
-                root: g.root.clone(),
+                root: root_query(g, &closure)?,
                 top: match (a.top, a.all, format) {
                     (_, true, _) => None,
                     (Some(n), _, _) => Some(n),
@@ -364,11 +382,13 @@ fn cmd_why(
         Some(target) => {
             // Checked here so that the message names it as the TARGET; the analysis
             // resolves it again (a lookup).
-            closure.select_path(target, "TARGET")?;
+            let target = inputs::in_closure(g, &closure, target).context("TARGET")?;
+            closure.select_path(&target, "TARGET")?;
+            let root = root_query(g, &closure)?;
             let report = analysis::why_chains_capped(
                 &closure,
-                g.root.as_deref(),
-                target,
+                root.as_deref(),
+                &target,
                 &evidence,
                 Some(&tick),
                 a.max_chains,
@@ -457,6 +477,7 @@ fn cmd_refs(
     for (input, whole_closure) in inputs {
         let closure = load_input(g, &input)?;
         let mut opts = base.clone();
+        opts.root = root_query(g, &closure)?;
         opts.files = files_for(g, &closure);
         if let (Some(raw), true) = (&a.explain, whole_closure) {
             let root = closure
@@ -512,29 +533,31 @@ fn cmd_refs(
 }
 
 fn cmd_split(g: &GlobalArgs, a: &SplitArgs, format: Format, style: &Style) -> Result<Outcome> {
+    let gpu_targets = targets::checked(&a.gpu_targets)?;
     let input = a.for_root.as_deref().unwrap_or(&a.path);
     let closure = load_input(g, input)?;
     let package = match (&a.for_root, closure.declared_roots.first()) {
         // PATH alone: the store path it was loaded as, else `--root` or the only root
         // of the file it was read from.
         (None, Some(p)) => closure.store_dir.display(p),
-        (None, None) => match (&g.root, closure.roots().as_slice()) {
-            (Some(r), _) => r.clone(),
+        (None, None) => match (root_query(g, &closure)?, closure.roots().as_slice()) {
+            (Some(r), _) => r,
             (None, [only]) => closure.store_dir.display(only),
             _ => a.path.clone(),
         },
-        (Some(_), _) => a.path.clone(),
+        // PATH in ROOT's closure, as typed (`./result-rocblas`, a name, a hash): looked
+        // up here, so that an ambiguous or unknown name lists the candidates.
+        (Some(_), _) => {
+            let q = inputs::in_closure(g, &closure, &a.path).context("PATH")?;
+            let p = closure.select_path(&q, "PATH")?;
+            closure.store_dir.display(&p)
+        }
     };
     let opts = analysis::SplitOptions {
         package,
         for_root: a.for_root.is_some(),
-        root: g.root.clone(),
-        gpu_targets: a
-            .gpu_targets
-            .iter()
-            .map(|t| t.trim().to_string())
-            .filter(|t| !t.is_empty())
-            .collect(),
+        root: root_query(g, &closure)?,
+        gpu_targets,
         files: source::locate(&closure, g.store_root.as_deref()),
         cache: scan_cache(a.no_cache),
         ..Default::default()
@@ -557,10 +580,11 @@ fn cmd_gpu(
     format: Format,
     style: &Style,
 ) -> Result<Outcome> {
+    let gpu_targets = targets::checked(&a.gpu_targets)?;
     let closure = load_input(g, &a.input)?;
     let opts = analysis::GpuOptions {
-        root: g.root.clone(),
-        gpu_targets: a.gpu_targets.clone(),
+        root: root_query(g, &closure)?,
+        gpu_targets,
         files: files_for(g, &closure),
         cache: scan_cache(g.no_cache),
         rules,

@@ -33,7 +33,7 @@ pub(super) fn run(g: &GlobalArgs, a: &SnapshotArgs) -> Result<Outcome> {
     let snap = analysis::snapshot(
         &closure,
         &SnapshotOptions {
-            root: g.root.clone(),
+            root: super::root_query(g, &closure)?,
         },
     )
     .with_context(|| format!("cannot snapshot `{}`", a.input))?;

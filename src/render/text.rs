@@ -134,6 +134,34 @@ pub fn version_list(v: &[String]) -> String {
     }
 }
 
+/// `n` things, counted the one way every format counts: `1 path`, `2 paths`,
+/// `6,604 paths` (commas between thousands).
+pub fn count(n: u64, one: &str, many: &str) -> String {
+    format!("{} {}", thousands(n), if n == 1 { one } else { many })
+}
+
+/// The row for what a table leaves out: `… 1 more path`, `… 48 more paths`.
+pub fn more_paths(n: u64) -> String {
+    format!(
+        "… {} more {}",
+        thousands(n),
+        if n == 1 { "path" } else { "paths" }
+    )
+}
+
+/// A signed percentage with one decimal, with the one minus sign every format uses
+/// (U+2212, as [`format_delta`]): `+41.0%`, `−28.2%`, `0.0%`.
+pub fn signed_percent(p: f64) -> String {
+    let s = format!("{:.1}", p.abs());
+    if s == "0.0" {
+        "0.0%".to_string()
+    } else if p > 0.0 {
+        format!("+{s}%")
+    } else {
+        format!("−{s}%")
+    }
+}
+
 /// `6604` → `6,604`.
 pub fn thousands(n: u64) -> String {
     let s = n.to_string();

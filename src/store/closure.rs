@@ -203,10 +203,22 @@ impl Closure {
         let by = |pred: &dyn Fn(&StorePath) -> bool| -> Vec<StorePath> {
             self.paths.keys().filter(|p| pred(p)).cloned().collect()
         };
+        // As tables print a path: `wxyrv3j…-rocblas-5.7.1`, the first hash characters
+        // and the name; or the first characters of a hash alone (at least 5).
+        let (prefix, name) = match q.split_once("…-") {
+            Some((h, n)) => (h, Some(n)),
+            None => (q, None),
+        };
+        let hash_prefix_ok = prefix.len() >= 5 && prefix.bytes().all(|b| b.is_ascii_alphanumeric());
         for matches in [
             by(&|p| p.hash_part() == q),
             by(&|p| p.name() == q),
             by(&|p| package_name(p.name()) == q),
+            by(&|p| {
+                hash_prefix_ok
+                    && p.hash_part().starts_with(prefix)
+                    && name.is_none_or(|n| p.name() == n)
+            }),
         ] {
             match matches.len() {
                 0 => continue,
@@ -221,19 +233,22 @@ impl Closure {
                 }
             }
         }
+        // Paths whose name contains the query are likely what the user meant; without
+        // any, the roots say what the input holds.
         let mut candidates: Vec<String> = self
-            .roots()
-            .iter()
+            .paths
+            .keys()
+            .filter(|p| p.name().contains(q))
+            .take(30)
             .map(|p| self.store_dir.display(p))
             .collect();
-        // Paths whose name contains the query are likely what the user meant.
-        for p in self.paths.keys() {
-            if p.name().contains(q) && candidates.len() < 30 {
-                let s = self.store_dir.display(p);
-                if !candidates.contains(&s) {
-                    candidates.push(s);
-                }
-            }
+        candidates.sort();
+        if candidates.is_empty() {
+            candidates = self
+                .roots()
+                .iter()
+                .map(|p| self.store_dir.display(p))
+                .collect();
         }
         Err(RootSelectionError::NotFound {
             role,

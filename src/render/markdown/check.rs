@@ -51,8 +51,8 @@ pub(super) fn check(r: &CheckReport, out: &mut dyn Write) -> io::Result<()> {
         if let Some(rest) = list.rest {
             writeln!(
                 out,
-                "| | … {} more paths | {} | | |",
-                rest.count,
+                "| | {} | {} | | |",
+                crate::render::text::more_paths(rest.count as u64),
                 format_size(rest.nar_size)
             )?;
         }

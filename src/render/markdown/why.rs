@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use super::{md_cell, md_code, md_fence};
 use crate::render::text::short_path;
 use crate::render::words::why::{
-    chains_header, evidence_note, header, kept_by, savings_line, sort_note, tree_lines, via,
+    chains_header, evidence_note, header, kept_by, savings_lines, sort_note, tree_lines, via,
 };
 use crate::report::{EvidenceLevel, WhyChainsReport, WhyReport};
 use crate::store::format_size;
@@ -44,8 +44,8 @@ pub(super) fn why(r: &WhyReport, out: &mut dyn Write) -> io::Result<()> {
     if let Some(rest) = &r.rest {
         writeln!(
             out,
-            "| | … {} more paths | {} | | | |",
-            rest.count,
+            "| | {} | {} | | | |",
+            crate::render::text::more_paths(rest.count as u64),
             format_size(rest.nar_size)
         )?;
     }
@@ -54,7 +54,15 @@ pub(super) fn why(r: &WhyReport, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "\n_{}_", md_cell(&note))?;
     }
     if let Some(s) = &r.savings {
-        writeln!(out, "\n{}", md_cell(&savings_line(s)))?;
+        let lines = savings_lines(s, &r.source.origin, r.evidence_paths);
+        writeln!(out, "\n{}", md_cell(&lines[0]))?;
+        if lines.len() > 1 {
+            // The commands as a code block, to be copied as they are.
+            writeln!(out)?;
+            for l in &lines[1..] {
+                writeln!(out, "    {}", l.trim_start())?;
+            }
+        }
     }
     for w in &r.warnings {
         writeln!(out, "\n> **warning:** {}", md_cell(w))?;

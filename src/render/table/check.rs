@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use comfy_table::{Cell, CellAlignment};
 
-use super::{bold, new_table};
+use super::{bold, new_table, write_fitted, WHOLE};
 use crate::render::text::{short_path, via_chain};
 use crate::render::words::check::{criteria, header, lists, verdict};
 use crate::render::Style;
@@ -34,7 +34,7 @@ pub(super) fn check(r: &CheckReport, style: &Style, out: &mut dyn Write) -> io::
             Cell::new(verdict(row.pass)),
         ]);
     }
-    writeln!(out, "{t}")?;
+    write_fitted(out, &t, style, &[3, 2])?;
     for list in lists(r) {
         writeln!(out, "\n{}:", list.title)?;
         let mut t = new_table(style);
@@ -51,19 +51,21 @@ pub(super) fn check(r: &CheckReport, style: &Style, out: &mut dyn Write) -> io::
         if let Some(rest) = list.rest {
             t.add_row(vec![
                 Cell::new(""),
-                Cell::new(format!("… {} more paths", rest.count)),
+                Cell::new(crate::render::text::more_paths(rest.count as u64)),
                 Cell::new(format_size(rest.nar_size)).set_alignment(CellAlignment::Right),
                 Cell::new(""),
                 Cell::new(""),
             ]);
         }
-        writeln!(out, "{t}")?;
+        write_fitted(out, &t, style, &[4, 2])?;
     }
     // Warnings go to stderr (from the binary, silenced by -q), as for every other
     // command: printing them here too showed each one twice.
     // Last, so that a build log's tail (`nix-build` shows ten lines) has the reason.
     for f in &r.failures {
-        writeln!(out, "FAIL: {f}")?;
+        // One line per failure, whatever the width, so that `grep FAIL` in a CI log
+        // finds it whole.
+        writeln!(out, "{WHOLE}FAIL: {f}")?;
     }
     Ok(())
 }

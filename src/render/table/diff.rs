@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use comfy_table::{Cell, CellAlignment};
 
-use super::{bold, new_table};
+use super::{bold, new_table, write_fitted};
 use crate::render::text::format_delta;
 use crate::render::words::diff::{counts, header, path_counts, versions_short, NOTE};
 use crate::render::Style;
@@ -40,7 +40,7 @@ pub(super) fn diff(r: &DiffReport, style: &Style, out: &mut dyn Write) -> io::Re
             Cell::new(""),
         ]);
     }
-    writeln!(out, "{t}")?;
+    write_fitted(out, &t, style, &[5, 4])?;
     writeln!(out, "{NOTE}")?;
     Ok(())
 }

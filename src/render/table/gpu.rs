@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use comfy_table::{Cell, CellAlignment};
 
-use super::{bold, new_table};
+use super::{bold, new_table, write_fitted, WHOLE};
 use crate::render::words::gpu::{after, heading, path_archs, percent, targets, totals};
 use crate::render::{short_path, Style};
 use crate::report::GpuReport;
@@ -51,7 +51,7 @@ pub(super) fn gpu(r: &GpuReport, style: &Style, out: &mut dyn Write) -> io::Resu
                 Cell::new(targets(&a.targets, 3)),
             ]);
         }
-        writeln!(out, "{t}")?;
+        write_fitted(out, &t, style, &[7, 4, 3, 6, 5, 2])?;
     }
     if !r.paths.is_empty() {
         let mut t = new_table(style);
@@ -71,7 +71,7 @@ pub(super) fn gpu(r: &GpuReport, style: &Style, out: &mut dyn Write) -> io::Resu
                 Cell::new(path_archs(p, 3)),
             ]);
         }
-        writeln!(out, "{t}")?;
+        write_fitted(out, &t, style, &[3, 1, 4])?;
         if r.paths.len() > TOP_PATHS {
             writeln!(
                 out,
@@ -98,7 +98,7 @@ pub(super) fn gpu(r: &GpuReport, style: &Style, out: &mut dyn Write) -> io::Resu
         for m in &r.remedies {
             writeln!(
                 out,
-                "remedy ({}, saves {}): {}",
+                "remedy ({}, saves {}):\n{WHOLE}  {}",
                 m.option.as_str(),
                 format_size(m.saves),
                 m.nix

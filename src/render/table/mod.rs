@@ -12,22 +12,134 @@ mod why;
 
 use std::io::{self, Write};
 
-use comfy_table::{presets, ContentArrangement, Table};
+use comfy_table::{
+    presets, Cell, CellAlignment, ColumnConstraint, ContentArrangement, Table, Width,
+};
 
 use super::{Report, Style};
 
-/// Write `report` as tables.
+/// Write `report` as tables. Every control character but newline and tab, and every
+/// bidirectional embedding, override or isolate, is written as `\u{…}` (names and ids
+/// come from the input: a bundle's target id, a NAR entry name), as Markdown, HTML and
+/// JSON escape them; only the bold of [`bold`] is written raw, with colour on.
 pub(super) fn render(report: Report<'_>, style: &Style, out: &mut dyn Write) -> io::Result<()> {
+    let mut buf: Vec<u8> = Vec::new();
+    let w = &mut buf;
     match report {
-        Report::Why(r) => why::why(r, style, out),
-        Report::WhyChains(r) => why::chains(r, style, out),
-        Report::Refs(r) => refs::refs(r, style, out),
-        Report::Diff(r) => diff::diff(r, style, out),
-        Report::Check(r) => check::check(r, style, out),
-        Report::Split(r) => split::split(r, style, out),
-        Report::Gpu(r) => gpu::gpu(r, style, out),
-        Report::Rules(r) => rules::rules(r, style, out),
+        Report::Why(r) => why::why(r, style, w),
+        Report::WhyChains(r) => why::chains(r, style, w),
+        Report::Refs(r) => refs::refs(r, style, w),
+        Report::Diff(r) => diff::diff(r, style, w),
+        Report::Check(r) => check::check(r, style, w),
+        Report::Split(r) => split::split(r, style, w),
+        Report::Gpu(r) => gpu::gpu(r, style, w),
+        Report::Rules(r) => rules::rules(r, style, w),
+    }?;
+    let text =
+        wrap_lines(&String::from_utf8_lossy(&buf), style.width.map(usize::from)).replace(GLUE, " ");
+    out.write_all(escape_hazards(&text, style.color).as_bytes())
+}
+
+/// Marks a line to be written whole, never wrapped: a command or Nix code meant to be
+/// copied. [`render`] removes it.
+pub(super) const WHOLE: char = '\u{e000}';
+
+/// Lines longer than `width` wrapped at spaces, each continuation indented two more
+/// than its line; table lines (the renderer fitted them) and lines marked [`WHOLE`] as
+/// they are.
+fn wrap_lines(text: &str, width: Option<usize>) -> String {
+    let mut out = String::with_capacity(text.len() + 64);
+    for line in text.split_inclusive('\n') {
+        let (body, nl) = match line.strip_suffix('\n') {
+            Some(b) => (b, "\n"),
+            None => (line, ""),
+        };
+        if let Some(whole) = body.strip_prefix(WHOLE) {
+            out.push_str(whole);
+            out.push_str(nl);
+            continue;
+        }
+        match width {
+            Some(w) if body.chars().count() > w => {
+                // A number and its unit stay on one line.
+                let glued = glue_units(body);
+                let body = glued.as_str();
+                // The indent, or a chain tree's prefix (`│   ├───`): continuation lines
+                // carry its vertical lines on.
+                let lead = |c: char| c == ' ' || "│├└─".contains(c);
+                let indent = body.len() - body.trim_start_matches(lead).len();
+                let cont: String = body[..indent]
+                    .chars()
+                    .map(|c| {
+                        if c == '├' {
+                            '│'
+                        } else if c == '│' {
+                            c
+                        } else {
+                            ' '
+                        }
+                    })
+                    .chain("  ".chars())
+                    .collect();
+                let mut cur = body[..indent].to_string();
+                let mut empty = true;
+                for word in body[indent..].split(' ') {
+                    let len = cur.chars().count();
+                    if !empty && len + 1 + word.chars().count() > w {
+                        out.push_str(cur.trim_end());
+                        out.push('\n');
+                        cur = cont.clone();
+                        empty = true;
+                    }
+                    if !empty {
+                        cur.push(' ');
+                    }
+                    cur.push_str(word);
+                    empty = false;
+                }
+                out.push_str(&cur);
+                out.push_str(nl);
+            }
+            _ => {
+                out.push_str(body);
+                out.push_str(nl);
+            }
+        }
     }
+    out
+}
+
+const BOLD_ON: &str = "\x1b[1m";
+const BOLD_OFF: &str = "\x1b[0m";
+
+/// `text` with every terminal hazard but `\n` and `\t` as `\u{…}`; with `keep_bold`, the
+/// two sequences [`bold`] writes stay as they are.
+fn escape_hazards(text: &str, keep_bold: bool) -> std::borrow::Cow<'_, str> {
+    let hazard = |c: char| c != '\n' && c != '\t' && crate::store::is_terminal_hazard(c);
+    if !text.chars().any(hazard) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if keep_bold && c == '\x1b' {
+            if let Some(seq) = [BOLD_ON, BOLD_OFF]
+                .into_iter()
+                .find(|s| rest.starts_with(s))
+            {
+                out.push_str(seq);
+                rest = &rest[seq.len()..];
+                continue;
+            }
+        }
+        if hazard(c) {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// A table with the house style: wrapped to `style.width` (never, without one),
@@ -50,11 +162,255 @@ fn new_table(style: &Style) -> Table {
     t
 }
 
+/// Words a table may not break between: a number and its unit (`407.4 KiB`), glued
+/// with a no-break space that [`render`] turns back into a space.
+const GLUE: char = '\u{a0}';
+
+const UNITS: [&str; 7] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+
+/// `s` with the space between a number and its unit glued (`407.4 KiB`, `(−9.6 GiB,`).
+fn glue_units(s: &str) -> String {
+    let words: Vec<&str> = s.split(' ').collect();
+    let mut out = String::with_capacity(s.len());
+    for (i, w) in words.iter().enumerate() {
+        if i > 0 {
+            let unit = w.trim_end_matches([',', ')', ';', ':', '.']);
+            let number = words[i - 1]
+                .chars()
+                .last()
+                .is_some_and(|c| c.is_ascii_digit());
+            out.push(if number && UNITS.contains(&unit) {
+                GLUE
+            } else {
+                ' '
+            });
+        }
+        out.push_str(w);
+    }
+    out
+}
+
+/// Whether a cell holds a number (a size, a count, a percentage, a ratio): its column
+/// is right-aligned.
+fn numeric(s: &str) -> bool {
+    let t = s.trim_start_matches(['+', '−', '-', '≥', '~']);
+    t.starts_with(|c: char| c.is_ascii_digit())
+        && t.split(GLUE)
+            .next()
+            .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit() || ".,%×".contains(c)))
+}
+
+/// `t` rebuilt to be read at `style.width`: no word or number is ever split across
+/// lines (each column is at least as wide as its longest word, a number and its unit
+/// counting as one), columns of numbers are right-aligned, and when the columns do
+/// not fit, those in `drop` are left out, in that order, until they do. Returns the
+/// table and the headers it left out (for a note under it).
+fn fit(t: &Table, style: &Style, drop: &[usize]) -> (Table, Vec<String>) {
+    let header: Vec<String> = t
+        .header()
+        .map(|h| h.cell_iter().map(|c| glue_units(&c.content())).collect())
+        .unwrap_or_default();
+    let rows: Vec<Vec<String>> = t
+        .row_iter()
+        .map(|r| r.cell_iter().map(|c| glue_units(&c.content())).collect())
+        .collect();
+    let n = header
+        .len()
+        .max(rows.iter().map(Vec::len).max().unwrap_or(0));
+    let word = |s: &String| {
+        s.split([' ', '\n'])
+            .map(|w| w.chars().count())
+            .max()
+            .unwrap_or(0)
+    };
+    let cell = |r: &Vec<String>, i: usize| r.get(i).cloned().unwrap_or_default();
+    let mut min: Vec<usize> = (0..n)
+        .map(|i| {
+            rows.iter()
+                .chain(std::iter::once(&header))
+                .map(|r| word(&cell(r, i)))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let right: Vec<bool> = (0..n)
+        .map(|i| {
+            let cells: Vec<String> = rows
+                .iter()
+                .map(|r| cell(r, i))
+                .filter(|c| !c.is_empty())
+                .collect();
+            !cells.is_empty() && cells.iter().all(|c| numeric(c))
+        })
+        .collect();
+    let natural: Vec<usize> = (0..n)
+        .map(|i| {
+            rows.iter()
+                .chain(std::iter::once(&header))
+                .flat_map(|r| {
+                    cell(r, i)
+                        .lines()
+                        .map(|l| l.chars().count())
+                        .collect::<Vec<_>>()
+                })
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut hidden = vec![false; n];
+    // `│ a ┆ b │`: three columns of border and padding per column, and one.
+    let borders = |hidden: &[bool]| 3 * hidden.iter().filter(|h| !**h).count() + 1;
+    let mut widths = natural.clone();
+    if let Some(width) = style.width.map(usize::from) {
+        let need = |hidden: &[bool], min: &[usize]| -> usize {
+            (0..n)
+                .filter(|&i| !hidden[i])
+                .map(|i| min[i])
+                .sum::<usize>()
+                + borders(hidden)
+        };
+        for &i in drop {
+            if need(&hidden, &min) <= width {
+                break;
+            }
+            if i < n {
+                hidden[i] = true;
+            }
+        }
+        // Still too wide: the widest columns of words get narrower, and their words
+        // longer than that are shortened in the middle (marked `…`, never split).
+        while need(&hidden, &min) > width {
+            let excess = need(&hidden, &min) - width;
+            let Some(i) = (0..n)
+                .filter(|&i| !hidden[i] && !right[i] && min[i] > 8)
+                .max_by_key(|&i| min[i])
+            else {
+                break;
+            };
+            min[i] = min[i].saturating_sub(excess).max(8);
+            widths[i] = widths[i].min(min[i]);
+        }
+        let shown: Vec<usize> = (0..n).filter(|&i| !hidden[i]).collect();
+        let budget = width.saturating_sub(borders(&hidden));
+        if shown.iter().map(|&i| natural[i]).sum::<usize>() > budget {
+            // Every column its longest word; then the spare columns go to the columns
+            // that need the fewest to be whole (numbers first), then to the rest.
+            for &i in &shown {
+                widths[i] = min[i];
+            }
+            let mut spare = budget.saturating_sub(shown.iter().map(|&i| min[i]).sum());
+            let mut order = shown.clone();
+            order.sort_by_key(|&i| natural[i].saturating_sub(min[i]));
+            for i in order {
+                let give = spare.min(natural[i].saturating_sub(min[i]));
+                widths[i] += give;
+                spare -= give;
+            }
+        }
+    }
+    let mut out = new_table(style);
+    let fitted = |i: usize, text: String| -> String {
+        if text
+            .split([' ', '\n'])
+            .all(|w| w.chars().count() <= widths[i])
+        {
+            return text;
+        }
+        text.split('\n')
+            .map(|l| {
+                l.split(' ')
+                    .map(|w| crate::render::text::shorten_middle(w, widths[i]))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let keep = |r: &Vec<String>| -> Vec<Cell> {
+        (0..n)
+            .filter(|&i| !hidden[i])
+            .map(|i| {
+                let c = Cell::new(fitted(i, cell(r, i)));
+                if right[i] {
+                    c.set_alignment(CellAlignment::Right)
+                } else {
+                    c
+                }
+            })
+            .collect()
+    };
+    if !header.is_empty() {
+        out.set_header(keep(&header));
+    }
+    for r in &rows {
+        out.add_row(keep(r));
+    }
+    for (k, i) in (0..n).filter(|&i| !hidden[i]).enumerate() {
+        if let Some(col) = out.column_mut(k) {
+            // The width with the padding on both sides.
+            col.set_constraint(ColumnConstraint::Absolute(Width::Fixed(
+                u16::try_from(widths[i] + 2).unwrap_or(u16::MAX),
+            )));
+        }
+    }
+    let names = (0..n)
+        .filter(|&i| hidden[i])
+        .map(|i| cell(&header, i).replace(GLUE, " "))
+        .collect();
+    (out, names)
+}
+
+/// A fitted table's text with every line marked [`WHOLE`].
+fn whole(t: &Table) -> String {
+    t.to_string()
+        .lines()
+        .map(|l| format!("{WHOLE}{l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Write a table made readable at the width ([`fit`]), and say which columns it left
+/// out.
+fn write_fitted(out: &mut dyn Write, t: &Table, style: &Style, drop: &[usize]) -> io::Result<()> {
+    let (t, hidden) = fit(t, style, drop);
+    // Fitted already: never wrapped again.
+    for line in t.to_string().lines() {
+        writeln!(out, "{WHOLE}{line}")?;
+    }
+    if !hidden.is_empty() {
+        writeln!(
+            out,
+            "(not shown at this width: {}; wider terminal or --format json)",
+            hidden.join(", ")
+        )?;
+    }
+    Ok(())
+}
+
 /// Bold with ANSI when colour is allowed.
 fn bold(s: &str, style: &Style) -> String {
     if style.color {
-        format!("\x1b[1m{s}\x1b[0m")
+        format!("{BOLD_ON}{s}{BOLD_OFF}")
     } else {
         s.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::escape_hazards;
+
+    #[test]
+    fn hazards_are_escaped_and_only_bold_is_kept() {
+        assert_eq!(escape_hazards("a\tb\nc", false), "a\tb\nc");
+        assert_eq!(
+            escape_hazards("x\u{1b}[2J\0\r\u{202e}y", false),
+            "x\\u{1b}[2J\\u{0}\\u{d}\\u{202e}y"
+        );
+        assert_eq!(
+            escape_hazards("\x1b[1mhead\x1b[0m \x1b[2J", true),
+            "\x1b[1mhead\x1b[0m \\u{1b}[2J"
+        );
+        assert_eq!(escape_hazards("\x1b[1m", false), "\\u{1b}[1m");
     }
 }

@@ -5,7 +5,8 @@ use std::io::{self, Write};
 
 use comfy_table::{Cell, CellAlignment};
 
-use super::{bold, new_table};
+use super::{bold, new_table, write_fitted};
+use crate::render::text::shorten_middle;
 use crate::render::words::refs::{
     clip, explain_heading, kinds, path_heading, reach_step, ref_label, SHOWN,
 };
@@ -37,7 +38,7 @@ pub(super) fn refs(r: &RefsReport, style: &Style, out: &mut dyn Write) -> io::Re
                     Cell::new(&e.rule),
                 ]);
             }
-            writeln!(out, "{t}")?;
+            write_fitted(out, &t, style, &[4, 3])?;
         }
         for e in p.references.iter().filter(|e| !e.evidence.is_empty()) {
             writeln!(out, "  {} ({}):", ref_label(e), e.verdict)?;
@@ -46,19 +47,28 @@ pub(super) fn refs(r: &RefsReport, style: &Style, out: &mut dyn Write) -> io::Re
                 Some(_) => e.evidence.len(),
                 None => e.evidence.len().min(SHOWN),
             };
+            let width = style.width.map_or(120, usize::from);
             for item in e.evidence.iter().take(shown) {
-                writeln!(
-                    out,
-                    "    {}@{} {} {}",
-                    if item.file.is_empty() {
-                        "."
-                    } else {
-                        &item.file
-                    },
-                    item.offset,
-                    item.kind,
-                    clip(&item.detail, 120)
-                )?;
+                // `file@offset kind detail` on one line of the width: the detail is
+                // cut at its end, a long file name in its middle (its start and end
+                // stay), each keeping a readable part.
+                let tail = format!("@{} {}", item.offset, item.kind);
+                let file = if item.file.is_empty() {
+                    "."
+                } else {
+                    item.file.as_str()
+                };
+                // The file first (it tells the items apart); the detail gets what is
+                // left, and is left out when that is too little to read.
+                let fixed = 4 + tail.chars().count();
+                let file = shorten_middle(file, width.saturating_sub(fixed).max(24));
+                let room = width.saturating_sub(fixed + file.chars().count() + 1);
+                let line = if item.detail.is_empty() || room < 12 {
+                    format!("    {file}{tail}")
+                } else {
+                    format!("    {file}{tail} {}", clip(&item.detail, room))
+                };
+                writeln!(out, "{line}")?;
             }
             let more = e.evidence_count.saturating_sub(shown as u64);
             if more > 0 {

@@ -2,7 +2,7 @@
 
 use std::io::{self, Write};
 
-use super::new_table;
+use super::{fit, new_table, whole};
 use crate::render::words::rules::{
     class_heading, DATA_DIR_HEADING, ELF_HEADING, KIND_HEADING, VERDICT_HEADING,
 };
@@ -20,7 +20,7 @@ fn kind_table(
     for k in rows {
         t.add_row(vec![&k.name, &k.matches, &k.kind]);
     }
-    writeln!(out, "{heading}\n{t}\n")
+    writeln!(out, "{heading}\n{}\n", whole(&fit(&t, style, &[]).0))
 }
 
 pub(super) fn rules(r: &RulesReport, style: &Style, out: &mut dyn Write) -> io::Result<()> {
@@ -34,7 +34,12 @@ pub(super) fn rules(r: &RulesReport, style: &Style, out: &mut dyn Write) -> io::
             &c.class,
         ]);
     }
-    writeln!(out, "{}\n{t}\n", class_heading(r))?;
+    writeln!(
+        out,
+        "{}\n{}\n",
+        class_heading(r),
+        whole(&fit(&t, style, &[1]).0)
+    )?;
     kind_table(style, out, KIND_HEADING, &r.kind_rules)?;
     kind_table(style, out, ELF_HEADING, &r.elf_rules)?;
     let mut t = new_table(style);
@@ -48,11 +53,11 @@ pub(super) fn rules(r: &RulesReport, style: &Style, out: &mut dyn Write) -> io::
             d.dirs.join(" "),
         ]);
     }
-    writeln!(out, "{DATA_DIR_HEADING}\n{t}\n")?;
+    writeln!(out, "{DATA_DIR_HEADING}\n{}\n", whole(&fit(&t, style, &[1]).0))?;
     let mut t = new_table(style);
     t.set_header(vec!["rule", "when", "verdict", "why"]);
     for v in &r.verdict_rules {
         t.add_row(vec![&v.name, &v.when, &v.verdict, &v.why]);
     }
-    writeln!(out, "{VERDICT_HEADING}\n{t}")
+    writeln!(out, "{VERDICT_HEADING}\n{}", whole(&fit(&t, style, &[]).0))
 }

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use comfy_table::{Cell, CellAlignment};
 
-use super::{bold, new_table};
+use super::{bold, new_table, write_fitted, WHOLE};
 use crate::render::words::split::{action, assumption, heading, no_split, remedy_groups};
 use crate::render::Style;
 use crate::report::SplitReport;
@@ -35,16 +35,16 @@ pub(super) fn split(r: &SplitReport, style: &Style, out: &mut dyn Write) -> io::
             Cell::new(refs.join("\n")),
         ]);
     }
-    writeln!(out, "{t}")?;
+    write_fitted(out, &t, style, &[2])?;
     if let Some(f) = &r.for_root {
         writeln!(
             out,
-            "closure of {}: {} → {} (predicted; {} → {} paths; needs {})",
+            "closure of {}: {} → {} (predicted; {} → {}; needs {})",
             f.root,
             format_size(f.closure_size_before),
             format_size(f.closure_size_after),
-            f.path_count_before,
-            f.path_count_after,
+            crate::render::text::thousands(f.path_count_before),
+            crate::render::text::count(f.path_count_after, "path", "paths"),
             f.outputs_needed.join(", ")
         )?;
     }
@@ -68,7 +68,7 @@ pub(super) fn split(r: &SplitReport, style: &Style, out: &mut dyn Write) -> io::
                 Cell::new(if a.kept { "yes" } else { "no" }),
             ]);
         }
-        writeln!(out, "{t}")?;
+        write_fitted(out, &t, style, &[3, 2])?;
     }
     writeln!(out, "actions:")?;
     for a in &r.actions {
@@ -80,11 +80,14 @@ pub(super) fn split(r: &SplitReport, style: &Style, out: &mut dyn Write) -> io::
     for (heading, options) in remedy_groups(&r.remedies) {
         writeln!(out, "{heading}")?;
         for o in options {
-            writeln!(out, "  {o}")?;
+            writeln!(out, "{WHOLE}  {o}")?;
         }
     }
     writeln!(out)?;
-    write!(out, "{}", r.nix)?;
+    // The Nix code is meant to be copied: never wrapped.
+    for line in r.nix.lines() {
+        writeln!(out, "{WHOLE}{line}")?;
+    }
     warnings(r, out)
 }
 

@@ -5,11 +5,11 @@ use std::io::{self, Write};
 
 use comfy_table::{Cell, CellAlignment};
 
-use super::{bold, new_table};
-use crate::render::text::{name_of, short_path, shorten_end, shorten_middle, thousands};
+use super::{bold, new_table, write_fitted, WHOLE};
+use crate::render::text::{name_of, short_path, shorten_end, shorten_middle};
 use crate::render::words::why::{
-    chains_header, evidence_note, header, kept_by, main_reason, savings_line, sort_note,
-    tree_lines, via,
+    chains_header, evidence_note, header, kept_by, main_reason_fit, savings_lines, sort_note,
+    tree_lines, tree_lines_with, via,
 };
 use crate::render::Style;
 use crate::report::{EvidenceLevel, WhyChainsReport, WhyReport};
@@ -28,7 +28,8 @@ pub(super) fn why(r: &WhyReport, style: &Style, out: &mut dyn Write) -> io::Resu
 
 /// One line per path: rank, sizes, the package name and the main reason it is kept, cut
 /// to the width (the terminal's, else 120 columns). Narrow terminals lose the closure
-/// column first, then name width, so that the reason keeps at least 30 columns.
+/// column first, then the NAR column, then name width, so that the reason keeps at
+/// least 42 columns.
 fn why_compact(r: &WhyReport, style: &Style, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "{}", bold(&header(r), style))?;
     let width = style.width.map_or(PIPE_WIDTH, usize::from);
@@ -42,7 +43,7 @@ fn why_compact(r: &WhyReport, style: &Style, out: &mut dyn Write) -> io::Result<
         .iter()
         .map(|s| s.to_string())
         .collect()];
-    let mut reasons = vec![last.to_string()];
+    let mut reasons: Vec<Option<&crate::report::WhyPath>> = vec![None];
     for (i, p) in r.paths.iter().enumerate() {
         rows.push(vec![
             (i + 1).to_string(),
@@ -51,7 +52,7 @@ fn why_compact(r: &WhyReport, style: &Style, out: &mut dyn Write) -> io::Result<
             format_size(p.nar_size),
             name_of(&p.path).to_string(),
         ]);
-        reasons.push(main_reason(p));
+        reasons.push(Some(p));
     }
     if let Some(rest) = &r.rest {
         rows.push(vec![
@@ -59,16 +60,18 @@ fn why_compact(r: &WhyReport, style: &Style, out: &mut dyn Write) -> io::Result<
             String::new(),
             String::new(),
             format_size(rest.nar_size),
-            format!("… {} more paths", thousands(rest.count as u64)),
+            crate::render::text::more_paths(rest.count as u64),
         ]);
-        reasons.push(String::new());
+        reasons.push(None);
     }
     let chars = |s: &String| s.chars().count();
     let col = |k: usize| rows.iter().map(|row| chars(&row[k])).max().unwrap_or(0);
     let mut widths: Vec<usize> = (0..5).map(col).collect();
     widths[4] = widths[4].min(40);
     let mut shown = vec![true; 5];
-    const MIN_REASON: usize = 30;
+    // Room for a verdict, a referrer and its evidence count
+    // (`gpu:gfx900,+3 ← rocblas-5.7.1: 26 symlink`), or for a chain at graph level.
+    let min_reason: usize = if files { 42 } else { 30 };
     let used = |w: &[usize], shown: &[bool]| -> usize {
         w.iter()
             .zip(shown)
@@ -76,15 +79,18 @@ fn why_compact(r: &WhyReport, style: &Style, out: &mut dyn Write) -> io::Result<
             .map(|(w, _)| w + 2)
             .sum()
     };
-    if width.saturating_sub(used(&widths, &shown)) < MIN_REASON {
-        shown[2] = false; // closure size: --long has it
+    // Narrow terminals lose the closure size, then the NAR size (--long has both).
+    for k in [2, 3] {
+        if width.saturating_sub(used(&widths, &shown)) < min_reason {
+            shown[k] = false;
+        }
     }
     let spare = width.saturating_sub(used(&widths, &shown));
-    if spare < MIN_REASON {
-        widths[4] = widths[4].saturating_sub(MIN_REASON - spare).max(16);
+    if spare < min_reason {
+        widths[4] = widths[4].saturating_sub(min_reason - spare).max(16);
     }
     let reason_w = width.saturating_sub(used(&widths, &shown)).max(12);
-    for (row, reason) in rows.iter().zip(&reasons) {
+    for (i, (row, reason)) in rows.iter().zip(&reasons).enumerate() {
         let mut line = String::new();
         for k in (0..5).filter(|&k| shown[k]) {
             let cell = if k == 4 {
@@ -102,15 +108,24 @@ fn why_compact(r: &WhyReport, style: &Style, out: &mut dyn Write) -> io::Result<
             }
             line.push_str("  ");
         }
-        line.push_str(&shorten_end(reason, reason_w));
+        let reason = match reason {
+            Some(p) => main_reason_fit(p, reason_w),
+            None if i == 0 => shorten_end(last, reason_w),
+            None => String::new(),
+        };
+        line.push_str(&reason);
         writeln!(out, "{}", line.trim_end())?;
     }
     let mut notes = vec![
         format!("{}.", sort_note(r)),
         "Sizes are NAR sizes in binary units.".to_string(),
     ];
-    if !shown[2] {
-        notes.push("(closure sizes: --long or a wider terminal)".to_string());
+    match (shown[2], shown[3]) {
+        (true, _) => {}
+        (false, true) => notes.push("(closure sizes: --long or a wider terminal)".to_string()),
+        (false, false) => {
+            notes.push("(closure and NAR sizes: --long or a wider terminal)".to_string())
+        }
     }
     if r.evidence == EvidenceLevel::Graph {
         notes.push("Evidence: graph-level only (no files scanned).".to_string());
@@ -120,12 +135,22 @@ fn why_compact(r: &WhyReport, style: &Style, out: &mut dyn Write) -> io::Result<
     for line in fill(&notes, width) {
         writeln!(out, "{line}")?;
     }
-    if let Some(s) = &r.savings {
-        // The split suggestions, word-wrapped to the width (each is worth reading).
-        let words: Vec<String> = savings_line(s).split(' ').map(str::to_string).collect();
-        for line in fill(&words, width) {
-            writeln!(out, "{line}")?;
-        }
+    savings(r, out)
+}
+
+/// The savings lines, one command a line; commands are never wrapped (they are meant
+/// to be copied).
+fn savings(r: &WhyReport, out: &mut dyn Write) -> io::Result<()> {
+    let Some(s) = &r.savings else {
+        return Ok(());
+    };
+    for line in savings_lines(s, &r.source.origin, r.evidence_paths) {
+        let whole = if line.starts_with("  nixcut ") {
+            WHOLE.to_string()
+        } else {
+            String::new()
+        };
+        writeln!(out, "{whole}{line}")?;
     }
     Ok(())
 }
@@ -173,22 +198,20 @@ fn why_long(r: &WhyReport, style: &Style, out: &mut dyn Write) -> io::Result<()>
     if let Some(rest) = &r.rest {
         t.add_row(vec![
             Cell::new(""),
-            Cell::new(format!("… {} more paths", rest.count)),
+            Cell::new(crate::render::text::more_paths(rest.count as u64)),
             Cell::new(format_size(rest.nar_size)).set_alignment(CellAlignment::Right),
             Cell::new(""),
             Cell::new(""),
             Cell::new(""),
         ]);
     }
-    writeln!(out, "{t}")?;
+    write_fitted(out, &t, style, &[3, 2, 5])?;
     writeln!(
         out,
         "{}; sizes are NAR sizes in binary units.",
         sort_note(r)
     )?;
-    if let Some(s) = &r.savings {
-        writeln!(out, "{}", savings_line(s))?;
-    }
+    savings(r, out)?;
     if r.evidence == EvidenceLevel::Graph {
         writeln!(out, "evidence: graph-level only (no files scanned).")?;
     }
@@ -201,7 +224,21 @@ fn why_long(r: &WhyReport, style: &Style, out: &mut dyn Write) -> io::Result<()>
 pub(super) fn chains(r: &WhyChainsReport, style: &Style, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "{}", bold(&chains_header(r), style))?;
     if let Some(tree) = &r.tree {
-        for line in tree_lines(tree) {
+        // Full store paths when they fit, else short ones.
+        let width = style.width.map_or(usize::MAX, usize::from);
+        let mut lines = tree_lines(tree);
+        // The prefix and the path, before the evidence (which may wrap).
+        let longest_path = |lines: &[String]| {
+            lines
+                .iter()
+                .map(|l| l.split("  ← ").next().unwrap_or(l).chars().count())
+                .max()
+                .unwrap_or(0)
+        };
+        if longest_path(&lines) > width {
+            lines = tree_lines_with(tree, true);
+        }
+        for line in lines {
             writeln!(out, "{line}")?;
         }
     }

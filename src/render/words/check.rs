@@ -75,11 +75,11 @@ impl fmt::Display for CheckFailure {
                 new_paths,
             } => write!(
                 f,
-                "closure of {subject} is {} and grew by {} ({:+.1}%) over the baseline {}, \
+                "closure of {subject} is {} and grew by {} ({}) over the baseline {}, \
                  more than the allowed {allowed} (limit {}); new since the baseline{}: {}",
                 format_size(*measured),
                 format_size(growth.unsigned_abs()),
-                growth_percent.unwrap_or(f64::INFINITY),
+                growth_percent.map_or("+∞%".to_string(), crate::render::text::signed_percent),
                 format_size(*baseline_size),
                 format_size(*limit),
                 group(new_paths),
@@ -180,7 +180,11 @@ pub(crate) fn criteria(r: &CheckReport) -> Vec<Row> {
                 format_size(b.baseline_size)
             ),
             difference: match b.growth_percent {
-                Some(p) => format!("{} ({p:+.1}%)", format_delta(b.growth)),
+                Some(p) => format!(
+                    "{} ({})",
+                    format_delta(b.growth),
+                    crate::render::text::signed_percent(p)
+                ),
                 None => format_delta(b.growth),
             },
             pass: b.pass,
@@ -236,9 +240,9 @@ pub(crate) fn header(r: &CheckReport) -> String {
         name_of(&h.root).to_string()
     };
     format!(
-        "{root}: closure {} in {} paths: {}",
+        "{root}: closure {} in {}: {}",
         format_size(r.closure_size),
-        r.path_count,
+        crate::render::text::count(r.path_count as u64, "path", "paths"),
         if r.pass { "pass" } else { "FAILED" }
     )
 }
@@ -251,10 +255,19 @@ pub(crate) struct PathList<'a> {
 }
 
 fn extra<'a>(title: &str, e: &'a ExtraPaths) -> PathList<'a> {
+    // The root (rebuilt, so new too) is counted but never listed: say so, so that the
+    // count matches the rows.
+    let listed = e.top.len() + e.rest.as_ref().map_or(0, |r| r.count);
+    let unlisted = e.count.saturating_sub(listed);
+    let roots = match unlisted {
+        0 => String::new(),
+        1 => "; the root is one of them and is not listed".to_string(),
+        n => format!("; the {n} roots are among them and are not listed"),
+    };
     PathList {
         title: format!(
-            "{title} ({} paths, {}), by added size over the shared part",
-            e.count,
+            "{title} ({}, {}{roots}), by added size over the shared part",
+            crate::render::text::count(e.count as u64, "path", "paths"),
             format_size(e.size)
         ),
         paths: e.top.as_slice(),

@@ -73,7 +73,7 @@ fn side_name(roots: &[String], root: &str) -> String {
 /// `old → new: closure 4.8 MiB → 6.9 MiB (+2.0 MiB, +41.0%)`.
 pub(crate) fn header(r: &DiffReport) -> String {
     let pct = match r.closure_size_change_percent() {
-        Some(p) => format!(", {p:+.1}%"),
+        Some(p) => format!(", {}", crate::render::text::signed_percent(p)),
         None => String::new(),
     };
     let (o, n) = (&r.old.closure, &r.new.closure);
@@ -103,12 +103,12 @@ pub(crate) fn counts(r: &DiffReport) -> String {
         "0 rebuilt".to_string()
     };
     format!(
-        "paths: {} added, {} removed, {rebuilt}, {} unchanged; {} → {} paths",
+        "paths: {} added, {} removed, {rebuilt}, {} unchanged; {} → {}",
         n(r.paths_added),
         n(r.paths_removed),
         n(r.paths_unchanged),
         n(r.old.path_count),
-        n(r.new.path_count)
+        crate::render::text::count(r.new.path_count as u64, "path", "paths")
     )
 }
 

@@ -1,7 +1,7 @@
 //! What the `gpu` report says: its heading, the totals line, what `--gpu-targets`
 //! leaves, and the short forms of per-path architecture lists.
 
-use crate::render::text::name_of;
+use crate::render::text::{count, name_of, signed_percent, thousands};
 use crate::report::{GpuPath, GpuReport};
 use crate::store::format_size;
 
@@ -15,24 +15,28 @@ pub(crate) fn percent(part: u64, whole: u64) -> String {
 
 pub(crate) fn heading(r: &GpuReport) -> String {
     format!(
-        "GPU code in {}: {} closure, {} paths",
+        "GPU code in {}: {} closure, {}",
         name_of(&r.root),
         format_size(r.closure_size),
-        r.path_count
+        count(r.path_count, "path", "paths")
     )
 }
 
 /// `GPU 3.2 MiB (62.5%) in 15 architectures · generic 91 KiB · host 1.8 MiB`.
 pub(crate) fn totals(r: &GpuReport) -> String {
+    if r.closure_size > 0 && r.unscanned_bytes >= r.closure_size {
+        return format!(
+            "GPU bytes not known: no file of the closure was read ({} not read)",
+            format_size(r.unscanned_bytes)
+        );
+    }
     let mut s = format!(
-        "GPU {} ({}) in {} architecture{}; generic {} ({} file{}); host {}",
+        "GPU {} ({}) in {}; generic {} ({}); host {}",
         format_size(r.gpu_bytes),
         percent(r.gpu_bytes, r.closure_size),
-        r.archs.len(),
-        if r.archs.len() == 1 { "" } else { "s" },
+        count(r.archs.len() as u64, "architecture", "architectures"),
         format_size(r.generic_bytes),
-        r.generic_files,
-        if r.generic_files == 1 { "" } else { "s" },
+        count(r.generic_files, "file", "files"),
         format_size(r.host_bytes),
     );
     if r.unscanned_bytes > 0 {
@@ -44,28 +48,47 @@ pub(crate) fn totals(r: &GpuReport) -> String {
 /// What the closure becomes with only the targets, or `None` without `--gpu-targets`.
 pub(crate) fn after(r: &GpuReport) -> Option<String> {
     let size = r.closure_size_after?;
-    let count = r.path_count_after.unwrap_or(r.path_count);
+    let paths_after = r.path_count_after.unwrap_or(r.path_count);
+    if r.closure_size > 0 && r.unscanned_bytes >= r.closure_size {
+        return Some(format!(
+            "with only {}: not known: no file of the closure was read ({} not read), so \
+             nothing could be dropped; give the store (--store-root) or a binary cache with \
+             its NARs",
+            r.gpu_targets.join(", "),
+            format_size(r.unscanned_bytes)
+        ));
+    }
+    let how = match (r.estimated, r.unscanned_bytes) {
+        (_, 0) if r.estimated => "; estimated: fat binaries rebuilt with fewer targets".to_string(),
+        (_, 0) => "; exact: per-architecture files dropped".to_string(),
+        (true, n) => format!(
+            "; estimated: fat binaries rebuilt with fewer targets, {} not read",
+            format_size(n)
+        ),
+        (false, n) => format!(
+            "; per-architecture files dropped, {} not read",
+            format_size(n)
+        ),
+    };
     Some(format!(
-        "with only {}: {} → {} ({} less{}), {} → {} paths{}",
+        "with only {}: {} → {} ({} less{}), {} → {}{}",
         r.gpu_targets.join(", "),
         format_size(r.closure_size),
         format_size(size),
         format_size(r.closure_size.saturating_sub(size)),
         if r.closure_size > 0 {
             format!(
-                ", -{}",
-                percent(r.closure_size.saturating_sub(size), r.closure_size)
+                ", {}",
+                signed_percent(
+                    -(r.closure_size.saturating_sub(size) as f64) * 100.0 / r.closure_size as f64
+                )
             )
         } else {
             String::new()
         },
-        r.path_count,
-        count,
-        if r.estimated {
-            "; estimated: fat binaries rebuilt with fewer targets"
-        } else {
-            "; exact: per-architecture files dropped"
-        }
+        thousands(r.path_count),
+        count(paths_after, "path", "paths"),
+        how
     ))
 }
 

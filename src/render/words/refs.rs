@@ -1,7 +1,7 @@
 //! The words of the `refs` report: the heading of each scanned path, a reference's
 //! label and kind counts, clipped details; shared by table and Markdown.
 
-use crate::render::text::name_of;
+use crate::render::text::{count, name_of};
 use crate::report::{Explanation, ReachStep, ReachVia, RefEntry, RefsPath};
 use crate::store::format_size;
 
@@ -44,19 +44,18 @@ pub(crate) fn ref_label(r: &RefEntry) -> String {
 pub(crate) fn path_heading(p: &RefsPath) -> String {
     if p.scanned {
         format!(
-            "{}: {} reference{}; {} files, {} scanned{}",
+            "{}: {}; {}, {} scanned{}",
             p.path,
-            p.references.len(),
-            if p.references.len() == 1 { "" } else { "s" },
-            p.files_scanned,
+            count(p.references.len() as u64, "reference", "references"),
+            count(p.files_scanned, "file", "files"),
             format_size(p.bytes_scanned),
             if p.cached { " (cached)" } else { "" }
         )
     } else {
         format!(
-            "{}: {} references (not scanned)",
+            "{}: {} (not scanned)",
             p.path,
-            p.references.len()
+            count(p.references.len() as u64, "reference", "references")
         )
     }
 }

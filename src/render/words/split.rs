@@ -55,7 +55,8 @@ pub(crate) fn action(a: &SplitAction) -> String {
             let n: u64 = because.iter().map(|b| b.count).sum();
             let classes: Vec<&str> = because.iter().map(|b| b.kind.as_str()).collect();
             format!(
-                "move {path} to {to} ({n} file(s), class {})",
+                "move {path} to {to} ({}, class {})",
+                crate::render::text::count(n, "file", "files"),
                 classes.join(", ")
             )
         }
@@ -81,7 +82,10 @@ pub(crate) fn action(a: &SplitAction) -> String {
             drop.join(":")
         ),
         SplitAction::DropGpuArch { arch, paths, .. } => {
-            format!("drop {arch}: {} path(s)", paths.len())
+            format!(
+                "drop {arch}: {}",
+                crate::render::text::count(paths.len() as u64, "path", "paths")
+            )
         }
         SplitAction::Rewrite {
             output,

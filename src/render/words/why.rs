@@ -4,7 +4,7 @@
 //! Verdicts, kinds and the sort key are read through `Display` only, whatever type the
 //! report gives them.
 
-use crate::render::text::{name_of, short_path, tree_prefix, via_chain};
+use crate::render::text::{count, name_of, shorten_end, thousands, tree_prefix, via_chain};
 use crate::report::{
     ChainNode, EvidenceLevel, HopEvidence, WhyChainsReport, WhyPath, WhyReport, WhySavings,
 };
@@ -44,7 +44,31 @@ fn hop_summary(h: &HopEvidence) -> String {
 /// The main reason a path is kept, on one line: the first referrer's evidence (the one
 /// on its shortest chain), or the chain itself at graph level, and how many other
 /// referrers there are.
-pub(crate) fn main_reason(p: &WhyPath) -> String {
+///
+/// In at most `width` characters: a GPU verdict naming many
+/// architectures is shortened first (`gpu:gfx900,+3`), so that the referrer and the
+/// evidence count stay on the line; then the end is cut.
+pub(crate) fn main_reason_fit(p: &WhyPath, width: usize) -> String {
+    let full = main_reason_with(p, false);
+    if full.chars().count() <= width {
+        return full;
+    }
+    shorten_end(&main_reason_with(p, true), width)
+}
+
+/// `gpu:gfx900,gfx906,gfx908,gfx90a` → `gpu:gfx900,+3`; other verdicts as they are.
+fn short_verdict(v: &str) -> String {
+    match v.strip_prefix("gpu:") {
+        Some(list) if list.split(',').count() > 2 => {
+            let mut archs = list.split(',');
+            let first = archs.next().unwrap_or_default();
+            format!("gpu:{first},+{}", archs.count())
+        }
+        _ => v.to_string(),
+    }
+}
+
+fn main_reason_with(p: &WhyPath, short: bool) -> String {
     // GPU code first: on a GPU closure it is the point of the line.
     let gpu = p.gpu.as_ref().map(|g| {
         let mut archs: Vec<(&String, &u64)> = g.archs.iter().collect();
@@ -70,14 +94,14 @@ pub(crate) fn main_reason(p: &WhyPath) -> String {
             }
         )
     });
-    let reason = main_reason_of(p);
+    let reason = main_reason_of(p, short);
     match gpu {
         Some(g) => format!("{g}{reason}"),
         None => reason,
     }
 }
 
-fn main_reason_of(p: &WhyPath) -> String {
+fn main_reason_of(p: &WhyPath, short: bool) -> String {
     match p.kept_by.first() {
         Some(h) => {
             // The verdict first: it is what a reader scans for, and a narrow terminal
@@ -94,7 +118,13 @@ fn main_reason_of(p: &WhyPath) -> String {
             } else {
                 String::new()
             };
-            format!("{} ← {}: {kinds}{more}", h.verdict, name_of(&h.referrer))
+            let verdict = h.verdict.to_string();
+            let verdict = if short {
+                short_verdict(&verdict)
+            } else {
+                verdict
+            };
+            format!("{verdict} ← {}: {kinds}{more}", name_of(&h.referrer))
         }
         None if p.chain.len() <= 1 => "(root)".to_string(),
         None => format!("via {}", via(p)),
@@ -106,8 +136,8 @@ pub(crate) fn evidence_note(r: &WhyReport) -> Option<String> {
     let mut notes = Vec::new();
     if r.evidence == EvidenceLevel::Files && r.evidence_paths < r.paths.len() {
         notes.push(format!(
-            "Evidence for the first {} paths only (--evidence-paths N|all for more).",
-            r.evidence_paths
+            "Evidence for the first {} only (--evidence-paths N|all for more).",
+            count(r.evidence_paths as u64, "path", "paths")
         ));
     }
     if r.verdict_scope == Some(crate::report::VerdictScope::PerPath) {
@@ -156,9 +186,9 @@ pub(crate) fn header(r: &WhyReport) -> String {
         name_of(&r.root).to_string()
     };
     format!(
-        "{root}: closure {} in {} paths",
+        "{root}: closure {} in {}",
         size_or_unknown(r.closure_size, r.sizes_known),
-        r.path_count
+        count(r.path_count as u64, "path", "paths")
     )
 }
 
@@ -180,21 +210,24 @@ pub(crate) fn chains_header(r: &WhyChainsReport) -> String {
             name_of(&r.target)
         );
     }
-    let count = if r.chain_count_saturated {
-        format!("more than {}", r.chain_count)
+    let chains = if r.chain_count_saturated {
+        format!("more than {} chains", thousands(r.chain_count))
     } else {
-        r.chain_count.to_string()
+        count(r.chain_count, "chain", "chains")
     };
     let mut s = format!(
-        "{count} chain(s) from {} to {} through {} paths; {} adds {} to the closure",
+        "{chains} from {} to {} through {}; {} adds {} to the closure",
         name_of(&r.root),
         name_of(&r.target),
-        r.paths_on_chains,
+        count(r.paths_on_chains as u64, "path", "paths"),
         name_of(&r.target),
         format_size(r.target_added_size)
     );
     if let Some(rest) = r.chains_not_shown.filter(|&n| n > 0) {
-        s.push_str(&format!("; {rest} chain(s) not shown (--max-chains)"));
+        s.push_str(&format!(
+            "; {} not shown (--max-chains)",
+            count(rest, "chain", "chains")
+        ));
     }
     s
 }
@@ -206,6 +239,13 @@ pub(crate) const DRAWN_DEPTH: usize = 48;
 /// The chain tree as lines, depth first, in the style of `nix why-depends`. Lines
 /// deeper than [`DRAWN_DEPTH`] start with `[depth N]` after the drawn levels.
 pub(crate) fn tree_lines(root: &ChainNode) -> Vec<String> {
+    tree_lines_with(root, false)
+}
+
+/// [`tree_lines`], with store paths as `<7 hash chars>…-<name>` when `short` (a
+/// narrow terminal).
+pub(crate) fn tree_lines_with(root: &ChainNode, short: bool) -> Vec<String> {
+    let node_label = |n: &ChainNode| node_label(n, short);
     let mut out = vec![node_label(root)];
     // The ancestors' "last child" flags, as deep as the node being drawn.
     let mut anc: Vec<bool> = Vec::new();
@@ -231,11 +271,16 @@ pub(crate) fn tree_lines(root: &ChainNode) -> Vec<String> {
     out
 }
 
-fn node_label(n: &ChainNode) -> String {
-    let mut s = if n.repeat {
-        format!("{} (see above)", n.path)
+fn node_label(n: &ChainNode, short: bool) -> String {
+    let path = if short {
+        crate::render::text::short_path(&n.path)
     } else {
         n.path.clone()
+    };
+    let mut s = if n.repeat {
+        format!("{path} (see above)")
+    } else {
+        path
     };
     if let Some(h) = &n.via {
         s.push_str(&hop_line(h));
@@ -243,27 +288,70 @@ fn node_label(n: &ChainNode) -> String {
     s
 }
 
-/// The savings line: the closure after every safe split suggestion, and the largest.
-pub(crate) fn savings_line(s: &WhySavings) -> String {
-    let mut line = format!(
-        "after every safe split suggestion: {} → {}",
+/// The savings lines: the closure after every safe split suggestion, then each of the
+/// three largest as a command that runs as written (the full base name, which no other
+/// path shares, and `--for` the input the report was read from) with what it saves
+/// alone. Suggestions that save nothing are left out.
+///
+/// The suggestions come from the referrers scanned, those of the first `scanned` paths
+/// (`--evidence-paths`), and the line says so: another `--top` scans others.
+pub(crate) fn savings_lines(s: &WhySavings, origin: &str, scanned: usize) -> Vec<String> {
+    let mut lines = vec![format!(
+        "after every safe split suggestion among the referrers of the first {} \
+         (--evidence-paths N|all for more): {} → {}{}",
+        count(scanned as u64, "path", "paths"),
         format_size(s.closure_size_before),
-        format_size(s.closure_size_after)
-    );
-    let top: Vec<String> = s
-        .suggestions
-        .iter()
-        .take(3)
-        .map(|x| {
-            format!(
-                "nixcut split {} saves {}",
-                short_path(&x.package),
-                format_size(x.saved)
-            )
-        })
-        .collect();
-    if !top.is_empty() {
-        line.push_str(&format!(" ({})", top.join("; ")));
+        format_size(s.closure_size_after),
+        if s.suggestions.iter().any(|x| x.saved > 0) {
+            "; the largest alone:"
+        } else {
+            ""
+        }
+    )];
+    for x in s.suggestions.iter().filter(|x| x.saved > 0).take(3) {
+        let base = x
+            .package
+            .rsplit_once('/')
+            .map_or(x.package.as_str(), |(_, b)| b);
+        lines.push(format!(
+            "  nixcut split {} --for {}   # saves {}",
+            shell_word(base),
+            shell_word(origin),
+            format_size(x.saved)
+        ));
     }
-    line
+    lines
+}
+
+/// `s` as one shell word: as it is when it holds only characters no shell treats
+/// specially, else in single quotes.
+pub(crate) fn shell_word(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.chars().all(|c| {
+            c.is_ascii_alphanumeric()
+                || matches!(c, '/' | '.' | '-' | '_' | '+' | ':' | '=' | ',' | '@')
+        });
+    if plain {
+        s.to_string()
+    } else if s.chars().any(crate::store::is_terminal_hazard) {
+        // Bash's $'…' with every control and bidirectional character as \u escapes, so
+        // that none reaches a terminal raw and the word still means the same.
+        let mut w = String::from("$'");
+        for c in s.chars() {
+            match c {
+                '\'' | '\\' => {
+                    w.push('\\');
+                    w.push(c);
+                }
+                c if crate::store::is_terminal_hazard(c) => {
+                    w.push_str(&format!("\\U{:08x}", u32::from(c)))
+                }
+                c => w.push(c),
+            }
+        }
+        w.push('\'');
+        w
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
 }

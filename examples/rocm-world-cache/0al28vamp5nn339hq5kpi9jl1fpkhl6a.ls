@@ -1,0 +1,1 @@
+{"version":1,"root":{"type":"directory","entries":{"bin":{"type":"directory","entries":{"clang":{"type":"regular","size":15840,"executable":true,"narOffset":400}}},"lib":{"type":"directory","entries":{"libLLVM.so":{"type":"regular","size":15392,"executable":true,"narOffset":16632}}}}}}

@@ -1,0 +1,1 @@
+{"version":1,"root":{"type":"directory","entries":{"lib":{"type":"directory","entries":{"librocsparse.so":{"type":"regular","size":37512,"executable":true,"narOffset":408}}}}}}

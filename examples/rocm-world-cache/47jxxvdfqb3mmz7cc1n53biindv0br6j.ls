@@ -1,0 +1,1 @@
+{"version":1,"root":{"type":"directory","entries":{"lib":{"type":"directory","entries":{"libhelper.so":{"type":"regular","size":15392,"executable":true,"narOffset":408}}}}}}

@@ -1,0 +1,1 @@
+{"version":1,"root":{"type":"directory","entries":{"share":{"type":"directory","entries":{"libdrm":{"type":"directory","entries":{"amdgpu.ids":{"type":"regular","size":85,"narOffset":512}}}}}}}}

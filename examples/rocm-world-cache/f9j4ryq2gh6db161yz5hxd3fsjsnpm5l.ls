@@ -1,0 +1,1 @@
+{"version":1,"root":{"type":"directory","entries":{"lib":{"type":"directory","entries":{"libzstd.so":{"type":"symlink","target":"libzstd.so.1"},"libzstd.so.1":{"type":"regular","size":15392,"executable":true,"narOffset":616}}}}}}

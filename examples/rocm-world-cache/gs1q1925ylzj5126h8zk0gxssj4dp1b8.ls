@@ -1,0 +1,1 @@
+{"version":1,"root":{"type":"directory","entries":{"library":{"type":"directory","entries":{"src":{"type":"directory","entries":{"rocsparse.c":{"type":"regular","size":379,"narOffset":512}}}}}}}}

@@ -1,0 +1,1 @@
+{"version":1,"root":{"type":"directory","entries":{"lib":{"type":"directory","entries":{"libhipblas.so":{"type":"regular","size":15536,"executable":true,"narOffset":408}}},"share":{"type":"directory","entries":{"hipblas":{"type":"directory","entries":{"build-tools.txt":{"type":"regular","size":49,"narOffset":16440}}}}}}}}

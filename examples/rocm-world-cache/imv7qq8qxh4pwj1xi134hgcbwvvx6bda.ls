@@ -1,0 +1,1 @@
+{"version":1,"root":{"type":"directory","entries":{"amdgcn":{"type":"directory","entries":{"bitcode":{"type":"directory","entries":{"ockl.bc":{"type":"regular","size":8192,"narOffset":504},"ocml.bc":{"type":"regular","size":12288,"narOffset":8880}}}}}}}}

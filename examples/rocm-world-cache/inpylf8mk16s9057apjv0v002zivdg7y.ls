@@ -1,0 +1,1 @@
+{"version":1,"root":{"type":"directory","entries":{"bin":{"type":"directory","entries":{"cmake":{"type":"regular","size":38,"executable":true,"narOffset":400}}},"share":{"type":"directory","entries":{"cmake-3.27":{"type":"directory","entries":{"Modules":{"type":"directory","entries":{"FindHIP.cmake":{"type":"regular","size":20,"narOffset":1080}}}}}}}}}}

@@ -1,0 +1,1 @@
+{"version":1,"root":{"type":"directory","entries":{"lib":{"type":"directory","entries":{"librocsolver.so":{"type":"regular","size":15728,"executable":true,"narOffset":408}}}}}}

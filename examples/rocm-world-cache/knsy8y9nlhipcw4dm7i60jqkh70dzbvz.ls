@@ -1,0 +1,1 @@
+{"version":1,"root":{"type":"directory","entries":{"bin":{"type":"directory","entries":{"bash":{"type":"symlink","target":"sh"},"sh":{"type":"regular","size":125640,"executable":true,"narOffset":592}}}}}}

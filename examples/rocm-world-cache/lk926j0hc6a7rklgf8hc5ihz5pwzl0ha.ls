@@ -1,0 +1,1 @@
+{"version":1,"root":{"type":"directory","entries":{"bin":{"type":"directory","entries":{"llama-server":{"type":"regular","size":16056,"executable":true,"narOffset":408}}}}}}

@@ -1,0 +1,1 @@
+{"version":1,"root":{"type":"directory","entries":{"lib":{"type":"directory","entries":{"libhsa-runtime64.so":{"type":"symlink","target":"libhsa-runtime64.so.1"},"libhsa-runtime64.so.1":{"type":"symlink","target":"libhsa-runtime64.so.1.11.0"},"libhsa-runtime64.so.1.11.0":{"type":"regular","size":15488,"executable":true,"narOffset":880}}}}}}

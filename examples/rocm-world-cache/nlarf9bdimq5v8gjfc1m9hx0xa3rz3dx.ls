@@ -1,0 +1,1 @@
+{"version":1,"root":{"type":"directory","entries":{"lib":{"type":"directory","entries":{"ld-linux-x86-64.so.2":{"type":"regular","size":215000,"executable":true,"narOffset":416},"libc.so.6":{"type":"regular","size":1926232,"executable":true,"narOffset":215640}}}}}}

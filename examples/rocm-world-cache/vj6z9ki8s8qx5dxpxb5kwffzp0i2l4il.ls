@@ -1,0 +1,1 @@
+{"version":1,"root":{"type":"directory","entries":{"lib":{"type":"directory","entries":{"libamd_comgr.so.2":{"type":"regular","size":15032,"executable":true,"narOffset":416}}}}}}

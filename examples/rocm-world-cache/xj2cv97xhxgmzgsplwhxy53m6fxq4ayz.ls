@@ -1,0 +1,1 @@
+{"version":1,"root":{"type":"directory","entries":{"share":{"type":"directory","entries":{"rocm":{"type":"directory","entries":{"cmake":{"type":"directory","entries":{"ROCMConfig.cmake":{"type":"regular","size":62,"narOffset":648}}}}}}}}}}
