@@ -1117,6 +1117,7 @@ fn check_on_many_roots_takes_no_longer_than_why() {
         ratio < 4.0,
         "check took {ratio:.1}x why's time ({why:?} -> {check:?}) on {roots} roots"
     );
+}
 
 // ---- issue 19, item 13: raw control characters from file contents and names ----
 
