@@ -63,7 +63,7 @@ pub struct Closure {
 /// Why a query (`--root`, a TARGET) did not pick exactly one path.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RootSelectionError {
-    #[error("no path in {origin} matches {role} `{query}`; candidates: {}", list(.candidates))]
+    #[error("{role} `{query}` is not in the closure of {origin}; candidates: {}", list(.candidates))]
     NotFound {
         /// What the query names (`root`, `TARGET`).
         role: &'static str,

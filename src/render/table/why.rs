@@ -239,7 +239,14 @@ pub(super) fn chains(r: &WhyChainsReport, style: &Style, out: &mut dyn Write) ->
             lines = tree_lines_with(tree, true);
         }
         for line in lines {
-            writeln!(out, "{line}")?;
+            // A line whose bars and path alone pass the width (a deep tree) is written
+            // whole: wrapping it would repeat its indentation on every piece.
+            let path_part = line.split("  ← ").next().unwrap_or(&line).chars().count();
+            if path_part > width {
+                writeln!(out, "{WHOLE}{line}")?;
+            } else {
+                writeln!(out, "{line}")?;
+            }
         }
     }
     if r.evidence == EvidenceLevel::Graph {
