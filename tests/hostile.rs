@@ -1118,3 +1118,36 @@ fn check_on_many_roots_takes_no_longer_than_why() {
         "check took {ratio:.1}x why's time ({why:?} -> {check:?}) on {roots} roots"
     );
 }
+
+/// Issue 19, item 3, for a cache directory: a NAR that is not what its narinfo says
+/// (another file of the same length) was scanned and its evidence used. Now it is a
+/// warning and the path is not scanned.
+#[test]
+fn a_cache_directory_nar_that_does_not_match_its_narinfo_is_not_used() {
+    use common::serve::{file_nar, write_cache, APP, LIB};
+    let dir = tempfile::tempdir().unwrap();
+    let script = format!("#!/bin/sh\nexec /nix/store/{LIB}/bin/lib\n");
+    let files = write_cache(
+        dir.path(),
+        &[
+            (APP, file_nar(script.as_bytes()), LIB),
+            (LIB, file_nar(b"#!/bin/sh\n"), ""),
+        ],
+    );
+    let forged = script.replace(LIB, &"x".repeat(LIB.len()));
+    std::fs::write(dir.path().join(&files[0]), file_nar(forged.as_bytes())).unwrap();
+    let v = json(&["refs", s(dir.path()), "--format", "json", "--no-cache"]);
+    let app = v["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["path"].as_str().is_some_and(|p| p.ends_with(APP)))
+        .unwrap_or_else(|| panic!("{v}"));
+    assert_eq!(app["scanned"], false, "{app}");
+    assert!(
+        app["warnings"]
+            .to_string()
+            .contains("does not match its narinfo"),
+        "{app}"
+    );
+}
