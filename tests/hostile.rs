@@ -951,6 +951,9 @@ fn max_chains_shows_the_first_chains_and_counts_the_rest() {
         "--max-chains",
         "5",
     ]);
+    let mirror: common::contract::WhyChainsReport = serde_json::from_value(capped.clone())
+        .unwrap_or_else(|e| panic!("the contract reads it: {e}"));
+    assert_eq!(mirror.chains_not_shown, Some((1u64 << k) - 4));
     assert_eq!(capped["chain_count"], 1u64 << k);
     // 0→…→ak, then the other way into the last level (2), then a repeat of a level
     // standing for 2 chains (4); the next repeat stands for 4 and does not fit.
