@@ -1086,7 +1086,8 @@ fn check_on_many_roots_takes_no_longer_than_why() {
     for i in 0..n {
         let refs: Vec<String> = if i < roots {
             vec![numbered(roots + i % (n - roots))]
-        } else if i + 1 < n {
+        } else if i + 1 < n && (i - roots) % 50 != 49 {
+            // Short chains (50 paths): deep ones are another test's.
             vec![numbered(i + 1)]
         } else {
             vec![]
