@@ -782,25 +782,25 @@ fn rules_load(file: &Path) -> (std::time::Duration, String) {
 
 /// `--rules` loaded in quadratic time (every rule's position was found by scanning
 /// the text from its start): 20,000 rules took 10 s, 200,000 over 60 s. Not a time
-/// limit: the growth from 2,000 to 16,000 rules is compared in one run; linear is 8x
-/// (less with the start-up), the old quadratic loader was about 60x. The error still
+/// limit: the growth from 1,000 to 16,000 rules is compared in one run; linear is 16x
+/// (less with the start-up), the old quadratic loader was over 200x. The error still
 /// names the last rule's line and column.
 #[test]
 fn a_rules_file_loads_in_linear_time() {
     let dir = tempfile::tempdir().unwrap();
     let (small, big) = (
-        rules_file(dir.path(), 2_000),
+        rules_file(dir.path(), 1_000),
         rules_file(dir.path(), 16_000),
     );
     let (t_small, e_small) = rules_load(&small);
     let (t_big, e_big) = rules_load(&big);
-    assert!(e_small.contains(":9999:9:"), "{e_small}");
+    assert!(e_small.contains(":4999:9:"), "{e_small}");
     assert!(e_big.contains(":79999:9:"), "{e_big}");
     assert!(e_big.contains("unknown class `nonsense`"), "{e_big}");
     let growth = t_big.as_secs_f64() / t_small.as_secs_f64().max(1e-3);
     assert!(
-        growth < 24.0,
-        "8x the rules took {growth:.1}x the time ({t_small:?} -> {t_big:?}): not linear"
+        growth < 64.0,
+        "16x the rules took {growth:.1}x the time ({t_small:?} -> {t_big:?}): not linear"
     );
 }
 
@@ -951,6 +951,9 @@ fn max_chains_shows_the_first_chains_and_counts_the_rest() {
         "--max-chains",
         "5",
     ]);
+    let mirror: common::contract::WhyChainsReport = serde_json::from_value(capped.clone())
+        .unwrap_or_else(|e| panic!("the contract reads it: {e}"));
+    assert_eq!(mirror.chains_not_shown, Some((1u64 << k) - 4));
     assert_eq!(capped["chain_count"], 1u64 << k);
     // 0→…→ak, then the other way into the last level (2), then a repeat of a level
     // standing for 2 chains (4); the next repeat stands for 4 and does not fit.
@@ -1072,18 +1075,19 @@ fn thousands_of_warnings_are_summarised_on_stderr() {
 
 /// `check` took 68 s on a 1,000,000-path input with 200,000 roots where `why` took 6 s:
 /// each path asked whether it is a root by scanning every root. Not a time limit: the
-/// two commands' times on one input (40,000 paths, 20,000 of them roots) are compared
-/// in one run, the quicker of three runs each; the old `check` took about ten times
+/// two commands' times on one input (60,000 paths, 40,000 of them roots) are compared
+/// in one run, the quicker of three runs each; the old `check` took 7x
 /// `why`'s.
 #[test]
 fn check_on_many_roots_takes_no_longer_than_why() {
-    let n = 40_000;
-    let roots = 20_000;
+    let n = 60_000;
+    let roots = 40_000;
     let mut obj = serde_json::Map::new();
     for i in 0..n {
         let refs: Vec<String> = if i < roots {
             vec![numbered(roots + i % (n - roots))]
-        } else if i + 1 < n {
+        } else if i + 1 < n && (i - roots) % 50 != 49 {
+            // Short chains (50 paths): deep ones are another test's.
             vec![numbered(i + 1)]
         } else {
             vec![]
@@ -1113,6 +1117,7 @@ fn check_on_many_roots_takes_no_longer_than_why() {
     let why = quickest(&["why", s(&f), "--no-evidence"]);
     let check = quickest(&["check", s(&f), "--max-size", "1KiB"]);
     let ratio = check.as_secs_f64() / why.as_secs_f64().max(1e-3);
+    eprintln!("check {check:?}, why {why:?}: {ratio:.1}x");
     assert!(
         ratio < 4.0,
         "check took {ratio:.1}x why's time ({why:?} -> {check:?}) on {roots} roots"
@@ -1206,4 +1211,37 @@ fn tables_escape_control_characters_from_bundle_ids_and_entry_names() {
             assert!(out.contains("notes\\u{202e}txt"), "{args:?}:\n{out}");
         }
     }
+}
+
+/// Issue 19, item 3, for a cache directory: a NAR that is not what its narinfo says
+/// (another file of the same length) was scanned and its evidence used. Now it is a
+/// warning and the path is not scanned.
+#[test]
+fn a_cache_directory_nar_that_does_not_match_its_narinfo_is_not_used() {
+    use common::serve::{file_nar, write_cache, APP, LIB};
+    let dir = tempfile::tempdir().unwrap();
+    let script = format!("#!/bin/sh\nexec /nix/store/{LIB}/bin/lib\n");
+    let files = write_cache(
+        dir.path(),
+        &[
+            (APP, file_nar(script.as_bytes()), LIB),
+            (LIB, file_nar(b"#!/bin/sh\n"), ""),
+        ],
+    );
+    let forged = script.replace(LIB, &"x".repeat(LIB.len()));
+    std::fs::write(dir.path().join(&files[0]), file_nar(forged.as_bytes())).unwrap();
+    let v = json(&["refs", s(dir.path()), "--format", "json", "--no-cache"]);
+    let app = v["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["path"].as_str().is_some_and(|p| p.ends_with(APP)))
+        .unwrap_or_else(|| panic!("{v}"));
+    assert_eq!(app["scanned"], false, "{app}");
+    assert!(
+        app["warnings"]
+            .to_string()
+            .contains("does not match its narinfo"),
+        "{app}"
+    );
 }

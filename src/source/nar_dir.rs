@@ -5,7 +5,8 @@
 //! Whether a file exists in a store path is answered from the cache's `<hash>.ls`
 //! listings (`write-nar-listing=true`), each read and parsed at most once for the life
 //! of the source, whichever store path's scan asks. A cache without a listing for every
-//! path cannot answer ([`FileSource::can_resolve`] is false).
+//! path cannot answer ([`FileSource::can_resolve`] is false). Each NAR is checked
+//! against its narinfo's `NarSize` and `NarHash` as it streams ([`VerifiedNar`]).
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -13,9 +14,11 @@ use std::sync::{Arc, Mutex};
 
 use serde::Deserialize;
 
+use super::verify::VerifiedNar;
 use super::{open_nar, FileSource, FilesFrom, PathFiles, SourceError};
-use crate::load::binary_cache::{nar_locations, CacheEntry};
-use crate::store::{StoreDir, StorePath};
+use crate::load::binary_cache::{read_cache, CacheEntry};
+use crate::load::LoadOptions;
+use crate::store::{NarHash, StoreDir, StorePath};
 
 /// A binary cache directory with NARs.
 #[derive(Debug)]
@@ -23,6 +26,8 @@ pub struct NarDir {
     dir: PathBuf,
     store_dir: StoreDir,
     entries: BTreeMap<StorePath, CacheEntry>,
+    /// What each NAR must be: its narinfo's NarSize and NarHash.
+    expected: BTreeMap<StorePath, (Option<u64>, Option<NarHash>)>,
     all_listed: bool,
     listings: Mutex<HashMap<String, Option<Arc<Node>>>>,
 }
@@ -47,7 +52,12 @@ struct Listing {
 impl NarDir {
     /// The cache at `dir`, when its narinfos point at NAR files that are there.
     pub fn open(dir: &Path, store_dir: &StoreDir) -> Option<NarDir> {
-        let entries = nar_locations(dir).ok()?;
+        let (closure, entries) = read_cache(dir, &LoadOptions::default()).ok()?;
+        let expected = closure
+            .paths
+            .into_iter()
+            .map(|(p, i)| (p, (i.nar_size, i.nar_hash)))
+            .collect();
         if !entries
             .values()
             .any(|e| e.nar_file(dir).is_some_and(|f| f.is_file()))
@@ -61,6 +71,7 @@ impl NarDir {
             dir: dir.to_path_buf(),
             store_dir: store_dir.clone(),
             entries,
+            expected,
             all_listed,
             listings: Mutex::new(HashMap::new()),
         })
@@ -93,8 +104,11 @@ impl FileSource for NarDir {
                 path: self.store_dir.display(path),
             })?;
         let (reader, compression) = open_nar(&nar)?;
+        let label = nar.display().to_string();
+        let (size, hash) = self.expected.get(path).cloned().unwrap_or_default();
+        let reader = Box::new(VerifiedNar::new(reader, &label, size, hash.as_ref()));
         Ok(PathFiles::Nar {
-            label: nar.display().to_string(),
+            label,
             compression,
             reader,
         })

@@ -149,6 +149,9 @@ pub struct WhyChainsReport {
     pub chain_count: u64,
     pub chain_count_saturated: bool,
     pub paths_on_chains: usize,
+    /// With `--max-chains`: the chains the tree leaves out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chains_not_shown: Option<u64>,
     pub target_added_size: u64,
     pub tree: Option<ChainNode>,
     pub evidence: EvidenceLevel,
