@@ -53,7 +53,11 @@ pub(super) fn rules(r: &RulesReport, style: &Style, out: &mut dyn Write) -> io::
             d.dirs.join(" "),
         ]);
     }
-    writeln!(out, "{DATA_DIR_HEADING}\n{}\n", whole(&fit(&t, style, &[1]).0))?;
+    writeln!(
+        out,
+        "{DATA_DIR_HEADING}\n{}\n",
+        whole(&fit(&t, style, &[1]).0)
+    )?;
     let mut t = new_table(style);
     t.set_header(vec!["rule", "when", "verdict", "why"]);
     for v in &r.verdict_rules {
