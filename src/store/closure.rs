@@ -330,9 +330,9 @@ mod tests {
         assert!(matches!(e, RootSelectionError::Ambiguous { .. }), "{e}");
         let e = c.select_root("nope").unwrap_err().to_string();
         assert!(e.contains("candidates") && e.contains("app-1.0"), "{e}");
-        assert!(e.contains("matches root `nope`"), "{e}");
+        assert!(e.contains("root `nope` is not in the closure"), "{e}");
         let e = c.select_path("nope", "TARGET").unwrap_err().to_string();
-        assert!(e.contains("matches TARGET `nope`"), "{e}");
+        assert!(e.contains("TARGET `nope` is not in the closure"), "{e}");
         let e = c.select_path("lib", "TARGET").unwrap_err().to_string();
         assert!(e.starts_with("TARGET `lib` is ambiguous"), "{e}");
     }

@@ -132,6 +132,17 @@ pub fn is_plain(path: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b"._/+,=:@%~-".contains(&b))
 }
 
+/// Whether `path` is the glob the plan writes for a GPU output's files in one
+/// directory (`lib/rocblas/library/*gfx90a*` moving to `gfx90a`): a plain directory and
+/// `*<output>*`. `moveToOutput` is meant to expand it; a quoted `mv` would look for a
+/// file named `*gfx90a*`.
+fn is_output_glob(path: &str, to: &str) -> bool {
+    let (dir, last) = path.rsplit_once('/').unwrap_or(("", path));
+    is_plain(to)
+        && (dir.is_empty() || is_plain(dir))
+        && last.strip_prefix('*').and_then(|l| l.strip_suffix('*')) == Some(to)
+}
+
 /// One comment line: printable, clipped (the escaping is the caller's).
 fn comment(s: &str) -> String {
     let mut out: String = s
@@ -251,7 +262,7 @@ fn drop_pattern(dir: &str, sd: &StoreDir, pkg: &StorePath) -> (bool, String) {
 /// empty as `moveToOutput` does), since `moveToOutput` would split or glob the name.
 fn move_lines(path: &str, to: &str) -> Vec<Line> {
     let dst = format!("\"${to}\"");
-    if is_plain(path) {
+    if is_plain(path) || is_output_glob(path, to) {
         return vec![Line::default().lit(&format!("    moveToOutput {} {dst}", sh(path)))];
     }
     let parent = path.rsplit_once('/').map(|(p, _)| p);
@@ -421,4 +432,42 @@ pub fn render(
     }
     s.push_str("  '';\n})\n");
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(path: &str, to: &str) -> String {
+        move_lines(path, to)
+            .iter()
+            .map(|l| l.0.iter().map(|(_, t)| t.as_str()).collect::<String>())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// The plan's GPU globs were written as a quoted `mv` of a file named `*gfx1010*`,
+    /// which fails in a rebuild; they are `moveToOutput` globs again. Hostile names
+    /// stay quoted.
+    #[test]
+    fn gpu_output_globs_stay_globs_and_hostile_names_are_quoted() {
+        let glob = text("lib/rocblas/library/*gfx1010*", "gfx1010");
+        assert!(
+            glob.contains("moveToOutput 'lib/rocblas/library/*gfx1010*' \"$gfx1010\"")
+                && !glob.contains("mv "),
+            "{glob}"
+        );
+        let name = text("lib/a*b", "gfx1010");
+        assert!(
+            name.contains("mv ") && !name.contains("moveToOutput"),
+            "{name}"
+        );
+        let odd = text("lib/my dir/*gfx1010*", "gfx1010");
+        assert!(
+            odd.contains("mv ") && !odd.contains("moveToOutput"),
+            "{odd}"
+        );
+        let other = text("lib/x/*gfx1010*", "gfx90a");
+        assert!(other.contains("mv "), "{other}");
+    }
 }
