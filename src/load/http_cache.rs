@@ -148,18 +148,7 @@ pub fn load(input: &str, opts: &LoadOptions) -> Result<Closure, LoadError> {
             bases.push(b);
         }
     }
-    if bases.is_empty() {
-        return Err(invalid("no binary cache given (`--cache URL`)".into()));
-    }
-    let client = match &opts.http.client {
-        Some(c) => Arc::clone(c),
-        None => Arc::new(HttpClient::new(HttpConfig::default())),
-    };
-    let mut warnings = Vec::new();
-    if let Some(p) = client.cache_problem() {
-        warnings.push(format!("the narinfo cache is not used: {p}"));
-    }
-    let sd = store_dir(&client, &bases, opts, &mut warnings)?;
+    let (client, sd, mut warnings) = connect(&bases, opts, input)?;
     let root_hash = spec.hash().to_string();
     let want_root: Option<StorePath> = match &spec {
         RootSpec::Hash(_) => None,
@@ -242,6 +231,74 @@ pub fn load(input: &str, opts: &LoadOptions) -> Result<Closure, LoadError> {
     let recorded = std::mem::take(&mut closure.warnings);
     closure.warnings = warnings;
     closure.warnings.extend(recorded);
+    Ok(closure)
+}
+
+/// The client, the store directory the caches declare and the warnings so far.
+fn connect(
+    bases: &[String],
+    opts: &LoadOptions,
+    input: &str,
+) -> Result<(Arc<HttpClient>, StoreDir, Vec<String>), LoadError> {
+    if bases.is_empty() {
+        return Err(LoadError::Invalid {
+            path: PathBuf::from(input),
+            message: "no binary cache given (`--cache URL`)".into(),
+        });
+    }
+    let client = match &opts.http.client {
+        Some(c) => Arc::clone(c),
+        None => Arc::new(HttpClient::new(HttpConfig::default())),
+    };
+    let mut warnings = Vec::new();
+    if let Some(p) = client.cache_problem() {
+        warnings.push(format!("the narinfo cache is not used: {p}"));
+    }
+    let sd = store_dir(&client, bases, opts, &mut warnings)?;
+    Ok((client, sd, warnings))
+}
+
+/// The union of the closures of `roots` (a package set; `origin` names it in
+/// messages), walked once: a narinfo shared by many closures is fetched once, and
+/// narinfos known from the narinfo cache are not fetched at all. The closure's
+/// declared roots are `roots`, in their order.
+pub fn load_roots(
+    roots: &[StorePath],
+    origin: &str,
+    opts: &LoadOptions,
+) -> Result<Closure, LoadError> {
+    let mut bases: Vec<String> = Vec::new();
+    for c in &opts.http.caches {
+        let b = normalize_base(c);
+        if !bases.contains(&b) {
+            bases.push(b);
+        }
+    }
+    let (client, sd, mut warnings) = connect(&bases, opts, origin)?;
+    let bases: Vec<Arc<str>> = bases.into_iter().map(Arc::from).collect();
+    let walk = Walk {
+        client: &client,
+        bases: &bases,
+        sd: &sd,
+        progress: opts.http.progress.as_ref(),
+    };
+    let jobs: Vec<(String, Option<StorePath>)> = roots
+        .iter()
+        .map(|r| (r.hash_part().to_string(), Some(r.clone())))
+        .collect();
+    let result = walk.run_many(&jobs, origin);
+    client.end_lookups();
+    if let Err(e) = client.save() {
+        warnings.push(e);
+    }
+    let (infos, _) = result?;
+    let mut closure = Closure::new(sd, SourceKind::HttpCache, origin);
+    for (n, _) in infos {
+        warnings.extend(n.warnings);
+        closure.insert(n.info);
+    }
+    closure.declared_roots = roots.to_vec();
+    closure.warnings = warnings;
     Ok(closure)
 }
 
@@ -347,6 +404,17 @@ enum Found {
 impl Walk<'_> {
     /// Every narinfo of the closure of `root_hash`, and the base URL that had the root.
     fn run(&self, root_hash: &str, input: &str) -> Result<Walked, LoadError> {
+        let root = [(root_hash.to_string(), None)];
+        self.run_many(&root, input)
+    }
+
+    /// Every narinfo of the union of the closures of `roots` (hash, and the store path
+    /// when known), each fetched once, and the base URL that had the first root.
+    fn run_many(
+        &self,
+        roots: &[(String, Option<StorePath>)],
+        input: &str,
+    ) -> Result<Walked, LoadError> {
         let workers = self.client.config().connections.max(1);
         let (job_tx, job_rx) = mpsc::channel::<Job>();
         let job_rx = Mutex::new(job_rx);
@@ -370,14 +438,14 @@ impl Walk<'_> {
             drop(done_tx);
             // Dropping the job sender (on return) stops the workers.
             let job_tx = job_tx;
-            self.drive(root_hash, input, &job_tx, &done_rx)
+            self.drive(roots, input, &job_tx, &done_rx)
         })
     }
 
     /// The walking thread: hands unknown narinfos to the workers, parses what comes back.
     fn drive(
         &self,
-        root_hash: &str,
+        roots: &[(String, Option<StorePath>)],
         input: &str,
         jobs: &mpsc::Sender<Job>,
         done: &mpsc::Receiver<(Job, Found)>,
@@ -387,7 +455,6 @@ impl Walk<'_> {
         let mut in_flight = 0usize;
         let mut out: Vec<(NarInfo, Arc<str>)> = Vec::new();
         let mut root_base = String::new();
-        seen.insert(root_hash.to_string());
         let submit =
             |job: Job, ready: &mut VecDeque<(Job, CachedNarinfo, bool)>, in_flight: &mut usize| {
                 match self.known(&job.hash) {
@@ -399,15 +466,16 @@ impl Walk<'_> {
                     }
                 }
             };
-        submit(
-            Job {
-                hash: root_hash.to_string(),
-                want: None,
-                referrer: None,
-            },
-            &mut ready,
-            &mut in_flight,
-        );
+        for (hash, want) in roots {
+            if seen.insert(hash.clone()) {
+                let job = Job {
+                    hash: hash.clone(),
+                    want: want.clone(),
+                    referrer: None,
+                };
+                submit(job, &mut ready, &mut in_flight);
+            }
+        }
         loop {
             while let Some((job, n, fetched)) = ready.pop_front() {
                 let url = narinfo_url(&n.base, &job.hash);
@@ -432,7 +500,7 @@ impl Walk<'_> {
                     });
                 }
                 self.client.remember(&job.hash, &n, fetched);
-                if job.referrer.is_none() {
+                if job.referrer.is_none() && root_base.is_empty() {
                     root_base = n.base.to_string();
                 }
                 for r in &parsed.info.references {

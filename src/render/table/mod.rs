@@ -7,6 +7,7 @@ mod diff;
 mod gpu;
 mod refs;
 mod rules;
+mod set_diff;
 mod split;
 mod why;
 
@@ -27,6 +28,7 @@ pub(super) fn render(report: Report<'_>, style: &Style, out: &mut dyn Write) -> 
         Report::Split(r) => split::split(r, style, out),
         Report::Gpu(r) => gpu::gpu(r, style, out),
         Report::Rules(r) => rules::rules(r, style, out),
+        Report::SetDiff(r) => set_diff::set_diff(r, style, out),
     }
 }
 
