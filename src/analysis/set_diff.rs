@@ -37,7 +37,7 @@ use crate::report::{
     Cause, CauseChange, FailedRoot, GrowthLimit, RebuildSummary, RootCause, RootCounts, RootDiff,
     RootSide, SetCheck, SetDiffReport, SetRest, SetSide, SetTotal, SCHEMA_VERSION,
 };
-use crate::store::{parse_package_name, Closure};
+use crate::store::{parse_package_name, Closure, StorePath};
 
 use super::common::load_warnings;
 
@@ -45,11 +45,12 @@ use super::common::load_warnings;
 const W: usize = 16;
 const BLOCK: usize = 64 * W;
 
-/// One package set to diff: its graph (a closure whose declared roots are the set's
-/// roots, every root described) and the file the set was read from.
+/// One package set to diff: the file it was read from, its roots, and a graph that
+/// describes every root's closure (it may hold more: both sets can share one graph).
 #[derive(Debug, Clone, Copy)]
 pub struct SetInput<'a> {
     pub origin: &'a str,
+    pub roots: &'a [StorePath],
     pub graph: &'a Closure,
 }
 
@@ -93,11 +94,10 @@ struct Side<'a> {
 }
 
 impl<'a> Side<'a> {
-    fn new(closure: &'a Closure) -> Side<'a> {
-        let g = ClosureGraph::new(closure, &closure.declared_roots);
+    fn new(closure: &'a Closure, roots: &[StorePath]) -> Side<'a> {
+        let g = ClosureGraph::new(closure, roots);
         let sizes = closure_sizes(&g);
-        let root_node = closure
-            .declared_roots
+        let root_node = roots
             .iter()
             .map(|r| g.node(r).map_or(u32::MAX, |n| n.index() as u32))
             .collect();
@@ -590,7 +590,10 @@ pub fn set_diff(
     new_in: SetInput<'_>,
     opts: &SetDiffOptions,
 ) -> SetDiffReport {
-    let (mut old, mut new) = rayon::join(|| Side::new(old_in.graph), || Side::new(new_in.graph));
+    let (mut old, mut new) = rayon::join(
+        || Side::new(old_in.graph, old_in.roots),
+        || Side::new(new_in.graph, new_in.roots),
+    );
     crate::timing::step("set diff: graphs and closure sizes");
     let (pairs, only_old, only_new) = match_roots(&old, &new);
     let pk = packages(&mut old, &mut new);
@@ -814,7 +817,8 @@ pub fn set_diff(
             .zip(&pair_name)
             .map(|(p, n)| (n.as_str(), p))
             .collect();
-        let failed: Vec<FailedRoot> = failing
+        // One walk of each side per listed root: only the first `show`.
+        let failed: Vec<FailedRoot> = failing[..failing.len().min(opts.show.max(1))]
             .par_iter()
             .map(|r| {
                 let causes = by_name
@@ -962,4 +966,142 @@ fn rebuild_summary(old: &Side, new: &Side, roots_rebuilt_same_size: usize) -> Re
         .map(|(_, v)| v.len())
         .sum();
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{PathInfo, SourceKind, StoreDir, NIX32_ALPHABET};
+    use proptest::prelude::*;
+
+    fn sp(id: usize, salt: u64, name: &str) -> StorePath {
+        let mut h = [b'0'; 32];
+        let mut x = (id as u64) * 64 + salt;
+        for c in h.iter_mut().rev() {
+            *c = NIX32_ALPHABET[(x % 32) as usize];
+            x /= 32;
+        }
+        StorePath::from_base_name(&format!("{}-{name}", std::str::from_utf8(&h).unwrap())).unwrap()
+    }
+
+    /// A random side: names from a small pool (so packages have several paths and
+    /// roots collide on keys), references in any direction (cycles).
+    struct Gen {
+        names: Vec<String>,
+        sizes: Vec<u64>,
+        refs: Vec<Vec<usize>>,
+        salt: Vec<u64>,
+        roots: Vec<usize>,
+    }
+
+    fn closure_of(g: &Gen) -> Closure {
+        let mut c = Closure::new(StoreDir::default(), SourceKind::PathInfoJson, "gen");
+        let path = |i: usize| sp(i, g.salt[i], &g.names[i]);
+        for i in 0..g.names.len() {
+            let mut info = PathInfo::new(path(i));
+            info.nar_size = Some(g.sizes[i]);
+            info.references = g.refs[i].iter().map(|&j| path(j)).collect();
+            c.insert(info);
+        }
+        c.declared_roots = g.roots.iter().map(|&r| path(r)).collect();
+        c.declared_roots.dedup();
+        c
+    }
+
+    fn walk(c: &Closure, root: &StorePath) -> BTreeMap<String, u64> {
+        let mut seen = FxHashSet::default();
+        let mut stack = vec![root.clone()];
+        let mut out = BTreeMap::new();
+        while let Some(p) = stack.pop() {
+            if !seen.insert(p.clone()) {
+                continue;
+            }
+            let info = &c.paths[&p];
+            *out.entry(parse_package_name(p.name()).pname.to_string())
+                .or_insert(0) += info.nar_size.unwrap();
+            stack.extend(info.references.iter().cloned());
+        }
+        out
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        #[test]
+        fn causes_and_sizes_equal_plain_walks(n in 2usize..120, seed in any::<u64>(), deg in 0usize..4) {
+            let mut x = seed | 1;
+            let mut rnd = move || { x ^= x << 13; x ^= x >> 7; x ^= x << 17; x };
+            let pool = ["a", "b", "c", "d", "e", "f"];
+            let outs = ["", "-dev", "-bin"];
+            let mut old = Gen { names: vec![], sizes: vec![], refs: vec![], salt: vec![0; n], roots: vec![] };
+            for _ in 0..n {
+                let r = rnd();
+                old.names.push(format!("{}-{}{}", pool[(r % 6) as usize], 1 + (r >> 8) % 2, outs[((r >> 16) % 3) as usize]));
+                old.sizes.push(rnd() % 100);
+                old.refs.push((0..deg).map(|_| (rnd() as usize) % n).collect());
+            }
+            old.roots = (0..n).filter(|_| rnd() % 3 == 0).collect();
+            // NEW: some sizes, references, versions and roots change; changed paths
+            // get new hashes.
+            let mut new = Gen { names: old.names.clone(), sizes: old.sizes.clone(), refs: old.refs.clone(), salt: vec![0; n], roots: vec![] };
+            for i in 0..n {
+                match rnd() % 8 {
+                    0 => { new.sizes[i] = rnd() % 100; new.salt[i] = 1; }
+                    1 => { new.refs[i].push((rnd() as usize) % n); new.salt[i] = 2; }
+                    2 => { new.refs[i].clear(); new.salt[i] = 3; }
+                    3 => { new.names[i] = new.names[i].replacen("-1", "-3", 1); new.salt[i] = 4; }
+                    _ => {}
+                }
+            }
+            new.roots = (0..n).filter(|_| rnd() % 3 == 0).collect();
+            let (co, cn) = (closure_of(&old), closure_of(&new));
+            let r = set_diff(
+                SetInput { origin: "old", roots: &co.declared_roots, graph: &co },
+                SetInput { origin: "new", roots: &cn.declared_roots, graph: &cn },
+                &SetDiffOptions::default(),
+            );
+            let mut want: BTreeMap<(String, CauseChange), (usize, i64)> = BTreeMap::new();
+            let mut total = 0i64;
+            let parse = |c: &Closure, s: &str| c.store_dir.parse_path(s).unwrap();
+            for root in r.roots.iter() {
+                let (Some(o), Some(nw)) = (&root.old, &root.new) else { continue };
+                let (po, pn) = (parse(&co, &o.path), parse(&cn, &nw.path));
+                prop_assert_eq!(root_key(po.name()), root_key(pn.name()));
+                let (bo, bn) = (walk(&co, &po), walk(&cn, &pn));
+                prop_assert_eq!(o.closure_size, bo.values().sum::<u64>());
+                prop_assert_eq!(nw.closure_size, bn.values().sum::<u64>());
+                total += nw.closure_size as i64 - o.closure_size as i64;
+                for (p, &b) in &bn {
+                    let (k, d) = match bo.get(p) {
+                        None => (CauseChange::Added, b as i64),
+                        Some(&a) if b > a => (CauseChange::Grown, b as i64 - a as i64),
+                        Some(&a) if b < a => (CauseChange::Shrunk, b as i64 - a as i64),
+                        Some(_) => continue,
+                    };
+                    let e = want.entry((p.clone(), k)).or_default();
+                    e.0 += 1;
+                    e.1 += d;
+                }
+                for (p, &a) in &bo {
+                    if !bn.contains_key(p) {
+                        let e = want.entry((p.clone(), CauseChange::Removed)).or_default();
+                        e.0 += 1;
+                        e.1 -= a as i64;
+                    }
+                }
+            }
+            want.retain(|_, v| v.1 != 0);
+            let got: BTreeMap<(String, CauseChange), (usize, i64)> =
+                r.causes.iter().map(|c| ((c.name.clone(), c.change), (c.roots, c.bytes))).collect();
+            prop_assert_eq!(got, want);
+            prop_assert_eq!(r.total.delta, total);
+            prop_assert_eq!(r.counts.both + r.counts.only_old, co.declared_roots.len());
+            prop_assert_eq!(r.counts.both + r.counts.only_new, cn.declared_roots.len());
+            // Every chain starts at its example root and ends in the package.
+            for c in &r.causes {
+                let last = c.chain.last().unwrap();
+                let name = last.rsplit('/').next().unwrap().split_once('-').unwrap().1;
+                prop_assert_eq!(parse_package_name(name).pname, c.name.as_str());
+            }
+        }
+    }
 }

@@ -130,11 +130,12 @@ pub(super) fn load_either(g: &GlobalArgs, input: &str) -> Result<Loaded> {
     load_input(g, input).map(Loaded::Closure)
 }
 
-/// The graph of one package set: the union walked in the caches (`--cache`), the
-/// `--graph` inputs, or the local store.
-fn set_graph(g: &GlobalArgs, set: &PackageSet, pool: &[Closure]) -> Result<Closure> {
+/// The one graph of both package sets: the union walked in the caches once
+/// (`--cache`), the `--graph` inputs, or the local store.
+fn sets_graph(g: &GlobalArgs, sets: &[&PackageSet], pool: &[Closure]) -> Result<Closure> {
     let mut opts = super::load_options(g);
-    let bar = super::http::wire(g, &set.origin, &mut opts);
+    let names: Vec<&str> = sets.iter().map(|s| s.origin.as_str()).collect();
+    let bar = super::http::wire(g, &names.join(", "), &mut opts);
     let source = if !pool.is_empty() {
         GraphSource::Inputs(pool)
     } else if !g.caches.is_empty() {
@@ -142,24 +143,23 @@ fn set_graph(g: &GlobalArgs, set: &PackageSet, pool: &[Closure]) -> Result<Closu
     } else {
         GraphSource::LocalStore
     };
-    let c = package_set::load_graph(set, source, &opts);
+    let c = package_set::load_graph(sets, source, &opts);
     if let Some(b) = bar {
         b.clear();
     }
     let c = c.with_context(|| {
         format!(
-            "cannot load the closures of the package set `{}`",
-            set.origin
+            "cannot load the closures of the package sets `{}`",
+            names.join("`, `")
         )
     })?;
-    if !c.missing_references().is_empty() {
-        let missing = c.missing_references();
-        let (from, to) = &missing[0];
+    // Only what the roots reach counts (a --graph input may describe more).
+    let missing = missing_below_roots(&c);
+    if let Some((from, to)) = missing.first() {
         return Err(anyhow!(
-            "the graph of the package set `{}` ({}) is not complete: {} reference(s) point to \
+            "the graph of the package sets ({}) is not complete: {} reference(s) point to \
              paths it does not describe (first: {} -> {}), so closure sizes would be too small; \
              give `nix path-info --json -r` of every root",
-            printable(&set.origin),
             printable(&c.origin),
             missing.len(),
             c.store_dir.display(from),
@@ -168,6 +168,29 @@ fn set_graph(g: &GlobalArgs, set: &PackageSet, pool: &[Closure]) -> Result<Closu
     }
     within_signed_sizes(&c)?;
     Ok(c)
+}
+
+/// The references that leave `c` among the paths its declared roots reach, as
+/// (referrer, missing path). One walk, no copy of the closure.
+fn missing_below_roots(c: &Closure) -> Vec<(nixcut::store::StorePath, nixcut::store::StorePath)> {
+    let mut seen: std::collections::HashSet<&nixcut::store::StorePath> = Default::default();
+    let mut stack: Vec<&nixcut::store::StorePath> = c.declared_roots.iter().collect();
+    let mut missing = Vec::new();
+    while let Some(p) = stack.pop() {
+        if !seen.insert(p) {
+            continue;
+        }
+        if let Some(info) = c.paths.get(p) {
+            for r in &info.references {
+                if !c.paths.contains_key(r) {
+                    missing.push((p.clone(), r.clone()));
+                } else if !seen.contains(r) {
+                    stack.push(r);
+                }
+            }
+        }
+    }
+    missing
 }
 
 /// Diff (or, with limits in `opts`, check) two package sets.
@@ -183,21 +206,21 @@ pub(super) fn diff_sets(
         .iter()
         .map(|i| load_input(g, i))
         .collect::<Result<_>>()?;
-    let old_graph = set_graph(g, old, &pool)?;
-    let new_graph = set_graph(g, new, &pool)?;
+    let graph = sets_graph(g, &[old, new], &pool)?;
+    discard(pool);
     let report = analysis::set_diff(
         SetInput {
             origin: &old.origin,
-            graph: &old_graph,
+            roots: &old.roots,
+            graph: &graph,
         },
         SetInput {
             origin: &new.origin,
-            graph: &new_graph,
+            roots: &new.roots,
+            graph: &graph,
         },
         opts,
     );
-    discard(pool);
-    discard(old_graph);
-    discard(new_graph);
+    discard(graph);
     Ok(report)
 }

@@ -276,6 +276,29 @@ pub fn load_roots(
     }
     let (client, sd, mut warnings) = connect(&bases, opts, origin)?;
     let bases: Vec<Arc<str>> = bases.into_iter().map(Arc::from).collect();
+    // The union walked before is one record, keyed by the set of roots.
+    let key = roots_key(roots);
+    let recorded = client.with_closure_record(&bases, &key, |b| {
+        closure_record::decode(b, bases.len(), &sd)
+    });
+    match recorded {
+        Some(Ok(Decoded::Fresh(rec))) => {
+            client.set_origins(&bases, &rec.caches);
+            let mut closure = rec.closure;
+            let recorded = std::mem::take(&mut closure.warnings);
+            closure.warnings = warnings;
+            closure.warnings.extend(recorded);
+            closure.declared_roots = roots.to_vec();
+            closure.origin = origin.to_string();
+            crate::timing::step("http: the walked union read from its record");
+            return Ok(closure);
+        }
+        Some(Ok(Decoded::Stale)) | None => {}
+        Some(Err(e)) => warnings.push(format!(
+            "the narinfo cache's record of the closures of {origin} is damaged ({e}); walked \
+             them again"
+        )),
+    }
     let walk = Walk {
         client: &client,
         bases: &bases,
@@ -287,19 +310,57 @@ pub fn load_roots(
         .map(|r| (r.hash_part().to_string(), Some(r.clone())))
         .collect();
     let result = walk.run_many(&jobs, origin);
+    crate::timing::step("http: narinfo walk");
     client.end_lookups();
     if let Err(e) = client.save() {
         warnings.push(e);
     }
     let (infos, _) = result?;
     let mut closure = Closure::new(sd, SourceKind::HttpCache, origin);
-    for (n, _) in infos {
-        warnings.extend(n.warnings);
+    let mut walk_warnings = Vec::new();
+    let mut cache_of: FxHashMap<[u8; HASH_LEN], u32> = FxHashMap::default();
+    for (n, base) in infos {
+        if let Some(i) = bases.iter().position(|b| *b == base) {
+            cache_of.insert(*n.info.path.hash_bytes(), i as u32);
+        }
+        walk_warnings.extend(n.warnings);
         closure.insert(n.info);
     }
+    if client.has_cache() {
+        // A record holds one root; the set's roots are put back when it is read.
+        closure.declared_roots = roots.iter().take(1).cloned().collect();
+        closure.warnings = walk_warnings;
+        if let Some(record) =
+            closure_record::encode(&closure, |p| cache_of.get(p.hash_bytes()).copied())
+        {
+            if let Err(e) = client.save_closure_record(&bases, &key, &record) {
+                warnings.push(e);
+            }
+        }
+        walk_warnings = std::mem::take(&mut closure.warnings);
+    }
+    crate::timing::step("http: narinfo cache written");
     closure.declared_roots = roots.to_vec();
     closure.warnings = warnings;
+    closure.warnings.extend(walk_warnings);
     Ok(closure)
+}
+
+/// The narinfo cache's key of the union of the closures of `roots`: a digest of
+/// their sorted hash parts, apart from any root's own hash.
+fn roots_key(roots: &[StorePath]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut hashes: Vec<&str> = roots.iter().map(StorePath::hash_part).collect();
+    hashes.sort_unstable();
+    hashes.dedup();
+    let mut h = Sha256::new();
+    for x in hashes {
+        h.update(x.as_bytes());
+        h.update(b"\n");
+    }
+    let digest = h.finalize();
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    format!("set-{hex}")
 }
 
 /// The closure's root is the path the user named (when named by more than a hash).

@@ -267,27 +267,42 @@ pub enum GraphSource<'a> {
     LocalStore,
 }
 
-/// The graph of `set`: a closure holding the closure of every root, with the roots
-/// declared. A root the graph does not describe is an error naming its line.
+/// One graph for several package sets (both sides of a diff): a closure holding the
+/// closure of every root of every set, walked or read once (a path two sets share is
+/// fetched once). Its declared roots are the sets' roots, each once. A root the graph
+/// does not describe is an error naming its set and line.
 pub fn load_graph(
-    set: &PackageSet,
+    sets: &[&PackageSet],
     source: GraphSource<'_>,
     opts: &LoadOptions,
 ) -> Result<Closure, LoadError> {
+    let mut roots: Vec<StorePath> = Vec::new();
+    let mut seen: FxHashSet<&StorePath> = FxHashSet::default();
+    for s in sets {
+        roots.extend(s.roots.iter().filter(|r| seen.insert(r)).cloned());
+    }
+    let origin = sets
+        .iter()
+        .map(|s| s.origin.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let store_dir = sets
+        .first()
+        .map_or_else(|| opts.store_dir_or_default(), |s| s.store_dir.clone());
     let mut closure = match source {
-        GraphSource::Caches => super::http_cache::load_roots(&set.roots, &set.origin, opts)?,
-        GraphSource::Inputs(pool) => merged(pool, &set.origin, &set.store_dir),
+        GraphSource::Caches => super::http_cache::load_roots(&roots, &origin, opts)?,
+        GraphSource::Inputs(pool) => merged(pool, &origin, &store_dir),
         GraphSource::LocalStore => {
             let mut c = Closure::new(
-                set.store_dir.clone(),
+                store_dir.clone(),
                 crate::store::SourceKind::LiveStore,
-                &set.origin,
+                &origin,
             );
-            for r in &set.roots {
+            for r in &roots {
                 if c.paths.contains_key(r) {
                     continue; // in the closure of a root loaded before
                 }
-                let one = super::load(&set.store_dir.display(r), opts)?;
+                let one = super::load(&store_dir.display(r), opts)?;
                 c.warnings.extend(one.warnings);
                 for (p, info) in one.paths {
                     c.paths.entry(p).or_insert(info);
@@ -296,21 +311,23 @@ pub fn load_graph(
             c
         }
     };
-    for (r, line) in set.roots.iter().zip(&set.lines) {
-        if !closure.paths.contains_key(r) {
-            return Err(LoadError::Invalid {
-                path: PathBuf::from(&set.origin),
-                message: format!(
-                    "line {line}: {} is not described by the graph given for the set ({}); \
-                     give a `nix path-info --json -r` of every root, or --cache URL",
-                    set.store_dir.display(r),
-                    closure.origin
-                ),
-            });
+    for set in sets {
+        for (r, line) in set.roots.iter().zip(&set.lines) {
+            if !closure.paths.contains_key(r) {
+                return Err(LoadError::Invalid {
+                    path: PathBuf::from(&set.origin),
+                    message: format!(
+                        "line {line}: {} is not described by the graph given for the set \
+                         ({}); give a `nix path-info --json -r` of every root, or --cache URL",
+                        set.store_dir.display(r),
+                        closure.origin
+                    ),
+                });
+            }
         }
+        closure.warnings.extend(set.warnings.iter().cloned());
     }
-    closure.declared_roots = set.roots.clone();
-    closure.warnings.extend(set.warnings.iter().cloned());
+    closure.declared_roots = roots;
     Ok(closure)
 }
 
