@@ -96,7 +96,9 @@ struct Side<'a> {
 impl<'a> Side<'a> {
     fn new(closure: &'a Closure, roots: &[StorePath]) -> Side<'a> {
         let g = ClosureGraph::new(closure, roots);
+        crate::timing::step("set diff: one graph");
         let sizes = closure_sizes(&g);
+        crate::timing::step("set diff: one side's closure sizes");
         let root_node = roots
             .iter()
             .map(|r| g.node(r).map_or(u32::MAX, |n| n.index() as u32))
@@ -116,6 +118,7 @@ impl<'a> Side<'a> {
             }
             nc += 1;
         }
+        crate::timing::step("set diff: one side's csr and components");
         let order: Vec<u32> = (0..nc).rev().collect();
         let mut lists: Vec<Vec<u32>> = vec![Vec::new(); nc as usize];
         for v in 0..n {
@@ -377,6 +380,8 @@ struct Packages {
     new_nodes: Vec<Vec<u32>>,
     /// `Some(pairs)` when the old and new paths pair up one to one by name and size.
     paired: Vec<Option<Vec<(u32, u32)>>>,
+    /// Packages that provably change no matched root's closure ([`unchanged`]).
+    skip: Vec<bool>,
 }
 
 fn packages(old: &mut Side, new: &mut Side) -> Packages {
@@ -430,7 +435,176 @@ fn packages(old: &mut Side, new: &mut Side) -> Packages {
         old_nodes,
         new_nodes,
         paired,
+        skip: Vec::new(),
     }
+}
+
+/// The key a path is matched by between the sides: `(pname, output)` when each side
+/// has at most one path with it, else the name without hash when that is unique.
+fn counterparts(old: &Side, new: &Side) -> (Vec<u32>, Vec<u32>) {
+    /// (pname, output) or the whole name, borrowed from the graphs.
+    #[derive(Hash, PartialEq, Eq)]
+    enum Ident<'s> {
+        Key(&'s str, &'s str),
+        Name(&'s str),
+    }
+    fn key(name: &str) -> (&str, &str) {
+        let p = parse_package_name(name);
+        (p.pname, p.output)
+    }
+    let mut keys: FxHashMap<(&str, &str), (u32, u32)> = FxHashMap::default();
+    let mut names: FxHashMap<&str, (u32, u32)> = FxHashMap::default();
+    for v in 0..old.g.len() {
+        keys.entry(key(old.name(v))).or_default().0 += 1;
+        names.entry(old.name(v)).or_default().0 += 1;
+    }
+    for v in 0..new.g.len() {
+        keys.entry(key(new.name(v))).or_default().1 += 1;
+        names.entry(new.name(v)).or_default().1 += 1;
+    }
+    fn ident<'s>(
+        name: &'s str,
+        keys: &FxHashMap<(&str, &str), (u32, u32)>,
+        names: &FxHashMap<&str, (u32, u32)>,
+    ) -> Option<Ident<'s>> {
+        let k = key(name);
+        if keys.get(&k).is_some_and(|c| c.0 <= 1 && c.1 <= 1) {
+            return Some(Ident::Key(k.0, k.1));
+        }
+        names
+            .get(name)
+            .is_some_and(|c| c.0 <= 1 && c.1 <= 1)
+            .then_some(Ident::Name(name))
+    }
+    let old_ids: FxHashMap<Ident, u32> = (0..old.g.len())
+        .filter_map(|v| ident(old.name(v), &keys, &names).map(|k| (k, v as u32)))
+        .collect();
+    let mut new_to_old = vec![u32::MAX; new.g.len()];
+    let mut old_to_new = vec![u32::MAX; old.g.len()];
+    for v in 0..new.g.len() {
+        if let Some(&o) = ident(new.name(v), &keys, &names).and_then(|k| old_ids.get(&k)) {
+            new_to_old[v] = o;
+            old_to_new[o as usize] = v as u32;
+        }
+    }
+    (new_to_old, old_to_new)
+}
+
+/// Parents of every node, and whether no matched root reaches it (`empty`), taken
+/// predecessors first; `None` for nodes in a cycle.
+fn parents_and_empty(s: &Side, pair_of: &[u32]) -> (Vec<Vec<u32>>, Vec<bool>, Vec<bool>) {
+    let n = s.g.len();
+    let mut parents = vec![Vec::new(); n];
+    for v in 0..n {
+        for &w in s.succ(v) {
+            parents[w as usize].push(v as u32);
+        }
+    }
+    let mut members = vec![0u32; s.comps()];
+    for &c in &s.comp_of {
+        members[c as usize] += 1;
+    }
+    let cyclic: Vec<bool> = (0..n).map(|v| members[s.comp_of[v] as usize] > 1).collect();
+    let mut by_comp: Vec<Vec<u32>> = vec![Vec::new(); s.comps()];
+    for v in 0..n {
+        by_comp[s.comp_of[v] as usize].push(v as u32);
+    }
+    let mut empty = vec![false; n];
+    for &c in &s.order {
+        for &v in &by_comp[c as usize] {
+            let v = v as usize;
+            empty[v] = !cyclic[v]
+                && pair_of[v] == u32::MAX
+                && parents[v].iter().all(|&p| empty[p as usize]);
+        }
+    }
+    (parents, empty, cyclic)
+}
+
+/// Which packages change no matched root's closure, proven without bitsets: every path
+/// of the package is reached by no matched root on its side, or has a counterpart of
+/// the same NAR size (same package name and output, or same name) reached by exactly the
+/// same matched roots. The last is shown top-down: a path and its counterpart are
+/// reached by the same roots when they are the same matched root or none, and their
+/// parents (those any matched root reaches) are counterparts reached by the same roots.
+/// O(n + m) with hashing; a mass rebuild that changed no size is skipped whole.
+fn unchanged(
+    old: &Side,
+    new: &Side,
+    pk: &Packages,
+    pairs: &[(usize, usize, (String, String))],
+) -> Vec<bool> {
+    let (new_to_old, old_to_new) = counterparts(old, new);
+    let mut pair_old = vec![u32::MAX; old.g.len()];
+    let mut pair_new = vec![u32::MAX; new.g.len()];
+    for (i, (o, n, _)) in pairs.iter().enumerate() {
+        pair_old[old.root_node[*o] as usize] = i as u32;
+        pair_new[new.root_node[*n] as usize] = i as u32;
+    }
+    let (par_old, empty_old, cyc_old) = parents_and_empty(old, &pair_old);
+    let (par_new, empty_new, cyc_new) = parents_and_empty(new, &pair_new);
+    // eq[v]: new node v and its counterpart are reached by the same matched roots.
+    let mut eq = vec![false; new.g.len()];
+    let mut by_comp: Vec<Vec<u32>> = vec![Vec::new(); new.comps()];
+    for v in 0..new.g.len() {
+        by_comp[new.comp_of[v] as usize].push(v as u32);
+    }
+    let mut a: Vec<u32> = Vec::new();
+    let mut b: Vec<u32> = Vec::new();
+    for &c in &new.order {
+        for &v in &by_comp[c as usize] {
+            let v = v as usize;
+            let y = new_to_old[v];
+            if y == u32::MAX || cyc_new[v] || cyc_old[y as usize] {
+                continue;
+            }
+            let y = y as usize;
+            if pair_new[v] != pair_old[y] {
+                continue;
+            }
+            a.clear();
+            b.clear();
+            let mut ok = true;
+            for &p in &par_new[v] {
+                if empty_new[p as usize] {
+                    continue;
+                }
+                if !eq[p as usize] {
+                    ok = false;
+                    break;
+                }
+                a.push(new_to_old[p as usize]);
+            }
+            if !ok {
+                continue;
+            }
+            b.extend(
+                par_old[y]
+                    .iter()
+                    .copied()
+                    .filter(|&p| !empty_old[p as usize]),
+            );
+            a.sort_unstable();
+            b.sort_unstable();
+            eq[v] = a == b;
+        }
+    }
+    (0..pk.names.len())
+        .map(|p| {
+            pk.new_nodes[p].iter().all(|&v| {
+                let v = v as usize;
+                empty_new[v]
+                    || (eq[v] && new.g.nar_sizes[v] == old.g.nar_sizes[new_to_old[v] as usize])
+            }) && pk.old_nodes[p].iter().all(|&y| {
+                let y = y as usize;
+                let x = old_to_new[y];
+                empty_old[y]
+                    || (x != u32::MAX
+                        && eq[x as usize]
+                        && new.g.nar_sizes[x as usize] == old.g.nar_sizes[y])
+            })
+        })
+        .collect()
 }
 
 fn popcount(words: &[u64]) -> usize {
@@ -469,6 +643,9 @@ fn block_causes(
     new.block_rows(new_roots, rn);
     let base = start as u32;
     for p in 0..pk.names.len() {
+        if pk.skip[p] {
+            continue;
+        }
         let (os, ns) = (&pk.old_nodes[p], &pk.new_nodes[p]);
         let mut ob = [0u64; W];
         for &v in os {
@@ -596,7 +773,9 @@ pub fn set_diff(
     );
     crate::timing::step("set diff: graphs and closure sizes");
     let (pairs, only_old, only_new) = match_roots(&old, &new);
-    let pk = packages(&mut old, &mut new);
+    let mut pk = packages(&mut old, &mut new);
+    pk.skip = unchanged(&old, &new, &pk, &pairs);
+    crate::timing::step("set diff: packages that change nothing");
     let (old, new) = (&old, &new);
 
     // Causes over the matched pairs, in blocks.
