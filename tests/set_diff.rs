@@ -145,6 +145,9 @@ fn brute_causes(w: &World) -> BTreeMap<(String, String), (u64, i64)> {
     acc
 }
 
+/// A root's old and new closure size and its delta, as reported.
+type Sizes = (Option<u64>, Option<u64>, i64);
+
 fn full(s: &Side, v: usize) -> String {
     s.paths[v].full()
 }
@@ -188,8 +191,7 @@ fn every_root_and_every_cause_equals_a_plain_walk() {
     assert_eq!(r["counts"]["only_new"].as_u64().unwrap() as usize, only_new);
     assert!(only_old > 5 && only_new > 5, "{only_old} {only_new}");
     // Every root, matched or not, by its store path.
-    let mut reported: BTreeMap<(Option<String>, Option<String>), (Option<u64>, Option<u64>, i64)> =
-        BTreeMap::new();
+    let mut reported: BTreeMap<(Option<String>, Option<String>), Sizes> = BTreeMap::new();
     let side = |v: &Value| {
         (!v.is_null()).then(|| {
             (
@@ -493,25 +495,24 @@ fn a_binary_cache_over_http_is_walked_once_for_all_roots() {
     let server = common::serve::Server::start(&cache);
     let p = |n: &str| dir.join(n).to_string_lossy().into_owned();
     let xdg = dir.join("xdg");
-    let out = nixcut()
-        .env("XDG_CACHE_HOME", &xdg)
-        .args([
-            "diff",
-            &p("old.paths"),
-            &p("new.paths"),
-            "--cache",
-            &server.url,
-            "--format",
-            "json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let via_http: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let via_cache = || -> Value {
+        let out = nixcut()
+            .env("XDG_CACHE_HOME", &xdg)
+            .args([
+                "diff",
+                &p("old.paths"),
+                &p("new.paths"),
+                "--cache",
+                &server.url,
+            ])
+            .args(["--format", "json"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{err}");
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let via_http = via_cache();
     // Every narinfo of the two unions fetched exactly once.
     let log = server.log();
     let narinfos: Vec<&String> = log.iter().filter(|l| l.ends_with(".narinfo")).collect();
@@ -544,26 +545,8 @@ fn a_binary_cache_over_http_is_walked_once_for_all_roots() {
     assert_eq!(via_http["causes"], via_json["causes"]);
     // A second run reads the narinfo cache: no narinfo is fetched again.
     server.reset();
-    let out = nixcut()
-        .env("XDG_CACHE_HOME", &xdg)
-        .args([
-            "diff",
-            &p("old.paths"),
-            &p("new.paths"),
-            "--cache",
-            &server.url,
-            "--format",
-            "json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let warm = via_cache();
     assert_eq!(server.count(".narinfo"), 0, "{:?}", server.log());
-    let warm: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(warm["causes"], via_http["causes"]);
 }
 

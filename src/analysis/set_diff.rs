@@ -481,9 +481,9 @@ fn counterparts(old: &Side, new: &Side) -> (Vec<u32>, Vec<u32>) {
         .collect();
     let mut new_to_old = vec![u32::MAX; new.g.len()];
     let mut old_to_new = vec![u32::MAX; old.g.len()];
-    for v in 0..new.g.len() {
+    for (v, slot) in new_to_old.iter_mut().enumerate() {
         if let Some(&o) = ident(new.name(v), &keys, &names).and_then(|k| old_ids.get(&k)) {
-            new_to_old[v] = o;
+            *slot = o;
             old_to_new[o as usize] = v as u32;
         }
     }
@@ -633,8 +633,7 @@ fn block_causes(
     new: &Side,
     pk: &Packages,
     start: usize,
-    old_roots: &[u32],
-    new_roots: &[u32],
+    (old_roots, new_roots): (&[u32], &[u32]),
     scratch: &mut (Vec<u64>, Vec<u64>),
     acc: &mut [[Acc; 4]],
 ) {
@@ -642,7 +641,7 @@ fn block_causes(
     old.block_rows(old_roots, ro);
     new.block_rows(new_roots, rn);
     let base = start as u32;
-    for p in 0..pk.names.len() {
+    for (p, a) in acc.iter_mut().enumerate() {
         if pk.skip[p] {
             continue;
         }
@@ -667,7 +666,6 @@ fn block_causes(
             removed[i] = ob[i] & !nb[i];
             both[i] = ob[i] & nb[i];
         }
-        let a = &mut acc[p];
         if let Some(first) = first_bit(&added) {
             let bytes: i128 = ns
                 .iter()
@@ -794,8 +792,7 @@ pub fn set_diff(
                     new,
                     &pk,
                     start,
-                    &old_roots[start..end],
-                    &new_roots[start..end],
+                    (&old_roots[start..end], &new_roots[start..end]),
                     &mut scratch,
                     &mut acc,
                 );

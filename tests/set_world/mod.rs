@@ -125,47 +125,48 @@ pub fn generate(p: Params) -> World {
             x
         }
     };
-    let mut t: Vec<T> = Vec::new();
     // Base.
-    t.push(T::same("glibc-2.38-27".into(), 30 << 20, vec![])); // 0
-    t.push(T::same("zlib-1.3".into(), 200 << 10, vec![0])); // 1
-    t.push(T {
-        old_name: Some("openssl-3.0.12".into()),
-        new_name: Some("openssl-3.0.13".into()),
-        old_size: 6 << 20,
-        new_size: (6 << 20) + OPENSSL_GROW,
-        old_refs: vec![0, 1],
-        new_refs: vec![0, 1],
-        changed: true,
-    }); // 2
-    t.push(T {
-        old_name: Some("openssl-3.0.12-bin".into()),
-        new_name: Some("openssl-3.0.13-bin".into()),
-        old_size: 1 << 20,
-        new_size: 1 << 20,
-        old_refs: vec![0, 2],
-        new_refs: vec![0, 2],
-        changed: false,
-    }); // 3
-    t.push(T {
-        old_name: None,
-        new_name: Some("libhuge-1.0".into()),
-        old_size: 0,
-        new_size: HUGE,
-        old_refs: vec![],
-        new_refs: vec![0],
-        changed: true,
-    }); // 4
-    t.push(T {
-        old_name: Some("libfoo-1.2".into()),
-        new_name: Some("libfoo-1.2".into()),
-        old_size: 2 << 20,
-        new_size: 2 << 20,
-        old_refs: vec![0],
-        new_refs: vec![0, 4],
-        changed: true,
-    }); // 5
-    t.push(T::same("gcc-12.3.0-lib".into(), 8 << 20, vec![0])); // 6
+    let mut t: Vec<T> = vec![
+        T::same("glibc-2.38-27".into(), 30 << 20, vec![]), // 0
+        T::same("zlib-1.3".into(), 200 << 10, vec![0]),    // 1
+        T {
+            old_name: Some("openssl-3.0.12".into()),
+            new_name: Some("openssl-3.0.13".into()),
+            old_size: 6 << 20,
+            new_size: (6 << 20) + OPENSSL_GROW,
+            old_refs: vec![0, 1],
+            new_refs: vec![0, 1],
+            changed: true,
+        }, // 2
+        T {
+            old_name: Some("openssl-3.0.12-bin".into()),
+            new_name: Some("openssl-3.0.13-bin".into()),
+            old_size: 1 << 20,
+            new_size: 1 << 20,
+            old_refs: vec![0, 2],
+            new_refs: vec![0, 2],
+            changed: false,
+        }, // 3
+        T {
+            old_name: None,
+            new_name: Some("libhuge-1.0".into()),
+            old_size: 0,
+            new_size: HUGE,
+            old_refs: vec![],
+            new_refs: vec![0],
+            changed: true,
+        }, // 4
+        T {
+            old_name: Some("libfoo-1.2".into()),
+            new_name: Some("libfoo-1.2".into()),
+            old_size: 2 << 20,
+            new_size: 2 << 20,
+            old_refs: vec![0],
+            new_refs: vec![0, 4],
+            changed: true,
+        }, // 5
+        T::same("gcc-12.3.0-lib".into(), 8 << 20, vec![0]), // 6
+    ];
     let base = t.len();
     // Mid libraries, in layers: layer 0 references base libraries, layer l > 0 one to
     // three libraries of the layers below (mostly the layer just below: long chains).
