@@ -37,34 +37,9 @@ trap cleanup EXIT
 echo "generating a cache of $n narinfos…" >&2
 root=$(python3 "$here/gen.py" "$work/cache" "$n")
 chmod -R a+rX "$work"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-mkdir -p "$work/nginx"
-cat >"$work/nginx/nginx.conf" <<CONF
-daemon off;
-worker_processes 2;
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/error.log;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path $work/nginx/body;
-  keepalive_requests 1000000;
-  keepalive_timeout 60s;
-  default_type application/octet-stream;
-  types { text/x-nix-narinfo narinfo; }
-  server {
-    listen 127.0.0.1:$port;
-    root $work/cache;
-  }
-}
-CONF
-"$nginx_bin" -p "$work/nginx" -c "$work/nginx/nginx.conf" &
-nginx_pid=$!
-url=http://127.0.0.1:$port
-for _ in $(seq 50); do
-  curl -sf "$url/nix-cache-info" >/dev/null 2>&1 && break
-  sleep 0.1
-done
+# shellcheck source=../nginx.sh
+. "$here/../nginx.sh"
+start_nginx "$work"
 
 # Median of three runs of a command after a setup step (not timed): "wall cpu" in
 # seconds, cpu being user + system time (children included) of the median run.

@@ -16,6 +16,7 @@ mod edges;
 mod gpu;
 mod refs;
 mod rules;
+mod set_diff;
 mod snapshot;
 mod split;
 mod why;
@@ -29,6 +30,7 @@ pub use gpu::{
 };
 pub use refs::{refs, RefsOptions};
 pub use rules::rules;
+pub use set_diff::{set_diff, SetDiffOptions, SetInput, SetLimits};
 pub use snapshot::{snapshot, SnapshotOptions};
 pub use split::{nar_size_of, savings, split, SplitOptions};
 pub use why::{why, why_chains, why_chains_capped, WhyOptions};

@@ -199,6 +199,11 @@ pub enum Command {
     ///
     /// `--root` picks the root in both OLD and NEW (a package name such as
     /// `llama-cpp-rocm` matches on both sides).
+    ///
+    /// OLD and NEW may be package sets (files of store paths, one a line, such as a
+    /// channel's `store-paths`, plain, .xz or .zst): then every root's closure before
+    /// and after, matched by package name and output, and the causes, packages added,
+    /// removed, grown or shrunk summed over roots (see docs/package-sets.md).
     Diff(DiffArgs),
     /// A CI gate on closure size: exit 0 pass, 1 fail, 2 error.
     ///
@@ -332,6 +337,12 @@ pub struct DiffArgs {
     /// Show every changed package.
     #[arg(long)]
     pub all: bool,
+    /// For package sets (files of store paths, one a line): where their closures are
+    /// described (a `nix path-info --json -r` file of the union, a binary cache
+    /// directory; repeatable, merged). Default: --cache URL, else the local store.
+    /// See docs/package-sets.md.
+    #[arg(long = "graph", value_name = "INPUT")]
+    pub graphs: Vec<String>,
 }
 
 #[derive(Debug, Args)]
@@ -352,6 +363,13 @@ pub struct CheckArgs {
     /// number) or a size with a unit, as for --max-size (`10MiB`, `50MB`). Default 5%.
     #[arg(long, value_name = "G", requires = "baseline")]
     pub max_growth: Option<String>,
+    /// With package sets (ROOT and --baseline files of store paths): how much the
+    /// closures of all roots in both sets, summed, may grow (`2%`, or a size).
+    #[arg(long, value_name = "G", requires = "baseline")]
+    pub max_total_growth: Option<String>,
+    /// For package sets: where their closures are described (as for `diff --graph`).
+    #[arg(long = "graph", value_name = "INPUT")]
+    pub graphs: Vec<String>,
     /// Compare with another closure (e.g. the CUDA build of the same program).
     #[arg(long, value_name = "OTHER", requires = "max_ratio")]
     pub against: Option<String>,

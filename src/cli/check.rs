@@ -7,13 +7,16 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, Context, Result};
 
 use super::args::{CheckArgs, GlobalArgs};
+use super::diff::Loaded;
 use super::{
     emit, is_broken_pipe, load_input, print_warnings, printable, refuse_store_object,
     stdin_at_most_once, Outcome,
 };
-use nixcut::analysis::{self, CheckOptions, Growth};
+use nixcut::analysis::{self, CheckOptions, Growth, SetDiffOptions, SetLimits};
+use nixcut::load::package_set::PackageSet;
 use nixcut::render::{render, Format, Style};
 use nixcut::report::CheckReport;
+use nixcut::report::GrowthLimit;
 use nixcut::store::{parse_size, Closure, SizeParseError};
 
 /// A warning when the baseline's root is another package than ROOT's
@@ -95,9 +98,22 @@ pub(super) fn run(g: &GlobalArgs, a: &CheckArgs, format: Format, style: &Style) 
         Some(s) => Some(parse_size(s).map_err(|e| anyhow!("--max-size: {e}"))?),
         None => None,
     };
-    let mut closure = load_input(g, &a.input)?;
+    let mut closure = match super::diff::load_either(g, &a.input)? {
+        Loaded::Closure(c) => c,
+        Loaded::Set(set) => return check_sets(g, a, set, growth, format, style),
+    };
+    if a.max_total_growth.is_some() {
+        return Err(anyhow!(
+            "--max-total-growth applies to package sets (ROOT and --baseline files of store \
+             paths, one a line); `{}` is a single closure",
+            printable(&a.input)
+        ));
+    }
     let baseline = match &a.baseline {
-        Some(b) => Some(load_input(g, b).context("cannot load the baseline")?),
+        Some(b) => match super::diff::load_either(g, b).context("cannot load the baseline")? {
+            Loaded::Closure(c) => Some(c),
+            Loaded::Set(_) => return Err(super::diff::mixed(b, &a.input)),
+        },
         None => None,
     };
     let other = match &a.against {
@@ -163,6 +179,84 @@ pub(super) fn run(g: &GlobalArgs, a: &CheckArgs, format: Format, style: &Style) 
     })
 }
 
+/// `check` of a package set against a baseline package set: `--max-growth` per root,
+/// `--max-total-growth` of the closures summed.
+fn check_sets(
+    g: &GlobalArgs,
+    a: &CheckArgs,
+    set: PackageSet,
+    growth: Growth,
+    format: Format,
+    style: &Style,
+) -> Result<Outcome> {
+    let Some(b) = &a.baseline else {
+        return Err(anyhow!(
+            "`{}` is a package set: check it against a baseline package set (--baseline OLD \
+             with --max-growth and/or --max-total-growth)",
+            printable(&a.input)
+        ));
+    };
+    if a.against.is_some() || a.max_size.is_some() {
+        return Err(anyhow!(
+            "--against and --max-size check one closure; for package sets use --baseline with \
+             --max-growth and --max-total-growth"
+        ));
+    }
+    let base = match super::diff::load_either(g, b).context("cannot load the baseline")? {
+        Loaded::Set(s) => s,
+        Loaded::Closure(_) => return Err(super::diff::mixed(&a.input, b)),
+    };
+    let limit = |gr: Growth| match gr {
+        Growth::Percent(p) => GrowthLimit::Percent(p),
+        Growth::Bytes(b) => GrowthLimit::Bytes(b),
+    };
+    let total = match &a.max_total_growth {
+        Some(s) => Some(limit(parse_growth(s).map_err(|e| {
+            anyhow!(
+                "{}",
+                e.to_string().replace("--max-growth", "--max-total-growth")
+            )
+        })?)),
+        None => None,
+    };
+    // Without --max-total-growth the per-root limit applies (default 5%); with it
+    // alone, only the total is checked.
+    let per_root = (a.max_growth.is_some() || total.is_none()).then(|| limit(growth));
+    let opts = SetDiffOptions {
+        top: None,
+        show: a.top,
+        check: Some(SetLimits {
+            max_growth: per_root,
+            max_total_growth: total,
+        }),
+    };
+    let mut report = super::diff::diff_sets(g, &base, &set, &a.graphs, &opts)?;
+    if let Some(c) = &mut report.check {
+        c.failed.truncate(a.top);
+    }
+    if format != Format::Markdown {
+        print_warnings(&report.warnings, g.quiet);
+    }
+    tolerate_closed_stdout(emit(&report, format, style))?;
+    let pass = report.check.as_ref().is_some_and(|c| c.pass);
+    if let Some(file) = &a.summary {
+        let mut buf = Vec::new();
+        render(&report, Format::Markdown, &Style::default(), &mut buf)?;
+        append_bytes(&buf, file)?;
+    } else if let Some(file) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|v| !v.is_empty()) {
+        let mut buf = Vec::new();
+        render(&report, Format::Markdown, &Style::default(), &mut buf)?;
+        if let Err(e) = append_bytes(&buf, Path::new(&file)) {
+            print_warnings(&[format!("{e:#}")], g.quiet);
+        }
+    }
+    Ok(if pass {
+        Outcome::Success
+    } else {
+        Outcome::CheckFailed
+    })
+}
+
 fn tolerate_closed_stdout(r: Result<()>) -> Result<()> {
     match r {
         Err(e) if is_broken_pipe(&e) => Ok(()),
@@ -202,12 +296,17 @@ fn require_complete(c: &Closure, root: Option<&str>, what: &str) -> Result<()> {
 fn append_summary(report: &CheckReport, file: &Path) -> Result<()> {
     let mut buf = Vec::new();
     render(report, Format::Markdown, &Style::default(), &mut buf)?;
+    append_bytes(&buf, file)
+}
+
+/// Append `buf` to `file` (created if missing).
+fn append_bytes(buf: &[u8], file: &Path) -> Result<()> {
     let mut f = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(file)
         .with_context(|| format!("cannot open the summary file {}", file.display()))?;
-    f.write_all(&buf)
+    f.write_all(buf)
         .and_then(|()| f.flush())
         .with_context(|| format!("cannot write the summary file {}", file.display()))
 }

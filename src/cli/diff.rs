@@ -4,8 +4,10 @@ use anyhow::{anyhow, Context, Result};
 
 use super::args::{DiffArgs, GlobalArgs};
 use super::{discard, emit, load_input, print_warnings, printable, stdin_at_most_once, Outcome};
-use nixcut::analysis::{self, DiffOptions};
+use nixcut::analysis::{self, DiffOptions, SetDiffOptions, SetInput};
+use nixcut::load::package_set::{self, GraphSource, PackageSet};
 use nixcut::render::{Format, Style};
+use nixcut::report::SetDiffReport;
 use nixcut::store::Closure;
 
 /// The diff reports size changes as signed 64-bit deltas; a closure whose NAR sizes add
@@ -24,8 +26,30 @@ fn within_signed_sizes(c: &Closure) -> Result<()> {
 
 pub(super) fn run(g: &GlobalArgs, a: &DiffArgs, format: Format, style: &Style) -> Result<Outcome> {
     stdin_at_most_once([a.old.as_str(), a.new.as_str()])?;
-    let old = load_input(g, &a.old)?;
-    let new = load_input(g, &a.new)?;
+    let (old, new) = match (load_either(g, &a.old)?, load_either(g, &a.new)?) {
+        (Loaded::Set(o), Loaded::Set(n)) => {
+            let show = match (a.all, a.top) {
+                (true, _) => usize::MAX,
+                (false, Some(n)) => n,
+                (false, None) => 25,
+            };
+            let opts = SetDiffOptions {
+                top: if a.all { None } else { a.top },
+                show,
+                check: None,
+            };
+            let report = diff_sets(g, &o, &n, &a.graphs, &opts)?;
+            if format != Format::Markdown {
+                print_warnings(&report.warnings, g.quiet);
+            }
+            emit(&report, format, style)?;
+            discard(report);
+            return Ok(Outcome::Success);
+        }
+        (Loaded::Closure(o), Loaded::Closure(n)) => (o, n),
+        (Loaded::Set(_), Loaded::Closure(_)) => return Err(mixed(&a.old, &a.new)),
+        (Loaded::Closure(_), Loaded::Set(_)) => return Err(mixed(&a.new, &a.old)),
+    };
     within_signed_sizes(&old)?;
     within_signed_sizes(&new)?;
     let opts = DiffOptions {
@@ -48,4 +72,155 @@ pub(super) fn run(g: &GlobalArgs, a: &DiffArgs, format: Format, style: &Style) -
     discard(old);
     discard(new);
     Ok(Outcome::Success)
+}
+
+/// An input of `diff` or `check`: a package set, or one closure.
+pub(super) enum Loaded {
+    Set(PackageSet),
+    Closure(Closure),
+}
+
+/// The error for a package set diffed or checked against a single closure.
+pub(super) fn mixed(set: &str, closure: &str) -> anyhow::Error {
+    anyhow!(
+        "`{}` is a package set (store paths, one a line) but `{}` is a single closure; \
+         give two package sets, or two closures",
+        printable(set),
+        printable(closure)
+    )
+}
+
+/// Load `input` as a package set when it is one (a file of store paths, plain, xz or
+/// zstd, or such a stream), else as a closure. A regular file is judged by its first
+/// bytes; standard input and pipes are read once, and what is not a package set is
+/// handed to the closure loaders from a private temporary copy.
+pub(super) fn load_either(g: &GlobalArgs, input: &str) -> Result<Loaded> {
+    let opts = super::load_options(g);
+    let path = std::path::Path::new(input);
+    let stream = input == "-"
+        || std::fs::metadata(path).is_ok_and(|m| {
+            use std::os::unix::fs::FileTypeExt;
+            m.file_type().is_fifo() || m.file_type().is_char_device()
+        });
+    if stream {
+        let read =
+            package_set::read(input, &opts).with_context(|| format!("cannot load `{input}`"))?;
+        return match read {
+            Ok(set) => Ok(Loaded::Set(set)),
+            Err((bytes, name)) => {
+                let mut tmp = tempfile::NamedTempFile::new()
+                    .context("cannot keep standard input in a temporary file")?;
+                std::io::Write::write_all(&mut tmp, &bytes)
+                    .context("cannot keep standard input in a temporary file")?;
+                let tmp_path = tmp.path().to_string_lossy().into_owned();
+                let mut c = load_input(g, &tmp_path)
+                    .map_err(|e| anyhow!("{}", format!("{e:#}").replace(&tmp_path, &name)))?;
+                c.origin = name;
+                Ok(Loaded::Closure(c))
+            }
+        };
+    }
+    if path.is_file() && package_set::sniff_file(path) {
+        let (bytes, name) = package_set::read_bytes(input, &opts)
+            .with_context(|| format!("cannot load `{input}`"))?;
+        let set = package_set::parse(&bytes, &name, &opts)
+            .with_context(|| format!("cannot load the package set `{input}`"))?;
+        return Ok(Loaded::Set(set));
+    }
+    load_input(g, input).map(Loaded::Closure)
+}
+
+/// The one graph of both package sets: the union walked in the caches once
+/// (`--cache`), the `--graph` inputs, or the local store.
+fn sets_graph(g: &GlobalArgs, sets: &[&PackageSet], pool: &[Closure]) -> Result<Closure> {
+    let mut opts = super::load_options(g);
+    let names: Vec<&str> = sets.iter().map(|s| s.origin.as_str()).collect();
+    let bar = super::http::wire(g, &names.join(", "), &mut opts);
+    let source = if !pool.is_empty() {
+        GraphSource::Inputs(pool)
+    } else if !g.caches.is_empty() {
+        GraphSource::Caches
+    } else {
+        GraphSource::LocalStore
+    };
+    let c = package_set::load_graph(sets, source, &opts);
+    if let Some(b) = bar {
+        b.clear();
+    }
+    let c = c.with_context(|| {
+        format!(
+            "cannot load the closures of the package sets `{}`",
+            names.join("`, `")
+        )
+    })?;
+    // Only what the roots reach counts (a --graph input may describe more).
+    let missing = missing_below_roots(&c);
+    if let Some((from, to)) = missing.first() {
+        return Err(anyhow!(
+            "the graph of the package sets ({}) is not complete: {} reference(s) point to \
+             paths it does not describe (first: {} -> {}), so closure sizes would be too small; \
+             give `nix path-info --json -r` of every root",
+            printable(&c.origin),
+            missing.len(),
+            c.store_dir.display(from),
+            c.store_dir.display(to)
+        ));
+    }
+    within_signed_sizes(&c)?;
+    Ok(c)
+}
+
+/// The references that leave `c` among the paths its declared roots reach, as
+/// (referrer, missing path). One walk, no copy of the closure.
+fn missing_below_roots(c: &Closure) -> Vec<(nixcut::store::StorePath, nixcut::store::StorePath)> {
+    let mut seen: std::collections::HashSet<&nixcut::store::StorePath> = Default::default();
+    let mut stack: Vec<&nixcut::store::StorePath> = c.declared_roots.iter().collect();
+    let mut missing = Vec::new();
+    while let Some(p) = stack.pop() {
+        if !seen.insert(p) {
+            continue;
+        }
+        if let Some(info) = c.paths.get(p) {
+            for r in &info.references {
+                if !c.paths.contains_key(r) {
+                    missing.push((p.clone(), r.clone()));
+                } else if !seen.contains(r) {
+                    stack.push(r);
+                }
+            }
+        }
+    }
+    missing
+}
+
+/// Diff (or, with limits in `opts`, check) two package sets.
+pub(super) fn diff_sets(
+    g: &GlobalArgs,
+    old: &PackageSet,
+    new: &PackageSet,
+    graphs: &[String],
+    opts: &SetDiffOptions,
+) -> Result<SetDiffReport> {
+    stdin_at_most_once(graphs.iter().map(String::as_str))?;
+    let pool: Vec<Closure> = graphs
+        .iter()
+        .map(|i| load_input(g, i))
+        .collect::<Result<_>>()?;
+    let graph = sets_graph(g, &[old, new], &pool)?;
+    discard(pool);
+    let report = analysis::set_diff(
+        SetInput {
+            origin: &old.origin,
+            roots: &old.roots,
+            graph: &graph,
+        },
+        SetInput {
+            origin: &new.origin,
+            roots: &new.roots,
+            graph: &graph,
+        },
+        opts,
+    );
+    discard(graph);
+    Ok(report)
 }

@@ -244,6 +244,147 @@ pub fn load(input: &str, opts: &LoadOptions) -> Result<Closure, LoadError> {
     Ok(closure)
 }
 
+/// The client, the store directory the caches declare and the warnings so far.
+fn connect(
+    bases: &[String],
+    opts: &LoadOptions,
+    input: &str,
+) -> Result<(Arc<HttpClient>, StoreDir, Vec<String>), LoadError> {
+    if bases.is_empty() {
+        return Err(LoadError::Invalid {
+            path: PathBuf::from(input),
+            message: "no binary cache given (`--cache URL`)".into(),
+        });
+    }
+    let client = match &opts.http.client {
+        Some(c) => Arc::clone(c),
+        None => Arc::new(HttpClient::new(HttpConfig::default())),
+    };
+    let mut warnings = Vec::new();
+    if let Some(p) = client.cache_problem() {
+        warnings.push(format!("the narinfo cache is not used: {p}"));
+    }
+    let sd = store_dir(&client, bases, opts, &mut warnings)?;
+    Ok((client, sd, warnings))
+}
+
+/// The union of the closures of `roots` (a package set; `origin` names it in
+/// messages), walked once: a narinfo shared by many closures is fetched once, and
+/// narinfos known from the narinfo cache are not fetched at all. The closure's
+/// declared roots are `roots`, in their order.
+pub fn load_roots(
+    roots: &[StorePath],
+    origin: &str,
+    opts: &LoadOptions,
+) -> Result<Closure, LoadError> {
+    let mut bases: Vec<String> = Vec::new();
+    for c in &opts.http.caches {
+        let b = normalize_base(c);
+        if !bases.contains(&b) {
+            bases.push(b);
+        }
+    }
+    let (client, sd, mut warnings) = connect(&bases, opts, origin)?;
+    let bases: Vec<Arc<str>> = bases.into_iter().map(Arc::from).collect();
+    // The union walked before is one record, keyed by the set of roots.
+    let key = roots_key(roots);
+    let recorded = client.with_closure_record(&bases, &key, |b| {
+        closure_record::decode(b, bases.len(), &sd)
+    });
+    match recorded {
+        Some(Ok(Decoded::Fresh(rec))) => {
+            client.set_origins(&bases, &rec.caches);
+            let mut closure = rec.closure;
+            let recorded = std::mem::take(&mut closure.warnings);
+            closure.warnings = warnings;
+            closure.warnings.extend(recorded);
+            closure.declared_roots = roots.to_vec();
+            closure.origin = origin.to_string();
+            crate::timing::step("http: the walked union read from its record");
+            return Ok(closure);
+        }
+        Some(Ok(Decoded::Stale)) | None => {}
+        Some(Err(e)) => warnings.push(format!(
+            "the narinfo cache's record of the closures of {origin} is damaged ({e}); walked \
+             them again"
+        )),
+    }
+    let walk = Walk {
+        client: &client,
+        bases: &bases,
+        sd: &sd,
+        progress: opts.http.progress.as_ref(),
+    };
+    let jobs: Vec<(String, Option<StorePath>)> = roots
+        .iter()
+        .map(|r| (r.hash_part().to_string(), Some(r.clone())))
+        .collect();
+    let result = walk.run_many(&jobs, origin);
+    crate::timing::step("http: narinfo walk");
+    client.end_lookups();
+    // As for one root: the narinfos are kept only when the whole walk holds (no
+    // failure, sizes within 2^64 - 1), so a fixed server is asked again next run.
+    let assembled = result.and_then(|(infos, _)| {
+        let mut closure = Closure::new(sd.clone(), SourceKind::HttpCache, origin);
+        let mut walk_warnings = Vec::new();
+        let mut cache_of: FxHashMap<[u8; HASH_LEN], u32> = FxHashMap::default();
+        for (n, base) in infos {
+            if let Some(i) = bases.iter().position(|b| *b == base) {
+                cache_of.insert(*n.info.path.hash_bytes(), i as u32);
+            }
+            walk_warnings.extend(n.warnings);
+            closure.insert(n.info);
+        }
+        super::refuse_size_overflow(&closure, Path::new(origin))?;
+        Ok((closure, cache_of, walk_warnings))
+    });
+    let (mut closure, cache_of, mut walk_warnings) = match assembled {
+        Ok(a) => a,
+        Err(e) => {
+            client.discard_unsaved();
+            return Err(e);
+        }
+    };
+    if let Err(e) = client.save() {
+        warnings.push(e);
+    }
+    if client.has_cache() {
+        // A record holds one root; the set's roots are put back when it is read.
+        closure.declared_roots = roots.iter().take(1).cloned().collect();
+        closure.warnings = walk_warnings;
+        if let Some(record) =
+            closure_record::encode(&closure, |p| cache_of.get(p.hash_bytes()).copied())
+        {
+            if let Err(e) = client.save_closure_record(&bases, &key, &record) {
+                warnings.push(e);
+            }
+        }
+        walk_warnings = std::mem::take(&mut closure.warnings);
+    }
+    crate::timing::step("http: narinfo cache written");
+    closure.declared_roots = roots.to_vec();
+    closure.warnings = warnings;
+    closure.warnings.extend(walk_warnings);
+    Ok(closure)
+}
+
+/// The narinfo cache's key of the union of the closures of `roots`: a digest of
+/// their sorted hash parts, apart from any root's own hash.
+fn roots_key(roots: &[StorePath]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut hashes: Vec<&str> = roots.iter().map(StorePath::hash_part).collect();
+    hashes.sort_unstable();
+    hashes.dedup();
+    let mut h = Sha256::new();
+    for x in hashes {
+        h.update(x.as_bytes());
+        h.update(b"\n");
+    }
+    let digest = h.finalize();
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    format!("set-{hex}")
+}
+
 /// The closure of a finished walk, which cache each path came from (index into
 /// `bases`), and the narinfos' warnings.
 #[allow(clippy::type_complexity)]
@@ -381,6 +522,17 @@ enum Found {
 impl Walk<'_> {
     /// Every narinfo of the closure of `root_hash`, and the base URL that had the root.
     fn run(&self, root_hash: &str, input: &str) -> Result<Walked, LoadError> {
+        let root = [(root_hash.to_string(), None)];
+        self.run_many(&root, input)
+    }
+
+    /// Every narinfo of the union of the closures of `roots` (hash, and the store path
+    /// when known), each fetched once, and the base URL that had the first root.
+    fn run_many(
+        &self,
+        roots: &[(String, Option<StorePath>)],
+        input: &str,
+    ) -> Result<Walked, LoadError> {
         let workers = self.client.config().connections.max(1);
         let (job_tx, job_rx) = mpsc::channel::<Job>();
         let job_rx = Mutex::new(job_rx);
@@ -414,14 +566,14 @@ impl Walk<'_> {
             drop(done_tx);
             // Dropping the job sender (on return) stops the workers.
             let job_tx = job_tx;
-            self.drive(root_hash, input, &job_tx, &done_rx)
+            self.drive(roots, input, &job_tx, &done_rx)
         })
     }
 
     /// The walking thread: hands unknown narinfos to the workers, parses what comes back.
     fn drive(
         &self,
-        root_hash: &str,
+        roots: &[(String, Option<StorePath>)],
         input: &str,
         jobs: &mpsc::Sender<Job>,
         done: &mpsc::Receiver<(Job, Found)>,
@@ -431,7 +583,6 @@ impl Walk<'_> {
         let mut in_flight = 0usize;
         let mut out: Vec<(NarInfo, Arc<str>)> = Vec::new();
         let mut root_base = String::new();
-        seen.insert(root_hash.to_string());
         let submit =
             |job: Job, ready: &mut VecDeque<(Job, CachedNarinfo, bool)>, in_flight: &mut usize| {
                 match self.known(&job.hash) {
@@ -443,15 +594,16 @@ impl Walk<'_> {
                     }
                 }
             };
-        submit(
-            Job {
-                hash: root_hash.to_string(),
-                want: None,
-                referrer: None,
-            },
-            &mut ready,
-            &mut in_flight,
-        );
+        for (hash, want) in roots {
+            if seen.insert(hash.clone()) {
+                let job = Job {
+                    hash: hash.clone(),
+                    want: want.clone(),
+                    referrer: None,
+                };
+                submit(job, &mut ready, &mut in_flight);
+            }
+        }
         loop {
             while let Some((job, n, fetched)) = ready.pop_front() {
                 let url = narinfo_url(&n.base, &job.hash);
@@ -476,7 +628,7 @@ impl Walk<'_> {
                     });
                 }
                 self.client.remember(&job.hash, &n, fetched);
-                if job.referrer.is_none() {
+                if job.referrer.is_none() && root_base.is_empty() {
                     root_base = n.base.to_string();
                 }
                 for r in &parsed.info.references {

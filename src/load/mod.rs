@@ -24,6 +24,7 @@ pub mod http_cache;
 pub mod json;
 mod json_parts;
 pub mod live;
+pub mod package_set;
 pub mod path_info_json;
 pub mod registration;
 pub mod snapshot;

@@ -30,6 +30,7 @@ pub(super) fn render(report: Report<'_>, style: &Style, out: &mut dyn Write) -> 
         Report::Split(r) => write(r, style, out),
         Report::Gpu(r) => write(r, style, out),
         Report::Rules(r) => write(r, style, out),
+        Report::SetDiff(r) => write(r, style, out),
     }
 }
 

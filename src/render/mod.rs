@@ -26,8 +26,8 @@ pub use text::{format_delta, short_path, tree_prefix, via_chain};
 use std::io::{self, Write};
 
 use crate::report::{
-    CheckReport, DiffReport, GpuReport, RefsReport, RulesReport, SplitReport, WhyChainsReport,
-    WhyReport,
+    CheckReport, DiffReport, GpuReport, RefsReport, RulesReport, SetDiffReport, SplitReport,
+    WhyChainsReport, WhyReport,
 };
 
 /// Output format (`--format`).
@@ -76,6 +76,8 @@ pub enum Report<'a> {
     Rules(&'a RulesReport),
     /// `nixcut gpu ROOT`.
     Gpu(&'a GpuReport),
+    /// `nixcut diff` or `check` of two package sets.
+    SetDiff(&'a SetDiffReport),
 }
 
 /// `&XReport` converts into [`Report`], so `render(&report, …)` takes any report.
@@ -98,6 +100,7 @@ report_from! {
     SplitReport => Split,
     RulesReport => Rules,
     GpuReport => Gpu,
+    SetDiffReport => SetDiff,
 }
 
 /// Write `report` in `format` (`style` is for tables and JSON; Markdown ignores it).

@@ -19,6 +19,7 @@ mod diff;
 mod gpu;
 mod refs;
 mod rules;
+mod set_diff;
 pub mod snapshot;
 mod split;
 mod why;
@@ -35,6 +36,10 @@ pub use diff::{
 pub use gpu::{GpuArch, GpuChange, GpuOption, GpuPath, GpuRemedy, GpuReport, GpuVendor};
 pub use refs::{EvidenceItem, Explanation, ReachStep, ReachVia, RefEntry, RefsPath, RefsReport};
 pub use rules::{ClassRow, DataDirRow, KindRow, RuleSource, RulesReport, VerdictRow};
+pub use set_diff::{
+    Cause, CauseChange, FailedRoot, GrowthLimit, RebuildSummary, RootCause, RootCounts, RootDiff,
+    RootSide, SetCheck, SetDiffReport, SetRest, SetSide, SetTotal,
+};
 pub use snapshot::{Snapshot, SnapshotPath, SNAPSHOT_KIND, SNAPSHOT_SCHEMA_VERSION};
 pub use split::{
     ArchRow, Assumption, AssumptionReason, Because, NoSplit, NoSplitReason, OutputReference,

@@ -12,6 +12,7 @@
 mod diff;
 mod escape;
 mod gpu;
+mod set_diff;
 mod split;
 mod treemap;
 mod why;
@@ -34,6 +35,7 @@ pub(super) fn render(report: Report<'_>, out: &mut dyn Write) -> io::Result<()> 
         Report::Split(r) => split::split(r, out),
         Report::Gpu(r) => gpu::gpu(r, out),
         Report::Rules(_) => Err(super::unsupported("html", "rules")),
+        Report::SetDiff(r) => set_diff::set_diff(r, out),
     }
 }
 

@@ -8,6 +8,7 @@ mod diff;
 mod gpu;
 mod refs;
 mod rules;
+mod set_diff;
 mod split;
 mod why;
 
@@ -26,6 +27,7 @@ pub(super) fn render(report: Report<'_>, out: &mut dyn Write) -> io::Result<()> 
         Report::Split(r) => split::split(r, out),
         Report::Gpu(r) => gpu::gpu(r, out),
         Report::Rules(r) => rules::rules(r, out),
+        Report::SetDiff(r) => set_diff::set_diff(r, out),
     }
 }
 

@@ -7,6 +7,7 @@ mod diff;
 mod gpu;
 mod refs;
 mod rules;
+mod set_diff;
 mod split;
 mod why;
 
@@ -34,6 +35,7 @@ pub(super) fn render(report: Report<'_>, style: &Style, out: &mut dyn Write) -> 
         Report::Split(r) => split::split(r, style, w),
         Report::Gpu(r) => gpu::gpu(r, style, w),
         Report::Rules(r) => rules::rules(r, style, w),
+        Report::SetDiff(r) => set_diff::set_diff(r, style, w),
     }?;
     let text =
         wrap_lines(&String::from_utf8_lossy(&buf), style.width.map(usize::from)).replace(GLUE, " ");

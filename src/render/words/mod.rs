@@ -9,5 +9,6 @@ pub(crate) mod diff;
 pub(crate) mod gpu;
 pub(crate) mod refs;
 pub(crate) mod rules;
+pub(crate) mod set_diff;
 pub(crate) mod split;
 pub(crate) mod why;

@@ -1,0 +1,1283 @@
+//! `nixcut diff OLD NEW` (and `check`) of two package sets: every root's closure size
+//! before and after, and the packages whose arrival, departure or change of size
+//! explains the growth, summed over roots.
+//!
+//! Each set's graph is one [`ClosureGraph`] over the union of its roots' closures, and
+//! every root's closure size is read off [`closure_sizes`] (every path's closure size
+//! at once, no walk per root). Roots are matched by package name and output
+//! ([`parse_package_name`] without the version); several roots with one key are paired
+//! by exact name first, then in name order.
+//!
+//! Causes. For a package P (a package name: all its versions and outputs) and a root r
+//! in both sets, let o and n be the NAR sizes of P's paths in r's old and new closures.
+//! P is `added` to r when only n is there, `removed` when only o is, `grown` or
+//! `shrunk` when both are and n ≠ o; the cause (P, change) sums n, −o or n − o over its
+//! roots. Summed over every cause that is exactly the change of the matched roots'
+//! closure sizes. Computed with bitsets of roots: the matched pairs are taken in blocks
+//! of `64·W`; for each block and side one pass over the strongly connected components,
+//! predecessors first, ORs each component's set of block roots into its successors
+//! (O((n + m)·W) words per block), then per package the OR of its paths' sets gives
+//! where it is on each side, and `added`/`removed` bytes are sizes times popcounts. Only
+//! a package present on both sides in a root with several paths, whose paths do not
+//! pair up by name, size and reaching roots, is summed root by root. Blocks run in
+//! parallel (rayon); memory per worker: W words per component per side.
+//!
+//! The mass rebuild (paths with a new hash and the same name) is counted, not listed:
+//! rebuilt paths of unchanged size change no root's size and make no cause.
+
+use std::collections::BTreeMap;
+use std::collections::VecDeque;
+
+use petgraph::algo::tarjan_scc;
+use rayon::prelude::*;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::graph::{closure_sizes, ClosureGraph};
+use crate::report::{
+    Cause, CauseChange, FailedRoot, GrowthLimit, RebuildSummary, RootCause, RootCounts, RootDiff,
+    RootSide, SetCheck, SetDiffReport, SetRest, SetSide, SetTotal, SCHEMA_VERSION,
+};
+use crate::store::{parse_package_name, Closure, StorePath};
+
+use super::common::load_warnings;
+
+/// Words of root bitset per component per block.
+const W: usize = 16;
+const BLOCK: usize = 64 * W;
+
+/// One package set to diff: the file it was read from, its roots, and a graph that
+/// describes every root's closure (it may hold more: both sets can share one graph).
+#[derive(Debug, Clone, Copy)]
+pub struct SetInput<'a> {
+    pub origin: &'a str,
+    pub roots: &'a [StorePath],
+    pub graph: &'a Closure,
+}
+
+/// Options of a package-set diff or check.
+#[derive(Debug, Clone, Default)]
+pub struct SetDiffOptions {
+    /// Keep the first N matched roots (and N of each one-sided group) and the N
+    /// largest growing and N largest shrinking causes; `None`: all.
+    pub top: Option<usize>,
+    /// Rows the table and Markdown show before collapsing the rest.
+    pub show: usize,
+    /// `check`: the per-root and total limits (`None`: a plain diff).
+    pub check: Option<SetLimits>,
+}
+
+/// The limits of `check` on package sets.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SetLimits {
+    pub max_growth: Option<GrowthLimit>,
+    pub max_total_growth: Option<GrowthLimit>,
+}
+
+/// One side, prepared.
+struct Side<'a> {
+    closure: &'a Closure,
+    g: ClosureGraph,
+    sizes: Vec<u64>,
+    /// Node of each declared root.
+    root_node: Vec<u32>,
+    /// Successor lists.
+    offsets: Vec<u32>,
+    targets: Vec<u32>,
+    /// Component of each node; components in an order with predecessors first; their
+    /// successor components.
+    comp_of: Vec<u32>,
+    order: Vec<u32>,
+    comp_start: Vec<u32>,
+    comp_flat: Vec<u32>,
+    /// Package id of each node (shared numbering with the other side).
+    pkg: Vec<u32>,
+}
+
+impl<'a> Side<'a> {
+    fn new(closure: &'a Closure, roots: &[StorePath]) -> Side<'a> {
+        let g = ClosureGraph::new(closure, roots);
+        crate::timing::step("set diff: one graph");
+        let sizes = closure_sizes(&g);
+        crate::timing::step("set diff: one side's closure sizes");
+        let root_node = roots
+            .iter()
+            .map(|r| g.node(r).map_or(u32::MAX, |n| n.index() as u32))
+            .collect();
+        let (offsets, targets) = csr_of(&g);
+        let n = g.len();
+        let sccs = tarjan_scc(&g.graph);
+        let mut comp_of = vec![u32::MAX; n];
+        let mut nc = 0u32;
+        // tarjan_scc gives successors first; the pass wants predecessors first.
+        for scc in &sccs {
+            if scc.iter().all(|v| v.index() >= n) {
+                continue; // the virtual root
+            }
+            for v in scc.iter().filter(|v| v.index() < n) {
+                comp_of[v.index()] = nc;
+            }
+            nc += 1;
+        }
+        crate::timing::step("set diff: one side's csr and components");
+        let order: Vec<u32> = (0..nc).rev().collect();
+        let mut lists: Vec<Vec<u32>> = vec![Vec::new(); nc as usize];
+        for v in 0..n {
+            let cv = comp_of[v];
+            for &w in &targets[offsets[v] as usize..offsets[v + 1] as usize] {
+                let cw = comp_of[w as usize];
+                if cw != cv {
+                    lists[cv as usize].push(cw);
+                }
+            }
+        }
+        let mut comp_start = Vec::with_capacity(nc as usize + 1);
+        let mut comp_flat = Vec::new();
+        comp_start.push(0u32);
+        for mut l in lists {
+            l.sort_unstable();
+            l.dedup();
+            comp_flat.extend_from_slice(&l);
+            comp_start.push(comp_flat.len() as u32);
+        }
+        Side {
+            closure,
+            g,
+            sizes,
+            root_node,
+            offsets,
+            targets,
+            comp_of,
+            order,
+            comp_start,
+            comp_flat,
+            pkg: Vec::new(),
+        }
+    }
+
+    fn succ(&self, v: usize) -> &[u32] {
+        &self.targets[self.offsets[v] as usize..self.offsets[v + 1] as usize]
+    }
+
+    fn comps(&self) -> usize {
+        self.comp_start.len() - 1
+    }
+
+    fn name(&self, v: usize) -> &str {
+        self.g.paths[v].name()
+    }
+
+    fn display(&self, v: usize) -> String {
+        self.closure.store_dir.display(&self.g.paths[v])
+    }
+
+    /// Rows of block roots reaching each component: `rows[c·W..c·W+W]`.
+    fn block_rows(&self, roots: &[u32], rows: &mut Vec<u64>) {
+        rows.clear();
+        rows.resize(self.comps() * W, 0);
+        for (bit, &r) in roots.iter().enumerate() {
+            let c = self.comp_of[r as usize] as usize;
+            rows[c * W + bit / 64] |= 1u64 << (bit % 64);
+        }
+        for &c in &self.order {
+            let c = c as usize;
+            let mut mine = [0u64; W];
+            mine.copy_from_slice(&rows[c * W..c * W + W]);
+            if mine == [0u64; W] {
+                continue;
+            }
+            let (lo, hi) = (self.comp_start[c] as usize, self.comp_start[c + 1] as usize);
+            for &s in &self.comp_flat[lo..hi] {
+                let s = s as usize;
+                for (a, b) in rows[s * W..s * W + W].iter_mut().zip(&mine) {
+                    *a |= *b;
+                }
+            }
+        }
+    }
+
+    fn row<'r>(&self, rows: &'r [u64], v: u32) -> &'r [u64] {
+        let c = self.comp_of[v as usize] as usize;
+        &rows[c * W..c * W + W]
+    }
+
+    /// The shortest chain from node `from` to any node in `to`, as store paths.
+    fn chain(&self, from: u32, to: &FxHashSet<u32>) -> Vec<String> {
+        let mut parent: FxHashMap<u32, u32> = FxHashMap::default();
+        parent.insert(from, u32::MAX);
+        let mut queue = VecDeque::from([from]);
+        while let Some(v) = queue.pop_front() {
+            if to.contains(&v) {
+                let mut chain = vec![v];
+                let mut x = v;
+                while let Some(&p) = parent.get(&x) {
+                    if p == u32::MAX {
+                        break;
+                    }
+                    chain.push(p);
+                    x = p;
+                }
+                chain.reverse();
+                return chain
+                    .into_iter()
+                    .map(|v| self.display(v as usize))
+                    .collect();
+            }
+            for &w in self.succ(v as usize) {
+                if let std::collections::hash_map::Entry::Vacant(e) = parent.entry(w) {
+                    e.insert(v);
+                    queue.push_back(w);
+                }
+            }
+        }
+        Vec::new()
+    }
+
+    /// NAR bytes per package id in the closure of node `root` (one walk).
+    fn package_bytes(&self, root: u32) -> FxHashMap<u32, u64> {
+        let mut seen: FxHashSet<u32> = FxHashSet::default();
+        let mut stack = vec![root];
+        seen.insert(root);
+        let mut out: FxHashMap<u32, u64> = FxHashMap::default();
+        while let Some(v) = stack.pop() {
+            *out.entry(self.pkg[v as usize]).or_default() += self.g.nar_sizes[v as usize];
+            for &w in self.succ(v as usize) {
+                if seen.insert(w) {
+                    stack.push(w);
+                }
+            }
+        }
+        out
+    }
+}
+
+fn csr_of(g: &ClosureGraph) -> (Vec<u32>, Vec<u32>) {
+    let n = g.len();
+    let mut offsets = Vec::with_capacity(n + 1);
+    let mut targets = Vec::with_capacity(g.graph.edge_count());
+    offsets.push(0u32);
+    for i in 0..n {
+        let mut t: Vec<u32> = g
+            .graph
+            .neighbors(petgraph::graph::NodeIndex::new(i))
+            .map(|w| w.index() as u32)
+            .collect();
+        // Store-path order, so that chains are deterministic.
+        t.sort_unstable();
+        targets.extend_from_slice(&t);
+        offsets.push(targets.len() as u32);
+    }
+    (offsets, targets)
+}
+
+/// The matching key of a root: package name and output.
+fn root_key(name: &str) -> (String, String) {
+    let p = parse_package_name(name);
+    (p.pname.to_string(), p.output.to_string())
+}
+
+fn key_name(key: &(String, String)) -> String {
+    if key.1 == "out" {
+        key.0.clone()
+    } else {
+        format!("{}.{}", key.0, key.1)
+    }
+}
+
+/// Pairs of (old root index, new root index), one-sided roots, and each pair's key.
+type Matching = (
+    Vec<(usize, usize, (String, String))>,
+    Vec<(usize, (String, String))>,
+    Vec<(usize, (String, String))>,
+);
+
+fn match_roots(old: &Side, new: &Side) -> Matching {
+    let mut by_key: BTreeMap<(String, String), (Vec<usize>, Vec<usize>)> = BTreeMap::new();
+    for (i, &r) in old.root_node.iter().enumerate() {
+        by_key
+            .entry(root_key(old.name(r as usize)))
+            .or_default()
+            .0
+            .push(i);
+    }
+    for (i, &r) in new.root_node.iter().enumerate() {
+        by_key
+            .entry(root_key(new.name(r as usize)))
+            .or_default()
+            .1
+            .push(i);
+    }
+    let mut pairs = Vec::new();
+    let mut only_old = Vec::new();
+    let mut only_new = Vec::new();
+    for (key, (mut os, mut ns)) in by_key {
+        let oname = |i: &usize| old.name(old.root_node[*i] as usize).to_string();
+        let nname = |i: &usize| new.name(new.root_node[*i] as usize).to_string();
+        os.sort_by_key(oname);
+        ns.sort_by_key(nname);
+        // Exact names first.
+        let mut left_new: Vec<usize> = Vec::new();
+        let mut used_old = vec![false; os.len()];
+        for j in ns {
+            let nm = nname(&j);
+            match (0..os.len()).find(|&k| !used_old[k] && oname(&os[k]) == nm) {
+                Some(k) => {
+                    used_old[k] = true;
+                    pairs.push((os[k], j, key.clone()));
+                }
+                None => left_new.push(j),
+            }
+        }
+        let left_old: Vec<usize> = (0..os.len())
+            .filter(|&k| !used_old[k])
+            .map(|k| os[k])
+            .collect();
+        let both = left_old.len().min(left_new.len());
+        for k in 0..both {
+            pairs.push((left_old[k], left_new[k], key.clone()));
+        }
+        only_old.extend(left_old[both..].iter().map(|&i| (i, key.clone())));
+        only_new.extend(left_new[both..].iter().map(|&i| (i, key.clone())));
+    }
+    (pairs, only_old, only_new)
+}
+
+/// Per package and change: roots, bytes, the first pair it reaches.
+#[derive(Clone, Copy, Default)]
+struct Acc {
+    roots: usize,
+    bytes: i128,
+    example: u32,
+}
+
+impl Acc {
+    fn add(&mut self, roots: usize, bytes: i128, first: u32) {
+        if roots == 0 {
+            return;
+        }
+        if self.roots == 0 || first < self.example {
+            self.example = first;
+        }
+        self.roots += roots;
+        self.bytes += bytes;
+    }
+
+    fn merge(&mut self, other: &Acc) {
+        self.add(other.roots, other.bytes, other.example);
+    }
+}
+
+const CHANGES: [CauseChange; 4] = [
+    CauseChange::Added,
+    CauseChange::Removed,
+    CauseChange::Grown,
+    CauseChange::Shrunk,
+];
+
+/// Packages: their paths on each side, and whether they pair up path for path.
+struct Packages {
+    names: Vec<String>,
+    old_nodes: Vec<Vec<u32>>,
+    new_nodes: Vec<Vec<u32>>,
+    /// `Some(pairs)` when the old and new paths pair up one to one by name and size.
+    paired: Vec<Option<Vec<(u32, u32)>>>,
+    /// Packages that provably change no matched root's closure ([`unchanged`]).
+    skip: Vec<bool>,
+}
+
+fn packages(old: &mut Side, new: &mut Side) -> Packages {
+    let mut ids: FxHashMap<String, u32> = FxHashMap::default();
+    let mut names: Vec<String> = Vec::new();
+    let mut id_of = |name: &str| -> u32 {
+        let p = parse_package_name(name).pname;
+        if let Some(&i) = ids.get(p) {
+            return i;
+        }
+        let i = names.len() as u32;
+        ids.insert(p.to_string(), i);
+        names.push(p.to_string());
+        i
+    };
+    old.pkg = (0..old.g.len()).map(|v| id_of(old.name(v))).collect();
+    new.pkg = (0..new.g.len()).map(|v| id_of(new.name(v))).collect();
+    let np = names.len();
+    let mut old_nodes = vec![Vec::new(); np];
+    let mut new_nodes = vec![Vec::new(); np];
+    for (v, &p) in old.pkg.iter().enumerate() {
+        old_nodes[p as usize].push(v as u32);
+    }
+    for (v, &p) in new.pkg.iter().enumerate() {
+        new_nodes[p as usize].push(v as u32);
+    }
+    let paired = (0..np)
+        .map(|p| {
+            let (os, ns) = (&old_nodes[p], &new_nodes[p]);
+            if os.len() != ns.len() || os.len() < 2 {
+                return None;
+            }
+            let mut a: Vec<(&str, u64, u32)> = os
+                .iter()
+                .map(|&v| (old.name(v as usize), old.g.nar_sizes[v as usize], v))
+                .collect();
+            let mut b: Vec<(&str, u64, u32)> = ns
+                .iter()
+                .map(|&v| (new.name(v as usize), new.g.nar_sizes[v as usize], v))
+                .collect();
+            a.sort_unstable();
+            b.sort_unstable();
+            a.iter()
+                .zip(&b)
+                .all(|(x, y)| x.0 == y.0 && x.1 == y.1)
+                .then(|| a.iter().zip(&b).map(|(x, y)| (x.2, y.2)).collect())
+        })
+        .collect();
+    Packages {
+        names,
+        old_nodes,
+        new_nodes,
+        paired,
+        skip: Vec::new(),
+    }
+}
+
+/// The key a path is matched by between the sides: `(pname, output)` when each side
+/// has at most one path with it, else the name without hash when that is unique.
+fn counterparts(old: &Side, new: &Side) -> (Vec<u32>, Vec<u32>) {
+    /// (pname, output) or the whole name, borrowed from the graphs.
+    #[derive(Hash, PartialEq, Eq)]
+    enum Ident<'s> {
+        Key(&'s str, &'s str),
+        Name(&'s str),
+    }
+    fn key(name: &str) -> (&str, &str) {
+        let p = parse_package_name(name);
+        (p.pname, p.output)
+    }
+    let mut keys: FxHashMap<(&str, &str), (u32, u32)> = FxHashMap::default();
+    let mut names: FxHashMap<&str, (u32, u32)> = FxHashMap::default();
+    for v in 0..old.g.len() {
+        keys.entry(key(old.name(v))).or_default().0 += 1;
+        names.entry(old.name(v)).or_default().0 += 1;
+    }
+    for v in 0..new.g.len() {
+        keys.entry(key(new.name(v))).or_default().1 += 1;
+        names.entry(new.name(v)).or_default().1 += 1;
+    }
+    fn ident<'s>(
+        name: &'s str,
+        keys: &FxHashMap<(&str, &str), (u32, u32)>,
+        names: &FxHashMap<&str, (u32, u32)>,
+    ) -> Option<Ident<'s>> {
+        let k = key(name);
+        if keys.get(&k).is_some_and(|c| c.0 <= 1 && c.1 <= 1) {
+            return Some(Ident::Key(k.0, k.1));
+        }
+        names
+            .get(name)
+            .is_some_and(|c| c.0 <= 1 && c.1 <= 1)
+            .then_some(Ident::Name(name))
+    }
+    let old_ids: FxHashMap<Ident, u32> = (0..old.g.len())
+        .filter_map(|v| ident(old.name(v), &keys, &names).map(|k| (k, v as u32)))
+        .collect();
+    let mut new_to_old = vec![u32::MAX; new.g.len()];
+    let mut old_to_new = vec![u32::MAX; old.g.len()];
+    for (v, slot) in new_to_old.iter_mut().enumerate() {
+        if let Some(&o) = ident(new.name(v), &keys, &names).and_then(|k| old_ids.get(&k)) {
+            *slot = o;
+            old_to_new[o as usize] = v as u32;
+        }
+    }
+    (new_to_old, old_to_new)
+}
+
+/// Parents of every node, and whether no matched root reaches it (`empty`), taken
+/// predecessors first; `None` for nodes in a cycle.
+fn parents_and_empty(s: &Side, pair_of: &[u32]) -> (Vec<Vec<u32>>, Vec<bool>, Vec<bool>) {
+    let n = s.g.len();
+    let mut parents = vec![Vec::new(); n];
+    for v in 0..n {
+        for &w in s.succ(v) {
+            parents[w as usize].push(v as u32);
+        }
+    }
+    let mut members = vec![0u32; s.comps()];
+    for &c in &s.comp_of {
+        members[c as usize] += 1;
+    }
+    let cyclic: Vec<bool> = (0..n).map(|v| members[s.comp_of[v] as usize] > 1).collect();
+    let mut by_comp: Vec<Vec<u32>> = vec![Vec::new(); s.comps()];
+    for v in 0..n {
+        by_comp[s.comp_of[v] as usize].push(v as u32);
+    }
+    let mut empty = vec![false; n];
+    for &c in &s.order {
+        for &v in &by_comp[c as usize] {
+            let v = v as usize;
+            empty[v] = !cyclic[v]
+                && pair_of[v] == u32::MAX
+                && parents[v].iter().all(|&p| empty[p as usize]);
+        }
+    }
+    (parents, empty, cyclic)
+}
+
+/// Which packages change no matched root's closure, proven without bitsets: every path
+/// of the package is reached by no matched root on its side, or has a counterpart of
+/// the same NAR size (same package name and output, or same name) reached by exactly the
+/// same matched roots. The last is shown top-down: a path and its counterpart are
+/// reached by the same roots when they are the same matched root or none, and their
+/// parents (those any matched root reaches) are counterparts reached by the same roots.
+/// O(n + m) with hashing; a mass rebuild that changed no size is skipped whole.
+fn unchanged(
+    old: &Side,
+    new: &Side,
+    pk: &Packages,
+    pairs: &[(usize, usize, (String, String))],
+) -> Vec<bool> {
+    let (new_to_old, old_to_new) = counterparts(old, new);
+    let mut pair_old = vec![u32::MAX; old.g.len()];
+    let mut pair_new = vec![u32::MAX; new.g.len()];
+    for (i, (o, n, _)) in pairs.iter().enumerate() {
+        pair_old[old.root_node[*o] as usize] = i as u32;
+        pair_new[new.root_node[*n] as usize] = i as u32;
+    }
+    let (par_old, empty_old, cyc_old) = parents_and_empty(old, &pair_old);
+    let (par_new, empty_new, cyc_new) = parents_and_empty(new, &pair_new);
+    // eq[v]: new node v and its counterpart are reached by the same matched roots.
+    let mut eq = vec![false; new.g.len()];
+    let mut by_comp: Vec<Vec<u32>> = vec![Vec::new(); new.comps()];
+    for v in 0..new.g.len() {
+        by_comp[new.comp_of[v] as usize].push(v as u32);
+    }
+    let mut a: Vec<u32> = Vec::new();
+    let mut b: Vec<u32> = Vec::new();
+    for &c in &new.order {
+        for &v in &by_comp[c as usize] {
+            let v = v as usize;
+            let y = new_to_old[v];
+            if y == u32::MAX || cyc_new[v] || cyc_old[y as usize] {
+                continue;
+            }
+            let y = y as usize;
+            if pair_new[v] != pair_old[y] {
+                continue;
+            }
+            a.clear();
+            b.clear();
+            let mut ok = true;
+            for &p in &par_new[v] {
+                if empty_new[p as usize] {
+                    continue;
+                }
+                if !eq[p as usize] {
+                    ok = false;
+                    break;
+                }
+                a.push(new_to_old[p as usize]);
+            }
+            if !ok {
+                continue;
+            }
+            b.extend(
+                par_old[y]
+                    .iter()
+                    .copied()
+                    .filter(|&p| !empty_old[p as usize]),
+            );
+            a.sort_unstable();
+            b.sort_unstable();
+            eq[v] = a == b;
+        }
+    }
+    (0..pk.names.len())
+        .map(|p| {
+            pk.new_nodes[p].iter().all(|&v| {
+                let v = v as usize;
+                empty_new[v]
+                    || (eq[v] && new.g.nar_sizes[v] == old.g.nar_sizes[new_to_old[v] as usize])
+            }) && pk.old_nodes[p].iter().all(|&y| {
+                let y = y as usize;
+                let x = old_to_new[y];
+                empty_old[y]
+                    || (x != u32::MAX
+                        && eq[x as usize]
+                        && new.g.nar_sizes[x as usize] == old.g.nar_sizes[y])
+            })
+        })
+        .collect()
+}
+
+fn popcount(words: &[u64]) -> usize {
+    words.iter().map(|w| w.count_ones() as usize).sum()
+}
+
+fn first_bit(words: &[u64]) -> Option<u32> {
+    words
+        .iter()
+        .enumerate()
+        .find(|(_, &w)| w != 0)
+        .map(|(i, w)| (i * 64) as u32 + w.trailing_zeros())
+}
+
+fn and(a: &[u64], b: &[u64]) -> [u64; W] {
+    let mut out = [0u64; W];
+    for i in 0..W {
+        out[i] = a[i] & b[i];
+    }
+    out
+}
+
+/// Accumulate every package's causes for the pairs `start..start + roots.len()`.
+fn block_causes(
+    old: &Side,
+    new: &Side,
+    pk: &Packages,
+    start: usize,
+    (old_roots, new_roots): (&[u32], &[u32]),
+    scratch: &mut (Vec<u64>, Vec<u64>),
+    acc: &mut [[Acc; 4]],
+) {
+    let (ro, rn) = scratch;
+    old.block_rows(old_roots, ro);
+    new.block_rows(new_roots, rn);
+    let base = start as u32;
+    for (p, a) in acc.iter_mut().enumerate() {
+        if pk.skip[p] {
+            continue;
+        }
+        let (os, ns) = (&pk.old_nodes[p], &pk.new_nodes[p]);
+        let mut ob = [0u64; W];
+        for &v in os {
+            for (a, b) in ob.iter_mut().zip(old.row(ro, v)) {
+                *a |= *b;
+            }
+        }
+        let mut nb = [0u64; W];
+        for &v in ns {
+            for (a, b) in nb.iter_mut().zip(new.row(rn, v)) {
+                *a |= *b;
+            }
+        }
+        let mut added = [0u64; W];
+        let mut removed = [0u64; W];
+        let mut both = [0u64; W];
+        for i in 0..W {
+            added[i] = nb[i] & !ob[i];
+            removed[i] = ob[i] & !nb[i];
+            both[i] = ob[i] & nb[i];
+        }
+        if let Some(first) = first_bit(&added) {
+            let bytes: i128 = ns
+                .iter()
+                .map(|&v| {
+                    new.g.nar_sizes[v as usize] as i128
+                        * popcount(&and(new.row(rn, v), &added)) as i128
+                })
+                .sum();
+            a[0].add(popcount(&added), bytes, base + first);
+        }
+        if let Some(first) = first_bit(&removed) {
+            let bytes: i128 = os
+                .iter()
+                .map(|&v| {
+                    old.g.nar_sizes[v as usize] as i128
+                        * popcount(&and(old.row(ro, v), &removed)) as i128
+                })
+                .sum();
+            a[1].add(popcount(&removed), -bytes, base + first);
+        }
+        let Some(_) = first_bit(&both) else {
+            continue;
+        };
+        if os.len() == 1 && ns.len() == 1 {
+            let d =
+                new.g.nar_sizes[ns[0] as usize] as i128 - old.g.nar_sizes[os[0] as usize] as i128;
+            let first = base + first_bit(&both).unwrap_or(0);
+            let cnt = popcount(&both);
+            match d.cmp(&0) {
+                std::cmp::Ordering::Greater => a[2].add(cnt, d * cnt as i128, first),
+                std::cmp::Ordering::Less => a[3].add(cnt, d * cnt as i128, first),
+                std::cmp::Ordering::Equal => {}
+            }
+            continue;
+        }
+        if let Some(pairs) = &pk.paired[p] {
+            let same = pairs
+                .iter()
+                .all(|&(x, y)| and(old.row(ro, x), &both) == and(new.row(rn, y), &both));
+            if same {
+                continue; // every root in both has the same paths' sizes on each side
+            }
+        }
+        // Root by root.
+        for (wi, &word) in both.iter().enumerate() {
+            let mut w = word;
+            while w != 0 {
+                let bit = w.trailing_zeros() as usize;
+                w &= w - 1;
+                let has = |row: &[u64]| row[wi] >> bit & 1 == 1;
+                let o: i128 = os
+                    .iter()
+                    .filter(|&&v| has(old.row(ro, v)))
+                    .map(|&v| old.g.nar_sizes[v as usize] as i128)
+                    .sum();
+                let n: i128 = ns
+                    .iter()
+                    .filter(|&&v| has(new.row(rn, v)))
+                    .map(|&v| new.g.nar_sizes[v as usize] as i128)
+                    .sum();
+                let first = base + (wi * 64 + bit) as u32;
+                match (n - o).cmp(&0) {
+                    std::cmp::Ordering::Greater => a[2].add(1, n - o, first),
+                    std::cmp::Ordering::Less => a[3].add(1, n - o, first),
+                    std::cmp::Ordering::Equal => {}
+                }
+            }
+        }
+    }
+}
+
+fn clamp(x: i128) -> i64 {
+    x.clamp(i64::MIN as i128, i64::MAX as i128) as i64
+}
+
+fn percent(old: u64, delta: i64) -> Option<f64> {
+    (old > 0).then(|| delta as f64 / old as f64 * 100.0)
+}
+
+fn versions(side: &Side, nodes: &[u32]) -> Vec<String> {
+    let mut v: Vec<String> = nodes
+        .iter()
+        .map(|&n| {
+            parse_package_name(side.name(n as usize))
+                .version
+                .to_string()
+        })
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// Diff two package sets (see the module docs).
+pub fn set_diff(
+    old_in: SetInput<'_>,
+    new_in: SetInput<'_>,
+    opts: &SetDiffOptions,
+) -> SetDiffReport {
+    let (mut old, mut new) = rayon::join(
+        || Side::new(old_in.graph, old_in.roots),
+        || Side::new(new_in.graph, new_in.roots),
+    );
+    crate::timing::step("set diff: graphs and closure sizes");
+    let (pairs, only_old, only_new) = match_roots(&old, &new);
+    let mut pk = packages(&mut old, &mut new);
+    pk.skip = unchanged(&old, &new, &pk, &pairs);
+    crate::timing::step("set diff: packages that change nothing");
+    let (old, new) = (&old, &new);
+
+    // Causes over the matched pairs, in blocks.
+    let old_roots: Vec<u32> = pairs.iter().map(|p| old.root_node[p.0]).collect();
+    let new_roots: Vec<u32> = pairs.iter().map(|p| new.root_node[p.1]).collect();
+    let np = pk.names.len();
+    let blocks: Vec<usize> = (0..pairs.len()).step_by(BLOCK).collect();
+    let acc = blocks
+        .par_iter()
+        .fold(
+            || ((Vec::new(), Vec::new()), vec![[Acc::default(); 4]; np]),
+            |(mut scratch, mut acc), &start| {
+                let end = (start + BLOCK).min(pairs.len());
+                block_causes(
+                    old,
+                    new,
+                    &pk,
+                    start,
+                    (&old_roots[start..end], &new_roots[start..end]),
+                    &mut scratch,
+                    &mut acc,
+                );
+                (scratch, acc)
+            },
+        )
+        .map(|(_, acc)| acc)
+        .reduce_with(|mut a, b| {
+            for (x, y) in a.iter_mut().zip(&b) {
+                for k in 0..4 {
+                    x[k].merge(&y[k]);
+                }
+            }
+            a
+        })
+        .unwrap_or_default();
+    crate::timing::step("set diff: causes");
+
+    let pair_name: Vec<String> = pairs.iter().map(|p| key_name(&p.2)).collect();
+    let mut found: Vec<(usize, usize, Acc)> = Vec::new();
+    for (p, a) in acc.iter().enumerate() {
+        for (k, x) in a.iter().enumerate() {
+            if x.roots > 0 && x.bytes != 0 {
+                found.push((p, k, *x));
+            }
+        }
+    }
+    found.sort_by(|x, y| {
+        y.2.bytes
+            .cmp(&x.2.bytes)
+            .then(y.2.roots.cmp(&x.2.roots))
+            .then_with(|| pk.names[x.0].cmp(&pk.names[y.0]))
+            .then(x.1.cmp(&y.1))
+    });
+    let cause_total: i128 = found.iter().map(|c| c.2.bytes).sum();
+    // `--top`: the largest growing and the largest shrinking causes.
+    let keep: Vec<bool> = match opts.top {
+        None => vec![true; found.len()],
+        Some(t) => {
+            let grow = found.iter().filter(|c| c.2.bytes > 0).count();
+            (0..found.len())
+                .map(|i| {
+                    if i < grow {
+                        i < t
+                    } else {
+                        found.len() - i <= t
+                    }
+                })
+                .collect()
+        }
+    };
+    let causes: Vec<Cause> = found
+        .par_iter()
+        .zip(keep.par_iter())
+        .filter(|(_, &k)| k)
+        .map(|((p, k, a), _)| {
+            let change = CHANGES[*k];
+            let pair = &pairs[a.example as usize];
+            let (side, root, nodes) = match change {
+                CauseChange::Added | CauseChange::Grown => {
+                    (new, new.root_node[pair.1], &pk.new_nodes[*p])
+                }
+                CauseChange::Removed | CauseChange::Shrunk => {
+                    (old, old.root_node[pair.0], &pk.old_nodes[*p])
+                }
+            };
+            let targets: FxHashSet<u32> = nodes.iter().copied().collect();
+            Cause {
+                name: pk.names[*p].clone(),
+                change,
+                roots: a.roots,
+                bytes: clamp(a.bytes),
+                old_versions: versions(old, &pk.old_nodes[*p]),
+                new_versions: versions(new, &pk.new_nodes[*p]),
+                example_root: pair_name[a.example as usize].clone(),
+                chain: side.chain(root, &targets),
+            }
+        })
+        .collect();
+    let shown_bytes: i128 = causes.iter().map(|c| c.bytes as i128).sum();
+    let causes_hidden = found.len() - causes.len();
+
+    // Roots.
+    let root_side = |s: &Side, i: usize| {
+        let v = s.root_node[i] as usize;
+        RootSide {
+            path: s.display(v),
+            closure_size: s.sizes[v],
+        }
+    };
+    let mut counts = RootCounts {
+        both: pairs.len(),
+        only_old: only_old.len(),
+        only_new: only_new.len(),
+        ..RootCounts::default()
+    };
+    let mut total_old = 0u64;
+    let mut total_new = 0u64;
+    let mut rebuilt_same = 0usize;
+    let mut matched: Vec<RootDiff> = Vec::with_capacity(pairs.len());
+    for (o, n, key) in &pairs {
+        let (so, sn) = (root_side(old, *o), root_side(new, *n));
+        let delta = sn.closure_size as i64 - so.closure_size as i64;
+        match delta.cmp(&0) {
+            std::cmp::Ordering::Greater => counts.grown += 1,
+            std::cmp::Ordering::Less => counts.shrunk += 1,
+            std::cmp::Ordering::Equal => {
+                counts.unchanged += 1;
+                if so.path != sn.path {
+                    rebuilt_same += 1;
+                }
+            }
+        }
+        total_old = total_old.saturating_add(so.closure_size);
+        total_new = total_new.saturating_add(sn.closure_size);
+        matched.push(RootDiff {
+            name: key_name(key),
+            package: key.0.clone(),
+            output: key.1.clone(),
+            percent: percent(so.closure_size, delta),
+            old: Some(so),
+            new: Some(sn),
+            delta,
+        });
+    }
+    matched.sort_by(|a, b| b.delta.cmp(&a.delta).then_with(|| a.name.cmp(&b.name)));
+    let one_sided = |s: &Side, list: &[(usize, (String, String))], is_new: bool| {
+        let mut v: Vec<RootDiff> = list
+            .iter()
+            .map(|(i, key)| {
+                let side = root_side(s, *i);
+                let size = side.closure_size as i64;
+                RootDiff {
+                    name: key_name(key),
+                    package: key.0.clone(),
+                    output: key.1.clone(),
+                    delta: if is_new { size } else { -size },
+                    percent: None,
+                    old: (!is_new).then(|| side.clone()),
+                    new: is_new.then_some(side),
+                }
+            })
+            .collect();
+        v.sort_by(|a, b| {
+            b.delta
+                .abs()
+                .cmp(&a.delta.abs())
+                .then_with(|| a.name.cmp(&b.name))
+        });
+        v
+    };
+    let appeared = one_sided(new, &only_new, true);
+    let vanished = one_sided(old, &only_old, false);
+    let (mut roots, mut hidden_roots, mut hidden_delta) = (Vec::new(), 0usize, 0i64);
+    for group in [matched, appeared, vanished] {
+        let t = opts.top.unwrap_or(usize::MAX);
+        for (i, r) in group.into_iter().enumerate() {
+            if i < t {
+                roots.push(r);
+            } else {
+                hidden_roots += 1;
+                hidden_delta = hidden_delta.saturating_add(r.delta);
+            }
+        }
+    }
+
+    let total_delta = total_new as i64 - total_old as i64;
+    debug_assert_eq!(
+        cause_total, total_delta as i128,
+        "causes must add up to the total"
+    );
+    let rebuild = rebuild_summary(old, new, rebuilt_same);
+
+    let check = opts.check.map(|limits| {
+        let failing: Vec<&RootDiff> = roots
+            .iter()
+            .filter(|r| r.old.is_some() && r.new.is_some())
+            .filter(|r| {
+                limits.max_growth.is_some_and(|l| {
+                    l.exceeded(r.old.as_ref().map_or(0, |s| s.closure_size), r.delta)
+                })
+            })
+            .collect();
+        // Failing roots beyond `--top` are counted from every pair.
+        let roots_failed = match limits.max_growth {
+            Some(l) => pairs
+                .iter()
+                .filter(|(o, n, _)| {
+                    let so = old.sizes[old.root_node[*o] as usize];
+                    let sn = new.sizes[new.root_node[*n] as usize];
+                    l.exceeded(so, sn as i64 - so as i64)
+                })
+                .count(),
+            None => 0,
+        };
+        let by_name: FxHashMap<&str, &(usize, usize, (String, String))> = pairs
+            .iter()
+            .zip(&pair_name)
+            .map(|(p, n)| (n.as_str(), p))
+            .collect();
+        // One walk of each side per listed root: only the first `show`.
+        let failed: Vec<FailedRoot> = failing[..failing.len().min(opts.show.max(1))]
+            .par_iter()
+            .map(|r| {
+                let causes = by_name
+                    .get(r.name.as_str())
+                    .map(|p| root_causes(old, new, &pk, old.root_node[p.0], new.root_node[p.1]))
+                    .unwrap_or_default();
+                let (o, n) = (
+                    r.old.as_ref().map_or(0, |s| s.closure_size),
+                    r.new.as_ref().map_or(0, |s| s.closure_size),
+                );
+                FailedRoot {
+                    name: r.name.clone(),
+                    old: o,
+                    new: n,
+                    delta: r.delta,
+                    percent: r.percent,
+                    causes,
+                }
+            })
+            .collect();
+        let total_failed = limits
+            .max_total_growth
+            .is_some_and(|l| l.exceeded(total_old, total_delta));
+        SetCheck {
+            pass: roots_failed == 0 && !total_failed,
+            max_growth: limits.max_growth,
+            max_total_growth: limits.max_total_growth,
+            roots_failed,
+            failed,
+            total_failed,
+        }
+    });
+
+    let mut warnings = Vec::new();
+    for (label, s) in [("OLD", old), ("NEW", new)] {
+        warnings.extend(
+            load_warnings(s.closure)
+                .into_iter()
+                .map(|w| format!("{label}: {w}")),
+        );
+    }
+    let side = |s: &Side, origin: &str| SetSide {
+        origin: origin.to_string(),
+        graph: s.closure.origin.clone(),
+        roots: s.root_node.len(),
+        path_count: s.g.len(),
+        union_size: s.g.total_size(),
+        sizes_known: s.g.sizes_known,
+    };
+    SetDiffReport {
+        schema_version: SCHEMA_VERSION,
+        old: side(old, old_in.origin),
+        new: side(new, new_in.origin),
+        total: SetTotal {
+            roots: pairs.len(),
+            old: total_old,
+            new: total_new,
+            delta: total_delta,
+            percent: percent(total_old, total_delta),
+        },
+        counts,
+        roots,
+        causes,
+        rebuild,
+        rest: (hidden_roots > 0 || causes_hidden > 0).then_some(SetRest {
+            roots: hidden_roots,
+            roots_delta: hidden_delta,
+            causes: causes_hidden,
+            causes_bytes: clamp(cause_total - shown_bytes),
+        }),
+        check,
+        warnings,
+        show: opts.show,
+    }
+}
+
+/// The largest package changes in one root's closure: one walk of each side.
+fn root_causes(old: &Side, new: &Side, pk: &Packages, o: u32, n: u32) -> Vec<RootCause> {
+    let (bo, bn) = (old.package_bytes(o), new.package_bytes(n));
+    let mut out: Vec<RootCause> = Vec::new();
+    for (&p, &nb) in &bn {
+        let (change, bytes) = match bo.get(&p) {
+            None => (CauseChange::Added, nb as i64),
+            Some(&ob) if nb > ob => (CauseChange::Grown, nb as i64 - ob as i64),
+            Some(&ob) if nb < ob => (CauseChange::Shrunk, nb as i64 - ob as i64),
+            Some(_) => continue,
+        };
+        out.push(RootCause {
+            name: pk.names[p as usize].clone(),
+            change,
+            bytes,
+        });
+    }
+    for (&p, &ob) in &bo {
+        if !bn.contains_key(&p) {
+            out.push(RootCause {
+                name: pk.names[p as usize].clone(),
+                change: CauseChange::Removed,
+                bytes: -(ob as i64),
+            });
+        }
+    }
+    out.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.name.cmp(&b.name)));
+    out.truncate(5);
+    out
+}
+
+/// Rebuilt, added and removed paths between the two unions, by name.
+fn rebuild_summary(old: &Side, new: &Side, roots_rebuilt_same_size: usize) -> RebuildSummary {
+    let old_set: FxHashSet<&crate::store::StorePath> = old.g.paths.iter().collect();
+    let new_set: FxHashSet<&crate::store::StorePath> = new.g.paths.iter().collect();
+    let mut old_only: FxHashMap<&str, Vec<u64>> = FxHashMap::default();
+    for (v, p) in old.g.paths.iter().enumerate() {
+        if !new_set.contains(p) {
+            old_only
+                .entry(p.name())
+                .or_default()
+                .push(old.g.nar_sizes[v]);
+        }
+    }
+    let mut s = RebuildSummary {
+        roots_rebuilt_same_size,
+        ..RebuildSummary::default()
+    };
+    let mut new_only_names: FxHashSet<&str> = FxHashSet::default();
+    for (v, p) in new.g.paths.iter().enumerate() {
+        if old_set.contains(p) {
+            continue;
+        }
+        new_only_names.insert(p.name());
+        match old_only.get(p.name()) {
+            Some(sizes) => {
+                s.paths_rebuilt += 1;
+                if sizes.contains(&new.g.nar_sizes[v]) {
+                    s.paths_rebuilt_same_size += 1;
+                    s.bytes_rebuilt_same_size += new.g.nar_sizes[v];
+                }
+            }
+            None => s.paths_added += 1,
+        }
+    }
+    s.paths_removed = old_only
+        .iter()
+        .filter(|(n, _)| !new_only_names.contains(*n))
+        .map(|(_, v)| v.len())
+        .sum();
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{PathInfo, SourceKind, StoreDir, NIX32_ALPHABET};
+    use proptest::prelude::*;
+
+    fn sp(id: usize, salt: u64, name: &str) -> StorePath {
+        let mut h = [b'0'; 32];
+        let mut x = (id as u64) * 64 + salt;
+        for c in h.iter_mut().rev() {
+            *c = NIX32_ALPHABET[(x % 32) as usize];
+            x /= 32;
+        }
+        StorePath::from_base_name(&format!("{}-{name}", std::str::from_utf8(&h).unwrap())).unwrap()
+    }
+
+    /// A random side: names from a small pool (so packages have several paths and
+    /// roots collide on keys), references in any direction (cycles).
+    struct Gen {
+        names: Vec<String>,
+        sizes: Vec<u64>,
+        refs: Vec<Vec<usize>>,
+        salt: Vec<u64>,
+        roots: Vec<usize>,
+    }
+
+    fn closure_of(g: &Gen) -> Closure {
+        let mut c = Closure::new(StoreDir::default(), SourceKind::PathInfoJson, "gen");
+        let path = |i: usize| sp(i, g.salt[i], &g.names[i]);
+        for i in 0..g.names.len() {
+            let mut info = PathInfo::new(path(i));
+            info.nar_size = Some(g.sizes[i]);
+            info.references = g.refs[i].iter().map(|&j| path(j)).collect();
+            c.insert(info);
+        }
+        c.declared_roots = g.roots.iter().map(|&r| path(r)).collect();
+        c.declared_roots.dedup();
+        c
+    }
+
+    fn walk(c: &Closure, root: &StorePath) -> BTreeMap<String, u64> {
+        let mut seen = FxHashSet::default();
+        let mut stack = vec![root.clone()];
+        let mut out = BTreeMap::new();
+        while let Some(p) = stack.pop() {
+            if !seen.insert(p.clone()) {
+                continue;
+            }
+            let info = &c.paths[&p];
+            *out.entry(parse_package_name(p.name()).pname.to_string())
+                .or_insert(0) += info.nar_size.unwrap();
+            stack.extend(info.references.iter().cloned());
+        }
+        out
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        #[test]
+        fn causes_and_sizes_equal_plain_walks(n in 2usize..120, seed in any::<u64>(), deg in 0usize..4) {
+            let mut x = seed | 1;
+            let mut rnd = move || { x ^= x << 13; x ^= x >> 7; x ^= x << 17; x };
+            let pool = ["a", "b", "c", "d", "e", "f"];
+            let outs = ["", "-dev", "-bin"];
+            let mut old = Gen { names: vec![], sizes: vec![], refs: vec![], salt: vec![0; n], roots: vec![] };
+            for _ in 0..n {
+                let r = rnd();
+                old.names.push(format!("{}-{}{}", pool[(r % 6) as usize], 1 + (r >> 8) % 2, outs[((r >> 16) % 3) as usize]));
+                old.sizes.push(rnd() % 100);
+                old.refs.push((0..deg).map(|_| (rnd() as usize) % n).collect());
+            }
+            old.roots = (0..n).filter(|_| rnd() % 3 == 0).collect();
+            // NEW: some sizes, references, versions and roots change; changed paths
+            // get new hashes.
+            let mut new = Gen { names: old.names.clone(), sizes: old.sizes.clone(), refs: old.refs.clone(), salt: vec![0; n], roots: vec![] };
+            for i in 0..n {
+                match rnd() % 8 {
+                    0 => { new.sizes[i] = rnd() % 100; new.salt[i] = 1; }
+                    1 => { new.refs[i].push((rnd() as usize) % n); new.salt[i] = 2; }
+                    2 => { new.refs[i].clear(); new.salt[i] = 3; }
+                    3 => { new.names[i] = new.names[i].replacen("-1", "-3", 1); new.salt[i] = 4; }
+                    _ => {}
+                }
+            }
+            new.roots = (0..n).filter(|_| rnd() % 3 == 0).collect();
+            let (co, cn) = (closure_of(&old), closure_of(&new));
+            let r = set_diff(
+                SetInput { origin: "old", roots: &co.declared_roots, graph: &co },
+                SetInput { origin: "new", roots: &cn.declared_roots, graph: &cn },
+                &SetDiffOptions::default(),
+            );
+            let mut want: BTreeMap<(String, CauseChange), (usize, i64)> = BTreeMap::new();
+            let mut total = 0i64;
+            let parse = |c: &Closure, s: &str| c.store_dir.parse_path(s).unwrap();
+            for root in r.roots.iter() {
+                let (Some(o), Some(nw)) = (&root.old, &root.new) else { continue };
+                let (po, pn) = (parse(&co, &o.path), parse(&cn, &nw.path));
+                prop_assert_eq!(root_key(po.name()), root_key(pn.name()));
+                let (bo, bn) = (walk(&co, &po), walk(&cn, &pn));
+                prop_assert_eq!(o.closure_size, bo.values().sum::<u64>());
+                prop_assert_eq!(nw.closure_size, bn.values().sum::<u64>());
+                total += nw.closure_size as i64 - o.closure_size as i64;
+                for (p, &b) in &bn {
+                    let (k, d) = match bo.get(p) {
+                        None => (CauseChange::Added, b as i64),
+                        Some(&a) if b > a => (CauseChange::Grown, b as i64 - a as i64),
+                        Some(&a) if b < a => (CauseChange::Shrunk, b as i64 - a as i64),
+                        Some(_) => continue,
+                    };
+                    let e = want.entry((p.clone(), k)).or_default();
+                    e.0 += 1;
+                    e.1 += d;
+                }
+                for (p, &a) in &bo {
+                    if !bn.contains_key(p) {
+                        let e = want.entry((p.clone(), CauseChange::Removed)).or_default();
+                        e.0 += 1;
+                        e.1 -= a as i64;
+                    }
+                }
+            }
+            want.retain(|_, v| v.1 != 0);
+            let got: BTreeMap<(String, CauseChange), (usize, i64)> =
+                r.causes.iter().map(|c| ((c.name.clone(), c.change), (c.roots, c.bytes))).collect();
+            prop_assert_eq!(got, want);
+            prop_assert_eq!(r.total.delta, total);
+            prop_assert_eq!(r.counts.both + r.counts.only_old, co.declared_roots.len());
+            prop_assert_eq!(r.counts.both + r.counts.only_new, cn.declared_roots.len());
+            // Every chain starts at its example root and ends in the package.
+            for c in &r.causes {
+                let last = c.chain.last().unwrap();
+                let name = last.rsplit('/').next().unwrap().split_once('-').unwrap().1;
+                prop_assert_eq!(parse_package_name(name).pname, c.name.as_str());
+            }
+        }
+    }
+}

@@ -1,0 +1,172 @@
+//! A package-set diff (or check) in Markdown for a pull-request comment: the summary,
+//! the first `show` causes and roots, then the rest collapsed in `<details>`, as many
+//! rows as fit: the whole comment stays within [`MAX_CHARS`] (GitHub's limit).
+
+use std::fmt::Write as _;
+use std::io::{self, Write};
+
+use super::{md_cell, md_code};
+use crate::render::text::format_delta;
+use crate::render::words::set_diff as words;
+use crate::report::{Cause, RootDiff, SetDiffReport};
+use crate::store::format_size;
+
+/// The most characters a GitHub comment holds (counted here in bytes, which is never
+/// fewer).
+pub(crate) const MAX_CHARS: usize = 65_536;
+
+fn cause_row(i: usize, c: &Cause) -> String {
+    format!(
+        "| {} | {} | {} | {} | {} | {} |\n",
+        i + 1,
+        md_code(&format!("{} {}", c.name, words::versions(c))),
+        c.change.as_str(),
+        c.roots,
+        format_delta(c.bytes),
+        md_cell(&words::chain(c))
+    )
+}
+
+fn root_row(i: usize, r: &RootDiff) -> String {
+    let size = |s: &Option<crate::report::RootSide>| {
+        s.as_ref()
+            .map_or("—".to_string(), |s| format_size(s.closure_size))
+    };
+    format!(
+        "| {} | {} | {} | {} | {} | {} |\n",
+        i + 1,
+        md_code(&r.name),
+        size(&r.old),
+        size(&r.new),
+        format_delta(r.delta),
+        words::percent(r.percent)
+    )
+}
+
+const CAUSE_HEAD: &str =
+    "| # | cause | change | roots | bytes | example chain |\n|--:|---|---|--:|--:|---|\n";
+const ROOT_HEAD: &str = "| # | root | old | new | Δ | % |\n|--:|---|--:|--:|--:|--:|\n";
+
+/// Rows from `rows` (numbered from `from`) until `budget` bytes are used; the text and
+/// how many rows it holds.
+fn fill<T>(
+    rows: &[T],
+    from: usize,
+    budget: usize,
+    row: impl Fn(usize, &T) -> String,
+) -> (String, usize) {
+    let mut s = String::new();
+    let mut n = 0;
+    for (k, x) in rows.iter().enumerate() {
+        let line = row(from + k, x);
+        if s.len() + line.len() > budget {
+            break;
+        }
+        s.push_str(&line);
+        n += 1;
+    }
+    (s, n)
+}
+
+/// The most rows shown open per table; the rest are collapsed.
+const MAX_OPEN: usize = 100;
+
+pub(super) fn set_diff(r: &SetDiffReport, out: &mut dyn Write) -> io::Result<()> {
+    let show = r.show.clamp(1, MAX_OPEN);
+    let mut head = String::new();
+    let _ = writeln!(head, "### {}\n", md_cell(&words::header(r)));
+    let _ = writeln!(head, "{}\n", md_cell(&words::counts(r)));
+    for line in words::verdict(r) {
+        let _ = writeln!(head, "**{}**\n", md_cell(&line));
+    }
+    if let Some(c) = &r.check {
+        for f in c.failed.iter().take(show) {
+            let _ = writeln!(head, "- {}", md_cell(&words::failed_root(f)));
+        }
+        if c.failed.len() > show {
+            let _ = writeln!(head, "- … {} more", c.failed.len() - show);
+        }
+        let _ = writeln!(head);
+    }
+    let _ = writeln!(head, "{}\n", md_cell(&words::rebuild(r)));
+    let top_causes = &r.causes[..r.causes.len().min(show)];
+    let top_roots = &r.roots[..r.roots.len().min(show)];
+    let mut causes_top = String::new();
+    if top_causes.is_empty() {
+        causes_top.push_str("No package changed a root's closure size.\n");
+    } else {
+        causes_top.push_str("#### Causes\n\n");
+        causes_top.push_str(CAUSE_HEAD);
+        for (i, c) in top_causes.iter().enumerate() {
+            causes_top.push_str(&cause_row(i, c));
+        }
+    }
+    let mut roots_top = String::from("\n#### Roots, by growth\n\n");
+    roots_top.push_str(ROOT_HEAD);
+    for (i, x) in top_roots.iter().enumerate() {
+        roots_top.push_str(&root_row(i, x));
+    }
+    let mut tail = String::new();
+    let _ = writeln!(tail, "\n_{}_", md_cell(words::NOTE));
+    let mut warned = 0;
+    for w in &r.warnings {
+        let line = format!("\n> **warning:** {}\n", md_cell(w));
+        if tail.len() + line.len() > 4096 {
+            break;
+        }
+        tail.push_str(&line);
+        warned += 1;
+    }
+    if warned < r.warnings.len() {
+        let _ = writeln!(tail, "\n> … {} more warnings", r.warnings.len() - warned);
+    }
+    // What is always shown, cut to fit if it must (very long names).
+    let mut fixed = head + &causes_top + &roots_top;
+    let reserve = 2048 + tail.len();
+    if fixed.len() + reserve > MAX_CHARS {
+        let mut cut = MAX_CHARS.saturating_sub(reserve);
+        while !fixed.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        fixed.truncate(cut);
+        fixed.push_str("\n\n… (cut to fit a comment)\n");
+    }
+    let mut budget = MAX_CHARS.saturating_sub(fixed.len() + reserve);
+    let more_causes = &r.causes[top_causes.len()..];
+    let more_roots = &r.roots[top_roots.len()..];
+    let hidden_roots = r.rest.map_or(0, |x| x.roots);
+    let hidden_causes = r.rest.map_or(0, |x| x.causes);
+    let mut body = String::new();
+    body.push_str(&fixed);
+    // Half the room for the rest of the causes, the other half (and what they left) for
+    // the roots.
+    if !more_causes.is_empty() || hidden_causes > 0 {
+        let (rows, n) = fill(more_causes, top_causes.len(), budget / 2, cause_row);
+        let left = more_causes.len() - n + hidden_causes;
+        let mut d = format!(
+            "\n<details><summary>{} more causes</summary>\n\n{CAUSE_HEAD}{rows}",
+            more_causes.len() + hidden_causes
+        );
+        if left > 0 {
+            let _ = writeln!(d, "\n… and {left} more (see `--format json`)");
+        }
+        d.push_str("\n</details>\n");
+        budget = budget.saturating_sub(d.len());
+        body.push_str(&d);
+    }
+    if !more_roots.is_empty() || hidden_roots > 0 {
+        let (rows, n) = fill(more_roots, top_roots.len(), budget, root_row);
+        let left = more_roots.len() - n + hidden_roots;
+        let mut d = format!(
+            "\n<details><summary>{} more roots</summary>\n\n{ROOT_HEAD}{rows}",
+            more_roots.len() + hidden_roots
+        );
+        if left > 0 {
+            let _ = writeln!(d, "\n… and {left} more (see `--format json`)");
+        }
+        d.push_str("\n</details>\n");
+        body.push_str(&d);
+    }
+    body.push_str(&tail);
+    out.write_all(body.as_bytes())
+}
