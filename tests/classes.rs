@@ -727,6 +727,19 @@ struct RulesDoc {
     class_rules: Vec<ClassRowDoc>,
     kind_rules: Vec<KindRowDoc>,
     verdict_rules: Vec<VerdictRowDoc>,
+    elf_rules: Vec<KindRowDoc>,
+    data_dir_rules: Vec<DataDirRowDoc>,
+}
+
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct DataDirRowDoc {
+    name: String,
+    source: String,
+    library: String,
+    base: String,
+    dirs: Vec<String>,
 }
 
 #[derive(Debug, serde::Deserialize)]
@@ -777,6 +790,13 @@ fn rules_json_is_the_documented_shape_and_lists_every_rule() {
         doc.verdict_rules.len(),
         nixcut::classify::verdict_rules().len()
     );
+    assert_eq!(doc.elf_rules.len(), nixcut::classify::ELF_HIT_RULES.len());
+    let dirs: Vec<&str> = doc.data_dir_rules.iter().map(|r| r.name.as_str()).collect();
+    let want: Vec<String> = nixcut::classify::data_dir_rules()
+        .iter()
+        .map(|r| r.id.to_string())
+        .collect();
+    assert_eq!(dirs, want);
     // Every class a row gives is a class spelling or says where the arch comes from.
     for r in &doc.class_rules {
         assert!(

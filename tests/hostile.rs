@@ -839,3 +839,380 @@ fn tables_escape_control_characters_from_bundle_ids_and_entry_names() {
         }
     }
 }
+
+// ---- Issue 19, item 12: a big rules file ----
+
+/// A rules file of `n` rules, the last one naming an unknown class.
+fn rules_file(dir: &Path, n: usize) -> PathBuf {
+    let mut text = String::new();
+    for i in 0..n {
+        let class = if i + 1 == n { "nonsense" } else { "doc" };
+        text.push_str(&format!(
+            "[[class]]\nname = \"r{i}\"\nunder = [\"share/x{i}/\"]\nclass = \"{class}\"\n\n"
+        ));
+    }
+    write(dir, &format!("rules{n}.toml"), &text)
+}
+
+/// The quickest of three runs of `nixcut rules --rules FILE` (refused at its last
+/// rule, so that only loading is measured), and the error.
+fn rules_load(file: &Path) -> (std::time::Duration, String) {
+    let mut best = std::time::Duration::MAX;
+    let mut err = String::new();
+    for _ in 0..3 {
+        let t = std::time::Instant::now();
+        let (code, _, e) = run(&["rules", "--rules", s(file)]);
+        best = best.min(t.elapsed());
+        assert_eq!(code, 2, "{e}");
+        err = e;
+    }
+    (best, err)
+}
+
+/// `--rules` loaded in quadratic time (every rule's position was found by scanning
+/// the text from its start): 20,000 rules took 10 s, 200,000 over 60 s. Not a time
+/// limit: the growth from 2,000 to 16,000 rules is compared in one run; linear is 8x
+/// (less with the start-up), the old quadratic loader was about 60x. The error still
+/// names the last rule's line and column.
+#[test]
+fn a_rules_file_loads_in_linear_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let (small, big) = (
+        rules_file(dir.path(), 2_000),
+        rules_file(dir.path(), 16_000),
+    );
+    let (t_small, e_small) = rules_load(&small);
+    let (t_big, e_big) = rules_load(&big);
+    assert!(e_small.contains(":9999:9:"), "{e_small}");
+    assert!(e_big.contains(":79999:9:"), "{e_big}");
+    assert!(e_big.contains("unknown class `nonsense`"), "{e_big}");
+    let growth = t_big.as_secs_f64() / t_small.as_secs_f64().max(1e-3);
+    assert!(
+        growth < 24.0,
+        "8x the rules took {growth:.1}x the time ({t_small:?} -> {t_big:?}): not linear"
+    );
+}
+
+// ---- Issue 19, item 11: deep chains ----
+
+/// A store path with a distinct hash for every `i`, named `p<i>`.
+fn numbered(i: usize) -> String {
+    const NIX32: &[u8] = b"0123456789abcdfghijklmnpqrsvwxyz";
+    let mut h = [b'0'; 32];
+    let mut x = i;
+    for c in h.iter_mut().rev() {
+        *c = NIX32[x % 32];
+        x /= 32;
+    }
+    format!("/nix/store/{}-p{i}", std::str::from_utf8(&h).unwrap())
+}
+
+/// `nix path-info --json` of `n` paths in one chain: p0 -> p1 -> … -> p<n-1>.
+fn deep_chain(dir: &Path, n: usize) -> PathBuf {
+    let mut obj = serde_json::Map::new();
+    for i in 0..n {
+        let refs: Vec<String> = if i + 1 < n {
+            vec![numbered(i + 1)]
+        } else {
+            vec![]
+        };
+        obj.insert(
+            numbered(i),
+            serde_json::json!({ "narSize": 1000 + i, "references": refs }),
+        );
+    }
+    let f = dir.join(format!("chain{n}.json"));
+    std::fs::write(&f, serde_json::Value::Object(obj).to_string()).unwrap();
+    f
+}
+
+/// A 50,000-path chain made `why --format json` and `--format html` overflow the stack
+/// (SIGABRT, exit 134: a recursive strongly-connected-components pass), and
+/// `why ROOT TARGET` print an indentation per level (5 GB). Now every format answers,
+/// in output linear in the chain, and the JSON tree is as deep as the chain.
+#[test]
+fn a_chain_of_50000_paths_is_reported_in_every_format() {
+    let n = 50_000;
+    let dir = tempfile::tempdir().unwrap();
+    let input = deep_chain(dir.path(), n);
+    let target = numbered(n - 1);
+    let bytes_per_path = 400;
+    for args in [
+        vec!["why", s(&input), "--format", "html"],
+        vec![
+            "why",
+            s(&input),
+            "--format",
+            "json",
+            "--top",
+            "3",
+            "--sort",
+            "nar",
+        ],
+        vec!["why", s(&input), &target, "--format", "table"],
+        vec!["why", s(&input), &target, "--format", "html"],
+        vec!["why", s(&input), &target, "--format", "markdown"],
+        vec!["why", s(&input), &target, "--format", "json"],
+    ] {
+        let (code, out, err) = run(&args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        assert!(
+            out.len() < n * bytes_per_path,
+            "{args:?}: {} bytes for {n} paths",
+            out.len()
+        );
+        if args.contains(&"json") && args.contains(&target.as_str()) {
+            assert_eq!(out.matches("\"children\":[").count(), n, "every node");
+            assert!(
+                out.contains(&format!("{},\"evidence\"", "]}".repeat(n))),
+                "closed"
+            );
+        }
+    }
+    // The rows' chains are whole: the largest path, the last, has the chain from p0.
+    let (code, out, err) = run(&[
+        "why",
+        s(&input),
+        "--format",
+        "json",
+        "--top",
+        "3",
+        "--sort",
+        "nar",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let longest = v["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["chain"].as_array().unwrap().len())
+        .max();
+    assert_eq!(longest, Some(n));
+}
+
+/// `why ROOT TARGET` had no bound: `--max-chains N` shows the first N chains (a path
+/// shown before stands for every chain through it) and counts the rest, in every
+/// format. A lattice of 2^20 chains: 5 shown.
+#[test]
+fn max_chains_shows_the_first_chains_and_counts_the_rest() {
+    // a0 -> {b0, c0} -> a1 -> {b1, c1} -> a2 … : 2^k chains from a0 to ak.
+    let k = 20;
+    let name = |tag: &str, i: usize| {
+        numbered(i * 3 + usize::from(tag == "b") + 2 * usize::from(tag == "c"))
+    };
+    let mut obj = serde_json::Map::new();
+    for i in 0..=k {
+        let refs: Vec<String> = if i < k {
+            vec![name("b", i), name("c", i)]
+        } else {
+            vec![]
+        };
+        obj.insert(
+            name("a", i),
+            serde_json::json!({"narSize": 10, "references": refs}),
+        );
+        if i < k {
+            for t in ["b", "c"] {
+                obj.insert(
+                    name(t, i),
+                    serde_json::json!({"narSize": 10, "references": [name("a", i + 1)]}),
+                );
+            }
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "lattice.json",
+        &serde_json::Value::Object(obj).to_string(),
+    );
+    let target = name("a", k);
+    let all = json(&["why", s(&f), &target, "--format", "json"]);
+    assert_eq!(all["chain_count"], 1u64 << k);
+    assert!(all.get("chains_not_shown").is_none(), "{all}");
+    let capped = json(&[
+        "why",
+        s(&f),
+        &target,
+        "--format",
+        "json",
+        "--max-chains",
+        "5",
+    ]);
+    assert_eq!(capped["chain_count"], 1u64 << k);
+    // 0→…→ak, then the other way into the last level (2), then a repeat of a level
+    // standing for 2 chains (4); the next repeat stands for 4 and does not fit.
+    assert_eq!(capped["chains_not_shown"], (1u64 << k) - 4);
+    assert_eq!(capped["paths_on_chains"], all["paths_on_chains"]);
+    let (code, out, err) = run(&["why", s(&f), &target, "--max-chains", "5"]);
+    assert_eq!(code, 0, "{err}");
+    // The count with thousands separators, as every count in a table; the line may
+    // be wrapped at the width.
+    let rest = ((1u64 << k) - 4).to_string();
+    let rest: String = rest
+        .chars()
+        .enumerate()
+        .flat_map(|(i, c)| {
+            let sep = i > 0 && (rest.len() - i) % 3 == 0;
+            sep.then_some(',').into_iter().chain(std::iter::once(c))
+        })
+        .collect();
+    let flat = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains(&format!("{rest} chains not shown (--max-chains)")),
+        "{out}"
+    );
+    let (code, _, err) = run(&["why", s(&f), "--max-chains", "5"]);
+    assert_eq!(code, 2, "needs a TARGET: {err}");
+}
+
+// ---- Issue 19, item 14: small things ----
+
+/// A `StoreDir` of `/`, `../../etc` or `/nix/../etc` in `nix-cache-info` was accepted
+/// (store paths are joined to it). Now refused naming the file and line.
+#[test]
+fn a_cache_store_dir_that_is_not_a_plain_absolute_directory_is_refused() {
+    for bad in [
+        "/",
+        "../../etc",
+        "/nix/../etc",
+        "nix/store",
+        "/nix/store/",
+        "/nix//store",
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = dir.path().join("cache");
+        std::fs::create_dir(&cache).unwrap();
+        write(
+            &cache,
+            "nix-cache-info",
+            &format!("WantMassQuery: 1\nStoreDir: {bad}\n"),
+        );
+        let a = sp('a', "app-1.0");
+        write(
+            &cache,
+            &format!("{}.narinfo", "a".repeat(32)),
+            &format!("StorePath: {a}\nURL: nar/a.nar\nNarSize: 1\nReferences: \n"),
+        );
+        let (code, _, err) = run(&["why", s(&cache), "--no-evidence"]);
+        assert_eq!(code, 2, "{bad}: {err}");
+        assert!(err.contains("nix-cache-info:2:"), "{bad}: {err}");
+        assert!(err.contains("absolute directory"), "{bad}: {err}");
+    }
+}
+
+/// A path-info file with `"version": 1` was called "newer than this nixcut knows".
+#[test]
+fn path_info_version_1_is_called_older() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = sp('a', "app-1.0");
+    let f = write(
+        dir.path(),
+        "v1.json",
+        &format!(r#"{{"version": 1, "info": {{"{a}": {{"narSize": 5, "references": []}}}}}}"#),
+    );
+    let (code, _, err) = run(&["why", s(&f), "--no-evidence"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("version 1 is older than"), "{err}");
+    assert!(!err.contains("newer"), "{err}");
+}
+
+/// 5,000 "no file shows its hash" warnings flooded stderr, one line each. Now the first
+/// 20 are printed and the rest counted; the JSON report keeps every one.
+#[test]
+fn thousands_of_warnings_are_summarised_on_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("root/nix/store");
+    let app = numbered(1_000_000).replace("-p1000000", "-app-1.0");
+    let app_base = &app["/nix/store/".len()..];
+    std::fs::create_dir_all(store.join(app_base).join("bin")).unwrap();
+    std::fs::write(store.join(app_base).join("bin/app"), "#!/bin/sh\necho hi\n").unwrap();
+    let libs: Vec<String> = (0..5000).map(numbered).collect();
+    let mut obj = serde_json::Map::new();
+    for l in &libs {
+        std::fs::create_dir_all(store.join(&l["/nix/store/".len()..])).unwrap();
+        obj.insert(
+            l.clone(),
+            serde_json::json!({"narSize": 100, "references": []}),
+        );
+    }
+    obj.insert(
+        app.clone(),
+        serde_json::json!({"narSize": 1000, "references": libs}),
+    );
+    let f = write(
+        dir.path(),
+        "closure.json",
+        &serde_json::Value::Object(obj).to_string(),
+    );
+    let root = dir.path().join("root");
+    let (code, _, err) = run(&["why", s(&f), "--store-root", s(&root), "--no-cache"]);
+    assert_eq!(code, 0, "{err}");
+    let lines = err.lines().count();
+    assert!(lines <= 25, "{lines} lines on stderr");
+    assert!(
+        err.contains("and 4980 more warning(s) (5000 in all"),
+        "{err}"
+    );
+    let v = json(&[
+        "why",
+        s(&f),
+        "--store-root",
+        s(&root),
+        "--no-cache",
+        "--format",
+        "json",
+    ]);
+    let all = v["warnings"].as_array().map_or(0, Vec::len);
+    assert_eq!(all, 5000, "the JSON report keeps every warning");
+}
+
+/// `check` took 68 s on a 1,000,000-path input with 200,000 roots where `why` took 6 s:
+/// each path asked whether it is a root by scanning every root. Not a time limit: the
+/// two commands' times on one input (40,000 paths, 20,000 of them roots) are compared
+/// in one run, the quicker of three runs each; the old `check` took about ten times
+/// `why`'s.
+#[test]
+fn check_on_many_roots_takes_no_longer_than_why() {
+    let n = 40_000;
+    let roots = 20_000;
+    let mut obj = serde_json::Map::new();
+    for i in 0..n {
+        let refs: Vec<String> = if i < roots {
+            vec![numbered(roots + i % (n - roots))]
+        } else if i + 1 < n {
+            vec![numbered(i + 1)]
+        } else {
+            vec![]
+        };
+        obj.insert(
+            numbered(i),
+            serde_json::json!({"narSize": 1000, "references": refs}),
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "roots.json",
+        &serde_json::Value::Object(obj).to_string(),
+    );
+    let quickest = |args: &[&str]| {
+        (0..3)
+            .map(|_| {
+                let t = std::time::Instant::now();
+                let (code, _, err) = run(args);
+                assert!(code == 0 || code == 1, "{args:?}: {err}");
+                t.elapsed()
+            })
+            .min()
+            .unwrap()
+    };
+    let why = quickest(&["why", s(&f), "--no-evidence"]);
+    let check = quickest(&["check", s(&f), "--max-size", "1KiB"]);
+    let ratio = check.as_secs_f64() / why.as_secs_f64().max(1e-3);
+    assert!(
+        ratio < 4.0,
+        "check took {ratio:.1}x why's time ({why:?} -> {check:?}) on {roots} roots"
+    );
+}

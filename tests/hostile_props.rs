@@ -15,6 +15,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::Stdio;
 
+use common::serve::{Fault, Server};
 use common::*;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError};
@@ -513,5 +514,119 @@ proptest! {
         std::fs::write(ci.join("total-nar-size"), total.to_string()).unwrap();
         std::fs::write(ci.join("store-paths"), pool(0)).unwrap();
         every_command(&ci, None)?;
+    }
+}
+
+// ---- Issue 19: hostile HTTP caches ----
+
+/// File names that broke generated Nix code or shell (antiquotations, quotes, spaces,
+/// globs, control and bidi characters), and plain ones.
+fn hostile_entry_name() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("${builtins.trace \"pwned\" \"\"}".to_string()),
+        Just("'${x}".to_string()),
+        Just("'''${x}".to_string()),
+        Just("libfoo.so .a".to_string()),
+        Just("a*?[b".to_string()),
+        Just("x\ry".to_string()),
+        Just("e\u{1b}[2J\u{202e}vil".to_string()),
+        Just("libz.so".to_string()),
+        hostile_string(),
+    ]
+    // NAR names hold no `/` or NUL and are not `.` or `..`.
+    .prop_map(|n| n.replace(['/', '\0'], "_"))
+    .prop_filter("a NAR entry name", |n| {
+        !n.is_empty() && n != "." && n != ".."
+    })
+}
+
+/// How the server answers one of the cache's files.
+fn http_fault() -> impl Strategy<Value = Option<Fault>> {
+    prop_oneof![
+        4 => Just(None),
+        1 => prop::sample::select(vec![
+            "file:///etc/passwd", "data:text/plain,x", "mailto:a@b.c", "/nix-cache-info",
+            "//", "http://[::1", "\u{1b}[2J",
+        ])
+        .prop_map(|t| Some(Fault::Redirect(t.to_string()))),
+        1 => Just(Some(Fault::Endless(Vec::new()))),
+        1 => bytes().prop_map(|b| Some(Fault::Body(b))),
+        1 => Just(Some(Fault::Status(500))),
+        1 => Just(Some(Fault::NotFound)),
+        1 => Just(Some(Fault::DropMidBody)),
+        1 => Just(Some(Fault::Drip(std::time::Duration::from_millis(2)))),
+    ]
+}
+
+proptest! {
+    #![proptest_config(cases(12))]
+
+    /// A cache over HTTP whose files redirect (to other schemes, in loops), never end,
+    /// mismatch their narinfo, fail or drip, with hostile file names in its NARs:
+    /// every command, through `--cache`, exits 0, 1 or 2, never panics, and puts nothing
+    /// on a terminal that would act on it.
+    #[test]
+    fn hostile_http_caches_through_every_command(
+        names in prop::collection::vec(hostile_entry_name(), 1..6),
+        faults in prop::collection::vec(http_fault(), 6),
+        forged in any::<bool>(),
+    ) {
+        use common::serve::{dir_nar, file_nar, write_cache, APP, LIB};
+        let dir = tempfile::tempdir().unwrap();
+        let refer = format!("/nix/store/{LIB}/lib/libz.so\n").into_bytes();
+        let entries: Vec<(String, Vec<u8>)> =
+            names.iter().map(|n| (n.clone(), refer.clone())).collect();
+        let files = write_cache(
+            dir.path(),
+            &[
+                (APP, dir_nar(&entries), LIB),
+                (LIB, file_nar(b"\x7fELF not really"), ""),
+            ],
+        );
+        if forged {
+            // The NAR the narinfo describes, but another one served in its place.
+            let other = dir_nar(&[("x".to_string(), refer.clone())]);
+            std::fs::write(dir.path().join(&files[0]), other).unwrap();
+        }
+        let targets = [
+            "/nix-cache-info".to_string(),
+            format!("/{}.narinfo", &APP[..32]),
+            format!("/{}.narinfo", &LIB[..32]),
+            format!("/{}", files[0]),
+            format!("/{}", files[1]),
+            format!("/{}.ls", &APP[..32]),
+        ];
+        let srv = Server::start(dir.path());
+        let rules: Vec<(String, Fault)> = targets
+            .iter()
+            .zip(&faults)
+            .filter_map(|(t, f)| Some((t.clone(), f.clone()?)))
+            .collect();
+        // An endless body is served once (a client that resumed it for ever would
+        // otherwise never end this test); asked again, 404.
+        srv.set_rule(move |p, nth| {
+            rules.iter().find(|(t, _)| t == p).map(|(_, f)| match f {
+                Fault::Endless(_) if nth > 0 => Fault::NotFound,
+                f => f.clone(),
+            })
+        });
+        let root = format!("/nix/store/{APP}");
+        let bounded = ["--cache", srv.url.as_str(), "--http-timeout", "1", "--http-retries", "1"];
+        let commands: Vec<Vec<&str>> = [
+            &["why", "INPUT"][..],
+            &["why", "INPUT", "--format", "json"],
+            &["why", "INPUT", "lib", "--max-chains", "1"],
+            &["refs", "INPUT", "--format", "markdown"],
+            &["split", "INPUT"],
+            &["gpu", "INPUT"],
+            &["snapshot", "INPUT", "-o", "-"],
+            &["diff", "INPUT", "INPUT"],
+            &["check", "INPUT", "--max-size", "1GiB"],
+        ]
+        .iter()
+        .map(|c| c.iter().copied().chain(bounded).collect())
+        .collect();
+        let commands: Vec<&[&str]> = commands.iter().map(Vec::as_slice).collect();
+        run_commands(Path::new(&root), None, &commands)?;
     }
 }

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use common::serve::{Fault, Server};
+use common::serve::{file_nar, write_cache, Fault, Server, APP, LIB};
 use common::*;
 use serde_json::Value;
 
@@ -746,4 +746,396 @@ fn a_corrupted_closure_record_is_walked_again_with_a_warning() {
     replace(&other);
     assert!(!warm("other version").contains("warning"));
     assert_eq!(record(), good);
+}
+
+// ---- Issue 19: hostile caches on loopback (no Nix needed) ----
+
+/// A cache at `<dir>/<sub>`: APP (a script that execs LIB's program) and LIB, with
+/// uncompressed NARs whose narinfos carry their true NarHash and NarSize. Returns the
+/// cache directory and APP's NAR file name (`nar/<hex>.nar`).
+fn tiny_cache(dir: &Path, sub: &str) -> (PathBuf, String) {
+    let cache = dir.join(sub);
+    let app = format!(
+        "#!/bin/sh\nexec /nix/store/{LIB}/bin/lib \"$@\"\n{}\n",
+        "#".repeat(400)
+    );
+    let files = write_cache(
+        &cache,
+        &[
+            (APP, file_nar(app.as_bytes()), LIB),
+            (LIB, file_nar(b"#!/bin/sh\necho lib\n"), ""),
+        ],
+    );
+    (cache, files[0].clone())
+}
+
+/// The evidence of APP's reference to LIB in `refs --format json`, and stderr with
+/// APP's warnings.
+fn app_lib_evidence(xdg: &Path, url: &str, extra: &[&str]) -> (Vec<Value>, String) {
+    let root = format!("/nix/store/{APP}");
+    let mut args = vec!["refs", "--cache", url, &root, "--format", "json"];
+    args.extend(extra);
+    let (code, out, err) = run_in(xdg, &args);
+    assert_eq!(code, 0, "{args:?}: {err}");
+    let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    let app = v["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["path"].as_str().is_some_and(|p| p.ends_with(APP)));
+    let warnings: Vec<&str> = app
+        .and_then(|p| p["warnings"].as_array())
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    let err = format!("{err}{}", warnings.join("\n"));
+    let ev = app
+        .and_then(|p| p["references"].as_array())
+        .and_then(|r| {
+            r.iter()
+                .find(|r| r["path"].as_str().is_some_and(|p| p.ends_with(LIB)))
+        })
+        .and_then(|r| r["evidence"].as_array().cloned())
+        .unwrap_or_default();
+    (ev, err)
+}
+
+/// Issue 19, item 2: two narinfos of 2^63 bytes each gave `why` a saturated
+/// `16.0 EiB`, `check` exit 0 and `snapshot` a baseline it refused to read; a cache
+/// directory with the same narinfos was already refused. Over HTTP too, now.
+#[test]
+fn http_nar_sizes_past_u64_are_refused_like_a_cache_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let (cache, _) = tiny_cache(dir.path(), "c");
+    for p in [APP, LIB] {
+        let f = cache.join(format!("{}.narinfo", &p[..32]));
+        let text = std::fs::read_to_string(&f).unwrap();
+        let text: String = text
+            .lines()
+            .map(|l| {
+                if l.starts_with("NarSize:") {
+                    "NarSize: 9223372036854775808\n".to_string()
+                } else {
+                    format!("{l}\n")
+                }
+            })
+            .collect();
+        std::fs::write(&f, text).unwrap();
+    }
+    let srv = Server::start(&cache);
+    let xdg = tempfile::tempdir().unwrap();
+    let root = format!("/nix/store/{APP}");
+    let u = srv.url.as_str();
+    for args in [
+        vec!["why", "--cache", u, &root, "--no-evidence"],
+        vec!["check", "--cache", u, &root, "--max-size", "1GiB"],
+        vec![
+            "check",
+            "--cache",
+            u,
+            &root,
+            "--against",
+            &root,
+            "--max-ratio",
+            "2",
+        ],
+        vec!["snapshot", "--cache", u, &root, "-o", "-"],
+    ] {
+        let (code, out, err) = run_in(xdg.path(), &args);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(err.contains("add up to more than"), "{args:?}: {err}");
+    }
+}
+
+/// Issue 19, item 3: a NAR whose bytes differ from its narinfo's NarHash was scanned,
+/// and its (wrong) evidence cached per store path, so that the correct server got it
+/// back until `--no-cache`. Now the mismatch is a warning, the path is not scanned,
+/// nothing is cached: the next run against the right NAR finds the reference.
+#[test]
+fn a_nar_that_does_not_match_its_narinfo_is_neither_used_nor_cached() {
+    let dir = tempfile::tempdir().unwrap();
+    let (cache, app_nar) = tiny_cache(dir.path(), "c");
+    let srv = Server::start(&cache);
+    let xdg = tempfile::tempdir().unwrap();
+    // The same length, another content: only the hash tells.
+    let good = std::fs::read(cache.join(&app_nar)).unwrap();
+    let forged: Vec<u8> = {
+        let at = good
+            .windows(LIB.len())
+            .position(|w| w == LIB.as_bytes())
+            .unwrap();
+        let mut f = good.clone();
+        f[at..at + LIB.len()].fill(b'x');
+        f
+    };
+    assert_eq!(forged.len(), good.len());
+    let nar_path = format!("/{app_nar}");
+    srv.set_rule(move |p, _| (p == nar_path).then(|| Fault::Body(forged.clone())));
+    let (ev, err) = app_lib_evidence(xdg.path(), &srv.url, &[]);
+    assert!(err.contains("does not match its narinfo"), "{err}");
+    assert!(err.contains("NarHash"), "{err}");
+    assert!(ev.is_empty(), "no evidence from the forged NAR: {ev:?}");
+    // Longer than NarSize: refused as well.
+    let mut longer = good.clone();
+    longer.extend_from_slice(&[0u8; 64]);
+    let nar_path = format!("/{app_nar}");
+    srv.set_rule(move |p, _| (p == nar_path).then(|| Fault::Body(longer.clone())));
+    let (_, err) = app_lib_evidence(xdg.path(), &srv.url, &[]);
+    assert!(err.contains("longer than its NarSize"), "{err}");
+    // The right NAR now: scanned (nothing was cached), the reference found.
+    srv.reset();
+    let (ev, err) = app_lib_evidence(xdg.path(), &srv.url, &[]);
+    assert!(!err.contains("does not match"), "{err}");
+    assert!(!ev.is_empty(), "the script's reference is found: {err}");
+}
+
+/// Issue 19, item 4: the narinfos a failed walk parsed were kept in the narinfo cache
+/// for good, so that runs against the fixed server kept failing until `--no-cache`:
+/// a root narinfo naming another path for the hash asked for, and a narinfo whose
+/// references 404. Now a failed walk keeps nothing.
+#[test]
+fn a_failed_walk_leaves_nothing_in_the_narinfo_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let (cache, _) = tiny_cache(dir.path(), "c");
+    let srv = Server::start(&cache);
+    let xdg = tempfile::tempdir().unwrap();
+    let root = format!("/nix/store/{APP}");
+    let args = ["why", "--cache", &srv.url, &root, "--no-evidence"];
+    let app_info = format!("/{}.narinfo", &APP[..32]);
+    let text = std::fs::read_to_string(cache.join(&app_info[1..])).unwrap();
+
+    // A wrong name for the hash.
+    let renamed = text.replace("-app-1.0", "-evil-6.6");
+    let p = app_info.clone();
+    srv.set_rule(move |q, _| (q == p).then(|| Fault::Body(renamed.clone().into_bytes())));
+    let (code, _, err) = run_in(xdg.path(), &args);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("evil-6.6"), "{err}");
+    srv.reset();
+    let (code, _, err) = run_in(xdg.path(), &args);
+    assert_eq!(code, 0, "the fixed server is asked again: {err}");
+
+    // References that 404 (5,000 of them), then a fixed narinfo without them.
+    let xdg = tempfile::tempdir().unwrap();
+    let ghosts: Vec<String> = (0..5000)
+        .map(|i| {
+            format!(
+                "{:0>32}-ghost-{i}",
+                format!("{i}").replace(['e', 't', 'u', 'o'], "0")
+            )
+        })
+        .collect();
+    let haunted = text.replace(
+        &format!("References: {LIB}"),
+        &format!("References: {LIB} {}", ghosts.join(" ")),
+    );
+    let p = app_info.clone();
+    srv.set_rule(move |q, _| (q == p).then(|| Fault::Body(haunted.clone().into_bytes())));
+    let (code, _, err) = run_in(xdg.path(), &args);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("ghost"), "{err}");
+    srv.reset();
+    let (code, _, err) = run_in(xdg.path(), &args);
+    assert_eq!(code, 0, "the fixed narinfo is fetched again: {err}");
+    assert_eq!(srv.count(&app_info), 1);
+}
+
+/// Issue 19, item 8: `URL: nar/%2e%2e/%2e%2e/…` (or with backslashes) fetched and
+/// scanned a file outside the cache's base path `http://host/sub/cache/`. Now such a
+/// URL is refused before any request.
+#[test]
+fn nar_urls_that_decode_out_of_the_cache_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (cache, app_nar) = tiny_cache(dir.path(), "sub/cache");
+    // What an escape would reach: the same NAR outside the cache.
+    std::fs::copy(cache.join(&app_nar), dir.path().join("outside.nar")).unwrap();
+    let info = cache.join(format!("{}.narinfo", &APP[..32]));
+    let text = std::fs::read_to_string(&info).unwrap();
+    let srv = Server::start(dir.path());
+    let url = format!("{}/sub/cache", srv.url);
+    for evil in [
+        "nar/%2e%2e/%2e%2e/%2e%2e/outside.nar",
+        "nar/%2E%2E/%2e%2E/%2e%2e/outside.nar",
+        "nar\\..\\..\\..\\outside.nar",
+        "nar/%5c..%5c..%5c..%5coutside.nar",
+        "nar/%252e%252e/%252e%252e/%252e%252e/outside.nar",
+    ] {
+        std::fs::write(&info, text.replace(&app_nar, evil)).unwrap();
+        srv.reset();
+        let xdg = tempfile::tempdir().unwrap();
+        let (ev, err) = app_lib_evidence(xdg.path(), &url, &[]);
+        assert!(
+            err.contains("is not a path inside the cache"),
+            "{evil}: {err}"
+        );
+        assert!(ev.is_empty(), "{evil}: {ev:?}");
+        assert_eq!(srv.count("outside.nar"), 0, "{evil}: {:?}", srv.log());
+    }
+}
+
+/// Issue 19, item 9: a redirect to `file:`, `data:` or `mailto:` panicked inside ureq
+/// (exit 101; on a narinfo, the walk then waited for ever). Redirects are followed by
+/// nixcut now: to http(s) only, at most 8 hops, else exit 2 (or a warning, for a NAR
+/// or listing) naming the URL. A plain redirect within the server is followed.
+#[test]
+fn redirects_to_other_schemes_are_refused_naming_the_url() {
+    let dir = tempfile::tempdir().unwrap();
+    let (cache, app_nar) = tiny_cache(dir.path(), "c");
+    let srv = Server::start(&cache);
+    let root = format!("/nix/store/{APP}");
+    let app_info = format!("/{}.narinfo", &APP[..32]);
+    let app_ls = format!("/{}.ls", &APP[..32]);
+    let nar = format!("/{app_nar}");
+    for target in [
+        "file:///etc/passwd",
+        "data:text/plain,hello",
+        "mailto:a@b.c",
+    ] {
+        // nix-cache-info, then a NAR and a listing (the commands that scan), then the
+        // root's narinfo.
+        for (path, scan) in [
+            ("/nix-cache-info", false),
+            (nar.as_str(), true),
+            (app_ls.as_str(), true),
+            (app_info.as_str(), false),
+        ] {
+            let xdg = tempfile::tempdir().unwrap();
+            srv.reset();
+            let (p, t) = (path.to_string(), target.to_string());
+            srv.set_rule(move |q, _| (q == p).then(|| Fault::Redirect(t.clone())));
+            let args = ["refs", "--cache", &srv.url, &root, "--http-retries", "0"];
+            let (code, out, err) = run_in(xdg.path(), &args);
+            let err = format!("{out}{err}");
+            assert!(!err.contains("panicked"), "{path} -> {target}: {err}");
+            if scan {
+                assert_eq!(code, 0, "{path} -> {target}: a warning: {err}");
+            } else {
+                assert_eq!(code, 2, "{path} -> {target}: {err}");
+                assert!(err.contains(&format!("{}{path}", srv.url)), "{err}");
+            }
+            if path != app_ls {
+                assert!(
+                    err.contains("only http and https URLs are followed"),
+                    "{path} -> {target}: {err}"
+                );
+            }
+        }
+    }
+    // Followed: a redirect to the narinfo's copy elsewhere on the server.
+    std::fs::copy(cache.join(&app_info[1..]), cache.join("moved.narinfo")).unwrap();
+    let xdg = tempfile::tempdir().unwrap();
+    srv.reset();
+    let p = app_info.clone();
+    srv.set_rule(move |q, _| (q == p).then(|| Fault::Redirect("/moved.narinfo".into())));
+    let (ev, err) = app_lib_evidence(xdg.path(), &srv.url, &[]);
+    assert!(!ev.is_empty(), "{err}");
+    // A loop: refused after 8 hops.
+    srv.reset();
+    let p = app_info.clone();
+    srv.set_rule(move |q, _| (q == p).then(|| Fault::Redirect(p.clone())));
+    let xdg = tempfile::tempdir().unwrap();
+    let (code, _, err) = run_in(xdg.path(), &["why", "--cache", &srv.url, &root]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("more than 8 redirects"), "{err}");
+}
+
+/// Issue 19, item 10: NarSize was not enforced and every resume restarted the retry
+/// budget: an endless NAR ran past 116 GB, a slow drip took 118 s with
+/// `--http-timeout 3`. Now a NAR stops at its declared length (FileSize here) and a
+/// download has one deadline, `timeout · (retries + 1)` plus its length at 64 KiB/s.
+#[test]
+fn endless_and_dripping_nars_stop_at_their_bounds() {
+    use common::serve::ENDLESS_CAP;
+    let dir = tempfile::tempdir().unwrap();
+    let (cache, app_nar) = tiny_cache(dir.path(), "c");
+    let info = cache.join(format!("{}.narinfo", &APP[..32]));
+    let nar_len = std::fs::metadata(cache.join(&app_nar)).unwrap().len();
+    let text = std::fs::read_to_string(&info).unwrap();
+    std::fs::write(&info, format!("{text}FileSize: {nar_len}\n")).unwrap();
+    let srv = Server::start(&cache);
+    let nar = format!("/{app_nar}");
+
+    // Endless: a NAR whose one file claims 64 GiB, then zeros. Served once; asked
+    // again (a resume), 404.
+    let mut head = file_nar(b"");
+    head.truncate(head.len() - 24); // drop the empty contents and `)`
+    head.extend((64u64 << 30).to_le_bytes());
+    let n = nar.clone();
+    srv.set_rule(move |p, nth| {
+        (p == n).then(|| {
+            if nth == 0 {
+                Fault::Endless(head.clone())
+            } else {
+                Fault::NotFound
+            }
+        })
+    });
+    let xdg = tempfile::tempdir().unwrap();
+    let (ev, err) = app_lib_evidence(xdg.path(), &srv.url, &[]);
+    assert!(ev.is_empty(), "{ev:?}");
+    assert!(
+        err.contains(&format!(
+            "longer than the {nar_len} bytes its narinfo declares"
+        )),
+        "{err}"
+    );
+    let sent = srv.bytes_sent(&nar);
+    assert!(
+        sent < ENDLESS_CAP / 2,
+        "{sent} bytes sent of an endless NAR (at most {nar_len} read, plus what the \
+         sockets buffered)"
+    );
+
+    // A drip: one byte every 20 ms (~10 s for this NAR). With --http-timeout 1 and one
+    // retry, the download gets 2 s.
+    srv.reset();
+    let n = nar.clone();
+    srv.set_rule(move |p, _| (p == n).then_some(Fault::Drip(Duration::from_millis(20))));
+    let xdg = tempfile::tempdir().unwrap();
+    let (ev, err) = app_lib_evidence(
+        xdg.path(),
+        &srv.url,
+        &["--http-timeout", "1", "--http-retries", "1"],
+    );
+    assert!(ev.is_empty(), "{ev:?}");
+    assert!(err.contains("deadline"), "{err}");
+    assert!(
+        srv.bytes_sent(&nar) < nar_len,
+        "stopped before the whole NAR dripped in"
+    );
+}
+
+/// Issue 19, item 14: concurrent runs said "database is locked" and skipped caching:
+/// a run that read the narinfo cache for the length of its walk made another run's
+/// write wait, then give up. Here a reader holds a read transaction open while a run
+/// writes: no warning, and the next run fetches no narinfo.
+#[test]
+fn a_run_writes_the_narinfo_cache_while_another_reads_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (cache, _) = tiny_cache(dir.path(), "c");
+    let (one, two) = (Server::start(&cache), Server::start(&cache));
+    let xdg = tempfile::tempdir().unwrap();
+    let root = format!("/nix/store/{APP}");
+    let why = |url: &str| run_in(xdg.path(), &["why", "--cache", url, &root, "--no-evidence"]);
+    let (code, _, err) = why(&one.url);
+    assert_eq!(code, 0, "{err}");
+    let db = xdg.path().join("nixcut/narinfo/narinfo-v1.sqlite");
+    let reader = rusqlite::Connection::open(&db).unwrap();
+    reader.execute_batch("BEGIN").unwrap();
+    let n: i64 = reader
+        .query_row("SELECT count(*) FROM narinfo", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(n, 2);
+    // Another cache URL: its narinfos are new, and written while the reader reads.
+    let (code, _, err) = why(&two.url);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("locked"), "{err}");
+    assert!(!err.contains("cannot write"), "{err}");
+    reader.execute_batch("COMMIT").unwrap();
+    drop(reader);
+    let asked = two.count(".narinfo");
+    let (code, _, err) = why(&two.url);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(two.count(".narinfo"), asked, "all from the narinfo cache");
 }

@@ -221,6 +221,80 @@ fn nixcut_never_writes_into_the_store() {
     );
 }
 
+/// Issue 19, item 1: a symlink outside the store that points at a store file is that
+/// store file. `check --summary LINK` appended its Markdown to the store file (exit 0);
+/// now every option that writes (`-o`, `--summary`, `$GITHUB_STEP_SUMMARY`) follows
+/// the links (a chain of two, a relative one, a dangling one into a store object)
+/// before it checks where the write lands, and the store is as it was.
+#[test]
+fn nixcut_never_writes_into_the_store_through_a_symlink() {
+    let w = world();
+    let cache = tempfile::tempdir().unwrap();
+    let links = tempfile::tempdir().unwrap();
+    let l = links.path();
+    let script = w.store.join(A).join("bin/app");
+    std::os::unix::fs::symlink(&script, l.join("to-file")).unwrap();
+    std::os::unix::fs::symlink(l.join("to-file"), l.join("chain")).unwrap();
+    std::os::unix::fs::symlink(w.store.join(D), l.join("to-store-file")).unwrap();
+    std::os::unix::fs::symlink(w.store.join(A).join("new.md"), l.join("dangling")).unwrap();
+    let rel = pathdiff(&w.store.join(B).join("lib/libb.so"), l);
+    std::os::unix::fs::symlink(rel, l.join("relative")).unwrap();
+    let before = inventory(&w.root);
+    let check = ["check", s(&w.closure), "--max-size", "1MiB"];
+    for link in ["to-file", "chain", "to-store-file", "dangling", "relative"] {
+        let link = l.join(link);
+        let mut summary = check.to_vec();
+        summary.extend(["--summary", s(&link)]);
+        for args in [summary, vec!["snapshot", s(&w.closure), "-o", s(&link)]] {
+            let (code, _, err) = run_in(&w, &args, cache.path());
+            assert_eq!(code, 2, "{args:?}: {err}");
+            assert!(
+                err.contains("inside the store directory"),
+                "{args:?}: {err}"
+            );
+        }
+        // $GITHUB_STEP_SUMMARY: the check's verdict stands, the summary is refused
+        // with a warning.
+        let mut all: Vec<&str> = check.to_vec();
+        all.extend(["--store-root", s(&w.root)]);
+        let (code, _, err) = decode(
+            nixcut()
+                .args(&all)
+                .env("XDG_CACHE_HOME", cache.path())
+                .env("GITHUB_STEP_SUMMARY", &link)
+                .output()
+                .expect("run nixcut"),
+        );
+        assert_eq!(code, 0, "{err}");
+        assert!(err.contains("inside the store directory"), "{err}");
+    }
+    assert_eq!(inventory(&w.root), before, "nothing in the store changed");
+    // A link to a file outside the store is written through, as before.
+    let outside = l.join("summary.md");
+    std::fs::write(&outside, "").unwrap();
+    std::os::unix::fs::symlink(&outside, l.join("to-outside")).unwrap();
+    let mut args = check.to_vec();
+    let link = l.join("to-outside");
+    args.extend(["--summary", s(&link)]);
+    let (code, _, err) = run_in(&w, &args, cache.path());
+    assert_eq!(code, 0, "{err}");
+    assert!(std::fs::metadata(&outside).unwrap().len() > 0);
+}
+
+/// `to` relative to the directory `from` (both absolute, `from` not inside `to`).
+fn pathdiff(to: &Path, from: &Path) -> PathBuf {
+    let (to, from): (Vec<_>, Vec<_>) = (to.components().collect(), from.components().collect());
+    let common = to.iter().zip(&from).take_while(|(a, b)| a == b).count();
+    let mut out = PathBuf::new();
+    for _ in common..from.len() {
+        out.push("..");
+    }
+    for c in &to[common..] {
+        out.push(c);
+    }
+    out
+}
+
 #[test]
 fn nixcut_never_follows_a_symlink_out_of_the_store() {
     let w = world();

@@ -353,3 +353,534 @@ fn origin_runpath_reaches_a_private_library_and_an_unloaded_one_stays_unreached(
     assert_eq!(last["via"], "needed");
     assert_eq!(last["detail"], format!("libpriv.so in {m}/lib/../private"));
 }
+
+/// (referrer, reference) → verdict, from `refs --closure ROOT`.
+fn refs_closure_verdicts(root: &str) -> BTreeMap<(String, String), String> {
+    let r = json(&["refs", "--closure", root, "--format", "json", "--no-cache"]);
+    let mut out = BTreeMap::new();
+    for p in r["paths"].as_array().unwrap() {
+        let from = p["path"].as_str().unwrap();
+        for x in p["references"].as_array().unwrap() {
+            let to = x["path"].as_str().unwrap();
+            out.insert(
+                (from.to_string(), to.to_string()),
+                x["verdict"].as_str().unwrap().to_string(),
+            );
+        }
+    }
+    out
+}
+
+/// Every (referrer, reference) pair `why ROOT` and `why ROOT TARGET` report, with the
+/// verdict each gives it; asserts both judge with ROOT as the consumer.
+fn why_verdicts(root: &str) -> BTreeMap<(String, String), String> {
+    let r = json(&[
+        "why",
+        root,
+        "--evidence-paths",
+        "all",
+        "--evidence-referrers",
+        "1000",
+        "--format",
+        "json",
+        "--no-cache",
+    ]);
+    assert_eq!(r["evidence"], "files", "{root}");
+    assert_eq!(r["verdict_scope"], "consumer", "{root}");
+    let mut out = BTreeMap::new();
+    for p in r["paths"].as_array().unwrap() {
+        let to = p["path"].as_str().unwrap();
+        for k in p["kept_by"].as_array().into_iter().flatten() {
+            let from = k["referrer"].as_str().unwrap();
+            out.insert(
+                (from.to_string(), to.to_string()),
+                k["verdict"].as_str().unwrap().to_string(),
+            );
+        }
+    }
+    out
+}
+
+/// The hops of `why ROOT TARGET` for every path of the closure, (referrer, reference)
+/// → verdict.
+fn chain_verdicts(root: &str, targets: &[String]) -> BTreeMap<(String, String), String> {
+    let mut out = BTreeMap::new();
+    for t in targets {
+        let r = json(&["why", root, t, "--format", "json", "--no-cache"]);
+        assert_eq!(r["verdict_scope"], "consumer", "{root} {t}");
+        let mut stack = vec![r["tree"].clone()];
+        while let Some(n) = stack.pop() {
+            for c in n["children"].as_array().into_iter().flatten() {
+                let via = &c["via"];
+                out.insert(
+                    (
+                        via["referrer"].as_str().unwrap().to_string(),
+                        c["path"].as_str().unwrap().to_string(),
+                    ),
+                    via["verdict"].as_str().unwrap().to_string(),
+                );
+                stack.push(c.clone());
+            }
+        }
+    }
+    out
+}
+
+/// Asserts that `why ROOT` (every path, every referrer) and `why ROOT TARGET` give each
+/// (referrer, reference) pair the verdict `refs --closure ROOT` gives it; returns the
+/// number of pairs compared.
+fn assert_one_answer(root: &str) -> usize {
+    type Pairs = BTreeMap<(String, String), String>;
+    let refs = refs_closure_verdicts(root);
+    let same = |what: &str, got: &Pairs| {
+        let differ: Vec<String> = got
+            .iter()
+            .filter(|(k, v)| refs.get(*k) != Some(*v))
+            .map(|(k, v)| format!("{} -> {}: {what} {v}, refs {:?}", k.0, k.1, refs.get(k)))
+            .collect();
+        assert!(differ.is_empty(), "{root}:\n{}", differ.join("\n"));
+    };
+    let why = why_verdicts(root);
+    same("why", &why);
+    // why ROOT TARGET for each path some referrer keeps in.
+    let targets: Vec<String> = why
+        .keys()
+        .map(|(_, to)| to.clone())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    same("why ROOT TARGET", &chain_verdicts(root, &targets));
+    why.len()
+}
+
+/// Issue 22: one answer to "does ROOT need this at run time?" on every Nix world.
+#[test]
+fn why_and_refs_closure_give_one_verdict_per_pair_on_every_world() {
+    if !nix_or_skip("why_and_refs_closure_give_one_verdict_per_pair_on_every_world") {
+        return;
+    }
+    let mut roots: Vec<(String, String)> = vec![
+        ("rocm".into(), rocm_world().root.clone()),
+        (
+            "rocm 6.0.0".into(),
+            build_world("rocm", &["--argstr", "version", "6.0.0"]).root,
+        ),
+        (
+            "rocm heavy".into(),
+            build_world("rocm", &["--arg", "heavy", "true"]).root,
+        ),
+        ("cuda".into(), cuda_world().root.clone()),
+        ("blas".into(), blas_world().root.clone()),
+        (
+            "blas with indexes".into(),
+            blas_indexed_world().root.clone(),
+        ),
+    ];
+    if tool_or_skip(
+        "why_and_refs_closure_give_one_verdict_per_pair_on_every_world (gpu.nix)",
+        "hipcc",
+        "hipcc",
+    ) {
+        let gpu = repo().join("tests/worlds/gpu.nix");
+        for attr in ["rocblas-links", "miopen-gpu", "gpu-acct"] {
+            let p = nix_stdout(
+                "nix-build",
+                &[gpu.to_str().unwrap(), "-A", attr, "--no-out-link"],
+            );
+            roots.push((format!("gpu {attr}"), p.trim().to_string()));
+        }
+    }
+    let mut compared = Vec::new();
+    for (name, root) in &roots {
+        let n = assert_one_answer(root);
+        // Every world but the leaf-like GPU ones has references to compare.
+        assert!(
+            n > 0 || name.starts_with("gpu"),
+            "{name}: why reports no kept_by"
+        );
+        compared.push(format!("{name}: {n}"));
+    }
+    eprintln!("pairs compared: {}", compared.join(", "));
+    // The case that started it: clr's bin/hipcc execs the LLVM clang, which the
+    // consumer never runs.
+    let w = rocm_world();
+    let why = why_verdicts(&w.root);
+    let key = (w.path("clr").to_string(), w.path("rocm-llvm").to_string());
+    assert_eq!(why.get(&key).map(String::as_str), Some("removable"));
+}
+
+const BLAS_ATTRS: &[&str] = &[
+    "blas-app",
+    "fastblas",
+    "fastblas-kernels-gfx90a",
+    "fastblas-kernels-gfx1030",
+    "fastblas-kernels-fallbacks",
+    "glibc",
+];
+
+/// `tests/worlds/blas.nix`: a BLAS-like library not named librocblas whose strings name
+/// its kernel directory and index pattern.
+fn blas_world() -> &'static World {
+    static W: std::sync::OnceLock<World> = std::sync::OnceLock::new();
+    W.get_or_init(|| build_blas(&[]))
+}
+
+/// The Tensile problem types of the BLAS world's kernel files.
+const SS: &str = "TensileLibrary_Type_SS_Contraction_l_Ailk_Bjlk_Cijk_Dijk";
+const DD: &str = "TensileLibrary_Type_DD_Contraction_l_Ailk_Bjlk_Cijk_Dijk";
+
+/// The BLAS world with real MessagePack master indexes, written here as Tensile writes
+/// a lazy master: `{version, solutions, library}`, the library a hardware row over a
+/// problem row ending in a placeholder `{type: Placeholder, value: <prefix>}`, which
+/// makes the library load `<prefix>.dat` and `<prefix>.co`. The DD problem type's code
+/// objects are named by no index.
+fn blas_indexed_world() -> &'static World {
+    static W: std::sync::OnceLock<(tempfile::TempDir, World)> = std::sync::OnceLock::new();
+    &W.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        for arch in ["gfx90a", "gfx1030"] {
+            let master = serde_json::json!({
+                "version": "4.38.0",
+                "solutions": [],
+                "library": {
+                    "type": "Hardware",
+                    "rows": [{
+                        "predicate": {"type": "AMDGPU", "value": {"type": "Processor", "value": arch}},
+                        "library": {
+                            "type": "Problem",
+                            "rows": [{
+                                "key": [0, 1, 1],
+                                "library": {"type": "Placeholder", "value": format!("{SS}_{arch}")}
+                            }]
+                        }
+                    }]
+                }
+            });
+            let bytes = rmp_serde::to_vec(&master).unwrap();
+            std::fs::write(
+                dir.path().join(format!("TensileLibrary_lazy_{arch}.dat")),
+                bytes,
+            )
+            .unwrap();
+        }
+        let w = build_blas(&["--arg", "dats", dir.path().to_str().unwrap()]);
+        (dir, w)
+    })
+    .1
+}
+
+fn build_blas(extra: &[&str]) -> World {
+    {
+        let file = repo().join("tests/worlds/blas.nix");
+        let mut args = vec![file.to_str().unwrap().to_string(), "--no-out-link".into()];
+        args.extend(extra.iter().map(|a| a.to_string()));
+        for a in BLAS_ATTRS {
+            args.extend(["-A".to_string(), a.to_string()]);
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = nix_stdout("nix-build", &args);
+        let attrs: BTreeMap<String, String> = BLAS_ATTRS
+            .iter()
+            .map(|a| a.to_string())
+            .zip(out.lines().map(str::to_string))
+            .collect();
+        World {
+            root: attrs["blas-app"].clone(),
+            attrs,
+        }
+    }
+}
+
+/// `refs --closure` of the BLAS world with extra arguments: (referrer, reference) →
+/// verdict.
+fn blas_verdicts(extra: &[&str]) -> BTreeMap<(String, String), String> {
+    let w = blas_world();
+    let mut a = vec!["--closure", w.root.as_str()];
+    a.extend_from_slice(extra);
+    by_attr(w, &refs(&a))
+        .into_iter()
+        .map(|(k, v)| (k, v["verdict"].as_str().unwrap().to_string()))
+        .collect()
+}
+
+#[test]
+fn a_blas_library_not_named_rocblas_opens_what_its_strings_name() {
+    if !nix_or_skip("a_blas_library_not_named_rocblas_opens_what_its_strings_name") {
+        return;
+    }
+    let w = blas_world();
+    let m = blas_verdicts(&[]);
+    let v = |to: &str| m[&("fastblas".to_string(), to.to_string())].as_str();
+    assert_eq!(v("fastblas-kernels-gfx90a"), "gpu:gfx90a", "{m:#?}");
+    assert_eq!(v("fastblas-kernels-gfx1030"), "gpu:gfx1030", "{m:#?}");
+    assert_eq!(v("fastblas-kernels-fallbacks"), "runtime", "{m:#?}");
+    // Through the string rule: the chain to a kernel names the string.
+    let kernel = format!(
+        "{}/lib/fastblas/library/Kernels.so-000-gfx90a.hsaco",
+        w.path("fastblas-kernels-gfx90a")
+    );
+    let e = refs(&["--closure", &w.root, "--explain", &kernel]);
+    let chain = e["explain"]["chain"].as_array().unwrap();
+    let steps: Vec<(&str, &str)> = chain
+        .iter()
+        .map(|s| (s["via"].as_str().unwrap(), s["detail"].as_str().unwrap()))
+        .collect();
+    assert!(
+        steps.contains(&("data-string", "fastblas/library")),
+        "{steps:?}"
+    );
+    // The index pattern reaches the lazy master itself.
+    let master = format!(
+        "{}/lib/fastblas/library/TensileLibrary_lazy_gfx1030.dat",
+        w.path("fastblas-kernels-gfx1030")
+    );
+    let e = refs(&["--closure", &w.root, "--explain", &master]);
+    let chain = e["explain"]["chain"].as_array().unwrap();
+    // The library's own directory entry (a symlink into the group) is named by the
+    // pattern; the group's file is its target.
+    let n = chain.len();
+    assert_eq!(
+        (
+            chain[n - 2]["via"].as_str(),
+            chain[n - 2]["detail"].as_str()
+        ),
+        (Some("data-string"), Some("TensileLibrary_lazy_%s.dat")),
+        "{e:#}"
+    );
+    assert_eq!(chain[n - 1]["via"], "symlink", "{e:#}");
+
+    // Without the table's rocBLAS row the result is the same (the table never knew
+    // this library); the same holds for the ROCm world's librocblas, whose strings
+    // name rocblas/library.
+    let dir = tempfile::tempdir().unwrap();
+    let rules = dir.path().join("rules.toml");
+    std::fs::write(
+        &rules,
+        "[[data_dir]]\nname = \"data/rocblas-tensile\"\ndirs = []\n",
+    )
+    .unwrap();
+    let rules = rules.to_str().unwrap();
+    assert_eq!(blas_verdicts(&["--rules", rules]), m);
+    let rocm = rocm_world();
+    let with = by_attr(rocm, &refs(&["--closure", &rocm.root]));
+    let without = by_attr(rocm, &refs(&["--closure", &rocm.root, "--rules", rules]));
+    let verdicts = |m: &BTreeMap<(String, String), Value>| -> BTreeMap<(String, String), String> {
+        m.iter()
+            .map(|(k, v)| (k.clone(), v["verdict"].as_str().unwrap().to_string()))
+            .collect()
+    };
+    assert_eq!(verdicts(&without), verdicts(&with));
+}
+
+#[test]
+fn index_files_name_the_code_objects_they_load() {
+    if !nix_or_skip("index_files_name_the_code_objects_they_load") {
+        return;
+    }
+    let w = blas_indexed_world();
+    let group = w.path("fastblas-kernels-gfx90a");
+    // library -> index -> code object.
+    let co = format!("{group}/lib/fastblas/library/{SS}_gfx90a.co");
+    let e = refs(&["--closure", &w.root, "--explain", &co]);
+    let steps: Vec<(String, String, String)> = e["explain"]["chain"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["file"]
+                    .as_str()
+                    .unwrap()
+                    .rsplit('/')
+                    .next()
+                    .unwrap()
+                    .to_string(),
+                s["via"].as_str().unwrap().to_string(),
+                s["detail"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let vias: Vec<&str> = steps.iter().map(|s| s.1.as_str()).collect();
+    assert_eq!(
+        vias,
+        ["entry-point", "needed", "data-string", "index", "symlink"],
+        "{steps:#?}"
+    );
+    assert_eq!(steps[1].0, "libfastblas.so.1");
+    assert_eq!(steps[2].0, "TensileLibrary_lazy_gfx90a.dat");
+    assert_eq!(steps[3].2, format!("{SS}_gfx90a.co"));
+    // The index's placeholder .dat is reached the same way.
+    let dat = format!("{group}/lib/fastblas/library/{SS}_gfx90a.dat");
+    let e = refs(&["--closure", &w.root, "--explain", &dat]);
+    assert_eq!(e["explain"]["reached"], true, "{e:#}");
+
+    // A code object no index names is not opened, and the manifest that lists it is
+    // said to be the only thing that does.
+    let dd = format!("{group}/lib/fastblas/library/{DD}_gfx90a.co");
+    let e = refs(&["--closure", &w.root, "--explain", &dd]);
+    assert_eq!(e["explain"]["reached"], false, "{e:#}");
+    let note = e["explain"]["note"].as_str().unwrap_or("");
+    assert!(note.contains("listed only in TensileManifest.txt"), "{e:#}");
+    let dd_hit = e["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["path"] == w.path("fastblas"))
+        .flat_map(|p| p["references"].as_array().unwrap().iter())
+        .flat_map(|r| r["evidence"].as_array().unwrap().iter())
+        .find(|i| {
+            i["file"]
+                .as_str()
+                .unwrap()
+                .ends_with(&format!("{DD}_gfx90a.co"))
+        })
+        .cloned()
+        .expect("the DD symlink's evidence");
+    assert_eq!(dd_hit["verdict"], "removable", "{dd_hit:#}");
+    assert_eq!(dd_hit["reached"], false);
+    // Still gpu:<arch> for the group (its named kernels), runtime for the fallbacks.
+    let m = by_attr(w, &refs(&["--closure", &w.root]));
+    let v = |to: &str| m[&("fastblas".to_string(), to.to_string())]["verdict"].clone();
+    assert_eq!(v("fastblas-kernels-gfx90a"), "gpu:gfx90a");
+    assert_eq!(v("fastblas-kernels-fallbacks"), "runtime");
+}
+
+#[test]
+fn explain_takes_result_links_roots_own_files_store_paths_and_refuses_missing_files() {
+    if !nix_or_skip(
+        "explain_takes_result_links_roots_own_files_store_paths_and_refuses_missing_files",
+    ) {
+        return;
+    }
+    let w = rocm_world();
+    let dir = tempfile::tempdir().unwrap();
+    let result = dir.path().join("result");
+    std::os::unix::fs::symlink(&w.root, &result).unwrap();
+    let explain = |root: &str, file: &str| -> (i32, String, String) {
+        let out = nixcut()
+            .current_dir(dir.path())
+            .args(["refs", "--closure", root, "--explain", file, "--no-cache"])
+            .output()
+            .unwrap();
+        decode(out)
+    };
+    let program = format!("{}/bin/llama-server", w.root);
+    // Through ./result, as ROOT and as FILE: ROOT's own program is an entry point, and the
+    // answer is printed first.
+    for (root, file) in [
+        ("./result", "./result/bin/llama-server"),
+        (w.root.as_str(), "result/bin/llama-server"),
+        ("./result", "bin/llama-server"),
+        ("./result", program.as_str()),
+    ] {
+        let (code, out, err) = explain(root, file);
+        assert_eq!(code, 0, "{root} {file}: {err}");
+        let first = out.lines().next().unwrap_or("");
+        assert!(
+            first.contains("how the consumer reaches") && first.contains(&program),
+            "{root} {file}: the answer first:\n{out}"
+        );
+        assert!(out.contains("one of the consumer's own files"), "{out}");
+    }
+    // Through ./result into a library's data directory, followed by symlinks.
+    let (code, out, err) = explain(
+        "./result",
+        &format!("{}/lib/librocblas.so", w.path("rocblas")),
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.lines()
+            .next()
+            .unwrap()
+            .contains("how the consumer reaches"),
+        "{out}"
+    );
+    // A store path: the chain to the first file of it that ROOT reaches.
+    let r = json(&[
+        "refs",
+        "--closure",
+        &w.root,
+        "--explain",
+        w.path("rocblas"),
+        "--format",
+        "json",
+        "--no-cache",
+    ]);
+    assert_eq!(r["explain"]["reached"], true, "{:#}", r["explain"]);
+    assert!(
+        r["explain"]["note"]
+            .as_str()
+            .unwrap()
+            .starts_with("a directory"),
+        "{:#}",
+        r["explain"]
+    );
+    // Missing files: exit 2, naming the file; not "does not load".
+    for missing in [
+        format!("{}/bin/no-such-program", w.root),
+        "./result/bin/no-such-program".to_string(),
+        "no-such-file".to_string(),
+    ] {
+        let (code, out, err) = explain("./result", &missing);
+        assert_eq!(code, 2, "{missing}: {out}");
+        assert!(
+            err.contains(&missing) && err.contains("no such file"),
+            "{err}"
+        );
+    }
+    // A path outside the store.
+    let (code, _, err) = explain("./result", "/etc/hostname");
+    assert_eq!(code, 2);
+    assert!(err.contains("not in the store"), "{err}");
+}
+
+/// Over a binary cache (HTTP) the walk would need every NAR of the closure, so `why`
+/// judges each referrer on its own files and says so.
+#[test]
+fn over_a_binary_cache_why_says_its_verdicts_are_per_path() {
+    if !nix_or_skip("over_a_binary_cache_why_says_its_verdicts_are_per_path") {
+        return;
+    }
+    let w = rocm_world();
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!(
+        "file://{}?compression=xz&write-nar-listing=true",
+        dir.path().display()
+    );
+    nix_stdout("nix", &["copy", "--to", &url, &w.root]);
+    let srv = common::serve::Server::start(dir.path());
+    let r = json(&[
+        "why",
+        "--cache",
+        &srv.url,
+        &w.root,
+        "--evidence-paths",
+        "all",
+        "--format",
+        "json",
+        "--no-cache",
+    ]);
+    assert_eq!(r["evidence"], "files");
+    assert_eq!(r["verdict_scope"], "per-path", "{}", r["verdict_scope"]);
+    // Per path, clr's own bin/hipcc runs the LLVM clang: runtime for clr itself.
+    let llvm = r["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["path"] == w.path("rocm-llvm"))
+        .unwrap();
+    let from_clr = llvm["kept_by"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["referrer"] == w.path("clr"))
+        .expect("clr keeps rocm-llvm");
+    assert_eq!(from_clr["verdict"], "runtime");
+    // The table says so too.
+    let (code, out, err) = run(&["why", "--cache", &srv.url, &w.root, "--no-cache"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("judge each referrer on its own files"),
+        "{out}"
+    );
+}

@@ -79,33 +79,9 @@ fn check_by_rebuild(report: &Value) {
     let dir = tempfile::tempdir().expect("temp dir");
     let plan = dir.path().join("plan.json");
     std::fs::write(&plan, report.to_string()).expect("write the plan");
-    let mut built = std::collections::BTreeMap::new();
-    for o in report["outputs"].as_array().expect("outputs") {
-        let name = o["name"].as_str().expect("output name");
-        built.insert(
-            name.to_string(),
-            build_applied(&plan, &format!("rocblas.{name}")),
-        );
-    }
-    for o in report["outputs"].as_array().expect("outputs") {
-        let name = o["name"].as_str().expect("output name");
-        let path = &built[name];
-        assert_eq!(
-            nar_size(path),
-            o["size"].as_u64().expect("size"),
-            "NAR size of output {name} ({path})"
-        );
-        let predicted: BTreeSet<String> = o["references"]
-            .as_array()
-            .expect("references")
-            .iter()
-            .map(|r| match r["output"].as_str() {
-                Some(out) => built[out].clone(),
-                None => r["path"].as_str().expect("path").to_string(),
-            })
-            .collect();
-        assert_eq!(references(path), predicted, "references of output {name}");
-    }
+    check_outputs(report, &|name| {
+        build_applied(&plan, &format!("rocblas.{name}"))
+    });
     let consumer = build_applied(&plan, "llama-cpp-rocm");
     let real = closure_size(&consumer);
     let predicted = report["for"]["closure_size_after"].as_u64().expect("after");
@@ -147,6 +123,10 @@ fn rocblas_split_for_llama_matches_the_rebuild() {
     assert!(has("remove-references", "target", w.path("tensile")));
     assert!(has("move", "path", "lib/cmake"));
     assert!(has("move", "path", "include"));
+    // Its files move, never the whole nix-support directory (issue 21, point 5).
+    assert!(!has("move", "path", "nix-support"));
+    assert!(has("move", "path", "nix-support/propagated-build-inputs"));
+    assert!(r["nix"].as_str().unwrap().contains("removeReferencesTo ]"));
     assert!(actions
         .iter()
         .all(|a| !a["because"].as_array().unwrap().is_empty()));
@@ -360,11 +340,9 @@ fn debian_hipsparse_with_its_dev_package_gets_a_dev_output() {
     let plan = dir.path().join("plan.json");
     std::fs::write(&plan, r.to_string()).unwrap();
     let plan = plan.to_str().unwrap();
-    let mut built = std::collections::BTreeMap::new();
-    for o in r["outputs"].as_array().unwrap() {
-        let name = o["name"].as_str().unwrap();
+    check_outputs(&r, &|name| {
         let attr = format!("split.{name}");
-        let p = nix_stdout(
+        nix_stdout(
             "nix-build",
             &[
                 world,
@@ -378,27 +356,10 @@ fn debian_hipsparse_with_its_dev_package_gets_a_dev_output() {
                 &attr,
                 "--no-out-link",
             ],
-        );
-        built.insert(name.to_string(), p.trim().to_string());
-    }
-    for o in r["outputs"].as_array().unwrap() {
-        let name = o["name"].as_str().unwrap();
-        assert_eq!(
-            nar_size(&built[name]),
-            o["size"].as_u64().unwrap(),
-            "size of {name}"
-        );
-        let predicted: BTreeSet<String> = o["references"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|x| match x["output"].as_str() {
-                Some(out) => built[out].clone(),
-                None => x["path"].as_str().unwrap().to_string(),
-            })
-            .collect();
-        assert_eq!(references(&built[name]), predicted, "references of {name}");
-    }
+        )
+        .trim()
+        .to_string()
+    });
 }
 
 #[test]
@@ -469,4 +430,627 @@ fn why_shows_what_every_safe_split_saves() {
         table.contains("after every safe split suggestion"),
         "{table}"
     );
+}
+
+/// `nix-build tests/worlds/cmake.nix ARGS… -A ATTR`: the store path, or the build log
+/// when it fails.
+fn build_cmake_world(plan: Option<&std::path::Path>, attr: &str) -> Result<String, String> {
+    let world = repo().join("tests/worlds/cmake.nix");
+    let mut c = nix_cmd("nix-build");
+    c.arg(&world);
+    if let Some(p) = plan {
+        c.arg("--argstr").arg("plan").arg(p);
+    }
+    let out = c
+        .args(["-A", attr, "--no-out-link"])
+        .output()
+        .expect("run nix-build");
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
+fn cmake_or_skip(test: &str) -> bool {
+    nix_or_skip(test)
+        && common::tool_or_skip(test, "cmake", "cmake")
+        && common::tool_or_skip(test, "pkg-config", "pkg-config")
+}
+
+/// Every output of an applied split has exactly the predicted NAR size and references;
+/// returns output name → built path.
+fn check_outputs(
+    report: &Value,
+    build: &dyn Fn(&str) -> String,
+) -> std::collections::BTreeMap<String, String> {
+    let mut built = std::collections::BTreeMap::new();
+    for o in report["outputs"].as_array().expect("outputs") {
+        let name = o["name"].as_str().expect("output name");
+        built.insert(name.to_string(), build(name));
+    }
+    for o in report["outputs"].as_array().expect("outputs") {
+        let name = o["name"].as_str().expect("output name");
+        let path = &built[name];
+        assert_eq!(
+            nar_size(path),
+            o["size"].as_u64().expect("size"),
+            "NAR size of output {name} ({path})"
+        );
+        let predicted: BTreeSet<String> = o["references"]
+            .as_array()
+            .expect("references")
+            .iter()
+            .map(|r| match r["output"].as_str() {
+                Some(out) => built[out].clone(),
+                None => r["path"].as_str().expect("path").to_string(),
+            })
+            .collect();
+        assert_eq!(references(path), predicted, "references of output {name}");
+    }
+    built
+}
+
+/// The report's output names as a Nix list (`[ "out" "dev" ]`).
+fn nix_output_list(report: &Value) -> String {
+    let names: Vec<String> = report["outputs"]
+        .as_array()
+        .expect("outputs")
+        .iter()
+        .map(|o| format!("\"{}\"", o["name"].as_str().expect("output name")))
+        .collect();
+    format!("[ {} ]", names.join(" "))
+}
+
+fn run_ok(program: &str, args: &[&str]) -> String {
+    let out = std::process::Command::new(program)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("run {program}: {e}"));
+    assert!(
+        out.status.success(),
+        "{program} {args:?} exited {:?}: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Split the cmake world's ember for its consumer (with `extra` arguments), apply the
+/// report's actions, rebuild with real Nix and check everything that uses it: exact
+/// sizes and references, the consumer runs each of `variants` and its closure is the
+/// predicted one within 1 %, the CMake and pkg-config users build against the split
+/// dev output alone and run. Returns the report.
+fn check_cmake_split(extra: &[&str], variants: &[&str]) -> Value {
+    let ember = build_cmake_world(None, "ember").expect("build ember");
+    let app = build_cmake_world(None, "ember-app").expect("build ember-app");
+    let mut args = vec!["split", &ember, "--for", &app, "--format", "json"];
+    args.extend_from_slice(extra);
+    let r = json(&args);
+    assert!(r["no_split"].is_null(), "{r}");
+    let rewrites: Vec<(String, String, String)> = r["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["action"] == "rewrite")
+        .map(|a| {
+            (
+                a["file"].as_str().unwrap().to_string(),
+                a["from"].as_str().unwrap().to_string(),
+                a["to"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let targets = "lib/cmake/ember/emberTargets-release.cmake";
+    for (from, to) in [
+        (
+            "${_IMPORT_PREFIX}/lib/libember.so.2.1.0",
+            "$out/lib/libember.so.2.1.0",
+        ),
+        ("${_IMPORT_PREFIX}/lib/libember.a", "$static/lib/libember.a"),
+        ("${_IMPORT_PREFIX}/bin/ember-tool", "$bin/bin/ember-tool"),
+    ] {
+        assert!(
+            rewrites.contains(&(targets.into(), from.into(), to.into())),
+            "no rewrite {from} -> {to}: {rewrites:?}"
+        );
+    }
+    assert!(rewrites.contains(&(
+        "lib/pkgconfig/ember.pc".into(),
+        "${prefix}/include".into(),
+        "$dev/include".into()
+    )));
+    // Headers stay beside the CMake files: no rewrite names them.
+    assert!(!rewrites
+        .iter()
+        .any(|(_, f, _)| f.ends_with("/include") && f.starts_with("${_IMPORT_PREFIX}")));
+    let code = r["nix"].as_str().unwrap();
+    assert!(code.contains("substituteInPlace \"$dev\"/'lib/pkgconfig/ember.pc' --replace-fail"));
+    assert_eq!(
+        code.contains("remove-references-to"),
+        code.contains("removeReferencesTo ]"),
+        "{code}"
+    );
+    assert_nix_parses(&r);
+
+    let dir = tempfile::tempdir().unwrap();
+    let plan = dir.path().join("plan.json");
+    std::fs::write(&plan, r.to_string()).unwrap();
+    let built = check_outputs(&r, &|name| {
+        build_cmake_world(Some(&plan), &format!("split.{name}")).unwrap_or_else(|e| panic!("{e}"))
+    });
+    let dev = &built["dev"];
+    let propagated = std::fs::read_to_string(format!("{dev}/nix-support/propagated-build-inputs"))
+        .expect("dev propagates the outputs it needs");
+    assert!(propagated.contains(&built["out"]), "{propagated}");
+
+    let consumer = build_cmake_world(Some(&plan), "app").unwrap_or_else(|e| panic!("{e}"));
+    for v in variants {
+        let out = run_ok(&format!("{consumer}/bin/ember-app"), &[v]);
+        assert!(out.starts_with(v), "{out}");
+    }
+    let real = closure_size(&consumer);
+    let predicted = r["for"]["closure_size_after"].as_u64().unwrap();
+    eprintln!("ember split {extra:?}: closure predicted {predicted} B, rebuilt {real} B");
+    assert!(
+        real.abs_diff(predicted) as f64 / real as f64 <= 0.01,
+        "predicted {predicted} B, rebuilt consumer {consumer} has {real} B"
+    );
+    for user in ["cmake", "pkgconfig"] {
+        let p = build_cmake_world(Some(&plan), &format!("users.{user}"))
+            .unwrap_or_else(|e| panic!("the {user} user does not build against dev: {e}"));
+        let out = run_ok(&format!("{p}/bin/user"), &[]);
+        assert_eq!(out.trim(), "ember user ok");
+    }
+    // The generated Nix code itself (its postFixup run by bash with the nixpkgs verbs
+    // and the real patchelf) gives the same outputs, and the users build against its dev.
+    let code_file = dir.path().join("split.nix");
+    std::fs::write(&code_file, code).unwrap();
+    let outputs = nix_output_list(&r);
+    let build_code = |attr: &str| -> String {
+        nix_stdout(
+            "nix-build",
+            &[
+                repo().join("tests/worlds/cmake.nix").to_str().unwrap(),
+                "--arg",
+                "code",
+                code_file.to_str().unwrap(),
+                "--arg",
+                "outputs",
+                &outputs,
+                "-A",
+                attr,
+                "--no-out-link",
+            ],
+        )
+        .trim()
+        .to_string()
+    };
+    check_outputs(&r, &|name| build_code(&format!("code.{name}")));
+    for user in ["cmake", "pkgconfig"] {
+        let p = build_code(&format!("code-users.{user}"));
+        assert_eq!(
+            run_ok(&format!("{p}/bin/user"), &[]).trim(),
+            "ember user ok"
+        );
+    }
+    r
+}
+
+/// issue 21: a CMake library split into out/bin/dev/static keeps its CMake and
+/// pkg-config users building, its consumer running, and the predicted closure.
+#[test]
+fn cmake_library_split_keeps_every_user_building_and_running() {
+    let test = "cmake_library_split_keeps_every_user_building_and_running";
+    if !cmake_or_skip(test) {
+        return;
+    }
+    let r = check_cmake_split(&[], &["gfx1030", "gfx90a"]);
+    let names: Vec<&str> = r["outputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|o| o["name"].as_str())
+        .collect();
+    assert_eq!(names, ["out", "bin", "dev", "static"]);
+    // The HTML page shows the code with its line breaks, not `\x0a`.
+    let ember = build_cmake_world(None, "ember").unwrap();
+    let (code, html, err) = common::run(&["split", &ember, "--format", "html"]);
+    assert_eq!(code, 0, "{err}");
+    let pre = html
+        .split("<h2>Nix</h2><pre>")
+        .nth(1)
+        .expect("a Nix section");
+    let pre = pre.split("</pre>").next().unwrap();
+    assert!(!pre.contains("\\x0a"), "{pre}");
+    assert!(pre.contains("\n    moveToOutput"), "{pre}");
+}
+
+#[test]
+fn cmake_library_split_with_gpu_targets_keeps_every_user_building() {
+    let test = "cmake_library_split_with_gpu_targets_keeps_every_user_building";
+    if !cmake_or_skip(test) {
+        return;
+    }
+    let r = check_cmake_split(&["--gpu-targets", "gfx1030"], &["gfx1030"]);
+    assert!(r["outputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|o| o["name"] == "gfx90a"));
+}
+
+/// The check can fail: the same split without its rewrites breaks the CMake user (the
+/// imported targets name `${_IMPORT_PREFIX}/lib/libember.so.2.1.0`, and `_IMPORT_PREFIX`
+/// is now the dev output) and the pkg-config user (`includedir=${prefix}/include`).
+#[test]
+fn cmake_library_split_without_the_rewrites_breaks_its_users() {
+    let test = "cmake_library_split_without_the_rewrites_breaks_its_users";
+    if !cmake_or_skip(test) {
+        return;
+    }
+    let ember = build_cmake_world(None, "ember").expect("build ember");
+    let mut r = json(&["split", &ember, "--format", "json"]);
+    let actions = r["actions"].as_array_mut().unwrap();
+    let before = actions.len();
+    actions.retain(|a| a["action"] != "rewrite");
+    assert!(actions.len() < before, "the split has rewrites to drop");
+    let dir = tempfile::tempdir().unwrap();
+    let plan = dir.path().join("plan.json");
+    std::fs::write(&plan, r.to_string()).unwrap();
+    let err = build_cmake_world(Some(&plan), "users.cmake")
+        .expect_err("the CMake user must not build without the rewrites");
+    assert!(err.contains("libember.so.2.1.0"), "{err}");
+    let err = build_cmake_world(Some(&plan), "users.pkgconfig")
+        .expect_err("the pkg-config user must not build without the rewrites");
+    assert!(err.contains("ember.h"), "{err}");
+}
+
+/// The hostile-names world (tests/worlds/split/hostile-names.nix): its package, the
+/// split report and the generated code written to `dir`.
+fn hostile_split(dir: &std::path::Path) -> (String, Value, String) {
+    let world = repo().join("tests/worlds/split/hostile-names.nix");
+    let world = world.to_str().unwrap().to_string();
+    let pkg = nix_stdout("nix-build", &[&world, "-A", "pkg", "--no-out-link"]);
+    let r = json(&["split", pkg.trim(), "--format", "json"]);
+    let file = dir.join("split.nix");
+    std::fs::write(&file, r["nix"].as_str().unwrap()).unwrap();
+    (world, r, file.to_str().unwrap().to_string())
+}
+
+/// issue 19, item 5: file names holding antiquotations (`${builtins.trace …}`, also
+/// after a quote, and three quotes) are text in the generated code: evaluating it
+/// (`nix-instantiate --eval`) fires no `builtins.trace`.
+#[test]
+fn hostile_file_names_evaluate_to_nothing_attacker_controlled() {
+    let test = "hostile_file_names_evaluate_to_nothing_attacker_controlled";
+    if !nix_or_skip(test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (world, r, file) = hostile_split(dir.path());
+    assert_nix_parses(&r);
+    let eval = nix_cmd("nix-instantiate")
+        .args([
+            "--eval",
+            "--strict",
+            "--json",
+            &world,
+            "--arg",
+            "code",
+            &file,
+            "-A",
+            "postFixup",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&eval.stderr);
+    assert!(eval.status.success(), "{err}");
+    assert!(!err.contains("trace"), "a file name was evaluated: {err}");
+    // What the shell gets names every hostile file literally.
+    let script: String = serde_json::from_slice(&eval.stdout).expect("a Nix string");
+    assert!(
+        script.contains(r#"'lib/${builtins.trace "antiquotation in a name" "x"}.a'"#),
+        "{script}"
+    );
+}
+
+/// issue 19, item 6 (and item 5's shell half): applied with bash and nixpkgs' verbs
+/// (whose `moveToOutput` word-splits and globs its pattern), the code runs no command
+/// from a name and gives exactly the predicted outputs: `libfoo.so .a` moves alone,
+/// the runtime `libfoo.so` stays in out, `star*.a` does not take `starry.a` along.
+#[test]
+fn hostile_file_names_move_exactly_the_predicted_files() {
+    let test = "hostile_file_names_move_exactly_the_predicted_files";
+    if !nix_or_skip(test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (world, r, file) = hostile_split(dir.path());
+    let outputs = nix_output_list(&r);
+    assert_eq!(outputs, r#"[ "out" "static" ]"#);
+    let built = check_outputs(&r, &|name| {
+        nix_stdout(
+            "nix-build",
+            &[
+                &world,
+                "--arg",
+                "code",
+                &file,
+                "--arg",
+                "outputs",
+                &outputs,
+                "-A",
+                &format!("applied.{name}"),
+                "--no-out-link",
+            ],
+        )
+        .trim()
+        .to_string()
+    });
+    let out = std::path::Path::new(&built["out"]);
+    assert!(out.join("lib/libfoo.so").exists(), "libfoo.so left out");
+    let statics = std::path::Path::new(&built["static"]);
+    let moved = r["outputs"][1]["paths"].as_array().unwrap();
+    assert_eq!(moved.len(), 19, "{moved:?}");
+    for m in moved {
+        let p = m.as_str().unwrap();
+        assert!(
+            statics.join(p).symlink_metadata().is_ok(),
+            "{p:?} is not in static"
+        );
+        assert!(
+            out.join(p).symlink_metadata().is_err(),
+            "{p:?} is still in out"
+        );
+    }
+}
+
+/// issue 19, item 13 (split's part): no generated line holds a CR, another control
+/// character, a bidi override or isolate, or a zero-width character, whatever the file
+/// names hold.
+#[test]
+fn hostile_file_names_put_no_hidden_character_in_a_generated_line() {
+    let test = "hostile_file_names_put_no_hidden_character_in_a_generated_line";
+    if !nix_or_skip(test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r, _) = hostile_split(dir.path());
+    let code = r["nix"].as_str().unwrap();
+    for (n, line) in code.lines().enumerate() {
+        let bad: Vec<char> = line
+            .chars()
+            .filter(|c| {
+                c.is_control()
+                    || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+            })
+            .collect();
+        assert!(bad.is_empty(), "line {} holds {bad:?}: {line:?}", n + 1);
+    }
+    assert!(code.contains(r"$'lib/bidi\xe2\x80\xaeevil.a'"), "{code}");
+}
+
+/// A small world of tests/worlds/split/ (`world`: its file name): build `attr`, split
+/// it, apply the report's actions (the world's `split` attribute) and check every
+/// output's size and references. Returns the report and the built outputs.
+fn split_small_world(
+    world: &str,
+    attr: &str,
+) -> (Value, std::collections::BTreeMap<String, String>) {
+    let world = repo().join("tests/worlds/split").join(world);
+    let world = world.to_str().unwrap();
+    let orig = nix_stdout("nix-build", &[world, "-A", attr, "--no-out-link"]);
+    let r = json(&["split", orig.trim(), "--format", "json"]);
+    let dir = tempfile::tempdir().unwrap();
+    let plan = dir.path().join("plan.json");
+    std::fs::write(&plan, r.to_string()).unwrap();
+    let plan = plan.to_str().unwrap();
+    let built = check_outputs(&r, &|name| {
+        nix_stdout(
+            "nix-build",
+            &[
+                world,
+                "--argstr",
+                "plan",
+                plan,
+                "-A",
+                &format!("split.{name}"),
+                "--no-out-link",
+            ],
+        )
+        .trim()
+        .to_string()
+    });
+    (r, built)
+}
+
+/// issue 20, point 1: a library with both DT_RPATH and DT_RUNPATH. The DT_RPATH the
+/// loader ignores is cut with remove-references-to (`patchelf --set-rpath` rewrites
+/// only the DT_RUNPATH, and the edit used to drop the hit's detail text, which names no
+/// directory); the rebuilt library has exactly the predicted size and references and
+/// still loads.
+#[test]
+fn a_shadowed_rpath_is_cut_as_predicted() {
+    let test = "a_shadowed_rpath_is_cut_as_predicted";
+    if !nix_or_skip(test) {
+        return;
+    }
+    let (r, built) = split_small_world("shadowed.nix", "shadowed");
+    let because = r["actions"][0]["because"][0]["detail"].as_str().unwrap();
+    assert!(
+        because.ends_with("(DT_RPATH, ignored because DT_RUNPATH is present)"),
+        "the JSON detail text is unchanged: {because}"
+    );
+    let so = format!("{}/lib/libshadowed.so", built["out"]);
+    run_ok(
+        "python3",
+        &["-c", "import ctypes, sys; ctypes.CDLL(sys.argv[1])", &so],
+    );
+    assert!(
+        !references(&built["out"])
+            .iter()
+            .any(|p| p.ends_with("-gcc-12.2.0-lib")),
+        "the shadowed DT_RPATH's reference is gone"
+    );
+}
+
+/// issue 21, point 2: a package whose bin program names dev (`cyc-config` prints its
+/// include directory) and whose dev CMake file names bin gets no cyclic proposal: the
+/// report names both files, the proposed outputs' references form no cycle, and real
+/// Nix (which refuses cycles between outputs) builds every output as predicted.
+#[test]
+fn a_split_that_would_make_a_cycle_between_outputs_is_not_proposed() {
+    let test = "a_split_that_would_make_a_cycle_between_outputs_is_not_proposed";
+    if !nix_or_skip(test) {
+        return;
+    }
+    let (r, built) = split_small_world("cyclic.nix", "cyclic");
+    let warning = r["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|w| w.as_str())
+        .find(|w| w.contains("cycle"))
+        .unwrap_or_else(|| panic!("no cycle named: {r}"));
+    assert!(
+        warning.contains("bin/cyc-config") && warning.contains("lib/cmake/cyc/cycTargets.cmake"),
+        "{warning}"
+    );
+    // The outputs' references to each other form no cycle.
+    let edges: Vec<(String, String)> = r["outputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|o| {
+            let from = o["name"].as_str().unwrap().to_string();
+            o["references"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(move |x| x["output"].as_str().map(|t| (from.clone(), t.to_string())))
+        })
+        .filter(|(a, b)| a != b)
+        .collect();
+    for (a, b) in &edges {
+        assert!(
+            !edges.iter().any(|(c, d)| c == b && d == a),
+            "{a} and {b} refer to each other: {edges:?}"
+        );
+    }
+    assert_nix_parses(&r);
+    let config = run_ok(&format!("{}/bin/cyc-config", built["dev"]), &[]);
+    assert_eq!(config.trim(), format!("-I{}/include", built["dev"]));
+}
+
+/// issue 19, item 7: a RUNPATH directory a program needs for `dlopen("%s_dri.so")`
+/// supplies no DT_NEEDED library, yet it is kept (the report says why), and the
+/// rebuilt program still loads its driver.
+#[test]
+fn a_runpath_directory_used_through_a_dlopen_pattern_is_kept() {
+    let test = "a_runpath_directory_used_through_a_dlopen_pattern_is_kept";
+    if !nix_or_skip(test) {
+        return;
+    }
+    let (r, built) = split_small_world("dri.nix", "loader");
+    let drivers = nix_stdout(
+        "nix-build",
+        &[
+            repo().join("tests/worlds/split/dri.nix").to_str().unwrap(),
+            "-A",
+            "drivers",
+            "--no-out-link",
+        ],
+    );
+    assert!(
+        !r["actions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a["action"] == "shrink-rpath"),
+        "{r}"
+    );
+    assert!(r["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|w| w.as_str().unwrap().contains("%s_dri.so")));
+    assert!(references(&built["bin"]).contains(drivers.trim()));
+    let out = run_ok(&format!("{}/bin/dri-loader", built["bin"]), &[]);
+    assert_eq!(out.trim(), "driver loaded");
+}
+
+/// issue 19, item 7: a wrapper that execs its package's own helper by absolute path
+/// (`$out/libexec/greet-helper`) names the bin output after both move there (a
+/// rewrite), and the rebuilt wrapper runs the helper.
+#[test]
+fn a_wrapper_naming_its_own_helper_follows_it_to_the_bin_output() {
+    let test = "a_wrapper_naming_its_own_helper_follows_it_to_the_bin_output";
+    if !nix_or_skip(test) {
+        return;
+    }
+    let (r, built) = split_small_world("wrapper.nix", "wrapper");
+    assert!(
+        r["actions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a["action"] == "rewrite"
+                && a["file"] == "bin/greet"
+                && a["from"] == "$out/libexec/greet-helper"
+                && a["to"] == "$bin/libexec/greet-helper"),
+        "{r}"
+    );
+    let out = run_ok(&format!("{}/bin/greet", built["bin"]), &[]);
+    assert_eq!(out.trim(), "hello from the helper");
+}
+
+/// issue 21, point 6: `split ROOT --for ROOT` keeps the output holding what ROOT runs
+/// in the prediction (it predicted a 96-byte closure by moving ROOT's program away).
+#[test]
+fn a_root_split_for_itself_still_needs_its_program() {
+    let test = "a_root_split_for_itself_still_needs_its_program";
+    if !cmake_or_skip(test) {
+        return;
+    }
+    let app = build_cmake_world(None, "ember-app").expect("build ember-app");
+    let r = json(&["split", &app, "--for", &app, "--format", "json"]);
+    let needed = &r["for"]["outputs_needed"];
+    assert_eq!(needed, &serde_json::json!(["out", "bin"]), "{r}");
+    let after = r["for"]["closure_size_after"].as_u64().unwrap();
+    assert!(after > nar_size(&app), "{after} B cannot hold the program");
+}
+
+/// issue 21, point 4: a consumer that opens what moved to a build-only output (a JIT
+/// handing `<ember>/include` to its compiler) is told so: the warning names its file
+/// and the path, and the prediction keeps dev in its closure.
+#[test]
+fn a_consumer_reaching_into_dev_is_named() {
+    let test = "a_consumer_reaching_into_dev_is_named";
+    if !cmake_or_skip(test) {
+        return;
+    }
+    let ember = build_cmake_world(None, "ember").expect("build ember");
+    let jit = build_cmake_world(None, "ember-jit").expect("build ember-jit");
+    let r = json(&["split", &ember, "--for", &jit, "--format", "json"]);
+    assert!(r["for"]["outputs_needed"]
+        .as_array()
+        .unwrap()
+        .contains(&serde_json::json!("dev")));
+    let warnings: Vec<&str> = r["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|w| w.as_str())
+        .filter(|w| w.contains("still needs output"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains("output dev") && warnings[0].contains("bin/ember-jit names include"),
+        "{warnings:?}"
+    );
+    // The consumer of the other tests reaches nothing there: no such warning.
+    let app = build_cmake_world(None, "ember-app").expect("build ember-app");
+    let r = json(&["split", &ember, "--for", &app, "--format", "json"]);
+    assert!(!r.to_string().contains("still needs output"), "{r}");
 }

@@ -78,6 +78,9 @@ struct Measured<'a> {
     g: ClosureGraph,
     tree: DominatorTree,
     parents: Vec<Option<petgraph::graph::NodeIndex<u32>>>,
+    /// Which nodes are roots: asked once a path, and a scan of 200,000 roots for each
+    /// of 1,000,000 paths made `check` take 68 s where `why` took 6.
+    is_root: Vec<bool>,
 }
 
 impl Measured<'_> {
@@ -86,7 +89,7 @@ impl Measured<'_> {
     }
 
     fn is_root(&self, i: usize) -> bool {
-        self.g.roots.iter().any(|r| r.index() == i)
+        self.is_root.get(i).copied().unwrap_or(false)
     }
 
     fn contributor(&self, i: usize, added: u64) -> Contributor {
@@ -208,11 +211,18 @@ pub fn check(c: &Closure, opts: &CheckOptions) -> Result<CheckReport, AnalysisEr
     }
     let tree = dominator_tree(&g);
     let parents = g.bfs_parents(g.virtual_root());
+    let mut is_root = vec![false; g.len()];
+    for r in &g.roots {
+        if let Some(x) = is_root.get_mut(r.index()) {
+            *x = true;
+        }
+    }
     let m = Measured {
         closure: c,
         g,
         tree,
         parents,
+        is_root,
     };
     let size = m.g.total_size();
     let root_names: Vec<String> =

@@ -2,14 +2,15 @@
 //! the same collector and cache as `refs`) and answer, for one edge `from → to`, how
 //! `from` refers to `to`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::classify::ClassRules;
-use crate::evidence::{Collector, PathEvidence, Progress, ScanCache};
-use crate::report::HopEvidence;
+use crate::evidence::{Collector, PathEvidence, Progress, ScanCache, Scanned};
+use crate::report::{HopEvidence, VerdictScope};
 use crate::source::Files;
 use crate::store::{Closure, StorePath};
 
+use super::consumer::{scan_and_reach, scope_for, ConsumerReach};
 use super::convert::hop;
 
 /// Whether and how `why` looks at files for evidence.
@@ -46,23 +47,45 @@ impl Default for EvidenceOptions {
 pub(crate) struct EdgeEvidence<'a> {
     closure: &'a Closure,
     opts: &'a EvidenceOptions,
+    /// The consumer's roots, when verdicts judge with them as the consumer.
+    roots: Vec<StorePath>,
+    /// What the roots reach, and the scans not yet derived (after the first `scan`).
+    consumer: Option<(ConsumerReach, HashMap<StorePath, Scanned>)>,
     collected: BTreeMap<StorePath, PathEvidence>,
 }
 
 impl<'a> EdgeEvidence<'a> {
-    /// `None` when evidence is off or no files are available.
-    pub(crate) fn new(c: &'a Closure, opts: &'a EvidenceOptions) -> Option<EdgeEvidence<'a>> {
+    /// `None` when evidence is off or no files are available. Verdicts judge with
+    /// `roots` as the consumer where the files allow it ([`EdgeEvidence::scope`]).
+    pub(crate) fn new(
+        c: &'a Closure,
+        opts: &'a EvidenceOptions,
+        roots: &[StorePath],
+    ) -> Option<EdgeEvidence<'a>> {
         if !opts.enabled || opts.files.source().is_none() {
             return None;
         }
+        let consumer = scope_for(opts.files.kind()) == Some(VerdictScope::Consumer);
         Some(EdgeEvidence {
             closure: c,
             opts,
+            roots: if consumer { roots.to_vec() } else { Vec::new() },
+            consumer: None,
             collected: BTreeMap::new(),
         })
     }
 
-    /// Collect these referrers (in parallel; cached ones are cheap).
+    /// Whom the verdicts judge for.
+    pub(crate) fn scope(&self) -> VerdictScope {
+        if self.roots.is_empty() {
+            VerdictScope::PerPath
+        } else {
+            VerdictScope::Consumer
+        }
+    }
+
+    /// Collect these referrers (in parallel; cached ones are cheap). With a consumer,
+    /// the first call scans the roots' whole closure and reaches through it.
     pub(crate) fn scan(&mut self, referrers: &[StorePath], progress: Option<Progress<'_>>) {
         let todo: Vec<StorePath> = referrers
             .iter()
@@ -75,7 +98,39 @@ impl<'a> EdgeEvidence<'a> {
             self.opts.cache.as_ref(),
         )
         .rules(&self.opts.rules);
-        for e in collector.collect(&todo, progress) {
+        if self.roots.is_empty() {
+            for e in collector.collect(&todo, progress) {
+                self.collected.insert(e.path.clone(), e);
+            }
+            return;
+        }
+        let (reach, pending) = self.consumer.get_or_insert_with(|| {
+            let (reach, scanned) = scan_and_reach(
+                self.closure,
+                &collector,
+                &self.roots,
+                self.opts.rules.data_dirs(),
+                progress,
+            );
+            let pending = scanned.into_iter().map(|s| (s.path.clone(), s)).collect();
+            (reach, pending)
+        });
+        // A referrer outside the roots' closure (none in `why`) is scanned on its own.
+        let mut scans: Vec<Scanned> = Vec::with_capacity(todo.len());
+        let mut outside = Vec::new();
+        for p in todo {
+            match pending.remove(&p) {
+                Some(s) => scans.push(s),
+                None => outside.push(p),
+            }
+        }
+        scans.extend(collector.scan(&outside, None));
+        use rayon::prelude::*;
+        let derived: Vec<PathEvidence> = scans
+            .into_par_iter()
+            .map(|s| reach.derive(&collector, s))
+            .collect();
+        for e in derived {
             self.collected.insert(e.path.clone(), e);
         }
     }

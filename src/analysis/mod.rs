@@ -9,6 +9,7 @@
 
 mod check;
 mod common;
+mod consumer;
 mod convert;
 mod diff;
 mod edges;
@@ -30,7 +31,7 @@ pub use refs::{refs, RefsOptions};
 pub use rules::rules;
 pub use snapshot::{snapshot, SnapshotOptions};
 pub use split::{nar_size_of, savings, split, SplitOptions};
-pub use why::{why, why_chains, WhyOptions};
+pub use why::{why, why_chains, why_chains_capped, WhyOptions};
 
 /// Why an analysis could not run.
 #[derive(Debug, thiserror::Error)]

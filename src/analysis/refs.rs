@@ -5,20 +5,17 @@
 //! Files come from the source the caller located (`crate::source`); without one the
 //! report says that evidence is unavailable and lists the registered references only.
 
-use std::collections::{HashMap, HashSet};
-
 use rayon::prelude::*;
 
 use super::common::{load_warnings, pick_roots, source_ref};
+use super::consumer::ConsumerReach;
 use super::convert::refs_path;
 use super::AnalysisError;
 use crate::classify::ClassRules;
-use crate::evidence::{Collector, Progress, ScanCache, Scanned};
-use crate::reach::{reach, FileId, Inventory, Why};
-use crate::report::{EvidenceLevel, Explanation, ReachStep, ReachVia, RefsReport, SCHEMA_VERSION};
-use crate::scan::RelPath;
+use crate::evidence::{Collector, Progress, ScanCache};
+use crate::report::{EvidenceLevel, RefsReport, SCHEMA_VERSION};
 use crate::source::{Files, FilesFrom};
-use crate::store::{Closure, StoreDir, StorePath};
+use crate::store::{Closure, StorePath};
 
 /// Options of `nixcut refs`.
 #[derive(Debug, Clone, Default)]
@@ -44,82 +41,6 @@ pub struct RefsOptions {
     /// `--explain FILE`: say how the consumer reaches this file (an absolute logical
     /// path); needs `closure`.
     pub explain: Option<String>,
-}
-
-/// The files reached, per store path.
-type ReachedFiles = HashMap<StorePath, HashSet<RelPath>>;
-
-/// For each scanned path, the files that the roots reach at run time (their own
-/// run-time files are the entry points); with `explain`, how that file is reached.
-fn reached_files(
-    sd: &StoreDir,
-    scanned: &[Scanned],
-    roots: &[StorePath],
-    explain: Option<&str>,
-) -> (ReachedFiles, Option<Explanation>) {
-    let inv = Inventory::new(
-        sd,
-        scanned.iter().filter_map(|s| {
-            s.result
-                .as_ref()
-                .ok()
-                .map(|(sp, _)| (&s.path, sp.entries.as_slice()))
-        }),
-    );
-    let entry_points: Vec<FileId> = roots
-        .iter()
-        .filter_map(|r| inv.path_index(r))
-        .flat_map(|pi| inv.files_of(pi).collect::<Vec<_>>())
-        .filter(|f| inv.entry(*f).class.is_runtime())
-        .collect();
-    let reached = reach(&inv, entry_points);
-    let mut out: HashMap<StorePath, HashSet<RelPath>> = HashMap::new();
-    for s in scanned {
-        let Some(pi) = inv.path_index(&s.path) else {
-            continue;
-        };
-        let set = inv
-            .files_of(pi)
-            .filter(|f| reached.contains(*f))
-            .map(|f| inv.entry(f).path.clone())
-            .collect();
-        out.insert(s.path.clone(), set);
-    }
-    let explanation = explain.map(|file| {
-        let target = inv.resolve(file.as_bytes()).map(|(f, _)| f);
-        let chain: Vec<ReachStep> = target
-            .filter(|f| reached.contains(*f))
-            .map(|f| reached.chain(f))
-            .unwrap_or_default()
-            .into_iter()
-            .map(|(f, why)| step(&inv, f, why))
-            .collect();
-        Explanation {
-            file: file.to_string(),
-            reached: !chain.is_empty(),
-            chain,
-        }
-    });
-    (out, explanation)
-}
-
-fn step(inv: &Inventory<'_>, f: FileId, why: Why) -> ReachStep {
-    let (via, detail) = match why {
-        Why::EntryPoint => (ReachVia::EntryPoint, String::new()),
-        Why::Interpreter => (ReachVia::Interpreter, String::new()),
-        Why::Needed { name, dir } => (ReachVia::Needed, format!("{name} in {dir}")),
-        Why::Dlopen { name, dir } => (ReachVia::Dlopen, format!("{name} in {dir}")),
-        Why::Shebang => (ReachVia::Shebang, String::new()),
-        Why::Named => (ReachVia::Named, String::new()),
-        Why::Symlink => (ReachVia::Symlink, String::new()),
-        Why::Inside => (ReachVia::Inside, String::new()),
-        Why::DataDir(rule) => (ReachVia::DataDir, rule.to_string()),
-    };
-    ReachStep {
-        file: inv.display(f),
-        via,
-        detail,
-    }
 }
 
 /// The store paths a `refs` run reports on.
@@ -159,7 +80,13 @@ pub fn refs(
     let mut explain = None;
     let reached = if opts.closure && opts.files.source().is_some() {
         let roots = pick_roots(c, opts.root.as_deref())?;
-        let (files, e) = reached_files(sd, &scanned, &roots, opts.explain.as_deref());
+        let (files, e) = ConsumerReach::compute(
+            sd,
+            &scanned,
+            &roots,
+            opts.rules.data_dirs(),
+            opts.explain.as_deref(),
+        );
         explain = e;
         Some(files)
     } else {
@@ -169,11 +96,7 @@ pub fn refs(
         .into_par_iter()
         .map(|s| {
             let e = match &reached {
-                Some(r) => {
-                    let files = r.get(&s.path);
-                    let f = |rel: &RelPath| files.is_some_and(|set| set.contains(rel));
-                    collector.derive(s, Some(&f))
-                }
+                Some(r) => r.derive(&collector, s),
                 None => collector.derive(s, None),
             };
             refs_path(sd, &e, opts.max_evidence)

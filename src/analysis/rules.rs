@@ -3,9 +3,11 @@
 
 use crate::classify::{
     verdict_rules, ClassRules, FileClassName, Gives, HitCondition, Matcher, Place, CLASS_OUT,
-    FILE_RULES,
+    ELF_HIT_RULES, FILE_RULES,
 };
-use crate::report::{ClassRow, KindRow, RuleSource, RulesReport, VerdictRow, SCHEMA_VERSION};
+use crate::report::{
+    ClassRow, DataDirRow, KindRow, RuleSource, RulesReport, VerdictRow, SCHEMA_VERSION,
+};
 
 /// The rule tables in force: the class rules (the user's rows, from `rules_file`, first),
 /// the evidence-kind file rules and the verdict rules.
@@ -54,6 +56,29 @@ pub fn rules(rules: &ClassRules, rules_file: Option<String>) -> RulesReport {
                     Gives::GpuArchOfClass => "gpu:<arch of the file's class>".into(),
                 },
                 why: r.why.to_string(),
+            })
+            .collect(),
+        elf_rules: ELF_HIT_RULES
+            .iter()
+            .map(|(name, kind, matches)| KindRow {
+                name: name.to_string(),
+                matches: matches.to_string(),
+                kind: kind.to_string(),
+            })
+            .collect(),
+        data_dir_rules: rules
+            .data_dirs()
+            .iter()
+            .map(|d| DataDirRow {
+                name: d.id.to_string(),
+                source: if rules.is_user_data_dir(d.id) {
+                    RuleSource::User
+                } else {
+                    RuleSource::Builtin
+                },
+                library: d.library.clone(),
+                base: d.base.as_str().to_string(),
+                dirs: d.dirs.clone(),
             })
             .collect(),
     }
@@ -105,5 +130,38 @@ fn describe_condition(c: HitCondition) -> String {
         HitCondition::UnreachedRuntimeKind => {
             "a runtime kind of hit in a file the consumer does not reach".into()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_elf_hit_rule_and_data_dir_row_is_listed() {
+        let r = rules(&ClassRules::builtin(), None);
+        // Every rule name classify_hit gives is in the listing.
+        let src = include_str!("../classify/elf.rs");
+        let body = &src[src.find("pub fn classify_hit").unwrap()..];
+        for name in body.split('"').skip(1).step_by(2) {
+            if name.starts_with("elf-") && !name.contains(' ') {
+                assert!(
+                    r.elf_rules.iter().any(|k| k.name == name),
+                    "{name} is not listed"
+                );
+            }
+        }
+        let names: Vec<&str> = r.data_dir_rules.iter().map(|d| d.name.as_str()).collect();
+        assert!(names.contains(&"data/rocblas-tensile"), "{names:?}");
+        let user = ClassRules::builtin().with_user_data_dirs(vec![crate::classify::DataDirRule {
+            id: crate::classify::RuleId::intern("my/x"),
+            library: "libx.so".into(),
+            base: crate::classify::DataBase::RealPath,
+            dirs: vec!["x/db".into()],
+        }]);
+        let r = rules(&user, Some("r.toml".into()));
+        assert_eq!(r.data_dir_rules[0].name, "my/x");
+        assert_eq!(r.data_dir_rules[0].source, RuleSource::User);
+        assert_eq!(r.data_dir_rules[0].base, "real-path");
     }
 }

@@ -2,7 +2,7 @@
 //! a root to a target.
 
 use crate::graph::{
-    added_sizes, all_chains, closure_sizes, closure_sizes_of, dominator_tree, ChainTreeNode,
+    added_sizes, all_chains_capped, closure_sizes, closure_sizes_of, dominator_tree, ChainTreeNode,
     ClosureGraph,
 };
 use crate::report::{
@@ -88,7 +88,9 @@ pub fn why(
     // Evidence: scan up to `max_referrers` direct referrers of each of the first
     // `evidence_paths` shown paths, the one on its shortest chain first.
     let with_evidence = opts.evidence_paths.unwrap_or(shown).min(shown);
-    let mut edges = EdgeEvidence::new(c, &opts.evidence);
+    let consumer_roots: Vec<StorePath> =
+        g.roots.iter().filter_map(|&r| g.path(r)).cloned().collect();
+    let mut edges = EdgeEvidence::new(c, &opts.evidence, &consumer_roots);
     let mut referrers_of: Vec<(Vec<usize>, usize)> = Vec::new();
     if let Some(ev) = edges.as_mut() {
         let mut wanted = Vec::new();
@@ -129,21 +131,30 @@ pub fn why(
             .cloned()
             .unwrap_or_else(|| sd.display(&g.paths[i]).into())
     };
+    // Shared prefixes: each chain is its predecessor's plus one path.
+    use crate::report::Step;
+    let vr = g.virtual_root();
+    let chains = crate::report::chains_of(
+        n,
+        &order[..shown],
+        |v| match parents[v] {
+            Some(p) if p == vr => Step::Root,
+            Some(p) => Step::Parent(p.index()),
+            None if g.roots.iter().any(|r| r.index() == v) => Step::Root,
+            None => Step::Unreachable,
+        },
+        name,
+    );
     let mut paths = order[..shown]
         .par_iter()
-        .map(|&i| {
-            let node = petgraph::graph::NodeIndex::new(i);
+        .zip(chains)
+        .map(|(&i, chain)| {
             WhyPath {
                 path: name(i).to_string(),
                 nar_size: g.nar_sizes[i],
                 closure_size: closure[i],
                 added_size: added[i],
-                chain: g
-                    .chain_to(&parents, node)
-                    .iter()
-                    .filter(|v| v.index() < n)
-                    .map(|v| name(v.index()))
-                    .collect(),
+                chain,
                 // The virtual root (index n) and unreachable nodes (themselves) mean none.
                 dominator: idom
                     .get(i)
@@ -234,6 +245,7 @@ pub fn why(
         rest,
         evidence: level,
         evidence_paths: if edges.is_some() { with_evidence } else { 0 },
+        verdict_scope: edges.as_ref().map(|e| e.scope()),
         savings,
         warnings,
     })
@@ -288,6 +300,19 @@ pub fn why_chains(
     evidence: &EvidenceOptions,
     progress: Option<Progress<'_>>,
 ) -> Result<WhyChainsReport, AnalysisError> {
+    why_chains_capped(c, root, target, evidence, progress, None)
+}
+
+/// [`why_chains`] showing at most `max_chains` chains (`--max-chains`); the report
+/// counts the rest (`chains_not_shown`).
+pub fn why_chains_capped(
+    c: &Closure,
+    root: Option<&str>,
+    target: &str,
+    evidence: &EvidenceOptions,
+    progress: Option<Progress<'_>>,
+    max_chains: Option<u64>,
+) -> Result<WhyChainsReport, AnalysisError> {
     let roots = pick_roots(c, root)?;
     let target_path = c.select_root(target)?;
     let g = ClosureGraph::new(c, &roots);
@@ -308,11 +333,11 @@ pub fn why_chains(
     } else {
         g.virtual_root()
     };
-    let chains = all_chains(&g, start, t);
+    let chains = all_chains_capped(&g, start, t, max_chains.map(u128::from));
     let tree = dominator_tree(&g);
     let added = added_sizes(&g, &tree);
     // Evidence of every hop: scan every path on a chain that refers onwards.
-    let mut edges = EdgeEvidence::new(c, evidence);
+    let mut edges = EdgeEvidence::new(c, evidence, &roots);
     if let (Some(ev), Some(tree)) = (edges.as_mut(), chains.tree.as_ref()) {
         let mut on_chain = Vec::new();
         let mut stack = vec![tree];
@@ -355,6 +380,8 @@ pub fn why_chains(
         paths_on_chains: chains
             .paths_on_chains
             .saturating_sub(usize::from(start == g.virtual_root())),
+        chains_not_shown: max_chains
+            .map(|_| u64::try_from(chains.chain_count - chains.chains_shown).unwrap_or(u64::MAX)),
         target_added_size: added[t.index()],
         tree: tree_out,
         evidence: if edges.is_some() {
@@ -362,6 +389,7 @@ pub fn why_chains(
         } else {
             EvidenceLevel::Graph
         },
+        verdict_scope: edges.as_ref().map(|e| e.scope()),
         warnings: {
             let mut w = load_warnings(c);
             if let Some(ev) = &edges {

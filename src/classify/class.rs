@@ -327,6 +327,10 @@ pub struct ClassRules {
     rules: Vec<ClassRule>,
     /// How many of the first rows came from a user's rules file.
     user: usize,
+    /// The data-directory rules (the built-in table merged with a user's rows).
+    data_dirs: Vec<super::DataDirRule>,
+    /// The names of the data-directory rules that came from a user's rules file.
+    user_data_dirs: Vec<RuleId>,
 }
 
 impl Default for ClassRules {
@@ -352,6 +356,8 @@ impl ClassRules {
         let fixed = ClassOf::Class;
         ClassRules {
             user: 0,
+            data_dirs: super::builtin_data_dirs(),
+            user_data_dirs: Vec::new(),
             rules: vec![
                 // Content first: device code says which GPU it is for.
                 r(
@@ -461,6 +467,24 @@ impl ClassRules {
         self.rules.splice(at..at, user);
         self.user += n;
         self
+    }
+
+    /// These rules with a user's data-directory rows merged into the table
+    /// ([`super::merge_data_dirs`]).
+    pub fn with_user_data_dirs(mut self, user: Vec<super::DataDirRule>) -> ClassRules {
+        self.user_data_dirs.extend(user.iter().map(|r| r.id));
+        self.data_dirs = super::merge_data_dirs(std::mem::take(&mut self.data_dirs), user);
+        self
+    }
+
+    /// The data-directory rules in force.
+    pub fn data_dirs(&self) -> &[super::DataDirRule] {
+        &self.data_dirs
+    }
+
+    /// Whether a data-directory rule came from a user's rules file.
+    pub fn is_user_data_dir(&self, id: RuleId) -> bool {
+        self.user_data_dirs.contains(&id)
     }
 
     /// The rows, in priority order.

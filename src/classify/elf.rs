@@ -32,6 +32,10 @@ pub struct HitClass {
     pub detail: String,
     /// The rule that decided.
     pub rule: RuleId,
+    /// For a hit in a `DT_RUNPATH`/`DT_RPATH` entry: that entry's directory, as data
+    /// (`$ORIGIN` expanded when it could be), so that no caller reads it back from
+    /// `detail`.
+    pub runpath_dir: Option<String>,
 }
 
 impl HitClass {
@@ -40,9 +44,81 @@ impl HitClass {
             kind,
             detail,
             rule: RuleId::new(rule),
+            runpath_dir: None,
         }
     }
 }
+
+/// The ELF hit rules of [`classify_hit`], in the order it tries them: name, kind, and
+/// which hits it applies to (for `nixcut rules`).
+pub const ELF_HIT_RULES: &[(&str, EvidenceKind, &str)] = {
+    use EvidenceKind as K;
+    &[
+        (
+            "elf-pt-interp",
+            K::ElfInterpreter,
+            "in the PT_INTERP segment",
+        ),
+        (
+            "elf-needed-absolute",
+            K::ElfNeeded,
+            "in a DT_NEEDED entry (an absolute library path)",
+        ),
+        (
+            "elf-rpath-shadowed",
+            K::ElfRunpathUnused,
+            "in a DT_RPATH entry the loader ignores because DT_RUNPATH is present",
+        ),
+        (
+            "elf-runpath-unchecked",
+            K::ElfNeeded,
+            "in a RUNPATH/RPATH entry whose libraries could not be checked (no listing)",
+        ),
+        (
+            "elf-runpath-supplies-dlopen",
+            K::ElfRunpathDlopen,
+            "in a RUNPATH entry that supplies only libraries named for dlopen",
+        ),
+        (
+            "elf-runpath-supplies-nothing",
+            K::ElfRunpathUnused,
+            "in a RUNPATH entry that supplies no library",
+        ),
+        (
+            "elf-runpath-supplies-needed",
+            K::ElfNeeded,
+            "in a RUNPATH entry that supplies a DT_NEEDED library",
+        ),
+        ("elf-outside-sections", K::ElfOther, "outside every section"),
+        (
+            "elf-interp-section",
+            K::ElfInterpreter,
+            "in the .interp section",
+        ),
+        (
+            "elf-source-path",
+            K::ElfSourcePath,
+            "a data string naming a source or include file (__FILE__, assert)",
+        ),
+        (
+            "elf-dynstr-string",
+            K::ElfString,
+            "another string of .dynstr",
+        ),
+        (
+            "elf-data-string",
+            K::ElfString,
+            "another data-section string",
+        ),
+        ("elf-debug-section", K::ElfDebug, "in a debug section"),
+        (
+            "elf-gpu-code",
+            K::ElfOther,
+            "in GPU device code (.hip_fatbin, .nv_fatbin)",
+        ),
+        ("elf-other-section", K::ElfOther, "in any other section"),
+    ]
+};
 
 /// Classify the hash found at file offset `offset` of the ELF file `src`.
 pub fn classify_hit<S: ByteSource + ?Sized>(facts: &ElfFacts, offset: u64, src: &S) -> HitClass {
@@ -67,7 +143,7 @@ pub fn classify_hit<S: ByteSource + ?Sized>(facts: &ElfFacts, offset: u64, src: 
             RunpathTag::Rpath => "RPATH",
         };
         let dir = e.dir.as_deref().unwrap_or(&e.raw);
-        return if !e.active {
+        let c = if !e.active {
             HitClass::new(
                 K::ElfRunpathUnused,
                 "elf-rpath-shadowed",
@@ -97,6 +173,10 @@ pub fn classify_hit<S: ByteSource + ?Sized>(facts: &ElfFacts, offset: u64, src: 
                 "elf-runpath-supplies-needed",
                 format!("{dir} supplies {}", e.supplies.join(", ")),
             )
+        };
+        return HitClass {
+            runpath_dir: e.dir.clone(),
+            ..c
         };
     }
     let Some(section) = facts.section_at(offset) else {

@@ -13,6 +13,8 @@
 //! - [`verdict_rules`]: the verdict of one hit ([`hit_verdict`]: kind rows plus the
 //!   symlink refinements, dangling and per-GPU-architecture names) and of a reference
 //!   from its hits ([`reference_verdict`]: strongest wins, GPU architectures merged).
+//! - [`DataDirRule`]: the data directories a library opens beside itself, where its
+//!   strings do not say (the fallback of `crate::reach`; `[[data_dir]]` in a rules file).
 //! - [`text`]: byte helpers that cut and escape evidence details.
 //!
 //! Every stage is a pure function of facts: the walkers (`crate::scan`) call the kind
@@ -20,6 +22,7 @@
 //! layer (`crate::evidence`) calls the verdict rules. Nothing here does I/O.
 
 mod class;
+mod data_dir;
 mod elf;
 mod gpu_arch;
 mod kind;
@@ -33,14 +36,17 @@ pub use class::{
     base_arch, ClassFacts, ClassMatcher, ClassOf, ClassRule, ClassRules, EntryType, FileClass,
     CLASS_OUT,
 };
-pub use elf::{classify_hit, names_source_path, HitClass, SOURCE_EXTENSIONS, STRING_CAP};
+pub use data_dir::{builtin_data_dirs, data_dir_rules, merge_data_dirs, DataBase, DataDirRule};
+pub use elf::{
+    classify_hit, names_source_path, HitClass, ELF_HIT_RULES, SOURCE_EXTENSIONS, STRING_CAP,
+};
 pub use gpu_arch::{
     arch_of_name, is_known_gpu_arch, known_gpu_archs, miopen_db_arch, nearest_gpu_archs,
 };
 pub use kind::{EvidenceKind, UnknownKind};
 pub use kinds::{file_rule, FileFacts, FileRule, Matcher, Place, FILE_RULES};
 pub use rule::RuleId;
-pub use rules_file::{class_rules_from_file, parse_rules_file, RulesFileError};
+pub use rules_file::{class_rules_from_file, parse_data_dirs, parse_rules_file, RulesFileError};
 pub use verdict::{
     hit_verdict, reference_verdict, verdict_rules, FileClassName, Gives, HitCondition, HitFacts,
     Verdict, VerdictRule, NO_EVIDENCE,

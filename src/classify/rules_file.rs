@@ -9,6 +9,21 @@
 //!                             # gpu:<arch>, gpu-generic, removable
 //! ```
 //!
+//! Data-directory rows (the fallback for libraries whose strings do not name the
+//! directories they open; the built-in rows are listed by `nixcut rules`):
+//!
+//! ```toml
+//! [[data_dir]]
+//! name = "my/fastblas"         # required, unique
+//! library = "libfastblas.so"   # the library's file name (also matches `.so.3` …)
+//! base = "loaded-as"           # or "real-path" (default: loaded-as)
+//! dirs = ["fastblas/library"]  # relative to the base, in the order tried
+//!
+//! [[data_dir]]
+//! name = "data/rocblas-tensile"  # a built-in row's name replaces that row;
+//! dirs = []                      # an empty `dirs` turns it off
+//! ```
+//!
 //! Several match keys in one rule must all hold. Parsing takes the text and the file's
 //! name (for messages) and never reads files: the binary does. Every error names the
 //! file, line and column and what is wrong (bad TOML, an unknown key, a missing or
@@ -20,7 +35,10 @@ use std::ops::Range;
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::{ClassMatcher, ClassOf, ClassRule, ClassRules, FileClass, RuleId, CLASS_OUT};
+use super::{
+    builtin_data_dirs, ClassMatcher, ClassOf, ClassRule, ClassRules, DataBase, DataDirRule,
+    FileClass, RuleId, CLASS_OUT,
+};
 
 /// What is wrong with a rules file, and where.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -41,6 +59,17 @@ pub struct RulesFileError {
 struct RawFile {
     #[serde(default)]
     class: Vec<Spanned<RawClassRule>>,
+    #[serde(default)]
+    data_dir: Vec<Spanned<RawDataDir>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDataDir {
+    name: Option<Spanned<String>>,
+    library: Option<Spanned<String>>,
+    base: Option<Spanned<String>>,
+    dirs: Option<Spanned<Vec<Spanned<String>>>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -57,52 +86,113 @@ struct RawClassRule {
 const CLASSES: &str =
     "out, bin, lib, dev, static, doc, man, info, debug, gpu:<arch>, gpu-generic, removable";
 
+/// How a table's rows are called in messages.
+struct Table {
+    /// `[[class]] rule`.
+    header: &'static str,
+    /// `rule`.
+    noun: &'static str,
+}
+
+const CLASS_TABLE: Table = Table {
+    header: "[[class]] rule",
+    noun: "rule",
+};
+const DATA_DIR_TABLE: Table = Table {
+    header: "[[data_dir]] row",
+    noun: "data_dir row",
+};
+
+fn error_at(text: &str, file: &str, span: Range<usize>, message: String) -> RulesFileError {
+    let (line, column) = line_column(text, span.start);
+    RulesFileError {
+        file: file.to_string(),
+        line,
+        column,
+        message,
+    }
+}
+
+/// The file's TOML, or the error naming where it is wrong.
+fn read_raw(text: &str, file: &str) -> Result<RawFile, RulesFileError> {
+    toml::from_str(text).map_err(|e| {
+        let message = e.message().trim_end().to_string();
+        error_at(text, file, e.span().unwrap_or(0..0), message)
+    })
+}
+
+/// A row's name: present, without spaces or control characters, not used before.
+fn checked_name(
+    name: Option<Spanned<String>>,
+    row: Range<usize>,
+    table: &Table,
+    seen: &mut HashMap<String, usize>,
+    text: &str,
+    file: &str,
+) -> Result<(String, Range<usize>), RulesFileError> {
+    let Some(name) = name else {
+        return Err(error_at(
+            text,
+            file,
+            row,
+            format!(
+                "this {} has no `name` (every {} needs a unique name)",
+                table.header, table.noun
+            ),
+        ));
+    };
+    let span = name.span();
+    let name = name.into_inner();
+    if name.trim().is_empty() || name.chars().any(|c| c.is_control() || c.is_whitespace()) {
+        return Err(error_at(
+            text,
+            file,
+            span,
+            format!(
+                "{} name {name:?} is empty or holds spaces or control characters",
+                table.noun
+            ),
+        ));
+    }
+    // The first use is kept as a byte offset and turned into a line only for the error:
+    // a line per row, each found from the start of the text, made loading quadratic.
+    if let Some(first) = seen.insert(name.clone(), span.start) {
+        let first = line_column(text, first).0;
+        return Err(error_at(
+            text,
+            file,
+            span,
+            format!(
+                "duplicate {} name `{name}` (first used on line {first})",
+                table.noun
+            ),
+        ));
+    }
+    Ok((name, span))
+}
+
 /// Parse a rules file: its class rules, in file order.
 pub fn parse_rules_file(text: &str, file: &str) -> Result<Vec<ClassRule>, RulesFileError> {
-    let err = |span: Range<usize>, message: String| {
-        let (line, column) = line_column(text, span.start);
-        RulesFileError {
-            file: file.to_string(),
-            line,
-            column,
-            message,
-        }
-    };
-    let raw: RawFile = toml::from_str(text).map_err(|e| {
-        let message = e.message().trim_end().to_string();
-        err(e.span().unwrap_or(0..0), message)
-    })?;
+    let err = |span: Range<usize>, message: String| error_at(text, file, span, message);
+    let raw = read_raw(text, file)?;
     let builtin = ClassRules::builtin();
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut rules = Vec::with_capacity(raw.class.len());
     for spanned in raw.class {
         let rule_span = spanned.span();
         let r = spanned.into_inner();
-        let Some(name) = r.name else {
-            return Err(err(
-                rule_span,
-                "this [[class]] rule has no `name` (every rule needs a unique name)".into(),
-            ));
-        };
-        let name_span = name.span();
-        let name = name.into_inner();
-        if name.trim().is_empty() || name.chars().any(|c| c.is_control() || c.is_whitespace()) {
-            return Err(err(
-                name_span,
-                format!("rule name {name:?} is empty or holds spaces or control characters"),
-            ));
-        }
+        let (name, name_span) = checked_name(
+            r.name,
+            rule_span.clone(),
+            &CLASS_TABLE,
+            &mut seen,
+            text,
+            file,
+        )?;
         if name == CLASS_OUT.as_str() || builtin.rules().iter().any(|b| b.id == name.as_str()) {
             return Err(err(
                 name_span,
                 format!("rule name `{name}` is the name of a built-in rule; choose another"),
-            ));
-        }
-        let line = line_column(text, name_span.start).0;
-        if let Some(first) = seen.insert(name.clone(), line) {
-            return Err(err(
-                name_span,
-                format!("duplicate rule name `{name}` (first used on line {first})"),
             ));
         }
         let mut all = Vec::new();
@@ -172,9 +262,101 @@ pub fn parse_rules_file(text: &str, file: &str) -> Result<Vec<ClassRule>, RulesF
     Ok(rules)
 }
 
-/// The built-in table with the rules of a rules file ahead of it.
+/// The built-in table with the rules of a rules file ahead of it (and its
+/// data-directory rows merged into the table).
 pub fn class_rules_from_file(text: &str, file: &str) -> Result<ClassRules, RulesFileError> {
-    Ok(ClassRules::builtin().with_user_rules(parse_rules_file(text, file)?))
+    Ok(ClassRules::builtin()
+        .with_user_rules(parse_rules_file(text, file)?)
+        .with_user_data_dirs(parse_data_dirs(text, file)?))
+}
+
+/// Parse the `[[data_dir]]` rows of a rules file, in file order.
+pub fn parse_data_dirs(text: &str, file: &str) -> Result<Vec<DataDirRule>, RulesFileError> {
+    let err = |span: Range<usize>, message: String| error_at(text, file, span, message);
+    let raw = read_raw(text, file)?;
+    let builtin = builtin_data_dirs();
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut out = Vec::new();
+    for spanned in raw.data_dir {
+        let span = spanned.span();
+        let r = spanned.into_inner();
+        checked_name(
+            r.name.clone(),
+            span.clone(),
+            &DATA_DIR_TABLE,
+            &mut seen,
+            text,
+            file,
+        )?;
+        let name = r.name.map(Spanned::into_inner).unwrap_or_default();
+        let replaces = builtin.iter().find(|b| b.id == name.as_str());
+        let library = match (r.library, replaces) {
+            (Some(l), _) => {
+                let l_span = l.span();
+                let l = l.into_inner();
+                if l.is_empty() || l.contains('/') || l.chars().any(char::is_control) {
+                    return Err(err(
+                        l_span,
+                        format!("`library` {l:?} must be a file name such as `libfoo.so`"),
+                    ));
+                }
+                l
+            }
+            (None, Some(b)) => b.library.clone(),
+            (None, None) => {
+                return Err(err(
+                    span,
+                    format!("data_dir `{name}` has no `library` (the library's file name, e.g. `libfoo.so`)"),
+                ))
+            }
+        };
+        let base = match (r.base, replaces) {
+            (Some(b), _) => {
+                let b_span = b.span();
+                let b = b.into_inner();
+                DataBase::parse(&b).ok_or_else(|| {
+                    err(
+                        b_span,
+                        format!("unknown base `{b}` (expected loaded-as or real-path)"),
+                    )
+                })?
+            }
+            (None, Some(b)) => b.base,
+            (None, None) => DataBase::LoadedAs,
+        };
+        let Some(dirs) = r.dirs else {
+            return Err(err(
+                span,
+                format!("data_dir `{name}` has no `dirs` (directories relative to the library; `[]` turns a built-in row off)"),
+            ));
+        };
+        let dirs_span = dirs.span();
+        let mut list = Vec::new();
+        for d in dirs.into_inner() {
+            let d_span = d.span();
+            let d = d.into_inner();
+            if d.is_empty() || d.starts_with('/') || d.chars().any(char::is_control) {
+                return Err(err(
+                    d_span,
+                    format!("`dirs` entry {d:?} must be a non-empty path relative to the library's directory"),
+                ));
+            }
+            list.push(d);
+        }
+        if list.is_empty() && replaces.is_none() {
+            return Err(err(
+                dirs_span,
+                format!("`dirs` is empty, and `{name}` is no built-in row to turn off"),
+            ));
+        }
+        out.push(DataDirRule {
+            id: replaces.map_or_else(|| RuleId::intern(&name), |b| b.id),
+            library,
+            base,
+            dirs: list,
+        });
+    }
+    Ok(out)
 }
 
 /// Why one entry of a match list is unusable, if it is.
@@ -291,6 +473,38 @@ class = "gpu:gfx90a"
                 e.to_string().starts_with(&format!("rules.toml:{line}:")),
                 "{e}"
             );
+        }
+    }
+
+    #[test]
+    fn data_dir_rows() {
+        let text = r#"
+[[data_dir]]
+name = "my/fastblas"
+library = "libfastblas.so"
+dirs = ["fastblas/library"]
+
+[[data_dir]]
+name = "data/rocblas-tensile"
+dirs = []
+"#;
+        let rules = class_rules_from_file(text, "rules.toml").unwrap();
+        let ids: Vec<String> = rules.data_dirs().iter().map(|r| r.id.to_string()).collect();
+        assert_eq!(ids[0], "my/fastblas");
+        assert!(!ids.contains(&"data/rocblas-tensile".to_string()));
+        assert!(rules.is_user_data_dir(RuleId::intern("my/fastblas")));
+        for (text, line, what) in [
+            ("[[data_dir]]\nlibrary = \"libx.so\"\ndirs = [\"a\"]\n", 1, "no `name`"),
+            ("[[data_dir]]\nname = \"x\"\ndirs = [\"a\"]\n", 1, "no `library`"),
+            ("[[data_dir]]\nname = \"x\"\nlibrary = \"libx.so\"\n", 1, "no `dirs`"),
+            ("[[data_dir]]\nname = \"x\"\nlibrary = \"libx.so\"\ndirs = []\n", 4, "no built-in row"),
+            ("[[data_dir]]\nname = \"x\"\nlibrary = \"libx.so\"\ndirs = [\"/abs\"]\n", 4, "relative"),
+            ("[[data_dir]]\nname = \"x\"\nlibrary = \"libx.so\"\nbase = \"here\"\ndirs = [\"a\"]\n", 4, "unknown base"),
+            ("[[data_dir]]\nname = \"x\"\nlibrary = \"lib/x.so\"\ndirs = [\"a\"]\n", 3, "file name"),
+        ] {
+            let e = class_rules_from_file(text, "r.toml").expect_err(text);
+            assert_eq!(e.line, line, "{text:?}: {e}");
+            assert!(e.message.contains(what), "{text:?}: {e}");
         }
     }
 

@@ -419,6 +419,11 @@ pub struct WhyArgs {
     /// Show every chain to this path: a store path or `./result-x` symlink, base name,
     /// hash (or its first characters) or package name.
     pub target: Option<String>,
+    /// With TARGET: show at most N chains (depth first; a repeated path stands for every
+    /// chain through it) and count the rest.
+    #[arg(long, value_name = "N", requires = "target",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_chains: Option<u64>,
     /// Show the first N paths and summarise the rest in one row (default 25 in tables,
     /// all in JSON).
     #[arg(long, value_name = "N", conflicts_with = "all")]

@@ -145,7 +145,9 @@ pub(super) fn run(g: &GlobalArgs, a: &CheckArgs, format: Format, style: &Style) 
     match (&a.summary, env_summary) {
         (Some(file), _) => append_summary(&report, file)?,
         (None, Some(file)) => {
-            if let Err(e) = append_summary(&report, &file) {
+            let written = refuse_store_object(g, &file, "the summary ($GITHUB_STEP_SUMMARY)")
+                .and_then(|()| append_summary(&report, &file));
+            if let Err(e) = written {
                 print_warnings(&[format!("{e:#}")], g.quiet);
             }
         }

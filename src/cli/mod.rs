@@ -5,6 +5,7 @@
 mod args;
 mod check;
 mod diff;
+mod explain;
 mod formats;
 mod http;
 mod inputs;
@@ -115,10 +116,17 @@ fn load_options(g: &GlobalArgs) -> LoadOptions {
 /// directory is allowed: that is a Nix builder writing its own `$out`
 /// (`nix/closure-check.nix` passes `--summary $out`). `what` names the file in the
 /// message.
+///
+/// The file is checked where a write would land: every symlink of its last component
+/// is followed first (a `LINK` to a store file is that store file), as the parent
+/// directories are by `canonicalize`.
 fn refuse_store_object(g: &GlobalArgs, file: &Path, what: &str) -> Result<()> {
     let opts = load_options(g);
     let logical = PathBuf::from(opts.store_dir_or_default().as_str());
     let stores = [logical, opts.physical_store_dir()];
+    let shown = file;
+    let resolved = follow_last_symlinks(file);
+    let file = resolved.as_path();
     let Some(name) = file.file_name() else {
         return Ok(());
     };
@@ -138,12 +146,30 @@ fn refuse_store_object(g: &GlobalArgs, file: &Path, what: &str) -> Result<()> {
             return Err(anyhow::anyhow!(
                 "cannot write {what} {}: it is inside the store directory {}, and nixcut \
                  never writes into a store object; write it elsewhere",
-                printable(&file.display().to_string()),
+                printable(&shown.display().to_string()),
                 store.display()
             ));
         }
     }
     Ok(())
+}
+
+/// `file` with the symlinks of its last component followed (at most 40, as the kernel
+/// does; a loop or a longer chain is left for the write to report). A relative target
+/// is taken from the link's directory. A dangling link gives where the write would
+/// create the file.
+fn follow_last_symlinks(file: &Path) -> PathBuf {
+    let mut p = file.to_path_buf();
+    for _ in 0..40 {
+        let Ok(target) = std::fs::read_link(&p) else {
+            break;
+        };
+        p = match p.parent() {
+            Some(dir) if target.is_relative() => dir.join(target),
+            _ => target,
+        };
+    }
+    p
 }
 
 /// Standard input can be read once: refuse `-` given for two inputs of one command
@@ -191,10 +217,23 @@ fn print_warnings(warnings: &[String], quiet: bool) {
         return;
     }
     let mut err = io::stderr().lock();
-    for w in warnings {
+    for w in warnings.iter().take(MAX_WARNINGS) {
         let _ = writeln!(err, "warning: {}", printable(w));
     }
+    // Thousands of lines (a path whose 5,000 references no file shows) would bury the
+    // report: the rest are counted, and the JSON report holds every one.
+    if let Some(rest) = warnings.len().checked_sub(MAX_WARNINGS).filter(|&n| n > 0) {
+        let _ = writeln!(
+            err,
+            "warning: … and {rest} more warning(s) ({} in all; `--format json` lists \
+             every one)",
+            warnings.len()
+        );
+    }
 }
+
+/// How many warnings are printed on standard error before the rest are counted.
+const MAX_WARNINGS: usize = 20;
 
 /// `s` with everything a terminal would act on escaped as `\u{…}`: control characters
 /// other than newline and tab (C0, DEL, C1: ESC sequences, carriage returns) and the
@@ -346,8 +385,14 @@ fn cmd_why(
             let target = inputs::in_closure(g, &closure, target).context("TARGET")?;
             closure.select_path(&target, "TARGET")?;
             let root = root_query(g, &closure)?;
-            let report =
-                analysis::why_chains(&closure, root.as_deref(), &target, &evidence, Some(&tick))?;
+            let report = analysis::why_chains_capped(
+                &closure,
+                root.as_deref(),
+                &target,
+                &evidence,
+                Some(&tick),
+                a.max_chains,
+            )?;
             show(g, bar, &report.warnings, &report, format, style)?;
             discard(report);
         }
@@ -434,6 +479,19 @@ fn cmd_refs(
         let mut opts = base.clone();
         opts.root = root_query(g, &closure)?;
         opts.files = files_for(g, &closure);
+        if let (Some(raw), true) = (&a.explain, whole_closure) {
+            let root = closure
+                .declared_roots
+                .first()
+                .map(|r| closure.store_dir.display(r));
+            let physical = load_options(g).physical_store_dir();
+            opts.explain = Some(explain::explain_target(
+                raw,
+                &closure,
+                &physical,
+                root.as_deref(),
+            )?);
+        }
         if whole_closure {
             opts.closure = true;
         } else if !closure.declared_roots.is_empty() {

@@ -19,12 +19,15 @@ fn is_name_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'_' | b'+' | b'-' | b'.')
 }
 
-/// Every soname-like token in `bytes`: `lib<name>.so` with optional `.N` version parts,
-/// delimited on both sides by bytes that cannot be part of a file name.
-pub fn soname_tokens(bytes: &[u8], out: &mut Vec<String>) {
-    for at in memchr::memmem::find_iter(bytes, b".so") {
+/// Every run of bytes `part` accepts around a `.so` in `bytes`, with optional `.N`
+/// version parts, delimited on both sides by bytes it does not accept.
+fn so_tokens<'a>(
+    bytes: &'a [u8],
+    part: impl Fn(u8) -> bool + 'a,
+) -> impl Iterator<Item = &'a [u8]> + 'a {
+    memchr::memmem::find_iter(bytes, b".so").filter_map(move |at| {
         let mut start = at;
-        while start > 0 && is_name_byte(bytes[start - 1]) {
+        while start > 0 && part(bytes[start - 1]) {
             start -= 1;
         }
         let mut end = at + 3;
@@ -35,12 +38,16 @@ pub fn soname_tokens(bytes: &[u8], out: &mut Vec<String>) {
                 end += 1;
             }
         }
-        if end < bytes.len() && is_name_byte(bytes[end]) {
-            continue;
-        }
+        (end >= bytes.len() || !part(bytes[end])).then(|| &bytes[start..end])
+    })
+}
+
+/// Every soname-like token in `bytes`: `lib<name>.so` with optional `.N` version parts,
+/// delimited on both sides by bytes that cannot be part of a file name.
+pub fn soname_tokens(bytes: &[u8], out: &mut Vec<String>) {
+    for token in so_tokens(bytes, is_name_byte) {
         // The name starts at the last `lib` that begins a token inside the run
         // (`/usr/lib/libfoo.so` has no `/` inside the run; `xlibfoo.so` is no soname).
-        let token = &bytes[start..end];
         if !token.starts_with(b"lib") || token.len() <= b"lib.so".len() {
             continue;
         }
@@ -50,9 +57,90 @@ pub fn soname_tokens(bytes: &[u8], out: &mut Vec<String>) {
     }
 }
 
-/// The sonames `facts`' file names for `dlopen`, sorted and deduplicated.
+/// Every `printf` pattern of a library name in `bytes` (`%s_dri.so`, `lib%s.so.1`,
+/// `libfoo-%d.so`): a program that formats such a name and `dlopen`s it may load any
+/// library its search path supplies, so its RUNPATH directories are all in use.
+pub fn dlopen_patterns(bytes: &[u8], out: &mut Vec<String>) {
+    for token in so_tokens(bytes, |b| is_name_byte(b) || b == b'%') {
+        let conversion = token
+            .windows(2)
+            .any(|w| w[0] == b'%' && matches!(w[1], b's' | b'd' | b'u' | b'i'));
+        if !conversion {
+            continue;
+        }
+        if let Ok(s) = std::str::from_utf8(token) {
+            out.push(s.to_string());
+        }
+    }
+}
+
+/// Extensions of the data files libraries open beside themselves (Tensile indexes and
+/// code objects, MIOpen kernel and perf databases, models).
+pub const DATA_EXTENSIONS: &[&str] = &[".dat", ".co", ".hsaco", ".kdb", ".db", ".model"];
+
+fn is_path_byte(b: u8) -> bool {
+    is_name_byte(b) || matches!(b, b'/' | b'%')
+}
+
+/// Every string in `bytes` (delimited by bytes that cannot be in a path) that names a
+/// relative data directory or a data file pattern: `rocblas/library`,
+/// `../share/miopen/db`, `TensileLibrary_lazy_%s.dat`, `%s.kdb`, `rocfft_kernel_cache.db`.
+/// Not: absolute paths (store paths are references, found by hash), bare extensions
+/// (`.hsaco`, a name fragment), sonames, strings without a letter.
+pub fn data_path_tokens(bytes: &[u8], out: &mut Vec<String>) {
+    for token in bytes.split(|&b| !is_path_byte(b)) {
+        if token.len() < 3 || token.len() > 200 || token.starts_with(b"/") {
+            continue;
+        }
+        let Ok(s) = std::str::from_utf8(token) else {
+            continue;
+        };
+        if is_data_path(s) {
+            out.push(s.to_string());
+        }
+    }
+}
+
+/// Whether a string names a relative data directory or data file (pattern).
+pub fn is_data_path(s: &str) -> bool {
+    let last = s.rsplit('/').next().unwrap_or(s);
+    let parts_ok = s
+        .split('/')
+        .all(|c| !c.is_empty() && c.bytes().any(|b| b.is_ascii_alphanumeric() || b == b'.'));
+    if !parts_ok || !s.bytes().any(|b| b.is_ascii_alphabetic()) {
+        return false;
+    }
+    // `%` only as a printf conversion naming one component (`%s`, `%d`, `%x`).
+    let pct_ok = s
+        .match_indices('%')
+        .all(|(i, _)| matches!(s.as_bytes().get(i + 1), Some(b's' | b'd' | b'u' | b'x')));
+    if !pct_ok {
+        return false;
+    }
+    let data_file = DATA_EXTENSIONS
+        .iter()
+        .any(|e| last.len() > e.len() && last.ends_with(e) && !last.starts_with('.'));
+    let dir = s.contains('/')
+        && !s.contains('%')
+        && s.split('/').any(|c| c != "." && c != "..")
+        && (!last.contains('.') || last == "..");
+    data_file || dir
+}
+
+/// The sonames `facts`' file names for `dlopen`, sorted and deduplicated; a name with
+/// `%` is a pattern ([`dlopen_patterns`]).
 pub fn dlopen_names<S: ByteSource + ?Sized>(facts: &ElfFacts, src: &S) -> Vec<String> {
+    names_in_data(facts, src).0
+}
+
+/// The sonames `facts`' file names for `dlopen` and the data paths its strings name
+/// ([`data_path_tokens`]), each sorted and deduplicated: one read of the data sections.
+pub fn names_in_data<S: ByteSource + ?Sized>(
+    facts: &ElfFacts,
+    src: &S,
+) -> (Vec<String>, Vec<String>) {
     let mut names = Vec::new();
+    let mut data = Vec::new();
     let mut budget = MAX_DATA;
     for s in &facts.sections {
         let wanted = s.kind == SectionKind::Data || s.name == ".note.dlopen";
@@ -68,22 +156,51 @@ pub fn dlopen_names<S: ByteSource + ?Sized>(facts: &ElfFacts, src: &S) -> Vec<St
             continue;
         };
         soname_tokens(&bytes, &mut names);
+        dlopen_patterns(&bytes, &mut names);
+        if s.kind == SectionKind::Data && data.len() <= MAX_NAMES {
+            data_path_tokens(&bytes, &mut data);
+        }
         if names.len() > MAX_NAMES {
             break;
         }
     }
+    data.sort();
+    data.dedup();
+    data.truncate(MAX_NAMES);
     let own = facts.soname.as_ref().map(|s| s.value.as_str());
     let needed: Vec<&str> = facts.needed.iter().map(|n| n.value.as_str()).collect();
     names.retain(|n| Some(n.as_str()) != own && !needed.contains(&n.as_str()));
     names.sort();
     names.dedup();
     names.truncate(MAX_NAMES);
-    names
+    (names, data)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn data_path_strings() {
+        let mut v = Vec::new();
+        data_path_tokens(
+            b"\0rocblas/library\0TensileLibrary_lazy_%s.dat\0.hsaco\0.co\0Kernels.so-000-\0\
+              %s.kdb\0../share/miopen/db\0/nix/store/x/lib\0Error in a/b.cpp\0lib%s.so\0\
+              rocfft_kernel_cache.db\0x100%\0../..\0a//b\0fastblas/library\0",
+            &mut v,
+        );
+        assert_eq!(
+            v,
+            [
+                "rocblas/library",
+                "TensileLibrary_lazy_%s.dat",
+                "%s.kdb",
+                "../share/miopen/db",
+                "rocfft_kernel_cache.db",
+                "fastblas/library"
+            ]
+        );
+    }
 
     fn tokens(s: &[u8]) -> Vec<String> {
         let mut v = Vec::new();
@@ -117,5 +234,12 @@ mod tests {
                 String::from_utf8_lossy(none)
             );
         }
+    }
+
+    #[test]
+    fn printf_patterns_of_library_names() {
+        let mut v = Vec::new();
+        dlopen_patterns(b"\0%s_dri.so\0lib%s.so.1\0libfoo.so\0%d%%\0", &mut v);
+        assert_eq!(v, ["%s_dri.so", "lib%s.so.1"]);
     }
 }

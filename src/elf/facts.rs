@@ -118,6 +118,10 @@ pub struct ElfFacts {
     /// Sonames the file names for `dlopen` (data-section strings, `.note.dlopen`); filled
     /// by the caller with `crate::elf::dlopen_names`, which needs the file's bytes.
     pub dlopen: Vec<String>,
+    /// Relative data directories and data file patterns its data strings name
+    /// (`rocblas/library`, `TensileLibrary_lazy_%s.dat`); filled by the caller with
+    /// `crate::elf::names_in_data`.
+    pub data_paths: Vec<String>,
     /// Whether [`ElfFacts::resolve_needed`] has run.
     pub needed_resolved: bool,
     /// Parts of the file that could not be read.
@@ -155,6 +159,7 @@ impl ElfFacts {
             sections: Vec::new(),
             gpu: GpuCode::default(),
             dlopen: Vec::new(),
+            data_paths: Vec::new(),
             needed_resolved: false,
             warnings: Vec::new(),
         };

@@ -3,6 +3,9 @@
 //! code ([`ElfFacts`]). Facts only: what a hash at some offset *is* (an `elf-needed`
 //! RUNPATH entry, a `__FILE__` string …) is decided by the rules in `crate::classify`.
 //!
+//! Tensile's index files and manifests are read here too (`tensile.rs`): which files
+//! an index names for loading.
+//!
 //! The walkers in `crate::scan` read these for ELF files; malformed files give an
 //! [`ElfError`] or warnings, never a panic.
 
@@ -11,9 +14,12 @@ mod dlopen;
 mod facts;
 mod gpu;
 mod section;
+mod tensile;
 
 pub use bytes::{ByteSource, FileBytes};
-pub use dlopen::{dlopen_names, soname_tokens};
+pub use dlopen::{
+    data_path_tokens, dlopen_names, is_data_path, names_in_data, soname_tokens, DATA_EXTENSIONS,
+};
 pub use facts::{
     expand_origin, has_elf_magic, section_kind, ElfError, ElfFacts, ElfString, RunpathEntry,
     RunpathTag, Section, SectionKind, ELF_MAGIC,
@@ -23,3 +29,4 @@ pub use gpu::{
     read_bundle_head, BundleContainer, BundleTargets, DeviceContainer, DeviceObject, GpuCode,
     EM_AMDGPU, EM_CUDA,
 };
+pub use tensile::{index_loads, is_index_name, is_manifest_name, manifest_names, MAX_INDEX};

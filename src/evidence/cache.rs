@@ -18,14 +18,15 @@ use sha2::{Digest, Sha256};
 use super::{ElfLink, EntryFact, HitFact, ScannedPath, ScannedRef, SearchDir, SearchTag};
 use crate::classify::{EntryType, EvidenceKind, FileClass, RuleId};
 use crate::elf::{DeviceContainer, DeviceObject};
+use crate::scan::IndexFile;
 use crate::scan::{Location, RelPath};
 use crate::store::{NarHash, StorePath};
 
 /// Version of the cache file format; part of every key, so a new format never reads
 /// an old entry.
-pub const CACHE_FORMAT: u32 = 5;
+pub const CACHE_FORMAT: u32 = 6;
 
-const KEY_VERSION: &str = concat!("nixcut-scan-cache-5-", env!("CARGO_PKG_VERSION"));
+const KEY_VERSION: &str = concat!("nixcut-scan-cache-6-", env!("CARGO_PKG_VERSION"));
 const MAGIC: &str = "nixcut-scan-cache";
 
 /// A directory of cached scans.
@@ -153,6 +154,8 @@ struct WireHit {
     symlink_target: Option<WireBytes>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     target_exists: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    runpath_dir: Option<String>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -185,6 +188,8 @@ struct WireElf {
     soname: Option<String>,
     search: Vec<WireSearch>,
     dlopen: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    data_paths: Vec<String>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -226,6 +231,18 @@ struct WireEntry {
     warnings: Vec<String>,
     entries: Vec<WireFile>,
     complete: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    indexes: Vec<WireIndex>,
+}
+
+/// An index file's (or manifest's) names, by entry number.
+#[derive(Serialize, Deserialize)]
+struct WireIndex {
+    entry: u32,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    loads: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    lists: Option<Vec<String>>,
 }
 
 fn wire_file(e: &EntryFact) -> WireFile {
@@ -254,6 +271,7 @@ fn wire_file(e: &EntryFact) -> WireFile {
                 })
                 .collect(),
             dlopen: l.dlopen.clone(),
+            data_paths: l.data_paths.clone(),
         }),
         shebang: e.shebang.as_deref().map(WireBytes::of),
         names: e.names.iter().map(|n| WireBytes::of(n)).collect(),
@@ -312,6 +330,7 @@ fn entry_fact(w: WireFile) -> Option<EntryFact> {
                 })
                 .collect(),
             dlopen: l.dlopen,
+            data_paths: l.data_paths,
         }),
         shebang: w.shebang.map(WireBytes::into_bytes),
         names: w.names.into_iter().map(WireBytes::into_bytes).collect(),
@@ -352,6 +371,7 @@ impl WireEntry {
                                 detail: h.detail.clone(),
                                 symlink_target: h.symlink_target.as_deref().map(WireBytes::of),
                                 target_exists: h.target_exists,
+                                runpath_dir: h.runpath_dir.clone(),
                             }
                         })
                         .collect(),
@@ -360,6 +380,22 @@ impl WireEntry {
             warnings: s.warnings.clone(),
             entries: s.entries.iter().map(wire_file).collect(),
             complete: s.complete,
+            indexes: s
+                .indexes
+                .iter()
+                .map(|(entry, i)| match i {
+                    IndexFile::Loads(v) => WireIndex {
+                        entry: *entry,
+                        loads: v.clone(),
+                        lists: None,
+                    },
+                    IndexFile::Lists(v) => WireIndex {
+                        entry: *entry,
+                        loads: Vec::new(),
+                        lists: Some(v.clone()),
+                    },
+                })
+                .collect(),
         }
     }
 
@@ -382,6 +418,7 @@ impl WireEntry {
                     detail: h.detail,
                     symlink_target: h.symlink_target.map(WireBytes::into_bytes),
                     target_exists: h.target_exists,
+                    runpath_dir: h.runpath_dir,
                 })
                 .collect();
             references.push(ScannedRef {
@@ -402,6 +439,17 @@ impl WireEntry {
                 .map(entry_fact)
                 .collect::<Option<Vec<_>>>()?,
             complete: self.complete,
+            indexes: self
+                .indexes
+                .into_iter()
+                .map(|w| {
+                    let i = match w.lists {
+                        Some(l) => IndexFile::Lists(l),
+                        None => IndexFile::Loads(w.loads),
+                    };
+                    (w.entry, i)
+                })
+                .collect(),
         })
     }
 }
@@ -425,6 +473,7 @@ mod tests {
                     detail: "/nix/store/…".into(),
                     symlink_target: Some(b"/nix/store/x/\x80".to_vec()),
                     target_exists: Some(true),
+                    runpath_dir: None,
                 }],
             }],
             capped_total: 1,
@@ -445,6 +494,7 @@ mod tests {
                         dir: Some("/nix/store/x/lib".into()),
                     }],
                     dlopen: vec!["libamd_comgr.so.2".into()],
+                    data_paths: vec!["rocblas/library".into()],
                 }),
                 shebang: Some(b"/bin/sh".to_vec()),
                 names: vec![b"/nix/store/\xff".to_vec()],
@@ -456,6 +506,7 @@ mod tests {
                 }],
             }],
             complete: false,
+            indexes: vec![(0, IndexFile::Loads(vec!["a.co".into()]))],
         }
     }
 

@@ -300,6 +300,7 @@ fn scan(
             detail: e.detail.clone(),
             symlink_target,
             target_exists,
+            runpath_dir: e.runpath_dir.clone(),
         });
     }
     let references = by_ref
@@ -325,6 +326,12 @@ fn scan(
         references,
         capped_total: scan.files.iter().map(|f| f.capped_hits).sum(),
         complete: scan.nar_size.is_some(),
+        indexes: scan
+            .files
+            .iter()
+            .enumerate()
+            .filter_map(|(i, f)| Some((i as u32, f.index.clone()?)))
+            .collect(),
         warnings: scan.warnings,
         entries,
     })
@@ -390,6 +397,7 @@ fn elf_link(e: &ElfFacts) -> ElfLink {
             })
             .collect(),
         dlopen: e.dlopen.clone(),
+        data_paths: e.data_paths.clone(),
     }
 }
 

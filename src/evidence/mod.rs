@@ -42,6 +42,8 @@ pub struct HitFact {
     /// For a symlink with an absolute target: whether the source found the target
     /// (`None` when the source cannot tell).
     pub target_exists: Option<bool>,
+    /// For a hit in an ELF `DT_RUNPATH`/`DT_RPATH` entry: the entry's directory.
+    pub runpath_dir: Option<String>,
 }
 
 /// Which dynamic tag a search directory came from.
@@ -77,6 +79,8 @@ pub struct ElfLink {
     pub search: Vec<SearchDir>,
     /// Sonames the file names for `dlopen`.
     pub dlopen: Vec<String>,
+    /// Relative data directories and data file patterns its data strings name.
+    pub data_paths: Vec<String>,
 }
 
 /// One entry of a scanned store path, with the facts reachability and splitting need.
@@ -134,6 +138,9 @@ pub struct ScannedPath {
     pub entries: Vec<EntryFact>,
     /// Whether every entry could be read (else some hashes may not have been seen).
     pub complete: bool,
+    /// Tensile index files and manifests among `entries` (by position) and what they
+    /// name.
+    pub indexes: Vec<(u32, crate::scan::IndexFile)>,
 }
 
 /// One hit with its verdict.

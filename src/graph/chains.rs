@@ -5,6 +5,10 @@
 //! start and reaching the target. Each path is expanded once; later occurrences are
 //! marked as repeats so the output stays linear in the sub-graph's size even when the
 //! number of chains is exponential. O(n + m).
+//!
+//! [`all_chains_capped`] stops the tree once it shows a given number of chains (a leaf
+//! that repeats a path stands for every chain through it), and says how many it
+//! shows: `nixcut why ROOT TARGET --max-chains N`.
 
 use petgraph::graph::NodeIndex;
 use petgraph::Direction;
@@ -31,10 +35,23 @@ pub struct ChainTree {
     pub tree: Option<ChainTreeNode>,
     /// Number of distinct paths on some chain (start and target included).
     pub paths_on_chains: usize,
+    /// How many of the chains the tree shows (all of them, unless capped).
+    pub chains_shown: u128,
 }
 
 /// Compute the chain tree from `start` to `target`.
 pub fn all_chains(g: &ClosureGraph, start: NodeIndex<u32>, target: NodeIndex<u32>) -> ChainTree {
+    all_chains_capped(g, start, target, None)
+}
+
+/// [`all_chains`], the tree cut once it shows `max` chains (depth first; `None`: all).
+/// O(n + m) either way.
+pub fn all_chains_capped(
+    g: &ClosureGraph,
+    start: NodeIndex<u32>,
+    target: NodeIndex<u32>,
+    max: Option<u128>,
+) -> ChainTree {
     let count = g.graph.node_count();
     // Which nodes reach the target (reverse walk).
     let mut reaches = vec![false; count];
@@ -53,6 +70,7 @@ pub fn all_chains(g: &ClosureGraph, start: NodeIndex<u32>, target: NodeIndex<u32
             chain_count: 0,
             tree: None,
             paths_on_chains: 0,
+            chains_shown: 0,
         };
     }
     // Successors on chains, sorted for deterministic output.
@@ -102,11 +120,76 @@ pub fn all_chains(g: &ClosureGraph, start: NodeIndex<u32>, target: NodeIndex<u32
     // Build the tree depth-first, expanding each node once.
     let mut expanded = vec![false; count];
     let mut paths_on_chains = 0;
-    let tree = build(start, &succ, &mut expanded, &mut paths_on_chains);
+    let chain_count = chains[start.index()].unwrap_or(0);
+    let mut cap = Cap {
+        max: max.unwrap_or(u128::MAX),
+        shown: 0,
+        stopped: false,
+        target,
+        chains: &chains,
+    };
+    let tree = build(start, &succ, &mut expanded, &mut paths_on_chains, &mut cap);
+    if cap.full() && max.is_some() {
+        // The tree stopped early: count the paths on chains apart.
+        paths_on_chains = 0;
+        let mut seen = vec![false; count];
+        let mut stack = vec![start];
+        seen[start.index()] = true;
+        while let Some(v) = stack.pop() {
+            paths_on_chains += 1;
+            for w in succ(v) {
+                if !seen[w.index()] {
+                    seen[w.index()] = true;
+                    stack.push(w);
+                }
+            }
+        }
+    }
     ChainTree {
-        chain_count: chains[start.index()].unwrap_or(0),
+        chain_count,
         tree: Some(tree),
         paths_on_chains,
+        chains_shown: if start == target {
+            1
+        } else {
+            cap.shown.min(chain_count)
+        },
+    }
+}
+
+/// How many chains the tree shows so far, and where it stops.
+struct Cap<'a> {
+    max: u128,
+    shown: u128,
+    /// A leaf did not fit: the tree is done.
+    stopped: bool,
+    target: NodeIndex<u32>,
+    chains: &'a [Option<u128>],
+}
+
+impl Cap<'_> {
+    /// Take a leaf if its chains fit (the target is one chain, a repeated path every
+    /// chain through it); one that does not fit ends the tree.
+    fn take(&mut self, w: NodeIndex<u32>) -> bool {
+        let n = if w == self.target {
+            1
+        } else {
+            self.chains[w.index()].unwrap_or(0)
+        };
+        match self.shown.checked_add(n).filter(|&s| s <= self.max) {
+            Some(s) => {
+                self.shown = s;
+                true
+            }
+            None => {
+                self.stopped = true;
+                false
+            }
+        }
+    }
+
+    fn full(&self) -> bool {
+        self.stopped || self.shown >= self.max
     }
 }
 
@@ -115,6 +198,7 @@ fn build(
     succ: &dyn Fn(NodeIndex<u32>) -> Vec<NodeIndex<u32>>,
     expanded: &mut [bool],
     count: &mut usize,
+    cap: &mut Cap<'_>,
 ) -> ChainTreeNode {
     // Explicit stack: deep chains must not overflow the call stack.
     struct Frame {
@@ -132,10 +216,17 @@ fn build(
         pending: succ(v).into_iter(),
     }];
     loop {
-        let next = stack.last_mut().and_then(|f| f.pending.next());
+        let next = if cap.full() {
+            None
+        } else {
+            stack.last_mut().and_then(|f| f.pending.next())
+        };
         match next {
             Some(w) => {
                 if expanded[w.index()] {
+                    if !cap.take(w) {
+                        continue;
+                    }
                     let leaf = ChainTreeNode {
                         node: w.index() as u32,
                         children: Vec::new(),
@@ -147,6 +238,9 @@ fn build(
                 } else {
                     expanded[w.index()] = true;
                     *count += 1;
+                    if w == cap.target && !cap.take(w) {
+                        continue;
+                    }
                     stack.push(Frame {
                         node: ChainTreeNode {
                             node: w.index() as u32,
@@ -159,7 +253,12 @@ fn build(
             }
             None => {
                 let done = stack.pop().expect("stack is not empty here").node;
+                // A path the cap left without a way on is not drawn as a dead end.
+                let cut = cap.full()
+                    && done.children.is_empty()
+                    && done.node as usize != cap.target.index();
                 match stack.last_mut() {
+                    Some(_) if cut => {}
                     Some(parent) => parent.node.children.push(done),
                     None => return done,
                 }
@@ -188,6 +287,18 @@ mod tests {
         assert_eq!(tree.node, 0);
         assert_eq!(tree.children.len(), 2);
         assert!(tree.children[1].repeat, "{tree:?}"); // 2 expanded under 1 already
+        assert_eq!(t.chains_shown, 3);
+        // Capped at one chain: 0-1-2-3 (the first, depth first) only, the rest counted.
+        let one = all_chains_capped(&g, NodeIndex::new(0), NodeIndex::new(3), Some(1));
+        assert_eq!((one.chain_count, one.chains_shown), (3, 1));
+        assert_eq!(one.paths_on_chains, 4);
+        let top = one.tree.unwrap();
+        assert_eq!(top.children.len(), 1);
+        let one_1 = &top.children[0];
+        assert_eq!((one_1.node, one_1.children.len()), (1, 1));
+        let one_2 = &one_1.children[0];
+        assert_eq!((one_2.node, one_2.children.len()), (2, 1));
+        assert_eq!(one_2.children[0].node, 3);
         let none = all_chains(&g, NodeIndex::new(4), NodeIndex::new(3));
         assert_eq!(none.chain_count, 0);
         assert!(none.tree.is_none());

@@ -10,7 +10,7 @@
 //! in parallel (rayon); memory per worker: W words per row that reaches part of the
 //! block, and one running total per component. Measured figures in BENCHMARKS.md.
 
-use petgraph::algo::tarjan_scc;
+use petgraph::algo::kosaraju_scc;
 use rayon::prelude::*;
 
 use super::{saturating_sum, ClosureGraph};
@@ -27,7 +27,9 @@ pub fn closure_sizes(g: &ClosureGraph) -> Vec<u64> {
     }
     let (offsets, targets) = g.csr();
     // Strongly connected components of the real paths, successors first.
-    let sccs = tarjan_scc(&g.graph);
+    // Kosaraju, not Tarjan: petgraph's Tarjan recurses once per node of a chain, and a
+    // 50,000-path chain overflowed the stack; this one is iterative (same order).
+    let sccs = kosaraju_scc(&g.graph);
     let mut comp_of = vec![u32::MAX; n];
     let mut comp_size: Vec<u64> = Vec::new();
     for scc in &sccs {

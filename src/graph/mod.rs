@@ -12,7 +12,7 @@ mod closure_size;
 mod dominators;
 mod exclusive;
 
-pub use chains::{all_chains, ChainTree, ChainTreeNode};
+pub use chains::{all_chains, all_chains_capped, ChainTree, ChainTreeNode};
 pub use closure_size::{closure_sizes, closure_sizes_of};
 pub use dominators::{added_sizes, dominator_tree, DominatorTree};
 pub use exclusive::{exclusive_added_sizes, group_added_sizes};

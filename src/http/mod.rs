@@ -7,7 +7,10 @@
 //! 408, 429 and connection errors, at most [`HttpConfig::retries`] times; a 404 (or
 //! 410) is an answer ("not here"), not an error. Bodies read whole (narinfos, listings)
 //! are re-fetched when the connection drops mid-body; streamed bodies (NARs) resume
-//! with a `Range` request from the byte they stopped at ([`HttpClient::stream`]).
+//! with a `Range` request from the byte they stopped at ([`HttpClient::stream`]), but
+//! never past the length the caller declares, and within one deadline and one retry
+//! budget for the whole download. Redirects are followed here, not by ureq: only to
+//! `http:` and `https:` URLs, at most [`MAX_REDIRECTS`] hops.
 //!
 //! narinfos are immutable, so those fetched are remembered in memory for the life of
 //! the process and, when the caller gives a directory, in a small SQLite database
@@ -21,7 +24,7 @@ mod narinfo_db;
 use std::io::{self, Read};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use narinfo_db::NarinfoDb;
 use rustc_hash::FxHashMap;
@@ -100,6 +103,21 @@ impl std::fmt::Debug for HttpClient {
 /// The longest narinfo read (a path with tens of thousands of references fits).
 pub const MAX_NARINFO: u64 = 16 << 20;
 
+/// How many redirects one request follows.
+pub const MAX_REDIRECTS: u32 = 8;
+
+/// The slowest download a stream's deadline allows for its declared length, in bytes
+/// per second: a stream gets `timeout · (retries + 1)` plus its length at this rate.
+pub const MIN_STREAM_RATE: u64 = 64 << 10;
+
+/// What a stream may be: at most `max_bytes` long (`None`: no bound declared).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StreamBound {
+    /// The length the body may not exceed (a narinfo's `FileSize`, or `NarSize` plus
+    /// what compression may add).
+    pub max_bytes: Option<u64>,
+}
+
 impl HttpClient {
     /// A client with this configuration; the narinfo cache is opened (and created) now.
     pub fn new(config: HttpConfig) -> HttpClient {
@@ -110,6 +128,8 @@ impl HttpClient {
             .timeout_write(config.timeout)
             .max_idle_connections(connections * 2)
             .max_idle_connections_per_host(connections)
+            // Followed by `request`, which refuses schemes other than http(s).
+            .redirects(0)
             .user_agent(concat!("nixcut/", env!("CARGO_PKG_VERSION")))
             .build();
         let (db, db_problem) = match &config.narinfo_cache {
@@ -149,7 +169,7 @@ impl HttpClient {
     /// 410. A body cut short is fetched again, like any other transient failure.
     pub fn get_bytes(&self, url: &str, limit: u64) -> Result<Option<Vec<u8>>, FetchError> {
         self.with_retries(url, |attempt_url| {
-            let Some(resp) = self.request(attempt_url, 0)? else {
+            let Some(resp) = self.request(attempt_url, 0, self.config.timeout)? else {
                 return Ok(None);
             };
             let mut body = Vec::new();
@@ -181,9 +201,26 @@ impl HttpClient {
     }
 
     /// GET `url` as a stream that resumes where it stopped (a `Range` request) when the
-    /// connection fails mid-body, up to the retry limit; `Ok(None)` on 404 or 410.
-    pub fn stream(self: &Arc<Self>, url: &str) -> Result<Option<Box<dyn Read + Send>>, FetchError> {
-        let Some(inner) = self.open_at(url, 0)? else {
+    /// connection fails mid-body; `Ok(None)` on 404 or 410. The whole download has one
+    /// retry budget ([`HttpConfig::retries`] failures; a request cut by its own timeout
+    /// after bytes arrived is no failure) and one deadline (`timeout · (retries + 1)`
+    /// plus the bound at [`MIN_STREAM_RATE`]); a body longer than `bound` is an error
+    /// at the first byte past it.
+    pub fn stream(
+        self: &Arc<Self>,
+        url: &str,
+        bound: StreamBound,
+    ) -> Result<Option<Box<dyn Read + Send>>, FetchError> {
+        let attempts = self.config.retries.saturating_add(1);
+        let allowance =
+            self.config
+                .timeout
+                .saturating_mul(attempts)
+                .saturating_add(Duration::from_secs(
+                    bound.max_bytes.unwrap_or(1 << 32) / MIN_STREAM_RATE,
+                ));
+        let deadline = Instant::now().checked_add(allowance);
+        let Some(inner) = self.open_at(url, 0, deadline)? else {
             return Ok(None);
         };
         Ok(Some(Box::new(Resuming {
@@ -191,15 +228,30 @@ impl HttpClient {
             url: url.to_string(),
             inner,
             offset: 0,
-            resumed: 0,
+            failures: 0,
             resumed_at: 0,
+            max_bytes: bound.max_bytes,
+            deadline,
+            allowance,
         })))
     }
 
     /// The body of `url` from byte `offset` on, with retries.
-    fn open_at(&self, url: &str, offset: u64) -> Result<Option<BodyReader>, FetchError> {
+    fn open_at(
+        &self,
+        url: &str,
+        offset: u64,
+        deadline: Option<Instant>,
+    ) -> Result<Option<BodyReader>, FetchError> {
         self.with_retries(url, |u| {
-            let Some(resp) = self.request(u, offset)? else {
+            let timeout = match deadline {
+                Some(d) => match d.checked_duration_since(Instant::now()) {
+                    Some(left) if !left.is_zero() => left.min(self.config.timeout),
+                    _ => return Err(Attempt::Fatal("the download's deadline passed".into())),
+                },
+                None => self.config.timeout,
+            };
+            let Some(resp) = self.request(u, offset, timeout)? else {
                 return Ok(None);
             };
             let partial = resp.status() == 206;
@@ -226,12 +278,39 @@ impl HttpClient {
         })
     }
 
-    /// One request; `Ok(None)` on 404/410.
-    fn request(&self, url: &str, offset: u64) -> Result<Option<ureq::Response>, Attempt> {
+    /// One request, following redirects to http(s) URLs; `Ok(None)` on 404/410.
+    fn request(
+        &self,
+        url: &str,
+        offset: u64,
+        timeout: Duration,
+    ) -> Result<Option<ureq::Response>, Attempt> {
+        let mut current = url.to_string();
+        for _ in 0..=MAX_REDIRECTS {
+            let resp = self.request_once(&current, offset, timeout)?;
+            let Some(resp) = resp else { return Ok(None) };
+            if !(300..400).contains(&resp.status()) {
+                return Ok(Some(resp));
+            }
+            current = redirect_target(&current, &resp)?;
+        }
+        Err(Attempt::Fatal(format!(
+            "more than {MAX_REDIRECTS} redirects (the last to {})",
+            printable_url(&current)
+        )))
+    }
+
+    /// One request to `url`, no redirect followed.
+    fn request_once(
+        &self,
+        url: &str,
+        offset: u64,
+        timeout: Duration,
+    ) -> Result<Option<ureq::Response>, Attempt> {
         // A deadline for the whole request: the agent's read timeout is not applied to
         // connections taken from its pool (ureq 2), so a stalled server would never be
         // noticed on a kept-alive connection. A long NAR download cut by it resumes.
-        let mut req = self.agent.get(url).timeout(self.config.timeout);
+        let mut req = self.agent.get(url).timeout(timeout);
         if offset > 0 {
             req = req.set("Range", &format!("bytes={offset}-"));
         }
@@ -372,6 +451,16 @@ impl HttpClient {
         db.lock().unwrap_or_else(|e| e.into_inner()).put(&batch)
     }
 
+    /// Forget the narinfos fetched since the last [`Self::save`] (a walk that failed):
+    /// none of them reaches the narinfo cache, nor stays known this run.
+    pub fn discard_unsaved(&self) {
+        let batch = std::mem::take(&mut *self.unsaved.lock().unwrap_or_else(|e| e.into_inner()));
+        let mut memo = self.memo_lock();
+        for (_, hash, _) in &batch {
+            memo.remove(hash.as_str());
+        }
+    }
+
     /// `read` of the record of the closure of `root` walked through `bases` (in that
     /// order), as [`Self::save_closure_record`] wrote it; `None` when there is none (or
     /// no cache). The record is read in place, without a copy.
@@ -482,6 +571,50 @@ pub fn is_http_url(s: &str) -> bool {
     lower.starts_with("http://") || lower.starts_with("https://")
 }
 
+/// Where a 3xx answer to `from` sends the request: its `Location`, resolved against
+/// `from`, when that is an http(s) URL.
+fn redirect_target(from: &str, resp: &ureq::Response) -> Result<String, Attempt> {
+    let code = resp.status();
+    let Some(location) = resp.header("Location") else {
+        return Err(Attempt::Fatal(format!(
+            "HTTP {code} redirect without a Location"
+        )));
+    };
+    let next = url::Url::parse(from)
+        .and_then(|base| base.join(location))
+        .map_err(|e| {
+            Attempt::Fatal(format!(
+                "HTTP {code} redirect to `{}`, which is not a URL ({e})",
+                printable_url(location)
+            ))
+        })?;
+    if !matches!(next.scheme(), "http" | "https") {
+        return Err(Attempt::Fatal(format!(
+            "HTTP {code} redirect to `{}`: only http and https URLs are followed",
+            printable_url(location)
+        )));
+    }
+    Ok(next.to_string())
+}
+
+/// A URL from a server, fit for a message: at most 200 characters, control and
+/// bidirectional characters escaped.
+fn printable_url(s: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i == 200 {
+            out.push('…');
+            break;
+        }
+        if c.is_control() || crate::store::is_terminal_hazard(c) {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// How one attempt ended, when it did not succeed.
 enum Attempt {
     /// Worth trying again (5xx, connection error, body cut short).
@@ -506,49 +639,85 @@ fn transport_message(t: &ureq::Transport) -> String {
     s
 }
 
-/// A response body that re-requests the rest of itself when the connection fails.
+/// A response body that re-requests the rest of itself when the connection fails,
+/// within one retry budget and one deadline, and never longer than its bound.
 struct Resuming {
     client: Arc<HttpClient>,
     url: String,
     inner: BodyReader,
     offset: u64,
-    /// Resumes since the stream last made progress.
-    resumed: u32,
+    /// Failures so far (of the whole download).
+    failures: u32,
     /// The offset of the last resume.
     resumed_at: u64,
+    /// The longest the body may be.
+    max_bytes: Option<u64>,
+    /// When the download must be done (`None`: too far away to represent).
+    deadline: Option<Instant>,
+    /// The time it was given, for the message.
+    allowance: Duration,
+}
+
+impl Resuming {
+    fn fail(&self, kind: io::ErrorKind, what: String) -> io::Error {
+        io::Error::new(
+            kind,
+            format!("{}: reading at byte {}: {what}", self.url, self.offset),
+        )
+    }
 }
 
 impl Read for Resuming {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         loop {
-            match self.inner.read(buf) {
+            if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                return Err(self.fail(
+                    io::ErrorKind::TimedOut,
+                    format!(
+                        "the download passed its deadline of {}s (the time given to one \
+                         download: --http-timeout for each attempt, and its length at \
+                         {} KiB/s)",
+                        self.allowance.as_secs(),
+                        MIN_STREAM_RATE >> 10
+                    ),
+                ));
+            }
+            // One byte past the bound is enough to know that the body is too long.
+            let room = self.max_bytes.map_or(buf.len() as u64, |m| {
+                m.saturating_sub(self.offset).saturating_add(1)
+            });
+            let want = buf.len().min(usize::try_from(room).unwrap_or(usize::MAX));
+            match self.inner.read(&mut buf[..want]) {
                 Ok(n) => {
                     self.offset += n as u64;
+                    if let Some(m) = self.max_bytes.filter(|&m| self.offset > m) {
+                        return Err(self.fail(
+                            io::ErrorKind::InvalidData,
+                            format!("the body is longer than the {m} bytes its narinfo declares"),
+                        ));
+                    }
                     return Ok(n);
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e)
-                    if self.resumed >= self.client.config.retries
-                        && self.offset == self.resumed_at =>
-                {
-                    return Err(io::Error::new(
+                Err(e) => {
+                    // A request cut by its own timeout after bytes arrived is how a long
+                    // download goes on piece by piece; anything else is a failure.
+                    let cut = matches!(
                         e.kind(),
-                        format!(
-                            "{}: reading at byte {}: {e} (resumed {} time(s))",
-                            self.url, self.offset, self.resumed
-                        ),
-                    ));
-                }
-                Err(_) => {
-                    if self.offset > self.resumed_at {
-                        // Progress since the last failure: a fresh budget (a download
-                        // longer than the request deadline goes on piece by piece).
-                        self.resumed = 0;
-                        self.resumed_at = self.offset;
+                        io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock
+                    ) && self.offset > self.resumed_at;
+                    if !cut {
+                        if self.failures >= self.client.config.retries {
+                            return Err(self.fail(
+                                e.kind(),
+                                format!("{e} (resumed {} time(s))", self.failures),
+                            ));
+                        }
+                        std::thread::sleep(self.client.backoff(self.failures));
+                        self.failures += 1;
                     }
-                    std::thread::sleep(self.client.backoff(self.resumed));
-                    self.resumed += 1;
-                    match self.client.open_at(&self.url, self.offset) {
+                    self.resumed_at = self.offset;
+                    match self.client.open_at(&self.url, self.offset, self.deadline) {
                         Ok(Some(r)) => self.inner = r,
                         Ok(None) => {
                             return Err(io::Error::new(

@@ -11,13 +11,17 @@
 //! One file rather than one file per narinfo: a warm run of a
 //! 20,000-path closure reads it in a few dozen milliseconds (one read transaction,
 //! memory-mapped), and a cold run writes it in one transaction. Several processes may
-//! share it (SQLite's locking, a busy timeout).
+//! share it: the file is in WAL mode, so that a run reading it for the length of a walk
+//! never blocks another's write (with a rollback journal a concurrent run's commit
+//! waited for every reader and gave up with "database is locked"), and writes take
+//! the write lock when they begin (`BEGIN IMMEDIATE`), where the busy timeout waits
+//! for it, rather than upgrading a read lock, which SQLite refuses at once.
 
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rusqlite::{params, Connection, OpenFlags};
+use rusqlite::{params, Connection, OpenFlags, TransactionBehavior};
 
 const FILE: &str = "narinfo-v1.sqlite";
 
@@ -55,6 +59,9 @@ fn open_file(file: &Path) -> Result<NarinfoDb, rusqlite::Error> {
     // A cache needs no durability: no fsync (a crash of the process is still rolled
     // back by the journal; a power loss may damage the file, which `open` replaces).
     let _ = conn.pragma_update(None, "synchronous", "OFF");
+    // Readers and a writer at once (see the module docs). A file that cannot switch
+    // (another process holds it in the old mode) still works, as before.
+    let _ = conn.pragma_update(None, "journal_mode", "WAL");
     conn.execute_batch(
         "CREATE TABLE IF NOT EXISTS narinfo (
              cache TEXT NOT NULL,
@@ -99,7 +106,9 @@ impl NarinfoDb {
         match open_file(&file) {
             Err(e) if is_damage(&e) => {
                 let _ = std::fs::remove_file(&file);
-                let _ = std::fs::remove_file(dir.join(format!("{FILE}-journal")));
+                for side in ["journal", "wal", "shm"] {
+                    let _ = std::fs::remove_file(dir.join(format!("{FILE}-{side}")));
+                }
                 open_file(&file).map_err(|e| fail(&e))
             }
             r => r.map_err(|e| fail(&e)),
@@ -123,7 +132,10 @@ impl NarinfoDb {
     pub(super) fn put(&mut self, batch: &[Row]) -> Result<(), String> {
         self.end_read();
         let fail = |e: rusqlite::Error| format!("cannot write the narinfo cache: {e}");
-        let tx = self.conn.transaction().map_err(fail)?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(fail)?;
         {
             let mut stmt = tx
                 .prepare_cached(
@@ -170,13 +182,17 @@ impl NarinfoDb {
         record: &[u8],
     ) -> Result<(), String> {
         self.end_read();
-        self.conn
-            .execute(
-                "INSERT OR REPLACE INTO closure_record (caches, root, record) VALUES (?1, ?2, ?3)",
-                params![caches, root, record],
-            )
-            .map(|_| ())
-            .map_err(|e| format!("cannot write the narinfo cache: {e}"))
+        let fail = |e: rusqlite::Error| format!("cannot write the narinfo cache: {e}");
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(fail)?;
+        tx.execute(
+            "INSERT OR REPLACE INTO closure_record (caches, root, record) VALUES (?1, ?2, ?3)",
+            params![caches, root, record],
+        )
+        .map_err(fail)?;
+        tx.commit().map_err(fail)
     }
 
     /// End the read transaction of the lookups, if one is open.

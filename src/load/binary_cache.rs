@@ -148,7 +148,26 @@ pub(crate) fn parse_cache_info(text: &str, path: &Path) -> Result<Option<StoreDi
             });
         };
         if k.trim() == "StoreDir" {
-            sd = Some(StoreDir::new(v.trim()));
+            let v = v.trim();
+            // Store paths are joined to it: `/`, `../../etc` or `/nix/../etc` would
+            // put them anywhere.
+            let plain = v.starts_with('/')
+                && v.len() > 1
+                && !v.ends_with('/')
+                && v[1..]
+                    .split('/')
+                    .all(|c| !c.is_empty() && c != "." && c != "..");
+            if !plain {
+                return Err(LoadError::Text {
+                    path: path.to_path_buf(),
+                    line: i + 1,
+                    expected: "a StoreDir that is an absolute directory other than `/`, \
+                               without `.` or `..` (such as /nix/store)"
+                        .into(),
+                    found: found(Some(v)),
+                });
+            }
+            sd = Some(StoreDir::new(v));
         }
     }
     Ok(sd)

@@ -185,6 +185,7 @@ pub fn load(input: &str, opts: &LoadOptions) -> Result<Closure, LoadError> {
                 closure.warnings = warnings;
                 closure.warnings.extend(recorded);
                 check_root(&closure, &root_hash, want_root.as_ref(), input)?;
+                super::refuse_size_overflow(&closure, Path::new(input))?;
                 return Ok(closure);
             }
             Ok(Decoded::Stale) => {}
@@ -202,29 +203,27 @@ pub fn load(input: &str, opts: &LoadOptions) -> Result<Closure, LoadError> {
     };
     let result = walk.run(&root_hash, input);
     client.end_lookups();
+    // The narinfos a walk fetched are kept only when the whole walk holds: one that
+    // failed (a wrong name, a 404 among the references, sizes past 2^64 - 1) keeps
+    // nothing, so that the fixed server is asked again next run.
+    let assembled = result.and_then(|(infos, root_base)| {
+        let (closure, cache_of, walk_warnings) =
+            assemble(infos, root_base, &sd, &bases, &root_hash, input)?;
+        check_root(&closure, &root_hash, want_root.as_ref(), input)?;
+        // Sizes past 2^64 - 1 are refused as from every other loader.
+        super::refuse_size_overflow(&closure, Path::new(input))?;
+        Ok((closure, cache_of, walk_warnings))
+    });
+    let (mut closure, cache_of, walk_warnings) = match assembled {
+        Ok(a) => a,
+        Err(e) => {
+            client.discard_unsaved();
+            return Err(e);
+        }
+    };
     if let Err(e) = client.save() {
         warnings.push(e);
     }
-    let (infos, root_base) = result?;
-    let mut closure = Closure::new(sd.clone(), SourceKind::HttpCache, root_base);
-    let mut walk_warnings = Vec::new();
-    let mut cache_of: FxHashMap<[u8; HASH_LEN], u32> = FxHashMap::default();
-    let mut root = None;
-    for (n, base) in infos {
-        if n.info.path.hash_part() == root_hash {
-            root = Some(n.info.path.clone());
-        }
-        if let Some(i) = bases.iter().position(|b| *b == base) {
-            cache_of.insert(*n.info.path.hash_bytes(), i as u32);
-        }
-        walk_warnings.extend(n.warnings);
-        closure.insert(n.info);
-    }
-    let Some(root) = root else {
-        return Err(invalid(format!("the walk lost the root {root_hash}")));
-    };
-    closure.declared_roots = vec![root];
-    check_root(&closure, &root_hash, want_root.as_ref(), input)?;
     // Recorded with the walk's own warnings only: those of this run (a cache that
     // could not be written) are not the closure's.
     closure.warnings = walk_warnings;
@@ -243,6 +242,41 @@ pub fn load(input: &str, opts: &LoadOptions) -> Result<Closure, LoadError> {
     closure.warnings = warnings;
     closure.warnings.extend(recorded);
     Ok(closure)
+}
+
+/// The closure of a finished walk, which cache each path came from (index into
+/// `bases`), and the narinfos' warnings.
+#[allow(clippy::type_complexity)]
+fn assemble(
+    infos: Vec<(NarInfo, Arc<str>)>,
+    root_base: String,
+    sd: &StoreDir,
+    bases: &[Arc<str>],
+    root_hash: &str,
+    input: &str,
+) -> Result<(Closure, FxHashMap<[u8; HASH_LEN], u32>, Vec<String>), LoadError> {
+    let mut closure = Closure::new(sd.clone(), SourceKind::HttpCache, root_base);
+    let mut walk_warnings = Vec::new();
+    let mut cache_of: FxHashMap<[u8; HASH_LEN], u32> = FxHashMap::default();
+    let mut root = None;
+    for (n, base) in infos {
+        if n.info.path.hash_part() == root_hash {
+            root = Some(n.info.path.clone());
+        }
+        if let Some(i) = bases.iter().position(|b| *b == base) {
+            cache_of.insert(*n.info.path.hash_bytes(), i as u32);
+        }
+        walk_warnings.extend(n.warnings);
+        closure.insert(n.info);
+    }
+    let Some(root) = root else {
+        return Err(LoadError::Invalid {
+            path: PathBuf::from(input),
+            message: format!("the walk lost the root {root_hash}"),
+        });
+    };
+    closure.declared_roots = vec![root];
+    Ok((closure, cache_of, walk_warnings))
 }
 
 /// The closure's root is the path the user named (when named by more than a hash).
@@ -361,7 +395,17 @@ impl Walk<'_> {
                         Err(_) => return,
                     };
                     let Ok(job) = job else { return };
-                    let found = self.fetch(&job.hash);
+                    // A panic in the transport must not leave the walk waiting for
+                    // an answer that never comes: it is this job's failure.
+                    let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        self.fetch(&job.hash)
+                    }))
+                    .unwrap_or_else(|_| {
+                        Found::Failed(FetchError {
+                            url: narinfo_url(&self.bases[0], &job.hash),
+                            message: "the HTTP client failed (a panic)".into(),
+                        })
+                    });
                     if done_tx.send((job, found)).is_err() {
                         return;
                     }

@@ -488,7 +488,7 @@ fn refuse_from_head(head: &[u8], complete: bool) -> Option<String> {
 
 /// Refuse a closure whose NAR sizes add up past `u64::MAX`: every size nixcut computes
 /// is a sum of them, and none may wrap (two paths of 2^63 bytes would otherwise weigh 0).
-fn refuse_size_overflow(c: &Closure, path: &Path) -> Result<(), LoadError> {
+pub(crate) fn refuse_size_overflow(c: &Closure, path: &Path) -> Result<(), LoadError> {
     if c.total_nar_size().is_some() {
         return Ok(());
     }

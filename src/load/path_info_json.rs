@@ -192,9 +192,12 @@ fn parse_shape_split<'p>(
                 serde::Deserializer::deserialize_map(de, WrapperVisitor(std::marker::PhantomData))
             })?;
             if !(2..=3).contains(&doc.version) {
+                // Version 1 never had the wrapper (it was the bare object or array):
+                // older, not newer, than what this nixcut knows.
+                let age = if doc.version < 2 { "older" } else { "newer" };
                 b.closure.warnings.push(format!(
-                    "{}: path-info JSON format version {} is newer than this nixcut knows \
-                     (2, 3); read it as format 3",
+                    "{}: path-info JSON format version {} is {age} than those this nixcut \
+                     knows (2, 3); read it as format 3",
                     path.display(),
                     doc.version
                 ));

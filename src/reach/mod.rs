@@ -5,26 +5,35 @@
 //! - ELF files: `PT_INTERP`; each `DT_NEEDED` library through the search directories the
 //!   loader uses (the file's `DT_RUNPATH`; without one, its `DT_RPATH` and the `DT_RPATH`
 //!   of the objects that loaded it); each soname it names for `dlopen` the same way;
-//!   every store path its data strings name; and the data directories a known library
-//!   opens beside itself ([`data_dir_rules`]: rocBLAS' and hipBLASLt's Tensile libraries,
-//!   MIOpen's databases, rocFFT's kernel cache);
+//!   every store path its data strings name; the relative data directories and data
+//!   file patterns its data strings name (`rocblas/library`, `../share/miopen/db`,
+//!   `TensileLibrary_lazy_%s.dat`, `%s.kdb`), resolved against the directory the
+//!   library was loaded from and the directory of its real path; and, as a fallback for
+//!   libraries that build those paths at run time, the data directories of the
+//!   data-directory rules ([`DataDirRule`]: rocBLAS' and hipBLASLt's Tensile libraries,
+//!   MIOpen's databases, rocFFT's kernel cache, and a rules file's `[[data_dir]]` rows);
+//! - Tensile index files (`*.dat`, MessagePack): the placeholder indexes and code
+//!   objects they name, in the directory they were opened in; in a data directory
+//!   where a reached index names code objects, a `TensileLibrary_*` code object no
+//!   reached index or pattern names is not reached (lazy loading opens only what the
+//!   indexes name);
 //! - scripts: the `#!` interpreter and every store path the script names;
 //! - symlinks: their targets (relative or absolute, within the store only);
-//! - directories: everything below them.
+//! - directories: everything below them (below a data directory, after the files
+//!   that strings and patterns name, so that a chain shows the most specific reason).
 //!
 //! Paths are resolved in the scanned inventories ([`Inventory`]), symlinks followed
 //! within the store (at most [`MAX_SYMLINKS`] per lookup); nothing is read from disk.
 //! Cost: O(entries + edges) with hash lookups; every file is processed once.
 
-mod data_dirs;
-
-pub use data_dirs::{data_dir_rules, DataBase, DataDirRule};
+pub use crate::classify::{data_dir_rules, DataBase, DataDirRule};
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use crate::classify::EntryType;
+use crate::classify::{EntryType, RuleId};
+use crate::elf::DATA_EXTENSIONS;
 use crate::evidence::{EntryFact, SearchTag};
-use crate::scan::RelPath;
+use crate::scan::{IndexFile, RelPath};
 use crate::store::{StoreDir, StorePath};
 
 /// Most symlinks followed while resolving one path (as Linux' `ELOOP` limit).
@@ -68,8 +77,13 @@ pub enum Why {
     Symlink,
     /// An entry below a reached directory.
     Inside,
-    /// A data directory a library opens beside itself (the rule's name).
-    DataDir(&'static str),
+    /// A data directory a library opens beside itself (the data-directory rule's name).
+    DataDir(RuleId),
+    /// A relative data directory or data file one of the library's strings names (the
+    /// string).
+    DataString(String),
+    /// A file an index file names for loading (the name or pattern).
+    Indexed(String),
 }
 
 /// The scanned entries of the closure's store paths, indexed for path lookups.
@@ -78,6 +92,7 @@ pub struct Inventory<'a> {
     paths: Vec<(&'a StorePath, &'a [EntryFact])>,
     by_base: HashMap<String, u32>,
     files: Vec<HashMap<&'a [u8], u32>>,
+    indexes: HashMap<FileId, &'a IndexFile>,
 }
 
 impl<'a> Inventory<'a> {
@@ -107,12 +122,47 @@ impl<'a> Inventory<'a> {
             paths,
             by_base,
             files,
+            indexes: HashMap::new(),
         }
+    }
+
+    /// Add what the index files and manifests of store path `p` name (entry number,
+    /// names), as the scan found them.
+    pub fn add_indexes(&mut self, p: &StorePath, indexes: &'a [(u32, IndexFile)]) {
+        let Some(path) = self.path_index(p) else {
+            return;
+        };
+        let n = self.paths[path as usize].1.len() as u32;
+        for (entry, i) in indexes.iter().filter(|(e, _)| *e < n) {
+            self.indexes.insert(
+                FileId {
+                    path,
+                    entry: *entry,
+                },
+                i,
+            );
+        }
+    }
+
+    /// What an index file or manifest names.
+    pub fn index(&self, f: FileId) -> Option<&'a IndexFile> {
+        self.indexes.get(&f).copied()
+    }
+
+    /// The directory part of an absolute logical path.
+    pub fn parent_of(abs: &[u8]) -> Vec<u8> {
+        let cut = abs.iter().rposition(|&b| b == b'/').unwrap_or(0);
+        abs[..cut].to_vec()
     }
 
     /// The index of a store path.
     pub fn path_index(&self, p: &StorePath) -> Option<u32> {
         self.by_base.get(&p.to_string()).copied()
+    }
+
+    /// How many store paths the inventory holds.
+    pub fn path_count(&self) -> u32 {
+        self.paths.len() as u32
     }
 
     /// The store path with this index.
@@ -148,7 +198,7 @@ impl<'a> Inventory<'a> {
     }
 
     /// The absolute logical path of an entry, as bytes.
-    fn abs(&self, f: FileId) -> Vec<u8> {
+    pub fn abs(&self, f: FileId) -> Vec<u8> {
         let mut v = format!("{}/{}", self.store_dir.as_str(), self.store_path(f.path)).into_bytes();
         let rel = self.entry(f).path.as_bytes();
         if !rel.is_empty() {
@@ -223,7 +273,7 @@ impl<'a> Inventory<'a> {
     }
 
     /// The entries below a directory (NAR order keeps them right after it).
-    fn below(&self, dir: FileId) -> impl Iterator<Item = FileId> + '_ {
+    pub fn below(&self, dir: FileId) -> impl Iterator<Item = FileId> + '_ {
         let entries = self.paths[dir.path as usize].1;
         let prefix = entries[dir.entry as usize].path.as_bytes();
         let root = prefix.is_empty();
@@ -313,16 +363,35 @@ type Edge = (Vec<u8>, Why, Vec<String>, Option<Vec<u8>>);
 
 struct Item {
     file: FileId,
+    /// A data directory whose contents are reached now (it waited in `later`).
+    expand: bool,
     /// `DT_RPATH` directories of the objects that loaded this one (the loader chain).
     inherited: Vec<String>,
     /// The directory the loader found this library in (for data directories).
     loaded_from: Option<Vec<u8>>,
 }
 
-/// Reach everything the entry points load, run or open.
+/// Reach everything the entry points load, run or open, with the built-in
+/// data-directory rules.
 pub fn reach(inv: &Inventory<'_>, entry_points: impl IntoIterator<Item = FileId>) -> Reached {
+    reach_with(inv, entry_points, data_dir_rules())
+}
+
+/// Reach everything the entry points load, run or open, with these data-directory
+/// rules (a rules file's rows merged with the built-in ones).
+pub fn reach_with(
+    inv: &Inventory<'_>,
+    entry_points: impl IntoIterator<Item = FileId>,
+    data_dirs: &[DataDirRule],
+) -> Reached {
     let mut r = Reached::default();
     let mut queue = VecDeque::new();
+    // Data directories whose contents are reached after everything else queued.
+    let mut later: VecDeque<Item> = VecDeque::new();
+    // What data-directory rules and data strings reached (directories wait in `later`).
+    let mut data_targets: HashSet<FileId> = HashSet::new();
+    // Directories (absolute, real) in which a reached index named code objects.
+    let mut indexed: HashSet<Vec<u8>> = HashSet::new();
     // Files whose own edges are followed (a symlink only passed through is reached but
     // not followed, unless it is reached again in its own right).
     let mut queued: HashSet<FileId> = HashSet::new();
@@ -333,26 +402,45 @@ pub fn reach(inv: &Inventory<'_>, entry_points: impl IntoIterator<Item = FileId>
                 file: f,
                 inherited: Vec::new(),
                 loaded_from: None,
+                expand: false,
             });
         }
     }
-    while let Some(item) = queue.pop_front() {
+    while let Some(item) = queue.pop_front().or_else(|| later.pop_front()) {
         let mut edges: Vec<Edge> = Vec::new();
         let f = item.file;
         let e = inv.entry(f);
         match e.entry {
             EntryType::Symlink => {
                 // Resolving the symlink's own path follows it.
-                edges.push((inv.abs(f), Why::Symlink, item.inherited.clone(), None));
+                // The target is opened by this name: its directory is this one.
+                let own = inv.abs(f);
+                let dir = Inventory::parent_of(&own);
+                edges.push((own, Why::Symlink, item.inherited.clone(), Some(dir)));
+            }
+            EntryType::Directory if !item.expand && data_targets.contains(&f) => {
+                later.push_back(Item {
+                    expand: true,
+                    ..item
+                });
+                continue;
             }
             EntryType::Directory => {
+                let lazy = item.expand && indexed.contains(&inv.abs(f));
                 for c in inv.below(f) {
+                    if lazy
+                        && !r.first.contains_key(&c)
+                        && is_tensile_code_object(inv.entry(c).path.name())
+                    {
+                        continue;
+                    }
                     r.first.entry(c).or_insert((Some(f), Why::Inside));
                     if queued.insert(c) {
                         queue.push_back(Item {
                             file: c,
                             inherited: Vec::new(),
                             loaded_from: None,
+                            expand: false,
                         });
                     }
                 }
@@ -422,7 +510,8 @@ pub fn reach(inv: &Inventory<'_>, entry_points: impl IntoIterator<Item = FileId>
                         }
                     }
                 }
-                // Data directories a known library opens beside itself.
+                // Data directories a library opens beside itself: the rules' table
+                // first (its rows are the documented facts), then what its strings say.
                 let own_dir = {
                     let mut d = inv.abs(f);
                     let cut = d.iter().rposition(|&b| b == b'/').unwrap_or(0);
@@ -430,7 +519,7 @@ pub fn reach(inv: &Inventory<'_>, entry_points: impl IntoIterator<Item = FileId>
                     d
                 };
                 let name = e.path.name();
-                for rule in data_dir_rules() {
+                for rule in data_dirs {
                     if !rule.applies_to(name) {
                         continue;
                     }
@@ -440,11 +529,35 @@ pub fn reach(inv: &Inventory<'_>, entry_points: impl IntoIterator<Item = FileId>
                         }
                         DataBase::RealPath => own_dir.clone(),
                     };
-                    for rel in rule.dirs {
+                    for rel in &rule.dirs {
                         let mut p = base.clone();
                         p.push(b'/');
                         p.extend_from_slice(rel.as_bytes());
                         edges.push((normalise(&p), Why::DataDir(rule.id), Vec::new(), None));
+                    }
+                }
+                if let Some(elf) = e.elf.as_ref().filter(|l| !l.data_paths.is_empty()) {
+                    let mut bases = vec![own_dir.clone()];
+                    if let Some(l) = &item.loaded_from {
+                        bases.insert(0, normalise(l));
+                    }
+                    bases.dedup();
+                    edges.extend(data_string_edges(inv, &bases, &elf.data_paths));
+                }
+                if let Some(IndexFile::Loads(patterns)) = inv.index(f) {
+                    let mut bases = vec![own_dir.clone()];
+                    if let Some(l) = &item.loaded_from {
+                        bases.insert(0, normalise(l));
+                    }
+                    bases.dedup();
+                    for base in &bases {
+                        let found = index_edges(inv, base, patterns);
+                        if found.iter().any(|(p, _, _, _)| is_tensile_code_object(p)) {
+                            if let Some((d, _)) = inv.resolve(base) {
+                                indexed.insert(inv.abs(d));
+                            }
+                        }
+                        edges.extend(found);
                     }
                 }
                 if let Some(interp) = &e.shebang {
@@ -461,25 +574,171 @@ pub fn reach(inv: &Inventory<'_>, entry_points: impl IntoIterator<Item = FileId>
             };
             // The symlinks on the way are reached (they are opened) but only passed
             // through: a symlinked `lib` directory does not make all of its target
-            // reached. The target is processed.
+            // reached. The first one is reached for the edge's reason, the next ones and
+            // the target as symlink targets. The target is processed.
+            if matches!(why, Why::DataDir(_) | Why::DataString(_)) {
+                data_targets.insert(target);
+            }
             let mut parent = f;
+            let mut why = Some(why);
             for l in links {
-                if l != f && !r.first.contains_key(&l) {
-                    r.first.insert(l, (Some(parent), Why::Symlink));
+                if l != f {
+                    let w = why.take().unwrap_or(Why::Symlink);
+                    r.first.entry(l).or_insert((Some(parent), w));
                 }
                 parent = l;
             }
-            r.first.entry(target).or_insert((Some(parent), why));
+            r.first
+                .entry(target)
+                .or_insert((Some(parent), why.unwrap_or(Why::Symlink)));
             if queued.insert(target) {
                 queue.push_back(Item {
                     file: target,
                     inherited,
                     loaded_from,
+                    expand: false,
                 });
             }
         }
     }
     r
+}
+
+/// The edges a library's data strings give, resolved against each of `bases` (the
+/// directory it was loaded from, the directory of its real path): a relative directory
+/// or file (`rocblas/library`, `../share/miopen/db`, `rocfft_kernel_cache.db`) as
+/// named; a pattern (`TensileLibrary_lazy_%s.dat`, `%s.kdb`, `library/%s.co`) every
+/// file below the base or below a directory the strings name whose path matches it.
+/// A directory at or above the library's own is never a data directory (`../lib`
+/// would reach everything beside it).
+fn data_string_edges(inv: &Inventory<'_>, bases: &[Vec<u8>], strings: &[String]) -> Vec<Edge> {
+    let mut out: Vec<Edge> = Vec::new();
+    let mut dirs: Vec<FileId> = Vec::new();
+    let above = |target: FileId, base: &[u8]| {
+        let t = inv.abs(target);
+        base == t.as_slice() || (base.starts_with(&t) && base.get(t.len()) == Some(&b'/'))
+    };
+    let (patterns, plain): (Vec<&String>, Vec<&String>) =
+        strings.iter().partition(|s| s.contains('%'));
+    for s in plain {
+        for base in bases {
+            let mut p = base.clone();
+            p.push(b'/');
+            p.extend_from_slice(s.as_bytes());
+            let p = normalise(&p);
+            let Some((target, _)) = inv.resolve(&p) else {
+                continue;
+            };
+            if bases.iter().any(|b| above(target, b)) {
+                continue;
+            }
+            if inv.entry(target).entry == EntryType::Directory {
+                dirs.push(target);
+            }
+            out.push((p, Why::DataString(s.clone()), Vec::new(), None));
+        }
+    }
+    // Patterns match below the bases' data directories, and below the bases themselves
+    // when the pattern names a directory (`library/%s.co`) or a data file.
+    for pat in patterns {
+        let mut matched: Vec<Vec<u8>> = Vec::new();
+        let mut look = |dir_abs: Vec<u8>, dir: Option<FileId>| {
+            let Some(d) = dir.or_else(|| inv.resolve(&dir_abs).map(|(f, _)| f)) else {
+                return;
+            };
+            if inv.entry(d).entry != EntryType::Directory {
+                return;
+            }
+            let real = inv.abs(d);
+            for c in inv.below(d) {
+                let rel = &inv.abs(c)[real.len()..];
+                let rel = rel.strip_prefix(b"/").unwrap_or(rel);
+                if matches_pattern(pat.as_bytes(), rel) {
+                    let mut p = dir_abs.clone();
+                    p.push(b'/');
+                    p.extend_from_slice(rel);
+                    matched.push(p);
+                }
+            }
+        };
+        for &d in &dirs {
+            look(inv.abs(d), Some(d));
+        }
+        if DATA_EXTENSIONS.iter().any(|e| pat.ends_with(e)) {
+            for base in bases {
+                look(base.clone(), None);
+            }
+        }
+        matched.sort();
+        matched.dedup();
+        out.extend(matched.into_iter().map(|p| {
+            let dir = Inventory::parent_of(&p);
+            (p, Why::DataString(pat.clone()), Vec::new(), Some(dir))
+        }));
+    }
+    // Files first: what a pattern names is more specific than its directory.
+    out.sort_by_key(|(_, why, _, _)| !matches!(why, Why::DataString(s) if s.contains('%')));
+    out
+}
+
+/// Whether a file name is a Tensile code object (`TensileLibrary_*.co`, `.hsaco`).
+fn is_tensile_code_object(name: &[u8]) -> bool {
+    let name = name.rsplit(|&b| b == b'/').next().unwrap_or(name);
+    name.starts_with(b"TensileLibrary") && (name.ends_with(b".co") || name.ends_with(b".hsaco"))
+}
+
+/// The files of directory `base` (absolute, logical) that an index's patterns name:
+/// each reached by its name in `base`, so that what it loads in turn is looked for
+/// there too.
+fn index_edges(inv: &Inventory<'_>, base: &[u8], patterns: &[String]) -> Vec<Edge> {
+    let Some((d, _)) = inv.resolve(base) else {
+        return Vec::new();
+    };
+    if inv.entry(d).entry != EntryType::Directory {
+        return Vec::new();
+    }
+    let real = inv.abs(d);
+    let mut out = Vec::new();
+    for c in inv.below(d) {
+        let rel = &inv.abs(c)[real.len()..];
+        let rel = rel.strip_prefix(b"/").unwrap_or(rel);
+        if rel.contains(&b'/') {
+            continue;
+        }
+        if let Some(p) = patterns.iter().find(|p| matches_pattern(p.as_bytes(), rel)) {
+            let mut abs = base.to_vec();
+            abs.push(b'/');
+            abs.extend_from_slice(rel);
+            out.push((
+                abs,
+                Why::Indexed(p.clone()),
+                Vec::new(),
+                Some(base.to_vec()),
+            ));
+        }
+    }
+    out
+}
+
+/// Whether `path` (relative, `/`-separated) matches a printf-style pattern whose `%s`,
+/// `%d`, `%u` and `%x` stand for one or more bytes other than `/`. A pattern without
+/// `/` matches the last component anywhere below.
+fn matches_pattern(pat: &[u8], path: &[u8]) -> bool {
+    let path = if pat.contains(&b'/') {
+        path
+    } else {
+        path.rsplit(|&b| b == b'/').next().unwrap_or(path)
+    };
+    fn go(p: &[u8], s: &[u8]) -> bool {
+        match p {
+            [] => s.is_empty(),
+            [b'%', _, rest @ ..] => (1..=s.len())
+                .take_while(|&n| s[n - 1] != b'/')
+                .any(|n| go(rest, &s[n..])),
+            [c, rest @ ..] => s.first() == Some(c) && go(rest, &s[1..]),
+        }
+    }
+    go(pat, path)
 }
 
 #[cfg(test)]

@@ -58,6 +58,7 @@ fn elf(path: &str, needed: &[&str], search: &[(SearchTag, String)], dlopen: &[&s
             })
             .collect(),
         dlopen: dlopen.iter().map(|s| s.to_string()).collect(),
+        data_paths: Vec::new(),
     });
     x
 }
@@ -286,7 +287,7 @@ fn symlinked_lib_dir_scripts_cycles_dlopen_and_data_dirs() {
     assert!(
         chain
             .iter()
-            .any(|c| c.contains("DataDir(\"data/rocblas-tensile\")")),
+            .any(|c| c.contains("DataDir(RuleId(\"data/rocblas-tensile\"))")),
         "{chain:?}"
     );
 }
@@ -327,4 +328,74 @@ fn resolve_handles_dotdot_loops_and_outside_paths() {
     );
     assert!(inv.resolve(b"/etc/passwd").is_none());
     assert!(inv.resolve(abs(&a, "lib/missing").as_bytes()).is_none());
+}
+
+#[test]
+fn data_strings_reach_directories_and_pattern_files_but_never_the_librarys_own_dir() {
+    let app = sp('a', "app");
+    let blas = sp('b', "fastblas");
+    let mut lib = elf("lib/libfast.so", &[], &[], &[]);
+    if let Some(l) = lib.elf.as_mut() {
+        l.data_paths = ["fast/library", "idx_%s.dat", "../lib", "missing/dir"]
+            .map(String::from)
+            .to_vec();
+    }
+    let w = World {
+        sd: StoreDir::new(SD),
+        paths: vec![
+            (
+                app.clone(),
+                vec![
+                    dir(""),
+                    elf(
+                        "app",
+                        &["libfast.so"],
+                        &[(SearchTag::Runpath, abs(&blas, "lib"))],
+                        &[],
+                    ),
+                ],
+            ),
+            (
+                blas.clone(),
+                vec![
+                    dir(""),
+                    dir("lib"),
+                    lib,
+                    file("lib/other.so"),
+                    dir("lib/fast"),
+                    dir("lib/fast/library"),
+                    file("lib/fast/library/idx_gfx90a.dat"),
+                    file("lib/fast/library/k_gfx90a.co"),
+                ],
+            ),
+        ],
+    };
+    let v = reached_names(&w, (0, ""));
+    assert!(has(&v, &blas, "lib/fast/library/k_gfx90a.co"), "{v:?}");
+    assert!(
+        !has(&v, &blas, "lib/other.so"),
+        "`../lib` is not a data dir: {v:?}"
+    );
+    let inv = w.inv();
+    let r = reach(&inv, [inv.file(0, &RelPath::root()).unwrap()]);
+    let why = |rel: &str| {
+        let f = inv
+            .file(1, &RelPath::from_bytes(rel.as_bytes().to_vec()))
+            .unwrap();
+        r.chain(f).last().unwrap().1.clone()
+    };
+    assert_eq!(
+        why("lib/fast/library/idx_gfx90a.dat"),
+        Why::DataString("idx_%s.dat".into()),
+        "the pattern names the index before the directory's contents are reached"
+    );
+    assert_eq!(why("lib/fast/library/k_gfx90a.co"), Why::Inside);
+    assert_eq!(
+        why("lib/fast/library"),
+        Why::DataString("fast/library".into())
+    );
+    assert!(matches_pattern(b"idx_%s.dat", b"a/idx_gfx90a.dat"));
+    assert!(matches_pattern(b"lib/%s.co", b"lib/x.co"));
+    assert!(!matches_pattern(b"lib/%s.co", b"lib/a/x.co"));
+    assert!(!matches_pattern(b"idx_%s.dat", b"idx_.dat"));
 }

@@ -132,9 +132,10 @@ fn why(r: &WhyReport, out: &mut dyn Write) -> io::Result<()> {
             continue;
         }
         // The nearest path on the shortest chain that the report has.
-        let hops = p.chain[..p.chain.len() - 1]
-            .iter()
-            .rev()
+        let hops = p
+            .chain
+            .rev_iter()
+            .skip(1)
             .enumerate()
             .find_map(|(k, c)| index.get(c.as_ref()).map(|&f| (f, k)));
         match hops {

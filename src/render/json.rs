@@ -14,7 +14,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::{Report, Style};
-use crate::report::WhyReport;
+use crate::report::{ChainNode, WhyChainsReport, WhyReport};
 
 /// Write `report` as one JSON document and a newline.
 pub(super) fn render(report: Report<'_>, style: &Style, out: &mut dyn Write) -> io::Result<()> {
@@ -23,7 +23,7 @@ pub(super) fn render(report: Report<'_>, style: &Style, out: &mut dyn Write) -> 
             write_why_parallel(r, out)
         }
         Report::Why(r) => write(r, style, out),
-        Report::WhyChains(r) => write(r, style, out),
+        Report::WhyChains(r) => write_why_chains(r, style, out),
         Report::Refs(r) => write(r, style, out),
         Report::Diff(r) => write(r, style, out),
         Report::Check(r) => write(r, style, out),
@@ -71,6 +71,7 @@ fn write_why_parallel(r: &WhyReport, out: &mut dyn Write) -> io::Result<()> {
         rest: r.rest.clone(),
         evidence: r.evidence,
         evidence_paths: r.evidence_paths,
+        verdict_scope: r.verdict_scope,
         savings: r.savings.clone(),
         warnings: r.warnings.clone(),
     };
@@ -107,6 +108,88 @@ fn write_why_parallel(r: &WhyReport, out: &mut dyn Write) -> io::Result<()> {
     safe.write_all(&text[at..])?;
     safe.drain()?;
     writeln!(safe.out)
+}
+
+/// [`write`] of a `why ROOT TARGET` report with its chain tree written without
+/// recursion (serde's derive recurses once a level, and a chain 50,000 paths deep
+/// overflowed the stack): the report without its tree is serialised, and the tree,
+/// compact, takes the place of its `"tree":null` (a key: inside a string every `"` is
+/// escaped). The same document as the derived serialisation.
+fn write_why_chains(r: &WhyChainsReport, style: &Style, out: &mut dyn Write) -> io::Result<()> {
+    let Some(tree) = &r.tree else {
+        return write(r, style, out);
+    };
+    // Every field named, so that a new one cannot be left out here.
+    let shell = WhyChainsReport {
+        schema_version: r.schema_version,
+        root: r.root.clone(),
+        target: r.target.clone(),
+        source: r.source.clone(),
+        chain_count: r.chain_count,
+        chain_count_saturated: r.chain_count_saturated,
+        paths_on_chains: r.paths_on_chains,
+        chains_not_shown: r.chains_not_shown,
+        target_added_size: r.target_added_size,
+        tree: None,
+        evidence: r.evidence,
+        verdict_scope: r.verdict_scope,
+        warnings: r.warnings.clone(),
+    };
+    let text = if style.pretty_json {
+        serde_json::to_vec_pretty(&shell)
+    } else {
+        serde_json::to_vec(&shell)
+    }
+    .map_err(io::Error::other)?;
+    let key: &[u8] = if style.pretty_json {
+        b"\"tree\": null"
+    } else {
+        b"\"tree\":null"
+    };
+    let at = memchr::memmem::find(&text, key)
+        .ok_or_else(|| io::Error::other("the chains report has no `tree` field"))?;
+    let value_at = at + key.len() - b"null".len();
+    let mut safe = SafeJson::new(out);
+    safe.write_all(&text[..value_at])?;
+    write_chain_tree(tree, &mut safe)?;
+    safe.write_all(&text[at + key.len()..])?;
+    safe.drain()?;
+    writeln!(safe.out)
+}
+
+/// A chain tree as compact JSON, the fields in [`ChainNode`]'s order, from an explicit
+/// stack.
+fn write_chain_tree(root: &ChainNode, out: &mut SafeJson<'_>) -> io::Result<()> {
+    enum Item<'a> {
+        Open(&'a ChainNode),
+        Comma,
+        Close,
+    }
+    let mut stack = vec![Item::Open(root)];
+    while let Some(item) = stack.pop() {
+        match item {
+            Item::Comma => out.write_all(b",")?,
+            Item::Close => out.write_all(b"]}")?,
+            Item::Open(n) => {
+                out.write_all(b"{\"path\":")?;
+                serde_json::to_writer(&mut *out, &n.path).map_err(io::Error::other)?;
+                write!(out, ",\"nar_size\":{},\"repeat\":{}", n.nar_size, n.repeat)?;
+                if let Some(via) = &n.via {
+                    out.write_all(b",\"via\":")?;
+                    serde_json::to_writer(&mut *out, via).map_err(io::Error::other)?;
+                }
+                out.write_all(b",\"children\":[")?;
+                stack.push(Item::Close);
+                for (i, c) in n.children.iter().enumerate().rev() {
+                    stack.push(Item::Open(c));
+                    if i > 0 {
+                        stack.push(Item::Comma);
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A writer for serde_json's output that escapes DEL, C1 controls and bidi formatting
@@ -239,6 +322,7 @@ mod tests {
             }),
             evidence: EvidenceLevel::Graph,
             evidence_paths: 0,
+            verdict_scope: None,
             savings: Some(WhySavings {
                 closure_size_before: 9,
                 closure_size_after: 8,

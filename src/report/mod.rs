@@ -13,6 +13,7 @@
 //! it as that sentence. The few derived figures a renderer needs (a hop's hit count,
 //! a package's path counts) are methods here, so that every format shows the same.
 
+mod chain;
 mod check;
 mod diff;
 mod gpu;
@@ -22,6 +23,7 @@ pub mod snapshot;
 mod split;
 mod why;
 
+pub use chain::{chains_of, Chain, Step};
 pub use check::{
     AgainstCheck, AllowedGrowth, BaselineCheck, Blame, CheckFailure, CheckReport, CheckSubject,
     CheckWarning, Contributor, ExtraPaths, MaxSizeCheck, PathGroup,
@@ -32,7 +34,7 @@ pub use diff::{
 };
 pub use gpu::{GpuArch, GpuChange, GpuOption, GpuPath, GpuRemedy, GpuReport, GpuVendor};
 pub use refs::{EvidenceItem, Explanation, ReachStep, ReachVia, RefEntry, RefsPath, RefsReport};
-pub use rules::{ClassRow, KindRow, RuleSource, RulesReport, VerdictRow};
+pub use rules::{ClassRow, DataDirRow, KindRow, RuleSource, RulesReport, VerdictRow};
 pub use snapshot::{Snapshot, SnapshotPath, SNAPSHOT_KIND, SNAPSHOT_SCHEMA_VERSION};
 pub use split::{
     ArchRow, Assumption, AssumptionReason, Because, NoSplit, NoSplitReason, OutputReference,
@@ -85,6 +87,19 @@ pub struct SourceRef {
     pub kind: crate::store::SourceKind,
     /// File, directory or store path it was read from.
     pub origin: String,
+}
+
+/// Whom a report's verdicts judge for (`verdict_scope`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum VerdictScope {
+    /// ROOT is the consumer: a hit counts as `runtime` only when ROOT loads, runs or
+    /// opens the file holding it, as `refs --closure ROOT` judges.
+    Consumer,
+    /// Each referrer is judged on its own files (its own programs count): the files of
+    /// ROOT's whole closure were not read (NARs of a binary cache would have had to be
+    /// downloaded). `refs --closure ROOT` gives the consumer's verdicts.
+    PerPath,
 }
 
 /// How much a report knows about why references exist.

@@ -42,6 +42,10 @@ pub struct Explanation {
     pub reached: bool,
     /// The chain of loads from one of ROOT's own files to it (empty when not reached).
     pub chain: Vec<ReachStep>,
+    /// What else is known about an unreached file: that only a build manifest lists
+    /// it, or that no reached index names it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// One hop of an [`Explanation`]: the file reached and how.
@@ -76,8 +80,15 @@ pub enum ReachVia {
     Symlink,
     /// An entry below a reached directory.
     Inside,
-    /// A data directory a library opens beside itself.
+    /// A data directory a library opens beside itself (a data-directory rule's row).
     DataDir,
+    /// A data directory or data file one of the library's strings names (`detail`: the
+    /// string, a path relative to the library or a pattern such as
+    /// `TensileLibrary_lazy_%s.dat`).
+    DataString,
+    /// A file an index file (Tensile's `TensileLibrary*.dat`) names for loading
+    /// (`detail`: the name or pattern).
+    Index,
 }
 
 /// The references of one store path.

@@ -15,6 +15,27 @@ pub struct RulesReport {
     pub kind_rules: Vec<KindRow>,
     /// Verdicts of single hits: the first matching row wins.
     pub verdict_rules: Vec<VerdictRow>,
+    /// Evidence kinds of hits inside analysed ELF files, in the order tried.
+    #[serde(default)]
+    pub elf_rules: Vec<KindRow>,
+    /// The data directories a library opens beside itself where its strings do not say
+    /// (the fallback of reachability; user rows first).
+    #[serde(default)]
+    pub data_dir_rules: Vec<DataDirRow>,
+}
+
+/// One data-directory rule.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DataDirRow {
+    pub name: String,
+    /// `user` (from the rules file) or `builtin`.
+    pub source: RuleSource,
+    /// The library's file name (`libfoo.so`, also `libfoo.so.N`).
+    pub library: String,
+    /// `loaded-as` (the directory the loader found it in) or `real-path`.
+    pub base: String,
+    /// The directories (or files) it opens, relative to the base.
+    pub dirs: Vec<String>,
 }
 
 /// One file-class rule.

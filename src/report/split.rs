@@ -149,6 +149,16 @@ pub enum SplitAction {
         kept: String,
         because: Vec<Because>,
     },
+    /// Literal text replaced in a file of `output` after the moves (`file` relative to
+    /// that output), every occurrence: `substituteInPlace "$output/FILE" --replace-fail
+    /// FROM TO`. `to` names outputs as shell variables (`$out/lib/libx.so`).
+    Rewrite {
+        output: String,
+        file: String,
+        from: String,
+        to: String,
+        because: Vec<Because>,
+    },
     /// `rm` of one architecture's files (or a rebuild with fewer targets).
     DropGpuArch {
         arch: String,

@@ -60,6 +60,10 @@ pub struct WhyReport {
     /// the first 25 or `--top`). Later entries were not scanned, so an empty `kept_by`
     /// there says nothing. 0 at graph level.
     pub evidence_paths: usize,
+    /// With file evidence: whom the verdicts of `kept_by` judge for (`consumer`: ROOT,
+    /// as `refs --closure ROOT`; `per-path`: each referrer on its own files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict_scope: Option<super::VerdictScope>,
     /// With file-level evidence and one root: the closure after every safe split
     /// suggestion (`nixcut split`), and each suggestion's saving.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -78,8 +82,8 @@ pub struct WhyPath {
     /// What leaving this path out would free: its dominator-tree subtree.
     pub added_size: u64,
     /// The shortest chain from the root: full store paths, root first, this path last.
-    /// (Shared strings: a closure's chains name the same paths over and over.)
-    pub chain: Vec<std::sync::Arc<str>>,
+    /// (A parent pointer: a closure's chains share their prefixes.)
+    pub chain: super::Chain,
     /// The path's immediate dominator (full store path): the nearest path on every
     /// chain from the root(s) to it, whose added size includes this one's. Absent for a
     /// root and for a path shared by several roots (dominated by none of them).
@@ -161,11 +165,17 @@ pub struct WhyChainsReport {
     pub chain_count_saturated: bool,
     /// Distinct paths on some chain, root and target included.
     pub paths_on_chains: usize,
+    /// With `--max-chains`: how many chains the tree leaves out (absent: none left out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chains_not_shown: Option<u64>,
     /// What TARGET alone adds to ROOT's closure (its dominator subtree).
     pub target_added_size: u64,
     /// The tree of chains; `None` when ROOT does not depend on TARGET.
     pub tree: Option<ChainNode>,
     pub evidence: EvidenceLevel,
+    /// With file evidence: whom the hops' verdicts judge for (as in `why ROOT`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict_scope: Option<super::VerdictScope>,
     pub warnings: Vec<String>,
 }
 
@@ -182,4 +192,15 @@ pub struct ChainNode {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub via: Option<HopEvidence>,
     pub children: Vec<ChainNode>,
+}
+
+impl Drop for ChainNode {
+    /// Children are dropped from a list, not by recursion: a chain 50,000 paths deep
+    /// would overflow the stack.
+    fn drop(&mut self) {
+        let mut pending = std::mem::take(&mut self.children);
+        while let Some(mut n) = pending.pop() {
+            pending.append(&mut n.children);
+        }
+    }
 }

@@ -7,12 +7,15 @@ use crate::classify::classify_hit;
 use crate::classify::kinds::{hit_detail, name_detail, CONTEXT_WINDOW};
 use crate::classify::text::{looks_like_text, TEXT_SNIFF_LEN};
 use crate::classify::{file_rule, FileFacts, Place};
-use crate::elf::{dlopen_names, has_bundle_magic, has_elf_magic, ByteSource, ElfFacts, GpuCode};
+use crate::elf::{
+    has_bundle_magic, has_elf_magic, index_loads, is_index_name, is_manifest_name, manifest_names,
+    names_in_data, ByteSource, ElfFacts, GpuCode, MAX_INDEX,
+};
 use crate::store::HASH_LEN;
 
 use super::{
-    ElfFactsWhen, Evidence, FileScan, FileType, LocatedHit, Location, ReferenceScanner, RelPath,
-    Resolver, ScanOptions, StreamResult, HEAD_LEN,
+    ElfFactsWhen, Evidence, FileScan, FileType, IndexFile, LocatedHit, Location, ReferenceScanner,
+    RelPath, Resolver, ScanOptions, StreamResult, HEAD_LEN,
 };
 
 /// What the walkers know about the store path as a whole.
@@ -63,6 +66,7 @@ fn name_evidence(path: &RelPath, hits: &[LocatedHit], executable: bool) -> Vec<E
             detail: name_detail(path.name()),
             candidate: h.candidate,
             rule: rule.name,
+            runpath_dir: None,
         })
         .collect()
 }
@@ -79,6 +83,7 @@ fn entry(path: RelPath, file_type: FileType, size: u64, hits: Vec<LocatedHit>) -
         elf: None,
         head: Vec::new(),
         bundle: None,
+        index: None,
     }
 }
 
@@ -116,6 +121,7 @@ pub(crate) fn symlink(ctx: &Context<'_>, path: RelPath, target: Vec<u8>) -> Outc
             detail: name_detail(&target),
             candidate: h.candidate,
             rule: rule.name,
+            runpath_dir: None,
         });
     }
     let mut file = entry(path, FileType::Symlink, target.len() as u64, hits);
@@ -135,6 +141,26 @@ pub(crate) struct Contents<'a, S: ?Sized> {
     pub scan: StreamResult,
     /// Random access to the bytes classification needs, when they can be read.
     pub source: Option<&'a S>,
+}
+
+/// What a Tensile index or manifest names, read through `source` (small files only).
+fn index_file<S: ByteSource + ?Sized>(
+    path: &RelPath,
+    size: u64,
+    is_elf: bool,
+    source: Option<&S>,
+) -> Option<IndexFile> {
+    let name = path.name();
+    let index = is_index_name(name);
+    if is_elf || size > MAX_INDEX || !(index || is_manifest_name(name)) {
+        return None;
+    }
+    let bytes = source?.read_vec(0, size as usize).ok()?;
+    if index {
+        index_loads(&bytes).map(IndexFile::Loads)
+    } else {
+        Some(IndexFile::Lists(manifest_names(&bytes)))
+    }
 }
 
 /// A regular file: its name and its contents, ELF-analysed when it has hits.
@@ -165,7 +191,7 @@ pub(crate) fn regular<S: ByteSource + ?Sized>(
         });
         match ElfFacts::parse(src, origin.as_deref()) {
             Ok(mut f) => {
-                f.dlopen = dlopen_names(&f, src);
+                (f.dlopen, f.data_paths) = names_in_data(&f, src);
                 if let Some(resolve) = ctx.resolver {
                     f.resolve_needed(&|lib: &str| resolve(lib.as_bytes()));
                 }
@@ -202,9 +228,11 @@ pub(crate) fn regular<S: ByteSource + ?Sized>(
             location,
             candidate: h.candidate,
         });
+        let mut runpath_dir = None;
         let (kind, detail, rule_name) = match (&facts, contents.source) {
             (Some(f), Some(src)) => {
                 let c = classify_hit(f, h.offset, src);
+                runpath_dir = c.runpath_dir;
                 (c.kind, c.detail, c.rule)
             }
             (_, Some(src)) => {
@@ -226,6 +254,7 @@ pub(crate) fn regular<S: ByteSource + ?Sized>(
             detail,
             candidate: h.candidate,
             rule: rule_name,
+            runpath_dir,
         });
     }
     if contents.scan.capped > 0 {
@@ -246,6 +275,7 @@ pub(crate) fn regular<S: ByteSource + ?Sized>(
     file.elf = facts;
     file.head = head[..head.len().min(HEAD_LEN)].to_vec();
     file.bundle = bundle;
+    file.index = index_file(&file.path, size, is_elf, contents.source);
     Outcome {
         file,
         evidence,

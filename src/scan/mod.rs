@@ -178,6 +178,18 @@ pub struct FileScan {
     /// The device code of a standalone bundle file (`__CLANG_OFFLOAD_BUNDLE__` or
     /// `CCOB` at offset 0); ELF files keep theirs in `elf`.
     pub bundle: Option<crate::elf::GpuCode>,
+    /// A Tensile index (`*.dat` in MessagePack): the files it names for loading, as
+    /// patterns relative to its directory; a manifest: the file names it lists.
+    pub index: Option<IndexFile>,
+}
+
+/// What an index file or a manifest names (see `crate::elf::index_loads`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IndexFile {
+    /// An index: files it loads (patterns relative to its directory).
+    Loads(Vec<String>),
+    /// A build manifest: file names it lists (read by nothing at run time).
+    Lists(Vec<String>),
 }
 
 /// How many leading bytes of each regular file [`FileScan::head`] keeps.
@@ -198,6 +210,9 @@ pub struct Evidence {
     pub candidate: u32,
     /// The rule that gave the kind.
     pub rule: RuleId,
+    /// For a hit in an ELF search-path entry: its directory (see
+    /// [`crate::classify::HitClass::runpath_dir`]).
+    pub runpath_dir: Option<String>,
 }
 
 impl Evidence {

@@ -15,8 +15,9 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::nar_dir::{listing_has, parse_listing, Node};
+use super::verify::VerifiedNar;
 use super::{open_nar_stream, FileSource, FilesFrom, OpenError, PathFiles, SourceError};
-use crate::http::{narinfo_url, HttpClient};
+use crate::http::{narinfo_url, HttpClient, StreamBound};
 use crate::load::binary_cache::parse_narinfo;
 use crate::store::{Closure, StoreDir, StorePath};
 
@@ -90,10 +91,10 @@ impl FileSource for HttpSource {
         };
         let n = self.client.narinfo(path.hash_part()).ok_or_else(missing)?;
         let info_url = narinfo_url(&n.base, path.hash_part());
-        let entry = parse_narinfo(&n.text, Path::new(&info_url), &self.store_dir)
+        let parsed = parse_narinfo(&n.text, Path::new(&info_url), &self.store_dir)
             .ok()
-            .and_then(|p| p.entry)
             .ok_or_else(missing)?;
+        let entry = parsed.entry.ok_or_else(missing)?;
         let bad = |message: String| {
             SourceError::Open(OpenError {
                 file: info_url.clone(),
@@ -102,19 +103,24 @@ impl FileSource for HttpSource {
         };
         // Relative to the cache, and staying inside it (as for a cache directory).
         let rel = entry.url.trim_start_matches("./");
-        if rel.contains("://")
-            || rel.starts_with('/')
-            || rel.split('/').any(|c| c == ".." || c.is_empty())
-        {
+        if !stays_inside(rel) {
             return Err(bad(format!(
                 "the NAR URL `{}` is not a path inside the cache",
                 crate::load::sanitize(&entry.url, 80)
             )));
         }
         let url = format!("{}/{rel}", n.base);
+        let nar_size = parsed.info.nar_size;
+        let bound = StreamBound {
+            max_bytes: entry.file_size.or_else(|| {
+                // Compression adds little to data it cannot shrink: an eighth and a
+                // MiB of framing is far more than xz, zstd or bzip2 ever add.
+                nar_size.map(|s| s.saturating_add(s / 8).saturating_add(1 << 20))
+            }),
+        };
         let stream = self
             .client
-            .stream(&url)
+            .stream(&url, bound)
             .map_err(|e| {
                 SourceError::Open(OpenError {
                     file: e.url,
@@ -123,6 +129,12 @@ impl FileSource for HttpSource {
             })?
             .ok_or_else(missing)?;
         let (reader, compression) = open_nar_stream(stream, &url)?;
+        let reader = Box::new(VerifiedNar::new(
+            reader,
+            &url,
+            nar_size,
+            parsed.info.nar_hash.as_ref(),
+        ));
         Ok(PathFiles::Nar {
             label: url,
             compression,
@@ -151,5 +163,77 @@ impl FileSource for HttpSource {
                 .as_ref()
                 .is_some_and(|p| self.listing(p.hash_part()).is_some())
         })
+    }
+}
+
+/// Whether a narinfo's relative NAR URL names a file inside the cache's base path as a
+/// URL parser reads it: percent-decoded (`%2e%2e` is `..`), `\` taken as `/` (as
+/// WHATWG parsers do for http), no empty, `.` or `..` segment, no scheme, query or
+/// fragment trick, no absolute path.
+fn stays_inside(rel: &str) -> bool {
+    if rel.contains("://") || rel.contains(['?', '#']) {
+        return false;
+    }
+    let Some(decoded) = percent_decode(rel) else {
+        return false;
+    };
+    !decoded.is_empty()
+        && !decoded.starts_with(['/', '\\'])
+        && decoded
+            .split(['/', '\\'])
+            .all(|c| !c.is_empty() && c != "." && c != ".." && !c.bytes().any(|b| b < 0x20))
+}
+
+/// `%XX` decoded (repeatedly, so that `%252e` is no way around); `None` for a
+/// malformed escape.
+fn percent_decode(s: &str) -> Option<String> {
+    let mut cur = s.as_bytes().to_vec();
+    for _ in 0..4 {
+        if !cur.contains(&b'%') {
+            return String::from_utf8(cur).ok();
+        }
+        let mut out = Vec::with_capacity(cur.len());
+        let mut i = 0;
+        while i < cur.len() {
+            if cur[i] == b'%' {
+                let hex = std::str::from_utf8(cur.get(i + 1..i + 3)?).ok()?;
+                out.push(u8::from_str_radix(hex, 16).ok()?);
+                i += 3;
+            } else {
+                out.push(cur[i]);
+                i += 1;
+            }
+        }
+        cur = out;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nar_urls_that_leave_the_cache_are_refused() {
+        for ok in ["nar/abc.nar.xz", "nar/a%2Bb.nar", "a.nar"] {
+            assert!(stays_inside(ok), "{ok}");
+        }
+        for bad in [
+            "nar/%2e%2e/%2e%2e/outside.nar.xz",
+            "nar/%2E%2E/x",
+            "nar\\..\\..\\x.nar",
+            "nar/%252e%252e/x",
+            "nar/%2f%2fhost/x",
+            "nar/../x",
+            "nar//x",
+            "/etc/x",
+            "%2fetc/x",
+            "nar/x?y=../..",
+            "nar/%zz",
+            "http://other/x",
+            "nar/.",
+        ] {
+            assert!(!stays_inside(bad), "{bad}");
+        }
     }
 }

@@ -14,6 +14,7 @@ mod http;
 mod nar;
 mod nar_dir;
 mod store_tree;
+mod verify;
 
 pub use http::HttpSource;
 pub use nar::{open_nar, open_nar_stream, Compression, OpenError};

@@ -65,6 +65,9 @@ pub struct WhyReport {
     pub evidence: EvidenceLevel,
     /// Leading entries of `paths` whose referrers were scanned.
     pub evidence_paths: usize,
+    /// With file evidence: `consumer` (ROOT judges) or `per-path`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict_scope: Option<String>,
     /// With file-level evidence and one root only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub savings: Option<WhySavings>,
@@ -149,6 +152,9 @@ pub struct WhyChainsReport {
     pub target_added_size: u64,
     pub tree: Option<ChainNode>,
     pub evidence: EvidenceLevel,
+    /// With file evidence: `consumer` (ROOT judges) or `per-path`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict_scope: Option<String>,
     pub warnings: Vec<String>,
 }
 
@@ -229,6 +235,8 @@ pub struct Explanation {
     pub file: String,
     pub reached: bool,
     pub chain: Vec<ReachStep>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -527,6 +535,13 @@ pub enum SplitAction {
     DropGpuArch {
         arch: String,
         paths: Vec<String>,
+        because: Vec<SplitBecause>,
+    },
+    Rewrite {
+        output: String,
+        file: String,
+        from: String,
+        to: String,
         because: Vec<SplitBecause>,
     },
 }

@@ -1,7 +1,8 @@
 //! A small HTTP/1.1 file server on 127.0.0.1 for the HTTP binary-cache tests: serves a
 //! directory (keep-alive, `Range: bytes=N-`), logs every request, and injects faults
 //! chosen per request by a rule the test sets (an error status, a connection dropped
-//! mid-body, a slow answer, a replaced body, a 404).
+//! mid-body, a slow answer, a replaced body, a 404, a redirect, a body that drips a
+//! byte at a time, an endless body (bounded by [`ENDLESS_CAP`] so a test always ends).
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
@@ -24,7 +25,18 @@ pub enum Fault {
     Body(Vec<u8>),
     /// Answer 404.
     NotFound,
+    /// Answer 302 with this `Location`.
+    Redirect(String),
+    /// Serve the file one byte at a time, waiting this long before each.
+    Drip(Duration),
+    /// These bytes, then zeros without end (a Content-Length of 2^40; the server stops
+    /// after [`ENDLESS_CAP`] bytes and closes the connection).
+    Endless(Vec<u8>),
 }
+
+/// Where an endless body stops, so that a test against a client that never stops still
+/// ends: 64 MiB.
+pub const ENDLESS_CAP: u64 = 64 << 20;
 
 /// Picks a fault for a request: (URL path, how many times this path was asked before).
 pub type Rule = dyn Fn(&str, u32) -> Option<Fault> + Send + Sync;
@@ -34,6 +46,8 @@ struct State {
     rule: Mutex<Option<Arc<Rule>>>,
     seen: Mutex<HashMap<String, u32>>,
     log: Mutex<Vec<String>>,
+    /// Body bytes sent, by request path.
+    sent: Mutex<HashMap<String, u64>>,
     stop: AtomicBool,
 }
 
@@ -54,6 +68,7 @@ impl Server {
             rule: Mutex::new(None),
             seen: Mutex::new(HashMap::new()),
             log: Mutex::new(Vec::new()),
+            sent: Mutex::new(HashMap::new()),
             stop: AtomicBool::new(false),
         });
         let s = Arc::clone(&state);
@@ -84,6 +99,16 @@ impl Server {
         *self.state.rule.lock().unwrap() = None;
         self.state.seen.lock().unwrap().clear();
         self.state.log.lock().unwrap().clear();
+        self.state.sent.lock().unwrap().clear();
+    }
+
+    /// Body bytes sent so far for request paths ending in `suffix`.
+    pub fn bytes_sent(&self, suffix: &str) -> u64 {
+        let sent = self.state.sent.lock().unwrap();
+        sent.iter()
+            .filter(|(p, _)| p.ends_with(suffix))
+            .map(|(_, n)| n)
+            .sum()
     }
 
     /// Every request path so far, in order.
@@ -162,8 +187,13 @@ fn serve_connection(conn: TcpStream, s: &State) {
         if let Some(Fault::Slow(d)) = &fault {
             std::thread::sleep(*d);
         }
+        if let Some(Fault::Endless(prefix)) = &fault {
+            endless(&mut out, prefix, &path, s);
+            return;
+        }
         let (status, reason) = match (&fault, &body) {
             (Some(Fault::Status(c)), _) => (*c, "Injected"),
+            (Some(Fault::Redirect(_)), _) => (302, "Found"),
             (_, None) => (404, "Not Found"),
             (_, Some(_)) if range_from.is_some() => (206, "Partial Content"),
             _ => (200, "OK"),
@@ -182,6 +212,9 @@ fn serve_connection(conn: TcpStream, s: &State) {
             );
             body.drain(..from);
         }
+        if let Some(Fault::Redirect(to)) = &fault {
+            extra.push_str(&format!("Location: {to}\r\n"));
+        }
         let head = format!(
             "HTTP/1.1 {status} {reason}\r\nContent-Length: {}\r\n{extra}Connection: keep-alive\r\n\r\n",
             body.len()
@@ -195,8 +228,119 @@ fn serve_connection(conn: TcpStream, s: &State) {
             let _ = out.shutdown(Shutdown::Both);
             return;
         }
+        if let Some(Fault::Drip(tick)) = fault {
+            for b in &body {
+                std::thread::sleep(tick);
+                if out.write_all(&[*b]).and_then(|()| out.flush()).is_err() {
+                    return;
+                }
+                *s.sent.lock().unwrap().entry(path.clone()).or_insert(0) += 1;
+            }
+            continue;
+        }
         if out.write_all(&body).is_err() || out.flush().is_err() {
             return;
         }
+        *s.sent.lock().unwrap().entry(path.clone()).or_insert(0) += body.len() as u64;
     }
+}
+
+/// `prefix`, then zeros, up to [`ENDLESS_CAP`] bytes, under a Content-Length of 2^40.
+fn endless(out: &mut TcpStream, prefix: &[u8], path: &str, s: &State) {
+    let head = "HTTP/1.1 200 OK\r\nContent-Length: 1099511627776\r\n\r\n";
+    if out.write_all(head.as_bytes()).is_err() || out.write_all(prefix).is_err() {
+        return;
+    }
+    let zeros = vec![0u8; 64 << 10];
+    let mut sent = prefix.len() as u64;
+    while sent < ENDLESS_CAP {
+        if out.write_all(&zeros).is_err() {
+            break;
+        }
+        sent += zeros.len() as u64;
+    }
+    *s.sent.lock().unwrap().entry(path.to_string()).or_insert(0) += sent;
+    let _ = out.shutdown(Shutdown::Both);
+}
+
+/// Two store paths for small caches: APP (which references LIB) and LIB.
+pub const APP: &str = "9fm8cfjwd9nhpc06bz4fdgmc4gwdi2dq-app-1.0";
+pub const LIB: &str = "1b6qcr7l9p0yx4mji8c6pbjcybz4fp88-lib-2.0";
+
+/// A NAR string: length, bytes, zero padding to 8.
+fn nar_string(b: &[u8]) -> Vec<u8> {
+    let mut v = (b.len() as u64).to_le_bytes().to_vec();
+    v.extend_from_slice(b);
+    v.resize(v.len() + (8 - b.len() % 8) % 8, 0);
+    v
+}
+
+fn regular_node(contents: &[u8]) -> Vec<u8> {
+    let mut nar = Vec::new();
+    for s in [&b"("[..], b"type", b"regular", b"contents"] {
+        nar.extend(nar_string(s));
+    }
+    nar.extend(nar_string(contents));
+    nar.extend(nar_string(b")"));
+    nar
+}
+
+/// A NAR of one regular file holding `contents`.
+pub fn file_nar(contents: &[u8]) -> Vec<u8> {
+    let mut nar = nar_string(b"nix-archive-1");
+    nar.extend(regular_node(contents));
+    nar
+}
+
+/// A NAR of a directory of regular files (names sorted here, as NARs require).
+pub fn dir_nar(entries: &[(String, Vec<u8>)]) -> Vec<u8> {
+    let mut sorted: Vec<&(String, Vec<u8>)> = entries.iter().collect();
+    sorted.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    sorted.dedup_by(|a, b| a.0 == b.0);
+    let mut nar = nar_string(b"nix-archive-1");
+    for s in [&b"("[..], b"type", b"directory"] {
+        nar.extend(nar_string(s));
+    }
+    for (name, contents) in sorted {
+        for s in [&b"entry"[..], b"(", b"name", name.as_bytes(), b"node"] {
+            nar.extend(nar_string(s));
+        }
+        nar.extend(regular_node(contents));
+        nar.extend(nar_string(b")"));
+    }
+    nar.extend(nar_string(b")"));
+    nar
+}
+
+/// SHA-256 in base16.
+pub fn hex_sha256(b: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(b)
+        .iter()
+        .map(|x| format!("{x:02x}"))
+        .collect()
+}
+
+/// A binary cache at `dir` of `(base name, NAR, references)`, uncompressed NARs under
+/// `nar/<hex>.nar` with true NarHash and NarSize. Returns each path's NAR file name.
+pub fn write_cache(dir: &std::path::Path, paths: &[(&str, Vec<u8>, &str)]) -> Vec<String> {
+    std::fs::create_dir_all(dir.join("nar")).unwrap();
+    std::fs::write(dir.join("nix-cache-info"), "StoreDir: /nix/store\n").unwrap();
+    let mut files = Vec::new();
+    for (base, nar, refs) in paths {
+        let digest = hex_sha256(nar);
+        let file = format!("nar/{digest}.nar");
+        std::fs::write(dir.join(&file), nar).unwrap();
+        std::fs::write(
+            dir.join(format!("{}.narinfo", &base[..32])),
+            format!(
+                "StorePath: /nix/store/{base}\nURL: {file}\nCompression: none\n\
+                 NarHash: sha256:{digest}\nNarSize: {}\nReferences: {refs}\n",
+                nar.len()
+            ),
+        )
+        .unwrap();
+        files.push(file);
+    }
+    files
 }

@@ -255,8 +255,27 @@ pub fn walk(
         after_count += u64::from(fresh);
         fresh
     };
-    first_visit(start);
-    let mut queue = VecDeque::from([start]);
+    // A split root needs the outputs holding what it runs (its programs), not only out:
+    // `split ROOT --for ROOT` must not predict ROOT without its own program.
+    let mut starts = vec![start];
+    if let Node::Output(s, _) = start {
+        let Split { ev, plan } = &splits[s];
+        let runs: BTreeSet<usize> = ev
+            .entries
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.class == crate::classify::FileClass::Bin)
+            .filter_map(|(i, _)| match plan.place[i] {
+                super::plan::Place::Output(o) if o != 0 => Some(o),
+                _ => None,
+            })
+            .collect();
+        starts.extend(runs.into_iter().map(|o| Node::Output(s, o)));
+    }
+    for &s in &starts {
+        first_visit(s);
+    }
+    let mut queue = VecDeque::from(starts);
     let mut after = 0u64;
     let mut outputs_needed = vec![BTreeSet::new(); splits.len()];
     let dropped = |s: usize, o: usize| is_gpu_output(&splits[s].plan.outputs[o]);

@@ -68,26 +68,100 @@ fn is_keyword(s: &str) -> bool {
     )
 }
 
-/// Escape text for a Nix indented string (`''…''`).
+/// Escape literal text for a Nix indented string (`''…''`): `${` becomes `''${`, and a
+/// `'` that another `'` or such an escape follows becomes `${"'"}`, so that no `''` (an
+/// escape or the end of the string) forms from the text, whatever it holds.
 fn indented(s: &str) -> String {
-    s.replace("''", "'''").replace("${", "''${")
+    let c: Vec<char> = s.chars().collect();
+    let mut o = String::with_capacity(s.len());
+    for (i, &ch) in c.iter().enumerate() {
+        let next = c.get(i + 1).copied();
+        let dollar_brace = |j: usize| c.get(j) == Some(&'$') && c.get(j + 1) == Some(&'{');
+        match ch {
+            '$' if next == Some('{') => o.push_str("''$"),
+            '\'' if next == Some('\'') || dollar_brace(i + 1) => o.push_str("${\"'\"}"),
+            ch => o.push(ch),
+        }
+    }
+    o
 }
 
-/// Single-quote for the shell.
+/// A character no generated line may hold raw: controls (C0, DEL, C1), line and
+/// paragraph separators, and the invisible format characters that reorder or hide text
+/// (bidi overrides and isolates, zero-width characters, the byte-order mark).
+fn is_hidden(c: char) -> bool {
+    c.is_control()
+        || matches!(c,
+            '\u{061c}' | '\u{180e}' | '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}'
+            | '\u{2060}'..='\u{2069}' | '\u{feff}')
+}
+
+/// Quote for the shell (bash): `'…'`, or `$'…'` with `\xHH` escapes when the text holds
+/// a character [`is_hidden`] keeps out of generated lines.
 fn sh(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "'\\''"))
+    if !s.chars().any(is_hidden) {
+        return format!("'{}'", s.replace('\'', "'\\''"));
+    }
+    let mut o = String::from("$'");
+    for ch in s.chars() {
+        match ch {
+            '\'' | '\\' => {
+                o.push('\\');
+                o.push(ch);
+            }
+            ch if is_hidden(ch) => {
+                let mut buf = [0u8; 4];
+                for b in ch.encode_utf8(&mut buf).bytes() {
+                    o.push_str(&format!("\\x{b:02x}"));
+                }
+            }
+            ch => o.push(ch),
+        }
+    }
+    o.push('\'');
+    o
 }
 
-/// One comment line: printable, clipped, store paths shortened to their names.
+/// Whether nixpkgs' `moveToOutput` takes `path` as itself: it expands its pattern
+/// unquoted, so a space, tab or newline splits it and `*?[` (or a backslash, or an
+/// extglob's parenthesis) globs.
+pub fn is_plain(path: &str) -> bool {
+    !path.is_empty()
+        && path
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._/+,=:@%~-".contains(&b))
+}
+
+/// One comment line: printable, clipped (the escaping is the caller's).
 fn comment(s: &str) -> String {
     let mut out: String = s
         .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
+        .map(|c| if is_hidden(c) { ' ' } else { c })
         .collect();
     if out.chars().count() > 140 {
         out = out.chars().take(139).collect::<String>() + "…";
     }
-    indented(&out)
+    out
+}
+
+/// A word for the shell naming a path in an output: `to` is `$OUTPUT` followed by the
+/// rest (`$out/lib/libx.so`), the rest single-quoted; any other text (`${VAR}/…`) is
+/// single-quoted whole.
+fn output_word(to: &str) -> String {
+    let Some(v) = to.strip_prefix('$') else {
+        return sh(to);
+    };
+    let end = v
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(v.len());
+    let (name, rest) = v.split_at(end);
+    if name.is_empty() {
+        sh(to)
+    } else if rest.is_empty() {
+        format!("\"${name}\"")
+    } else {
+        format!("\"${name}\"{}", sh(rest))
+    }
 }
 
 fn evidence_line(b: &Because) -> String {
@@ -100,44 +174,99 @@ fn evidence_line(b: &Because) -> String {
     }
 }
 
-/// A RUNPATH as one double-quoted shell word: store paths become `${ident}` (the
-/// package itself `$out`), everything else is escaped for the shell and for Nix.
-fn kept_word(kept: &str, sd: &StoreDir, pkg: &StorePath, names: &mut Names) -> String {
-    let esc = |t: &str| {
-        let mut o = String::new();
-        for c in t.chars() {
-            if matches!(c, '"' | '\\' | '`' | '$') {
-                o.push('\\');
-            }
-            o.push(c);
+/// One line of the indented string: literal shell text (escaped when rendered) and Nix
+/// interpolations (`${ident}`, written as they are).
+#[derive(Default)]
+struct Line(Vec<(bool, String)>);
+
+impl Line {
+    fn lit(mut self, s: &str) -> Line {
+        match self.0.last_mut() {
+            Some((false, t)) => t.push_str(s),
+            _ => self.0.push((false, s.to_string())),
         }
-        indented(&o)
-    };
-    let me = sd.display(pkg);
-    let prefix = format!("{}/", sd.as_str());
-    let mut out = String::from("\"");
-    for (i, dir) in kept.split(':').enumerate() {
-        if i > 0 {
-            out.push(':');
-        }
-        let Some(tail) = dir.strip_prefix(&prefix) else {
-            out.push_str(&esc(dir));
-            continue;
-        };
-        let end = tail.find('/').unwrap_or(tail.len());
-        let full = &dir[..prefix.len() + end];
-        let rest = &dir[prefix.len() + end..];
-        if full == me {
-            out.push_str("$out");
-        } else if sd.parse_path(full).is_ok() {
-            out.push_str(&format!("${{{}}}", names.ident(full)));
-        } else {
-            out.push_str(&esc(full));
-        }
-        out.push_str(&esc(rest));
+        self
     }
-    out.push('"');
-    out
+
+    fn raw(mut self, s: &str) -> Line {
+        self.0.push((true, s.to_string()));
+        self
+    }
+
+    fn render(&self) -> String {
+        let mut o = String::new();
+        for (raw, t) in &self.0 {
+            if *raw {
+                o.push_str(t);
+            } else {
+                o.push_str(&indented(t));
+            }
+        }
+        o
+    }
+}
+
+/// `s` as a POSIX extended regular expression matching itself.
+fn ere(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        if ".[]()*+?{}|^$\\".contains(c) {
+            o.push('\\');
+        }
+        o.push(c);
+    }
+    o
+}
+
+/// A RUNPATH entry to drop as the build will see it, as a `grep -x` pattern (one shell
+/// word): the package's own path is `$out` (a fixed string, `true`), another
+/// package's store path matches by the name it carries with any hash (an extended
+/// regular expression, `false`: the build's inputs differ from the scanned ones), so
+/// the code names no package by a guessed attribute.
+fn drop_pattern(dir: &str, sd: &StoreDir, pkg: &StorePath) -> (bool, String) {
+    let me = sd.display(pkg);
+    if let Some(rest) = dir
+        .strip_prefix(&me)
+        .filter(|r| r.is_empty() || r.starts_with('/'))
+    {
+        return (true, output_word(&format!("$out{rest}")));
+    }
+    let prefix = format!("{}/", sd.as_str());
+    if let Some(tail) = dir.strip_prefix(&prefix) {
+        let end = tail.find('/').unwrap_or(tail.len());
+        if sd.parse_path(&dir[..prefix.len() + end]).is_ok() && end > 33 {
+            // `<32-character hash>-<name>`: keep the name, any hash.
+            let named = &tail[33..];
+            return (
+                false,
+                sh(&format!("{}[0-9a-z]{{32}}-{}", ere(&prefix), ere(named))),
+            );
+        }
+    }
+    (true, sh(dir))
+}
+
+/// The shell lines moving `path` from `$out` to `$to`: `moveToOutput` for a plain
+/// path; otherwise a quoted `mv` (creating the target's parent, removing parents left
+/// empty as `moveToOutput` does), since `moveToOutput` would split or glob the name.
+fn move_lines(path: &str, to: &str) -> Vec<Line> {
+    let dst = format!("\"${to}\"");
+    if is_plain(path) {
+        return vec![Line::default().lit(&format!("    moveToOutput {} {dst}", sh(path)))];
+    }
+    let parent = path.rsplit_once('/').map(|(p, _)| p);
+    let mut v = Vec::new();
+    if let Some(p) = parent {
+        v.push(Line::default().lit(&format!("    mkdir -p {dst}/{}", sh(p))));
+    }
+    v.push(Line::default().lit(&format!("    mv \"$out\"/{} {dst}/{}", sh(path), sh(path))));
+    if let Some(p) = parent {
+        v.push(Line::default().lit(&format!(
+            "    rmdir -p --ignore-fail-on-non-empty \"$out\"/{} 2>/dev/null || true",
+            sh(p)
+        )));
+    }
+    v
 }
 
 /// The Nix code for `actions` on package `pkg` with these outputs.
@@ -150,20 +279,22 @@ pub fn render(
 ) -> String {
     let mut names = Names::new(sd);
     let me = names.ident(&sd.display(pkg));
-    let mut body = Vec::new();
-    let push_because = |body: &mut Vec<String>, because: &[Because]| {
+    let mut body: Vec<Line> = Vec::new();
+    let comment_line = |s: &str| Line::default().lit(&format!("    # {}", comment(s)));
+    let push_because = |body: &mut Vec<Line>, because: &[Because]| {
         for b in because.iter().take(3) {
-            body.push(format!("    # {}", comment(&evidence_line(b))));
+            body.push(comment_line(&evidence_line(b)));
         }
         if because.len() > 3 {
-            body.push(format!("    # … and {} more", because.len() - 3));
+            body.push(comment_line(&format!("… and {} more", because.len() - 3)));
         }
     };
+    let mut uses_remove_references = false;
     for a in actions {
         match a {
             SplitAction::Delete { path, because } => {
                 push_because(&mut body, because);
-                body.push(format!("    rm -r \"$out\"/{}", indented(&sh(path))));
+                body.push(Line::default().lit(&format!("    rm -r \"$out\"/{}", sh(path))));
             }
             SplitAction::RemoveReferences {
                 target,
@@ -171,41 +302,69 @@ pub fn render(
                 because,
             } => {
                 push_because(&mut body, because);
+                uses_remove_references = true;
                 let t = names.ident(target);
                 let fs: Vec<String> = files
                     .iter()
-                    .map(|f| format!("\"$out\"/{}", indented(&sh(f))))
+                    .map(|f| format!("\"$out\"/{}", sh(f)))
                     .collect();
-                body.push(format!(
-                    "    remove-references-to -t ${{{t}}} {}",
-                    fs.join(" ")
-                ));
+                body.push(
+                    Line::default()
+                        .lit("    remove-references-to -t ")
+                        .raw(&format!("${{{t}}}"))
+                        .lit(&format!(" {}", fs.join(" "))),
+                );
             }
             SplitAction::ShrinkRpath {
                 files,
                 drop,
-                kept,
                 because,
+                ..
             } => {
                 push_because(&mut body, because);
-                body.push(format!(
-                    "    # drops {} (not patchelf --shrink-rpath: it would drop dlopen directories too)",
-                    comment(&drop.join(":"))
-                ));
-                let kept = kept_word(kept, sd, pkg, &mut names);
+                body.push(comment_line(&format!(
+                    "drops {} (not patchelf --shrink-rpath: it would drop dlopen directories too)",
+                    drop.join(":")
+                )));
+                let (fixed, named): (Vec<_>, Vec<_>) = drop
+                    .iter()
+                    .map(|d| drop_pattern(d, sd, pkg))
+                    .partition(|p| p.0);
+                let mut filters = String::new();
+                for (flag, list) in [("-F", fixed), ("-E", named)] {
+                    if !list.is_empty() {
+                        let es: Vec<String> = list.iter().map(|p| format!("-e {}", p.1)).collect();
+                        filters.push_str(&format!(" | grep -v -x {flag} {}", es.join(" ")));
+                    }
+                }
                 for f in files {
-                    body.push(format!(
-                        "    patchelf --set-rpath {kept} \"$out\"/{}",
-                        indented(&sh(f))
-                    ));
+                    let file = format!("\"$out\"/{}", sh(f));
+                    body.push(Line::default().lit(&format!(
+                        "    rpath=$(patchelf --print-rpath {file} | tr ':' '\\n'{filters} | paste -s -d ':' || true)"
+                    )));
+                    body.push(
+                        Line::default().lit(&format!("    patchelf --set-rpath \"$rpath\" {file}")),
+                    );
                 }
             }
             SplitAction::Move { path, to, because } => {
                 push_because(&mut body, because);
-                body.push(format!(
-                    "    moveToOutput {} \"${to}\"",
-                    indented(&sh(path))
-                ));
+                body.extend(move_lines(path, to));
+            }
+            SplitAction::Rewrite {
+                output,
+                file,
+                from,
+                to,
+                because,
+            } => {
+                push_because(&mut body, because);
+                body.push(Line::default().lit(&format!(
+                    "    substituteInPlace \"${output}\"/{} --replace-fail {} {}",
+                    sh(file),
+                    output_word(from),
+                    output_word(to)
+                )));
             }
             SplitAction::DropGpuArch {
                 arch,
@@ -213,11 +372,11 @@ pub fn render(
                 because,
             } => {
                 push_because(&mut body, because);
-                body.push(format!(
-                    "    # {arch}: rm, or rebuild with fewer gpuTargets"
-                ));
+                body.push(comment_line(&format!(
+                    "{arch}: rm, or rebuild with fewer gpuTargets"
+                )));
                 for p in paths {
-                    body.push(format!("    rm -r \"$out\"/{}", indented(&sh(p))));
+                    body.push(Line::default().lit(&format!("    rm -r \"$out\"/{}", sh(p))));
                 }
             }
         }
@@ -226,6 +385,9 @@ pub fn render(
     args.sort();
     args.retain(|a| *a != me);
     args.insert(0, me.clone());
+    if uses_remove_references {
+        args.push("removeReferencesTo".to_string());
+    }
     let mut s = String::new();
     s.push_str(&format!("# nixcut split: {}\n", comment(pkg.name())));
     if let Some(f) = for_root {
@@ -244,9 +406,17 @@ pub fn render(
     s.push_str(&format!("{me}.overrideAttrs (old: {{\n"));
     let outs: Vec<String> = outputs.iter().map(|o| format!("\"{o}\"")).collect();
     s.push_str(&format!("  outputs = [ {} ];\n", outs.join(" ")));
+    if uses_remove_references {
+        s.push_str(
+            "  nativeBuildInputs = (old.nativeBuildInputs or [ ]) ++ [ removeReferencesTo ];\n",
+        );
+    }
+    if outputs.iter().any(|o| o == "dev") {
+        s.push_str("  # stdenv writes $dev/nix-support/propagated-build-inputs (the bin and lib outputs)\n");
+    }
     s.push_str("  postFixup = (old.postFixup or \"\") + ''\n");
     for line in body {
-        s.push_str(&line);
+        s.push_str(&line.render());
         s.push('\n');
     }
     s.push_str("  '';\n})\n");

@@ -16,7 +16,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::classify::{EntryType, EvidenceKind, FileClass, Verdict};
-use crate::evidence::{Hit, HitFact, PathEvidence};
+use crate::evidence::{EntryFact, Hit, HitFact, PathEvidence};
 use crate::report::{AssumptionReason, Because};
 use crate::store::StorePath;
 
@@ -62,6 +62,17 @@ pub struct Plan {
     pub sizes: Vec<u64>,
     /// Per output: files and symlinks held.
     pub files: Vec<u64>,
+    /// Per entry: its content (or symlink target) length once the actions are applied.
+    pub entry_sizes: Vec<u64>,
+    /// Edges between the package's outputs (referrer, referenced) → the files making
+    /// them.
+    pub edges: BTreeMap<(usize, usize), BTreeSet<usize>>,
+    /// Edges no file of the package makes (stdenv's propagated-build-inputs of dev).
+    pub synthetic_edges: Vec<(usize, usize)>,
+    /// Per file (not ELF, not a symlink): the sub-paths of the package it names as
+    /// `$out/SUB` that now live in another output (→ that output). The build must
+    /// write that output's path instead: a rewrite (the sizes already count it).
+    pub self_paths: BTreeMap<usize, BTreeMap<Vec<u8>, usize>>,
     /// Per entry: the outputs holding it (a directory: every output with something
     /// below it).
     pub holds: Vec<BTreeSet<usize>>,
@@ -109,6 +120,15 @@ impl Plan {
                 }
             }
         }
+    }
+
+    /// Entry `f` (a file) now holds `len` bytes: every output holding it changes size.
+    pub fn resize(&mut self, f: usize, len: u64) {
+        let old = nar_str_len(self.entry_sizes[f]);
+        for &o in &self.holds[f] {
+            self.sizes[o] = self.sizes[o] - old + nar_str_len(len);
+        }
+        self.entry_sizes[f] = len;
     }
 
     /// The output a hit's file is in (a directory: where its name lands); `None` for
@@ -234,8 +254,45 @@ impl<'a> Tree<'a> {
     }
 }
 
+/// Extensions of sources a program itself reads at run time: scripts an interpreter
+/// runs, kernels an OpenCL driver compiles.
+const RUN_TIME_SOURCES: &[&str] = &["py", "cl"];
+
+/// Whether a source-path hit names what a program may use at run time: a directory of
+/// its target (`include`, `lib/gcc/include`: a JIT's `-I`) or a [`RUN_TIME_SOURCES`]
+/// file, rather than a compiled source file (`include/x.hpp`, `src/a.c`).
+fn used_at_run_time(h: &Hit, target: &StorePath) -> bool {
+    let sub = sub_path(h, target);
+    let last = sub.rsplit(|&b| b == b'/').next().unwrap_or(&sub);
+    let ext = match last.iter().rposition(|&b| b == b'.') {
+        Some(dot) if dot > 0 => &last[dot + 1..],
+        _ => return true,
+    };
+    let compiled = crate::classify::SOURCE_EXTENSIONS
+        .iter()
+        .any(|e| e.as_bytes() == ext);
+    !compiled || RUN_TIME_SOURCES.iter().any(|e| e.as_bytes() == ext)
+}
+
+/// The search-path directory a hit of file `e` sits in, when the loader searches it
+/// (the typed ELF facts: its active entries, not a DT_RPATH that DT_RUNPATH shadows).
+fn searched_dir<'a>(e: &EntryFact, h: &'a Hit) -> Option<&'a String> {
+    let dir = h.fact.runpath_dir.as_ref()?;
+    let elf = e.elf.as_ref()?;
+    elf.search
+        .iter()
+        .any(|s| s.dir.as_ref() == Some(dir))
+        .then_some(dir)
+}
+
 /// Plan the split of `ev` (the package's evidence without a consumer).
 pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
+    plan_with(ev, targets, &BTreeMap::new())
+}
+
+/// [`plan`], with some files sent to another output than their class's (`forced`:
+/// entry → output name), as a split that breaks a cycle between outputs does.
+pub fn plan_with(ev: &PathEvidence, targets: &[String], forced: &BTreeMap<usize, String>) -> Plan {
     let entries = &ev.entries;
     let tree = Tree::new(ev);
     let mut warnings = Vec::new();
@@ -245,6 +302,7 @@ pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
     let mut remove_refs: BTreeMap<StorePath, (BTreeSet<usize>, Vec<Because>)> = BTreeMap::new();
     let mut rpath_drop: BTreeMap<usize, (Vec<String>, Vec<Because>)> = BTreeMap::new();
     let file_of = |h: &Hit| tree.by_path.get(h.fact.file.as_bytes()).copied();
+    let searched = |f: usize, h| searched_dir(&entries[f], h);
     for r in &ev.references {
         // Files where every hit of this reference is removable by remove-references-to.
         let mut per_file: BTreeMap<usize, (bool, Vec<Because>)> = BTreeMap::new();
@@ -256,13 +314,39 @@ pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
                 _ if !removable => {
                     per_file.entry(f).or_insert((true, Vec::new())).0 = false;
                 }
-                EvidenceKind::ElfRunpathUnused => {
+                // An entry of the search path the loader uses: dropped from it.
+                EvidenceKind::ElfRunpathUnused if searched(f, h).is_some() => {
                     let d = rpath_drop.entry(f).or_default();
-                    let dir = h.fact.detail.clone();
-                    if !d.0.contains(&dir) {
-                        d.0.push(dir);
+                    if let Some(dir) = searched(f, h) {
+                        if !d.0.contains(dir) {
+                            d.0.push(dir.clone());
+                        }
                     }
                     d.1.push(because_of(h));
+                }
+                // A DT_RPATH the loader ignores (DT_RUNPATH is present): `--set-rpath`
+                // rewrites only the DT_RUNPATH, so the string goes with
+                // remove-references-to (where every hit of it in the file is removable).
+                EvidenceKind::ElfRunpathUnused => {
+                    per_file
+                        .entry(f)
+                        .or_insert((true, Vec::new()))
+                        .1
+                        .push(because_of(h));
+                }
+                // A directory (`…/include`) a JIT may pass to its compiler (`-I`), or a
+                // script an interpreter runs (`main.py`): a run-time use, kept.
+                EvidenceKind::ElfSourcePath if used_at_run_time(h, &r.target) => {
+                    per_file.entry(f).or_insert((true, Vec::new())).0 = false;
+                    let msg = format!(
+                        "{}: names {}/{}, which a program may use at run time (a compiler's -I directory, a script an interpreter runs), so the reference is kept",
+                        String::from_utf8_lossy(entries[f].path.as_bytes()),
+                        r.target,
+                        String::from_utf8_lossy(&sub_path(h, &r.target))
+                    );
+                    if !warnings.contains(&msg) {
+                        warnings.push(msg);
+                    }
                 }
                 EvidenceKind::ElfSourcePath | EvidenceKind::ElfDebug
                     if *class != FileClass::Debug =>
@@ -305,6 +389,20 @@ pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
             continue;
         }
         let Some(elf) = &entries[f].elf else { continue };
+        let patterns: Vec<&str> = elf
+            .dlopen
+            .iter()
+            .filter(|n| n.contains('%'))
+            .map(String::as_str)
+            .collect();
+        if !patterns.is_empty() {
+            warnings.push(format!(
+                "{}: its RUNPATH is kept whole: it formats library names for dlopen ({}), so any directory of it may supply one",
+                String::from_utf8_lossy(entries[f].path.as_bytes()),
+                patterns.join(", ")
+            ));
+            continue;
+        }
         let mut kept = Vec::new();
         let mut ok = true;
         for s in &elf.search {
@@ -352,7 +450,10 @@ pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
                 continue;
             }
         }
-        want[i] = Some(class_output(&e.class, targets));
+        want[i] = Some(match forced.get(&i) {
+            Some(o) => o.clone(),
+            None => class_output(&e.class, targets),
+        });
     }
     for w in want.iter().flatten() {
         if !names.contains(w) {
@@ -402,6 +503,10 @@ pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
         references: Vec::new(),
         sizes: Vec::new(),
         files: Vec::new(),
+        entry_sizes: Vec::new(),
+        self_paths: BTreeMap::new(),
+        edges: BTreeMap::new(),
+        synthetic_edges: Vec::new(),
         holds,
         assumptions: Vec::new(),
         warnings,
@@ -414,6 +519,7 @@ pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
     let mut references: Vec<BTreeMap<(StorePath, Option<usize>), u64>> =
         vec![BTreeMap::new(); n_out];
     let mut grow = vec![0u64; entries.len()];
+    let mut self_paths: BTreeMap<usize, BTreeMap<Vec<u8>, usize>> = BTreeMap::new();
     let mut assumptions = Vec::new();
     for r in &ev.references {
         let is_self = r.target == ev.path;
@@ -436,7 +542,8 @@ pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
             if h.fact.kind == EvidenceKind::ElfRunpathUnused
                 && removed_rpath
                     .get(&f)
-                    .is_some_and(|d| d.contains(&h.fact.detail))
+                    .zip(h.fact.runpath_dir.as_ref())
+                    .is_some_and(|(d, dir)| d.contains(dir))
             {
                 continue;
             }
@@ -459,6 +566,12 @@ pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
                 let e = &entries[f];
                 if l != 0 && e.elf.is_none() && h.fact.kind != EvidenceKind::FileName {
                     grow[f] += 1 + plan.outputs[l].len() as u64;
+                    if e.entry != EntryType::Symlink {
+                        self_paths.entry(f).or_default().insert(sub.clone(), l);
+                    }
+                }
+                if l != o {
+                    plan.edges.entry((o, l)).or_default().insert(f);
                 }
                 Some(l)
             } else {
@@ -488,7 +601,13 @@ pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
             .count() as u64;
     }
 
+    plan.self_paths = self_paths;
     plan.references = references;
+    plan.entry_sizes = entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| e.size + grow[i])
+        .collect();
     plan.sizes = sizes;
     plan.files = files;
     plan.assumptions = assumptions;
@@ -503,13 +622,16 @@ fn parent(p: &[u8]) -> &[u8] {
     }
 }
 
+/// The NAR framing of a string of `n` bytes: its length and the bytes padded to 8.
+pub fn nar_str_len(n: u64) -> u64 {
+    8u64.saturating_add(n.div_ceil(8).saturating_mul(8))
+}
+
 /// The exact NAR size of a tree given as (path, type, size) in NAR order: the same
 /// framing as `crate::scan::nar_size`, over any subset of a package's entries that
 /// forms a tree (every entry's parent directory included).
 pub fn nar_size_of<'a>(entries: impl Iterator<Item = (&'a [u8], EntryType, u64)>) -> u64 {
-    fn str_len(n: u64) -> u64 {
-        8u64.saturating_add(n.div_ceil(8).saturating_mul(8))
-    }
+    let str_len = nar_str_len;
     let s = |t: &str| str_len(t.len() as u64);
     let mut total = s("nix-archive-1");
     for (path, entry, size) in entries {
@@ -566,6 +688,7 @@ mod tests {
                 detail: detail.to_string(),
                 symlink_target: None,
                 target_exists: None,
+                runpath_dir: None,
             },
             place: HitPlace {
                 class: FileClass::Out,
@@ -688,6 +811,36 @@ mod tests {
         let p = plan(&package(vec![source(), needed]), &[]);
         assert!(p.remove_refs.is_empty());
         assert_eq!(p.references[0].get(&(dep, None)), Some(&2));
+    }
+
+    /// issue 19, item 7: a JIT's include directory (an ELF string `<dep>/include`) and
+    /// a script a launcher passes to its interpreter (`<dep>/share/app/main.py`) are
+    /// not `__FILE__` strings: split keeps the reference and says why.
+    #[test]
+    fn an_include_directory_named_by_a_library_is_kept() {
+        let dir = hit(
+            "lib/libp.so",
+            EvidenceKind::ElfSourcePath,
+            Verdict::Removable,
+            "/nix/store/11111111111111111111111111111111-dep-1.0/include",
+        );
+        let script = hit(
+            "lib/libp.so",
+            EvidenceKind::ElfSourcePath,
+            Verdict::Removable,
+            "/nix/store/11111111111111111111111111111111-dep-1.0/share/app/main.py",
+        );
+        for (h, named) in [(dir, "-dep-1.0/include"), (script, "/share/app/main.py")] {
+            let p = plan(&package(vec![h]), &[]);
+            assert!(p.remove_refs.is_empty(), "{:?}", p.remove_refs);
+            let dep = StorePath::from_base_name(DEP).unwrap();
+            assert_eq!(p.references[0].get(&(dep, None)), Some(&1));
+            assert!(
+                p.warnings.iter().any(|w| w.contains(named)),
+                "{:?}",
+                p.warnings
+            );
+        }
     }
 
     #[test]

@@ -164,7 +164,9 @@ pub(super) fn split(r: &SplitReport, out: &mut dyn Write) -> io::Result<()> {
             }
             writeln!(out, "</ul>")?;
         }
-        writeln!(out, "<h2>Nix</h2><pre>{}</pre></div>", esc(&r.nix))?;
+        // The code's own line breaks are kept (no line of it holds a control character).
+        let lines: Vec<String> = r.nix.lines().map(str::to_string).collect();
+        writeln!(out, "<h2>Nix</h2><pre>{}</pre></div>", esc_lines(&lines))?;
         writeln!(
             out,
             "<aside><div id=\"details\" hidden><h2>Selected</h2><pre></pre></div>"

@@ -351,16 +351,22 @@ fn tooltip(r: &WhyReport, p: &WhyPath, cat: &Category) -> Vec<String> {
 }
 
 /// The chain as names, root first; long chains keep their first and last hops.
-fn chain_words<S: AsRef<str>>(chain: &[S]) -> String {
-    let names: Vec<&str> = chain.iter().map(|s| name_of(s.as_ref())).collect();
-    if names.len() <= 10 {
+/// The chain's names, its middle cut when long; only its ends are read (a chain may be
+/// 50,000 paths deep).
+fn chain_words(chain: &crate::report::Chain) -> String {
+    if chain.len() <= 10 {
+        let all = chain.to_vec();
+        let names: Vec<&str> = all.iter().map(|s| name_of(s)).collect();
         return names.join(" → ");
     }
+    let head: Vec<&str> = chain.head().iter().map(|s| name_of(s)).collect();
+    let mut tail: Vec<&str> = chain.rev_iter().take(4).map(|s| name_of(s)).collect();
+    tail.reverse();
     format!(
         "{} → … ({} more) … → {}",
-        names[..4].join(" → "),
-        names.len() - 8,
-        names[names.len() - 4..].join(" → ")
+        head.join(" → "),
+        chain.len() - 8,
+        tail.join(" → ")
     )
 }
 

@@ -8,6 +8,20 @@ use crate::render::words::refs::{explain_heading, kinds, reach_step, ref_label};
 use crate::report::RefsReport;
 
 pub(super) fn refs(r: &RefsReport, out: &mut dyn Write) -> io::Result<()> {
+    // `--explain`: the answer first.
+    if let Some(e) = &r.explain {
+        writeln!(out, "**{}**\n", md_cell(&explain_heading(e)))?;
+        for (i, s) in e.chain.iter().enumerate() {
+            writeln!(
+                out,
+                "{}. {} ← {}",
+                i + 1,
+                md_code(&s.file),
+                md_cell(&reach_step(s))
+            )?;
+        }
+        writeln!(out)?;
+    }
     for p in &r.paths {
         writeln!(out, "### {}\n", md_code(&p.path))?;
         writeln!(
@@ -29,19 +43,6 @@ pub(super) fn refs(r: &RefsReport, out: &mut dyn Write) -> io::Result<()> {
                 e.evidence_count,
                 md_cell(&kinds(e)),
                 first
-            )?;
-        }
-        writeln!(out)?;
-    }
-    if let Some(e) = &r.explain {
-        writeln!(out, "**{}**\n", md_cell(&explain_heading(e)))?;
-        for (i, s) in e.chain.iter().enumerate() {
-            writeln!(
-                out,
-                "{}. {} ← {}",
-                i + 1,
-                md_code(&s.file),
-                md_cell(&reach_step(s))
             )?;
         }
         writeln!(out)?;

@@ -3,8 +3,25 @@
 use std::io::{self, Write};
 
 use super::{md_cell, md_code};
-use crate::render::words::rules::{class_heading, KIND_HEADING, VERDICT_HEADING};
-use crate::report::RulesReport;
+use crate::render::words::rules::{
+    class_heading, DATA_DIR_HEADING, ELF_HEADING, KIND_HEADING, VERDICT_HEADING,
+};
+use crate::report::{KindRow, RulesReport};
+
+fn kind_table(out: &mut dyn Write, heading: &str, rows: &[KindRow]) -> io::Result<()> {
+    writeln!(out, "\n### {}\n", md_cell(heading))?;
+    writeln!(out, "| rule | matches | kind |\n|---|---|---|")?;
+    for k in rows {
+        writeln!(
+            out,
+            "| {} | {} | {} |",
+            md_code(&k.name),
+            md_cell(&k.matches),
+            md_code(&k.kind)
+        )?;
+    }
+    Ok(())
+}
 
 pub(super) fn rules(r: &RulesReport, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "### {}\n", md_cell(&class_heading(r)))?;
@@ -22,15 +39,22 @@ pub(super) fn rules(r: &RulesReport, out: &mut dyn Write) -> io::Result<()> {
             md_code(&c.class)
         )?;
     }
-    writeln!(out, "\n### {}\n", md_cell(KIND_HEADING))?;
-    writeln!(out, "| rule | matches | kind |\n|---|---|---|")?;
-    for k in &r.kind_rules {
+    kind_table(out, KIND_HEADING, &r.kind_rules)?;
+    kind_table(out, ELF_HEADING, &r.elf_rules)?;
+    writeln!(out, "\n### {}\n", md_cell(DATA_DIR_HEADING))?;
+    writeln!(
+        out,
+        "| rule | source | library | base | opens |\n|---|---|---|---|---|"
+    )?;
+    for d in &r.data_dir_rules {
         writeln!(
             out,
-            "| {} | {} | {} |",
-            md_code(&k.name),
-            md_cell(&k.matches),
-            md_code(&k.kind)
+            "| {} | {} | {} | {} | {} |",
+            md_code(&d.name),
+            d.source.as_str(),
+            md_code(&d.library),
+            d.base,
+            md_cell(&d.dirs.join(" "))
         )?;
     }
     writeln!(out, "\n### {}\n", md_cell(VERDICT_HEADING))?;

@@ -14,6 +14,14 @@ use crate::render::Style;
 use crate::report::{EvidenceLevel, RefsReport};
 
 pub(super) fn refs(r: &RefsReport, style: &Style, out: &mut dyn Write) -> io::Result<()> {
+    // `--explain`: the answer first, then the table it comes from.
+    if let Some(e) = &r.explain {
+        writeln!(out, "{}", bold(&explain_heading(e), style))?;
+        for (i, s) in e.chain.iter().enumerate() {
+            writeln!(out, "  {}. {}  ← {}", i + 1, s.file, reach_step(s))?;
+        }
+        writeln!(out)?;
+    }
     for p in &r.paths {
         writeln!(out, "{}", bold(&path_heading(p), style))?;
         if p.references.is_empty() {
@@ -74,12 +82,6 @@ pub(super) fn refs(r: &RefsReport, style: &Style, out: &mut dyn Write) -> io::Re
     }
     if r.evidence == EvidenceLevel::Graph {
         writeln!(out, "evidence: graph-level only (files unavailable).")?;
-    }
-    if let Some(e) = &r.explain {
-        writeln!(out, "{}", bold(&explain_heading(e), style))?;
-        for (i, s) in e.chain.iter().enumerate() {
-            writeln!(out, "  {}. {}  ← {}", i + 1, s.file, reach_step(s))?;
-        }
     }
     Ok(())
 }

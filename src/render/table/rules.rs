@@ -3,9 +3,25 @@
 use std::io::{self, Write};
 
 use super::{fit, new_table, whole};
-use crate::render::words::rules::{class_heading, KIND_HEADING, VERDICT_HEADING};
+use crate::render::words::rules::{
+    class_heading, DATA_DIR_HEADING, ELF_HEADING, KIND_HEADING, VERDICT_HEADING,
+};
 use crate::render::Style;
-use crate::report::RulesReport;
+use crate::report::{KindRow, RulesReport};
+
+fn kind_table(
+    style: &Style,
+    out: &mut dyn Write,
+    heading: &str,
+    rows: &[KindRow],
+) -> io::Result<()> {
+    let mut t = new_table(style);
+    t.set_header(vec!["rule", "matches", "kind"]);
+    for k in rows {
+        t.add_row(vec![&k.name, &k.matches, &k.kind]);
+    }
+    writeln!(out, "{heading}\n{}\n", whole(&fit(&t, style, &[]).0))
+}
 
 pub(super) fn rules(r: &RulesReport, style: &Style, out: &mut dyn Write) -> io::Result<()> {
     let mut t = new_table(style);
@@ -24,12 +40,24 @@ pub(super) fn rules(r: &RulesReport, style: &Style, out: &mut dyn Write) -> io::
         class_heading(r),
         whole(&fit(&t, style, &[1]).0)
     )?;
+    kind_table(style, out, KIND_HEADING, &r.kind_rules)?;
+    kind_table(style, out, ELF_HEADING, &r.elf_rules)?;
     let mut t = new_table(style);
-    t.set_header(vec!["rule", "matches", "kind"]);
-    for k in &r.kind_rules {
-        t.add_row(vec![&k.name, &k.matches, &k.kind]);
+    t.set_header(vec!["rule", "source", "library", "base", "opens"]);
+    for d in &r.data_dir_rules {
+        t.add_row(vec![
+            d.name.clone(),
+            d.source.as_str().to_string(),
+            d.library.clone(),
+            d.base.clone(),
+            d.dirs.join(" "),
+        ]);
     }
-    writeln!(out, "{KIND_HEADING}\n{}\n", whole(&fit(&t, style, &[]).0))?;
+    writeln!(
+        out,
+        "{DATA_DIR_HEADING}\n{}\n",
+        whole(&fit(&t, style, &[2, 3]).0)
+    )?;
     let mut t = new_table(style);
     t.set_header(vec!["rule", "when", "verdict", "why"]);
     for v in &r.verdict_rules {

@@ -72,6 +72,8 @@ pub(crate) fn reach_step(s: &ReachStep) -> String {
         ReachVia::Symlink => "a symlink's target",
         ReachVia::Inside => "inside a reached directory",
         ReachVia::DataDir => "a data directory the library opens",
+        ReachVia::DataString => "named by a string of the library",
+        ReachVia::Index => "named by an index file",
     };
     if s.detail.is_empty() {
         how.to_string()
@@ -85,6 +87,9 @@ pub(crate) fn explain_heading(e: &Explanation) -> String {
     if e.reached {
         format!("how the consumer reaches {}:", e.file)
     } else {
-        format!("the consumer does not load, run or open {}", e.file)
+        match &e.note {
+            Some(n) => format!("the consumer does not load, run or open {}: {n}", e.file),
+            None => format!("the consumer does not load, run or open {}", e.file),
+        }
     }
 }

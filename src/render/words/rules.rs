@@ -16,6 +16,9 @@ pub(crate) fn class_heading(r: &RulesReport) -> String {
     s
 }
 
+pub(crate) const ELF_HEADING: &str =
+    "Evidence kinds of hits inside analysed ELF files (first match wins)";
+pub(crate) const DATA_DIR_HEADING: &str = "Data directories a library opens beside itself, where its strings do not name them (reaching the library reaches them)";
 pub(crate) const KIND_HEADING: &str =
     "Evidence kinds of hits outside analysed ELF files (first match wins)";
 pub(crate) const VERDICT_HEADING: &str = "Verdicts of single hits (first match wins; a reference takes the strongest: runtime > gpu > unknown > dev > doc > removable)";

@@ -87,6 +87,13 @@ pub(crate) fn action(a: &SplitAction) -> String {
                 crate::render::text::count(paths.len() as u64, "path", "paths")
             )
         }
+        SplitAction::Rewrite {
+            output,
+            file,
+            from,
+            to,
+            ..
+        } => format!("rewrite {from} to {to} in {file} of {output}"),
     })
 }
 

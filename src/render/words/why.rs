@@ -21,7 +21,13 @@ pub(crate) fn size_or_unknown(bytes: u64, known: bool) -> String {
 
 /// The chain from the root to the path's parent, as names: `llama-cpp-rocm → rocblas`.
 pub(crate) fn via(p: &WhyPath) -> String {
-    via_chain(&p.chain)
+    // Only the ends are read: a chain may be 50,000 paths deep.
+    if p.chain.len() <= 4 {
+        return via_chain(&p.chain.to_vec());
+    }
+    let first = p.chain.head().first().map_or("", |s| name_of(s));
+    let last_hop = p.chain.rev_iter().nth(1).map_or("", |s| name_of(s));
+    format!("{first} → … → {last_hop}")
 }
 
 /// `rocblas-5.7.1: 26 symlink → gpu:gfx900,gfx906`
@@ -127,13 +133,21 @@ fn main_reason_of(p: &WhyPath, short: bool) -> String {
 
 /// Said when some shown paths were listed without evidence (`--evidence-paths`).
 pub(crate) fn evidence_note(r: &WhyReport) -> Option<String> {
-    if r.evidence != EvidenceLevel::Files || r.evidence_paths >= r.paths.len() {
-        return None;
+    let mut notes = Vec::new();
+    if r.evidence == EvidenceLevel::Files && r.evidence_paths < r.paths.len() {
+        notes.push(format!(
+            "Evidence for the first {} only (--evidence-paths N|all for more).",
+            count(r.evidence_paths as u64, "path", "paths")
+        ));
     }
-    Some(format!(
-        "Evidence for the first {} only (--evidence-paths N|all for more).",
-        count(r.evidence_paths as u64, "path", "paths")
-    ))
+    if r.verdict_scope == Some(crate::report::VerdictScope::PerPath) {
+        notes.push(
+            "Verdicts judge each referrer on its own files: what ROOT itself runs would need \
+             every NAR of the closure; `refs --closure ROOT` gives ROOT's verdicts."
+                .to_string(),
+        );
+    }
+    (!notes.is_empty()).then(|| notes.join(" "))
 }
 
 /// The "kept in by" cell: each scanned referrer's evidence, and how many were not.
@@ -201,17 +215,29 @@ pub(crate) fn chains_header(r: &WhyChainsReport) -> String {
     } else {
         count(r.chain_count, "chain", "chains")
     };
-    format!(
+    let mut s = format!(
         "{chains} from {} to {} through {}; {} adds {} to the closure",
         name_of(&r.root),
         name_of(&r.target),
         count(r.paths_on_chains as u64, "path", "paths"),
         name_of(&r.target),
         format_size(r.target_added_size)
-    )
+    );
+    if let Some(rest) = r.chains_not_shown.filter(|&n| n > 0) {
+        s.push_str(&format!(
+            "; {} not shown (--max-chains)",
+            count(rest, "chain", "chains")
+        ));
+    }
+    s
 }
 
-/// The chain tree as lines, depth first, in the style of `nix why-depends`.
+/// How deep the tree is drawn with bars; a deeper line says its depth instead, so that
+/// a chain 50,000 paths deep prints in linear, not quadratic, space.
+pub(crate) const DRAWN_DEPTH: usize = 48;
+
+/// The chain tree as lines, depth first, in the style of `nix why-depends`. Lines
+/// deeper than [`DRAWN_DEPTH`] start with `[depth N]` after the drawn levels.
 pub(crate) fn tree_lines(root: &ChainNode) -> Vec<String> {
     tree_lines_with(root, false)
 }
@@ -221,17 +247,25 @@ pub(crate) fn tree_lines(root: &ChainNode) -> Vec<String> {
 pub(crate) fn tree_lines_with(root: &ChainNode, short: bool) -> Vec<String> {
     let node_label = |n: &ChainNode| node_label(n, short);
     let mut out = vec![node_label(root)];
-    // Stack of (node, ancestors' last flags, last); children pushed in reverse.
-    let mut stack: Vec<(&ChainNode, Vec<bool>, bool)> = Vec::new();
+    // The ancestors' "last child" flags, as deep as the node being drawn.
+    let mut anc: Vec<bool> = Vec::new();
+    // Stack of (node, depth, last); children pushed in reverse.
+    let mut stack: Vec<(&ChainNode, usize, bool)> = Vec::new();
     for (i, c) in root.children.iter().enumerate().rev() {
-        stack.push((c, Vec::new(), i + 1 == root.children.len()));
+        stack.push((c, 0, i + 1 == root.children.len()));
     }
-    while let Some((n, anc, last)) = stack.pop() {
-        out.push(format!("{}{}", tree_prefix(&anc, last), node_label(n)));
-        let mut child_anc = anc.clone();
-        child_anc.push(last);
+    while let Some((n, depth, last)) = stack.pop() {
+        anc.truncate(depth);
+        let drawn = &anc[..depth.min(DRAWN_DEPTH)];
+        let prefix = tree_prefix(drawn, last);
+        if depth > DRAWN_DEPTH {
+            out.push(format!("{prefix}[depth {}] {}", depth + 1, node_label(n)));
+        } else {
+            out.push(format!("{prefix}{}", node_label(n)));
+        }
+        anc.push(last);
         for (i, c) in n.children.iter().enumerate().rev() {
-            stack.push((c, child_anc.clone(), i + 1 == n.children.len()));
+            stack.push((c, depth + 1, i + 1 == n.children.len()));
         }
     }
     out

@@ -10,6 +10,17 @@ orig, pkg = sys.argv[1], sys.argv[2]
 actions = json.loads(os.environ["actions"])
 q = shlex.quote
 lines = []
+
+
+def word(s):
+    """`$OUTPUT/rest` as a shell word expanding the output; other text quoted."""
+    if len(s) > 1 and s[0] == "$" and (s[1].isalnum() or s[1] == "_"):
+        name = s[1:].split("/", 1)[0]
+        rest = s[1 + len(name):]
+        return f'"${name}"' + (q(rest) if rest else "")
+    return q(s)
+
+
 for a in actions:
     kind = a["action"]
     if kind == "delete":
@@ -23,6 +34,10 @@ for a in actions:
             lines.append(f'patchelf --set-rpath "{kept}" "$out"/{q(f)}')
     elif kind == "move":
         lines.append(f'moveToOutput {q(a["path"])} "${a["to"]}"')
+    elif kind == "rewrite":
+        lines.append(
+            f'substituteInPlace "${a["output"]}"/{q(a["file"])} --replace-fail {word(a["from"])} {word(a["to"])}'
+        )
     elif kind == "drop-gpu-arch":
         for p in a["paths"]:
             lines.append(f'rm -r "$out"/{q(p)}')

@@ -1,7 +1,7 @@
 # The package `orig` split as a `nixcut split` report (JSON file `plan`) says: a plain
 # derivation with the report's `outputs`, whose builder (apply.sh) copies `orig`, runs
-# the report's actions with shell equivalents of the nixpkgs verbs (verbs.sh) and
-# writes each moved sub-path's new output where the package named it.
+# the report's actions with shell equivalents of the nixpkgs verbs (verbs.sh), nothing
+# else but what stdenv adds to a dev output.
 { plan, orig }:
 let
   report = builtins.fromJSON (builtins.readFile plan);
@@ -17,6 +17,5 @@ builtins.derivation {
   actions = builtins.toJSON report.actions;
   verbs = ./verbs.sh;
   apply = ./apply.py;
-  land = ./land.py;
   rewrite = ./rewrite.py;
 }

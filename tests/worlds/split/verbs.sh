@@ -40,3 +40,37 @@ remove_references_to() {
         sed -i "s|$hash|eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee|g" "$f"
     done
 }
+
+# substituteInPlace FILE --replace-fail FROM TO…: replace every occurrence, failing when
+# FROM is not in the file (nixpkgs' substitute).
+substituteInPlace() {
+    python3 - "$@" <<'PY'
+import sys
+f, args = sys.argv[1], sys.argv[2:]
+data = open(f, "rb").read()
+while args:
+    flag, old, new, args = args[0], args[1].encode(), args[2].encode(), args[3:]
+    if flag != "--replace-fail":
+        sys.exit(f"substituteInPlace: {flag} is not supported here")
+    if old not in data:
+        sys.exit(f"substituteInPlace: pattern {old!r} does not match anything in {f}")
+    data = data.replace(old, new)
+open(f, "wb").write(data)
+PY
+}
+
+# stdenv's _multioutPropagateDev: with a dev output, $dev/nix-support/propagated-build-inputs
+# names the outputs of $outputBin and $outputLib other than dev.
+propagateDev() {
+    case " $outputs " in *" dev "*) ;; *) return 0 ;; esac
+    ob=out ol=out
+    case " $outputs " in *" bin "*) ob=bin ;; esac
+    case " $outputs " in *" lib "*) ol=lib ;; esac
+    po=$(echo "$ob $ol" | tr -s ' ' '\n' | grep -v -F dev | sort -u | tr '\n' ' ')
+    [ -n "$po" ] || return 0
+    mkdir -p "$dev"/nix-support
+    for o in $po; do
+        eval "p=\$$o"
+        printf ' %s' "$p" >> "$dev"/nix-support/propagated-build-inputs
+    done
+}

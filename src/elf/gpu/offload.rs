@@ -1,215 +1,25 @@
-//! [`GpuCode`]: GPU device code found in an ELF file, and the targets of standalone
-//! device-code files, read from headers only.
-//!
-//! - Host ELF with HIP code: `.hip_fatbin` holds clang offload bundles
-//!   (`__CLANG_OFFLOAD_BUNDLE__`, ids like `hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+`) or
-//!   compressed bundles (`CCOB`, zlib or zstd; the first kilobytes are decompressed to
-//!   read the inner bundle's ids).
-//! - Host ELF with CUDA code: `.nv_fatbin` holds a fatbin container (`0xBA55ED50`) whose
-//!   entries carry an `sm_XX` architecture.
-//! - An AMDGPU code object (`e_machine` 224) names its architecture in `e_flags`
-//!   ([`amdgpu_arch`]); a CUDA cubin (`e_machine` 190) too ([`cuda_arch`]).
-//! - A standalone bundle or CCOB file (what Tensile and MIOpen install as `.co`,
-//!   `.hsaco`) names its targets in its header ([`read_bundle_head`]), which
-//!   `crate::classify`'s class rules read from a file's first bytes.
-//!
-//! The formats are described in `docs/rocm-runtime.md`. Anything unexpected stops the
-//! walk quietly: this is inventory, not validation.
+//! Clang offload bundles in a fat binary's `.hip_fatbin` section or a standalone
+//! `.co`/`.hsaco` file: the uncompressed `__CLANG_OFFLOAD_BUNDLE__` format (a count,
+//! then per entry its offset, size and id) and the compressed `CCOB` one (zlib or zstd
+//! around an uncompressed bundle; versions 2 and 3 record their total length). Only the
+//! headers are read: a compressed bundle is decompressed just far enough for its ids.
 
 use std::io::Read;
 
-use super::bytes::ByteSource;
-use super::section::{Section, SectionKind};
+use super::{read_u64, DeviceContainer, DeviceObject, GpuCode, MAX_BUNDLES, MAX_CODE, MAX_ENTRIES};
+use crate::elf::bytes::ByteSource;
 
-const BUNDLE_MAGIC: &[u8; 24] = b"__CLANG_OFFLOAD_BUNDLE__";
-const CCOB_MAGIC: &[u8; 4] = b"CCOB";
-const NV_FATBIN_MAGIC: u32 = 0xBA55_ED50;
-/// `e_machine` of AMDGPU code objects.
-pub const EM_AMDGPU: u16 = 224;
-/// `e_machine` of CUDA cubins.
-pub const EM_CUDA: u16 = 190;
-const MAX_BUNDLES: usize = 4096;
-const MAX_ENTRIES: u64 = 1024;
-/// Warnings kept per file: a corrupt fat binary says what is wrong, not a thousand times.
-const MAX_WARNINGS: usize = 8;
-/// The largest uncompressed size believed for one code object (1 TiB): a header saying
-/// more is corrupt, and sums of such sizes over a closure must not overflow.
-const MAX_CODE: u64 = 1 << 40;
-/// `flags` bit of a fatbin entry whose payload is compressed.
-const NV_FLAG_COMPRESSED: u64 = 0x2000;
-
-/// How one device code object is stored in its file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum DeviceContainer {
-    /// The whole file is one code object (an AMDGPU ELF, a CUDA cubin).
-    CodeObject,
-    /// An entry of an uncompressed clang offload bundle.
-    Offload,
-    /// An entry of a compressed (`CCOB`) clang offload bundle.
-    Compressed,
-    /// A cubin (or other non-PTX) entry of a CUDA fatbin container.
-    Cubin,
-    /// A PTX entry of a CUDA fatbin container.
-    Ptx,
-}
-
-impl DeviceContainer {
-    /// The JSON spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DeviceContainer::CodeObject => "code-object",
-            DeviceContainer::Offload => "offload-bundle",
-            DeviceContainer::Compressed => "compressed-bundle",
-            DeviceContainer::Cubin => "cubin",
-            DeviceContainer::Ptx => "ptx",
-        }
-    }
-
-    /// Parse [`DeviceContainer::as_str`]'s spelling.
-    pub fn parse(s: &str) -> Option<DeviceContainer> {
-        [
-            DeviceContainer::CodeObject,
-            DeviceContainer::Offload,
-            DeviceContainer::Compressed,
-            DeviceContainer::Cubin,
-            DeviceContainer::Ptx,
-        ]
-        .into_iter()
-        .find(|c| c.as_str() == s)
-    }
-}
-
-/// One device code object inside a file, with the bytes it takes.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct DeviceObject {
-    /// The target as its container names it (`gfx90a:xnack+`, `sm_80`).
-    pub target: String,
-    /// How it is stored.
-    pub container: DeviceContainer,
-    /// Bytes it takes in the file: the entry's payload (for fatbin entries with the entry
-    /// header); for an entry of a compressed bundle, its share of the compressed bytes,
-    /// in proportion to its uncompressed size.
-    pub stored: u64,
-    /// Bytes of the code object itself, uncompressed (equal to `stored` when stored
-    /// uncompressed).
-    pub code: u64,
-}
-
-/// GPU code inside one ELF file (or one standalone bundle file).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct GpuCode {
-    /// GPU-related sections present (`.hip_fatbin`, `.nv_fatbin`, wrappers).
-    pub sections: Vec<String>,
-    /// Uncompressed clang offload bundles found.
-    pub offload_bundles: u32,
-    /// Compressed (`CCOB`) bundles found.
-    pub compressed_bundles: u32,
-    /// Whether a CUDA fatbin container was found.
-    pub nv_fatbin: bool,
-    /// Target architectures, e.g. `gfx90a:xnack+`, `sm_80`; sorted, deduplicated.
-    pub targets: Vec<String>,
-    /// Every device code object with its size, in file order.
-    pub objects: Vec<DeviceObject>,
-    /// What could not be read (truncated bundles, absurd counts or sizes), each naming
-    /// the section or container and the offset.
-    pub warnings: Vec<String>,
-}
+pub(super) const BUNDLE_MAGIC: &[u8; 24] = b"__CLANG_OFFLOAD_BUNDLE__";
+pub(super) const CCOB_MAGIC: &[u8; 4] = b"CCOB";
 
 impl GpuCode {
-    /// Whether any GPU code was found.
-    pub fn is_empty(&self) -> bool {
-        self.sections.is_empty() && self.targets.is_empty()
-    }
-
-    /// Inventory the GPU code of an ELF file whose sections are already known (a native
-    /// code object is one object of the file's length).
-    pub fn detect<S: ByteSource + ?Sized>(
+    pub(super) fn walk_bundles<S: ByteSource + ?Sized>(
+        &mut self,
         src: &S,
-        sections: &[Section],
-        machine: u16,
-        flags: u32,
-    ) -> GpuCode {
-        let mut g = GpuCode::default();
-        if machine == EM_AMDGPU {
-            g.push_whole(src, amdgpu_target(flags));
-        }
-        if machine == EM_CUDA {
-            let abi = src.read_vec(8, 1).ok().and_then(|b| b.first().copied());
-            if let Some(sm) = abi.and_then(|abi| cuda_arch(flags, abi)) {
-                g.push_whole(src, sm);
-            }
-        }
-        // A device code object is one object, whole: fat binary sections inside it
-        // (nothing real has them) would count its bytes twice.
-        let whole = !g.objects.is_empty();
-        for s in sections.iter().filter(|s| s.kind == SectionKind::Gpu) {
-            g.sections.push(s.name.clone());
-            if whole {
-                if s.name.ends_with("fatbin") {
-                    g.warn(format!(
-                        "section {} in a device code object (e_machine {machine}) was not read",
-                        s.name
-                    ));
-                }
-                continue;
-            }
-            let end = s.range.end.min(src.len());
-            if s.range.end > src.len() && s.name.ends_with("fatbin") {
-                g.warn(format!(
-                    "section {} ends at byte {} but the file has {} bytes",
-                    s.name,
-                    s.range.end,
-                    src.len()
-                ));
-            }
-            match s.name.as_str() {
-                ".hip_fatbin" => g.walk_bundles(src, s.range.start, end, ".hip_fatbin"),
-                ".nv_fatbin" => g.walk_nv_fatbin(src, s.range.start, end),
-                _ => {}
-            }
-        }
-        g.finish();
-        g
-    }
-
-    /// Inventory a standalone bundle file (`__CLANG_OFFLOAD_BUNDLE__` or `CCOB` at
-    /// offset 0; what Tensile and MIOpen install as `.co`, `.hsaco`): every bundle in it,
-    /// one after another. Empty for anything else.
-    pub fn detect_bundle_file<S: ByteSource + ?Sized>(src: &S) -> GpuCode {
-        let mut g = GpuCode::default();
-        let Ok(head) = src.read_vec(0, BUNDLE_MAGIC.len()) else {
-            return g;
-        };
-        if has_bundle_magic(&head) {
-            g.walk_bundles(src, 0, src.len(), "bundle");
-        }
-        g.finish();
-        g
-    }
-
-    fn finish(&mut self) {
-        self.targets
-            .extend(self.objects.iter().map(|o| o.target.clone()));
-        self.targets.sort();
-        self.targets.dedup();
-    }
-
-    fn push_whole<S: ByteSource + ?Sized>(&mut self, src: &S, target: String) {
-        self.objects.push(DeviceObject {
-            target,
-            container: DeviceContainer::CodeObject,
-            stored: src.len(),
-            code: src.len(),
-        });
-    }
-
-    fn warn(&mut self, msg: String) {
-        if self.warnings.len() < MAX_WARNINGS {
-            self.warnings.push(msg);
-        }
-    }
-
-    fn walk_bundles<S: ByteSource + ?Sized>(&mut self, src: &S, start: u64, end: u64, what: &str) {
+        start: u64,
+        end: u64,
+        what: &str,
+    ) {
         let mut pos = start;
         for _ in 0..MAX_BUNDLES {
             if pos >= end {
@@ -348,117 +158,6 @@ impl GpuCode {
             }
         }
         declared.map(|_| start.saturating_add(len))
-    }
-
-    fn walk_nv_fatbin<S: ByteSource + ?Sized>(&mut self, src: &S, start: u64, end: u64) {
-        match read_u32(src, start) {
-            Some(NV_FATBIN_MAGIC) => {}
-            Some(m) => {
-                self.warn(format!(
-                    ".nv_fatbin at byte {start}: magic {m:#010x}, not 0xba55ed50"
-                ));
-                return;
-            }
-            None => return,
-        }
-        self.nv_fatbin = true;
-        let mut container = start;
-        for _ in 0..MAX_BUNDLES {
-            if container >= end {
-                return;
-            }
-            match read_u32(src, container) {
-                Some(NV_FATBIN_MAGIC) => {}
-                // Zero padding may follow the last container.
-                Some(0) | None => return,
-                Some(m) => {
-                    self.warn(format!(
-                        ".nv_fatbin: container at byte {container}: magic {m:#010x}, not 0xba55ed50"
-                    ));
-                    return;
-                }
-            }
-            let (Some(header_size), Some(size)) =
-                (read_u16(src, container + 6), read_u64(src, container + 8))
-            else {
-                self.warn(format!(
-                    ".nv_fatbin: container at byte {container}: header cut short"
-                ));
-                return;
-            };
-            let body = container + u64::from(header_size.max(16));
-            let body_end = match body.checked_add(size) {
-                Some(e) if e <= end => e,
-                _ => {
-                    self.warn(format!(
-                        ".nv_fatbin: container at byte {container} says it holds {size} bytes, but only {} follow",
-                        end.saturating_sub(body)
-                    ));
-                    end
-                }
-            };
-            let mut entry = body;
-            let mut entries = 0u64;
-            while entry < body_end {
-                entries += 1;
-                if entries > MAX_ENTRIES {
-                    self.warn(format!(
-                        ".nv_fatbin: container at byte {container}: more than {MAX_ENTRIES} entries; the rest was not read"
-                    ));
-                    break;
-                }
-                if entry + 64 > body_end {
-                    self.warn(format!(
-                        ".nv_fatbin: entry at byte {entry}: header cut short by the container's end"
-                    ));
-                    break;
-                }
-                let (Some(kind), Some(eh), Some(es), Some(arch), Some(eflags), Some(full)) = (
-                    read_u16(src, entry),
-                    read_u32(src, entry + 4),
-                    read_u64(src, entry + 8),
-                    read_u32(src, entry + 28),
-                    read_u64(src, entry + 40),
-                    read_u64(src, entry + 56),
-                ) else {
-                    self.warn(format!(".nv_fatbin: entry at byte {entry}: unreadable"));
-                    break;
-                };
-                let span = u64::from(eh).checked_add(es);
-                let next = span.and_then(|s| entry.checked_add(s));
-                let Some(next) = next.filter(|&n| n > entry && n <= body_end) else {
-                    self.warn(format!(
-                        ".nv_fatbin: entry at byte {entry} (header {eh} bytes, payload {es} bytes) runs past its container's end at byte {body_end}"
-                    ));
-                    break;
-                };
-                if arch > 0 && arch < 10_000 {
-                    let mut compressed = eflags & NV_FLAG_COMPRESSED != 0;
-                    if compressed && full > MAX_CODE {
-                        self.warn(format!(
-                            ".nv_fatbin: entry at byte {entry}: uncompressed size {full} is absurd (more than {MAX_CODE})"
-                        ));
-                        compressed = false;
-                    }
-                    self.objects.push(DeviceObject {
-                        target: format!("sm_{arch}"),
-                        container: if kind == 1 {
-                            DeviceContainer::Ptx
-                        } else {
-                            DeviceContainer::Cubin
-                        },
-                        stored: next - entry,
-                        code: if compressed && full > 0 { full } else { es },
-                    });
-                } else {
-                    self.warn(format!(
-                        ".nv_fatbin: entry at byte {entry}: architecture {arch} is not an sm_XX"
-                    ));
-                }
-                entry = next;
-            }
-            container = body_end;
-        }
     }
 }
 
@@ -601,106 +300,6 @@ pub fn bundle_target(id: &str) -> Option<String> {
     (!t.is_empty()).then(|| t.to_string())
 }
 
-/// `EF_AMDGPU_MACH` values (`e_flags & 0xff`) and their processors. 0x20 – 0x47 as
-/// LLVM 15's `llvm-readobj --file-headers` names them (checked by patching the flags
-/// of a real hipcc code object), the newer ones from `docs/rocm-runtime.md`.
-const AMDGPU_MACH: &[(u32, &str)] = &[
-    (0x20, "gfx600"),
-    (0x21, "gfx601"),
-    (0x22, "gfx700"),
-    (0x23, "gfx701"),
-    (0x24, "gfx702"),
-    (0x25, "gfx703"),
-    (0x26, "gfx704"),
-    (0x28, "gfx801"),
-    (0x29, "gfx802"),
-    (0x2a, "gfx803"),
-    (0x2b, "gfx810"),
-    (0x2c, "gfx900"),
-    (0x2d, "gfx902"),
-    (0x2e, "gfx904"),
-    (0x2f, "gfx906"),
-    (0x30, "gfx908"),
-    (0x31, "gfx909"),
-    (0x32, "gfx90c"),
-    (0x33, "gfx1010"),
-    (0x34, "gfx1011"),
-    (0x35, "gfx1012"),
-    (0x36, "gfx1030"),
-    (0x37, "gfx1031"),
-    (0x38, "gfx1032"),
-    (0x39, "gfx1033"),
-    (0x3a, "gfx602"),
-    (0x3b, "gfx705"),
-    (0x3c, "gfx805"),
-    (0x3d, "gfx1035"),
-    (0x3e, "gfx1034"),
-    (0x3f, "gfx90a"),
-    (0x40, "gfx940"),
-    (0x41, "gfx1100"),
-    (0x42, "gfx1013"),
-    (0x43, "gfx1150"),
-    (0x44, "gfx1103"),
-    (0x45, "gfx1036"),
-    (0x46, "gfx1101"),
-    (0x47, "gfx1102"),
-    (0x48, "gfx1200"),
-    (0x4b, "gfx941"),
-    (0x4c, "gfx942"),
-    (0x4e, "gfx1201"),
-    (0x4f, "gfx950"),
-];
-
-/// Every AMDGPU processor name this module knows (for name parsing elsewhere).
-pub fn amdgpu_processors() -> impl Iterator<Item = &'static str> {
-    AMDGPU_MACH.iter().map(|(_, n)| *n)
-}
-
-/// The processor of an AMDGPU code object from its `e_flags` (`gfx90a`), if known.
-pub fn amdgpu_arch(flags: u32) -> Option<&'static str> {
-    let mach = flags & 0xff;
-    AMDGPU_MACH
-        .iter()
-        .find(|(m, _)| *m == mach)
-        .map(|(_, n)| *n)
-}
-
-/// The target id of an AMDGPU code object from its `e_flags`: the processor, then
-/// `:sramecc±` (`e_flags & 0xc00`: 0xc00 on, 0x800 off) and `:xnack±` (`e_flags & 0x300`:
-/// 0x300 on, 0x200 off), as clang spells targets (`gfx90a:sramecc+:xnack-`). An unknown
-/// processor is `amdgcn-mach-0x…`.
-pub fn amdgpu_target(flags: u32) -> String {
-    let mut t = match amdgpu_arch(flags) {
-        Some(n) => n.to_string(),
-        None => format!("amdgcn-mach-{:#x}", flags & 0xff),
-    };
-    match flags & 0xc00 {
-        0x800 => t.push_str(":sramecc-"),
-        0xc00 => t.push_str(":sramecc+"),
-        _ => {}
-    }
-    match flags & 0x300 {
-        0x200 => t.push_str(":xnack-"),
-        0x300 => t.push_str(":xnack+"),
-        _ => {}
-    }
-    t
-}
-
-/// The architecture of a CUDA cubin (`sm_80`) from its `e_flags` and ELF ABI version
-/// (`e_ident[EI_ABIVERSION]`). Layout read from real cubins (the `libcudadevrt.a` of
-/// PyPI's `nvidia-cuda-runtime-cu12` 12.9.79): ABI version 7 keeps the SM in the low
-/// byte (`0x500550`: sm_80, with the virtual architecture in bits 16–23); ABI version 8
-/// (sm_100 and later) keeps it in bits 8–15 (`0x6006402`: sm_100).
-pub fn cuda_arch(flags: u32, abi_version: u8) -> Option<String> {
-    let sm = if abi_version >= 8 {
-        (flags >> 8) & 0xff
-    } else {
-        flags & 0xff
-    };
-    (sm >= 10).then(|| format!("sm_{sm}"))
-}
-
 /// Which container a device-code file is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BundleContainer {
@@ -793,27 +392,10 @@ fn find_next_magic<S: ByteSource + ?Sized>(src: &S, from: u64, end: u64) -> Opti
     Some(from + i as u64)
 }
 
-fn read_u16<S: ByteSource + ?Sized>(src: &S, at: u64) -> Option<u16> {
-    Some(u16::from_le_bytes(
-        src.read_vec(at, 2).ok()?.try_into().ok()?,
-    ))
-}
-
-fn read_u32<S: ByteSource + ?Sized>(src: &S, at: u64) -> Option<u32> {
-    Some(u32::from_le_bytes(
-        src.read_vec(at, 4).ok()?.try_into().ok()?,
-    ))
-}
-
-fn read_u64<S: ByteSource + ?Sized>(src: &S, at: u64) -> Option<u64> {
-    Some(u64::from_le_bytes(
-        src.read_vec(at, 8).ok()?.try_into().ok()?,
-    ))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::elf::section::{Section, SectionKind};
 
     fn bundle(ids: &[&str]) -> Vec<u8> {
         let mut b = BUNDLE_MAGIC.to_vec();
@@ -852,44 +434,6 @@ mod tests {
             .map(|o| (o.target.as_str(), o.stored, o.code))
             .collect();
         assert_eq!(sizes, vec![("gfx90a:xnack+", 16, 16), ("gfx1100", 16, 16)]);
-    }
-
-    #[test]
-    fn amdgpu_flags() {
-        assert_eq!(amdgpu_target(0x3f | 0x300), "gfx90a:xnack+");
-        assert_eq!(amdgpu_target(0x41), "gfx1100");
-        assert_eq!(amdgpu_target(0x2f | 0x200), "gfx906:xnack-");
-        assert_eq!(amdgpu_target(0x7), "amdgcn-mach-0x7");
-        // What hipcc (clang 15) writes: sramecc "any" (0x400) is not spelled.
-        assert_eq!(amdgpu_target(0x73f), "gfx90a:xnack+");
-        assert_eq!(amdgpu_target(0x62f), "gfx906:xnack-");
-        assert_eq!(amdgpu_target(0xc3f | 0x200), "gfx90a:sramecc+:xnack-");
-        assert_eq!(amdgpu_arch(0x2a), Some("gfx803"));
-        assert_eq!(amdgpu_arch(0x37), Some("gfx1031"));
-        assert_eq!(amdgpu_arch(0x4c), Some("gfx942"));
-        assert_eq!(amdgpu_arch(0x27), None);
-        let mut names: Vec<_> = amdgpu_processors().collect();
-        let n = names.len();
-        names.sort();
-        names.dedup();
-        assert_eq!(names.len(), n, "a processor listed twice");
-    }
-
-    #[test]
-    fn cuda_flags_from_real_cubins() {
-        // e_flags and EI_ABIVERSION of the cubins in libcudadevrt.a
-        // (nvidia-cuda-runtime-cu12 12.9.79).
-        for (flags, abi, want) in [
-            (0x0032_0532, 7, "sm_50"),
-            (0x0050_0550, 7, "sm_80"),
-            (0x005a_055a, 7, "sm_90"),
-            (0x0600_6402, 8, "sm_100"),
-            (0x0600_7802, 8, "sm_120"),
-            (0x0600_7902, 8, "sm_121"),
-        ] {
-            assert_eq!(cuda_arch(flags, abi).as_deref(), Some(want), "{flags:#x}");
-        }
-        assert_eq!(cuda_arch(0x0600_0002, 8), None);
     }
 
     /// A standalone bundle file: header, then the code objects at their offsets.

@@ -1,0 +1,173 @@
+//! Data-directory rules: the directories (or files) a library opens beside itself at
+//! run time, for libraries that build those paths at run time where their strings do
+//! not say it (`crate::reach` reads the strings first). Reaching the library reaches
+//! these, and everything below them.
+//!
+//! The built-in rows are the fallback table for ROCm (rocBLAS and hipBLASLt Tensile
+//! libraries, MIOpen databases, rocFFT's kernel cache; see `docs/reachability.md`); a
+//! rules file adds rows with `[[data_dir]]`, and a row named like a built-in one
+//! replaces it (`dirs = []` turns it off).
+
+use super::RuleId;
+
+/// Where a library's data directories are counted from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DataBase {
+    /// The directory the loader found the library in (its RUNPATH directory, not the
+    /// symlink-resolved path): rocBLAS, hipBLASLt, rocFFT.
+    LoadedAs,
+    /// The directory of the library's real path: MIOpen.
+    RealPath,
+}
+
+impl DataBase {
+    /// `loaded-as` or `real-path` (the rules file's spelling).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DataBase::LoadedAs => "loaded-as",
+            DataBase::RealPath => "real-path",
+        }
+    }
+
+    /// Parse the rules file's spelling.
+    pub fn parse(s: &str) -> Option<DataBase> {
+        match s {
+            "loaded-as" => Some(DataBase::LoadedAs),
+            "real-path" => Some(DataBase::RealPath),
+            _ => None,
+        }
+    }
+}
+
+/// One row: a library (file name `library` or `library.<version>`) and the directories,
+/// relative to [`DataBase`], it opens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DataDirRule {
+    /// The rule's name.
+    pub id: RuleId,
+    /// The library's unversioned file name.
+    pub library: String,
+    /// Where `dirs` are counted from.
+    pub base: DataBase,
+    /// The directories (or files) it opens, relative to the base, in the order tried.
+    pub dirs: Vec<String>,
+}
+
+impl DataDirRule {
+    /// Whether a file named `name` is this library (`librocblas.so`, `librocblas.so.3`).
+    pub fn applies_to(&self, name: &[u8]) -> bool {
+        let lib = self.library.as_bytes();
+        name == lib || (name.starts_with(lib) && name.get(lib.len()) == Some(&b'.'))
+    }
+}
+
+/// The built-in table.
+pub fn builtin_data_dirs() -> Vec<DataDirRule> {
+    let row = |id: &'static str, library: &str, base, dirs: &[&str]| DataDirRule {
+        id: RuleId::new(id),
+        library: library.to_string(),
+        base,
+        dirs: dirs.iter().map(|d| d.to_string()).collect(),
+    };
+    vec![
+        // ROCBLAS_TENSILE_LIBPATH aside, the first that exists of these (5.7 and 6.x).
+        row(
+            "data/rocblas-tensile",
+            "librocblas.so",
+            DataBase::LoadedAs,
+            &[
+                "rocblas/library",
+                "../../Tensile/library",
+                "library",
+                "../rocblas/library",
+            ],
+        ),
+        row(
+            "data/hipblaslt-tensile",
+            "libhipblaslt.so",
+            DataBase::LoadedAs,
+            &["hipblaslt/library"],
+        ),
+        row(
+            "data/miopen-db",
+            "libMIOpen.so",
+            DataBase::RealPath,
+            &["../share/miopen/db"],
+        ),
+        row(
+            "data/rocfft-kernel-cache",
+            "librocfft.so",
+            DataBase::LoadedAs,
+            &["rocfft_kernel_cache.db", "rocfft", "rocfft_rtc_helper"],
+        ),
+    ]
+}
+
+/// The built-in table, built once.
+pub fn data_dir_rules() -> &'static [DataDirRule] {
+    static RULES: std::sync::OnceLock<Vec<DataDirRule>> = std::sync::OnceLock::new();
+    RULES.get_or_init(builtin_data_dirs)
+}
+
+/// The built-in rows with a user's rows merged in: a user row named like a built-in one
+/// takes its place (an empty `dirs` removes it), the others go ahead of the table.
+pub fn merge_data_dirs(builtin: Vec<DataDirRule>, user: Vec<DataDirRule>) -> Vec<DataDirRule> {
+    let mut out: Vec<DataDirRule> = Vec::new();
+    let mut rest = builtin;
+    for u in user {
+        if let Some(i) = rest.iter().position(|b| b.id == u.id) {
+            if u.dirs.is_empty() {
+                rest.remove(i);
+            } else {
+                rest[i] = u;
+            }
+        } else if !u.dirs.is_empty() {
+            out.push(u);
+        }
+    }
+    out.extend(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn library_names_with_versions() {
+        let r = &data_dir_rules()[0];
+        assert!(r.applies_to(b"librocblas.so"));
+        assert!(r.applies_to(b"librocblas.so.3.1.0"));
+        assert!(!r.applies_to(b"librocblas.so3"));
+        assert!(!r.applies_to(b"librocblas.a"));
+    }
+
+    #[test]
+    fn user_rows_replace_remove_and_add() {
+        let u = |id: &str, dirs: &[&str]| DataDirRule {
+            id: RuleId::intern(id),
+            library: "libx.so".into(),
+            base: DataBase::LoadedAs,
+            dirs: dirs.iter().map(|d| d.to_string()).collect(),
+        };
+        let m = merge_data_dirs(
+            builtin_data_dirs(),
+            vec![
+                u("data/rocblas-tensile", &[]),
+                u("data/miopen-db", &["db"]),
+                u("my/x", &["x/library"]),
+            ],
+        );
+        let ids: Vec<String> = m.iter().map(|r| r.id.to_string()).collect();
+        assert_eq!(
+            ids,
+            [
+                "my/x",
+                "data/hipblaslt-tensile",
+                "data/miopen-db",
+                "data/rocfft-kernel-cache"
+            ]
+        );
+        assert_eq!(m[2].dirs, ["db"]);
+    }
+}

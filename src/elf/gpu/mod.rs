@@ -1,0 +1,237 @@
+//! [`GpuCode`]: GPU device code found in an ELF file, and the targets of standalone
+//! device-code files, read from headers only.
+//!
+//! - Host ELF with HIP code: `.hip_fatbin` holds clang offload bundles
+//!   (`__CLANG_OFFLOAD_BUNDLE__`, ids like `hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+`) or
+//!   compressed bundles (`CCOB`, zlib or zstd; the first kilobytes are decompressed to
+//!   read the inner bundle's ids).
+//! - Host ELF with CUDA code: `.nv_fatbin` holds a fatbin container (`0xBA55ED50`) whose
+//!   entries carry an `sm_XX` architecture.
+//! - An AMDGPU code object (`e_machine` 224) names its architecture in `e_flags`
+//!   ([`amdgpu_arch`]); a CUDA cubin (`e_machine` 190) too ([`cuda_arch`]).
+//! - A standalone bundle or CCOB file (what Tensile and MIOpen install as `.co`,
+//!   `.hsaco`) names its targets in its header ([`read_bundle_head`]), which
+//!   `crate::classify`'s class rules read from a file's first bytes.
+//!
+//! The formats are described in `docs/rocm-runtime.md`. Anything unexpected stops the
+//! walk quietly: this is inventory, not validation.
+//!
+//! One module per container: `offload` (clang offload bundles, plain and `CCOB`),
+//! `nv_fatbin` (CUDA fatbin containers) and `arch` (processor names from `e_flags`).
+//! This file holds the inventory types and the walk over an ELF file's sections.
+
+mod arch;
+mod nv_fatbin;
+mod offload;
+
+use super::bytes::ByteSource;
+use super::section::{Section, SectionKind};
+
+pub use arch::{amdgpu_arch, amdgpu_processors, amdgpu_target, cuda_arch};
+use offload::BUNDLE_MAGIC;
+pub use offload::{
+    bundle_target, has_bundle_magic, read_bundle_head, BundleContainer, BundleTargets,
+};
+
+/// `e_machine` of AMDGPU code objects.
+pub const EM_AMDGPU: u16 = 224;
+/// `e_machine` of CUDA cubins.
+pub const EM_CUDA: u16 = 190;
+const MAX_BUNDLES: usize = 4096;
+/// Entries believed per bundle or fatbin container.
+const MAX_ENTRIES: u64 = 1024;
+/// Warnings kept per file: a corrupt fat binary says what is wrong, not a thousand times.
+const MAX_WARNINGS: usize = 8;
+/// The largest uncompressed size believed for one code object (1 TiB): a header saying
+/// more is corrupt, and sums of such sizes over a closure must not overflow.
+const MAX_CODE: u64 = 1 << 40;
+
+/// How one device code object is stored in its file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DeviceContainer {
+    /// The whole file is one code object (an AMDGPU ELF, a CUDA cubin).
+    CodeObject,
+    /// An entry of an uncompressed clang offload bundle.
+    Offload,
+    /// An entry of a compressed (`CCOB`) clang offload bundle.
+    Compressed,
+    /// A cubin (or other non-PTX) entry of a CUDA fatbin container.
+    Cubin,
+    /// A PTX entry of a CUDA fatbin container.
+    Ptx,
+}
+
+impl DeviceContainer {
+    /// The JSON spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeviceContainer::CodeObject => "code-object",
+            DeviceContainer::Offload => "offload-bundle",
+            DeviceContainer::Compressed => "compressed-bundle",
+            DeviceContainer::Cubin => "cubin",
+            DeviceContainer::Ptx => "ptx",
+        }
+    }
+
+    /// Parse [`DeviceContainer::as_str`]'s spelling.
+    pub fn parse(s: &str) -> Option<DeviceContainer> {
+        [
+            DeviceContainer::CodeObject,
+            DeviceContainer::Offload,
+            DeviceContainer::Compressed,
+            DeviceContainer::Cubin,
+            DeviceContainer::Ptx,
+        ]
+        .into_iter()
+        .find(|c| c.as_str() == s)
+    }
+}
+
+/// One device code object inside a file, with the bytes it takes.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DeviceObject {
+    /// The target as its container names it (`gfx90a:xnack+`, `sm_80`).
+    pub target: String,
+    /// How it is stored.
+    pub container: DeviceContainer,
+    /// Bytes it takes in the file: the entry's payload (for fatbin entries with the entry
+    /// header); for an entry of a compressed bundle, its share of the compressed bytes,
+    /// in proportion to its uncompressed size.
+    pub stored: u64,
+    /// Bytes of the code object itself, uncompressed (equal to `stored` when stored
+    /// uncompressed).
+    pub code: u64,
+}
+
+/// GPU code inside one ELF file (or one standalone bundle file).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GpuCode {
+    /// GPU-related sections present (`.hip_fatbin`, `.nv_fatbin`, wrappers).
+    pub sections: Vec<String>,
+    /// Uncompressed clang offload bundles found.
+    pub offload_bundles: u32,
+    /// Compressed (`CCOB`) bundles found.
+    pub compressed_bundles: u32,
+    /// Whether a CUDA fatbin container was found.
+    pub nv_fatbin: bool,
+    /// Target architectures, e.g. `gfx90a:xnack+`, `sm_80`; sorted, deduplicated.
+    pub targets: Vec<String>,
+    /// Every device code object with its size, in file order.
+    pub objects: Vec<DeviceObject>,
+    /// What could not be read (truncated bundles, absurd counts or sizes), each naming
+    /// the section or container and the offset.
+    pub warnings: Vec<String>,
+}
+
+impl GpuCode {
+    /// Whether any GPU code was found.
+    pub fn is_empty(&self) -> bool {
+        self.sections.is_empty() && self.targets.is_empty()
+    }
+
+    /// Inventory the GPU code of an ELF file whose sections are already known (a native
+    /// code object is one object of the file's length).
+    pub fn detect<S: ByteSource + ?Sized>(
+        src: &S,
+        sections: &[Section],
+        machine: u16,
+        flags: u32,
+    ) -> GpuCode {
+        let mut g = GpuCode::default();
+        if machine == EM_AMDGPU {
+            g.push_whole(src, amdgpu_target(flags));
+        }
+        if machine == EM_CUDA {
+            let abi = src.read_vec(8, 1).ok().and_then(|b| b.first().copied());
+            if let Some(sm) = abi.and_then(|abi| cuda_arch(flags, abi)) {
+                g.push_whole(src, sm);
+            }
+        }
+        // A device code object is one object, whole: fat binary sections inside it
+        // (nothing real has them) would count its bytes twice.
+        let whole = !g.objects.is_empty();
+        for s in sections.iter().filter(|s| s.kind == SectionKind::Gpu) {
+            g.sections.push(s.name.clone());
+            if whole {
+                if s.name.ends_with("fatbin") {
+                    g.warn(format!(
+                        "section {} in a device code object (e_machine {machine}) was not read",
+                        s.name
+                    ));
+                }
+                continue;
+            }
+            let end = s.range.end.min(src.len());
+            if s.range.end > src.len() && s.name.ends_with("fatbin") {
+                g.warn(format!(
+                    "section {} ends at byte {} but the file has {} bytes",
+                    s.name,
+                    s.range.end,
+                    src.len()
+                ));
+            }
+            match s.name.as_str() {
+                ".hip_fatbin" => g.walk_bundles(src, s.range.start, end, ".hip_fatbin"),
+                ".nv_fatbin" => g.walk_nv_fatbin(src, s.range.start, end),
+                _ => {}
+            }
+        }
+        g.finish();
+        g
+    }
+
+    /// Inventory a standalone bundle file (`__CLANG_OFFLOAD_BUNDLE__` or `CCOB` at
+    /// offset 0; what Tensile and MIOpen install as `.co`, `.hsaco`): every bundle in it,
+    /// one after another. Empty for anything else.
+    pub fn detect_bundle_file<S: ByteSource + ?Sized>(src: &S) -> GpuCode {
+        let mut g = GpuCode::default();
+        let Ok(head) = src.read_vec(0, BUNDLE_MAGIC.len()) else {
+            return g;
+        };
+        if has_bundle_magic(&head) {
+            g.walk_bundles(src, 0, src.len(), "bundle");
+        }
+        g.finish();
+        g
+    }
+
+    fn finish(&mut self) {
+        self.targets
+            .extend(self.objects.iter().map(|o| o.target.clone()));
+        self.targets.sort();
+        self.targets.dedup();
+    }
+
+    fn push_whole<S: ByteSource + ?Sized>(&mut self, src: &S, target: String) {
+        self.objects.push(DeviceObject {
+            target,
+            container: DeviceContainer::CodeObject,
+            stored: src.len(),
+            code: src.len(),
+        });
+    }
+
+    fn warn(&mut self, msg: String) {
+        if self.warnings.len() < MAX_WARNINGS {
+            self.warnings.push(msg);
+        }
+    }
+}
+
+fn read_u16<S: ByteSource + ?Sized>(src: &S, at: u64) -> Option<u16> {
+    Some(u16::from_le_bytes(
+        src.read_vec(at, 2).ok()?.try_into().ok()?,
+    ))
+}
+
+fn read_u32<S: ByteSource + ?Sized>(src: &S, at: u64) -> Option<u32> {
+    Some(u32::from_le_bytes(
+        src.read_vec(at, 4).ok()?.try_into().ok()?,
+    ))
+}
+
+fn read_u64<S: ByteSource + ?Sized>(src: &S, at: u64) -> Option<u64> {
+    Some(u64::from_le_bytes(
+        src.read_vec(at, 8).ok()?.try_into().ok()?,
+    ))
+}

@@ -1,0 +1,146 @@
+# The cmake world: a library built by Debian's real cmake as nixpkgs builds one in a
+# single output, its consumer, and two builds against it (a CMake user and a pkg-config
+# user), for `nixcut split`'s rebuild tests (tests/split.rs).
+#
+# - ember-2.1.0 (src/ember/): libember.so.2.1.0 and libember.a, include/ember.h,
+#   bin/ember-tool, lib/cmake/ember/ (install(EXPORT): paths built from _IMPORT_PREFIX),
+#   lib/pkgconfig/ember.pc (includedir=${prefix}/include), and the data the shared
+#   library opens beside itself: lib/ember/kernels-<variant>.dat for gfx1030 and gfx90a.
+# - ember-app-1.0: the consumer, a program linked against libember.so that opens one
+#   data variant (`ember-app gfx1030`).
+# - cmakeUser / pkgconfigUser DEV: builds that get only DEV (find_package(ember CONFIG
+#   REQUIRED), `pkg-config --cflags --libs ember`), run what they built, and keep it.
+# - with `plan` (a `nixcut split` report as JSON): `split` is ember split by the report's
+#   actions (split/split-package.nix) and `app` the consumer rebuilt against split.out.
+#
+#   nix-build tests/worlds/cmake.nix -A ember-app
+#   nix-build tests/worlds/cmake.nix --argstr plan report.json -A split.dev
+#   nix-build tests/worlds/cmake.nix --arg code ./split.nix --arg outputs '[ "out" "dev" ]' \
+#     -A code.dev                                  # the generated Nix code itself applied
+{ plan ? null, code ? null, outputs ? [ "out" ] }:
+let
+  lib = import ./lib.nix { };
+  inherit (lib) glibc mkDerivation;
+
+  ember = mkDerivation {
+    name = "ember-2.1.0";
+    src = ./src/ember;
+    buildCommand = ''
+      cp -r $src src && chmod -R u+w src
+      cmake -S src -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=$out \
+        -DCMAKE_C_FLAGS="$CFLAGS" -DCMAKE_SHARED_LINKER_FLAGS="$LDNEW" \
+        -DCMAKE_EXE_LINKER_FLAGS="$LDNEW" -DCMAKE_INSTALL_RPATH="$out/lib;${glibc}/lib" \
+        >&2
+      cmake --build build -j1 >&2
+      cmake --install build >&2
+      mkdir -p $out/lib/ember
+      echo 1030 > $out/lib/ember/kernels-gfx1030.dat
+      echo 90 > $out/lib/ember/kernels-gfx90a.dat
+    '';
+  };
+
+  # The consumer, linked against `pkg`'s out (the package, or its split out).
+  app = pkg: mkDerivation {
+    name = "ember-app-1.0";
+    src = ./src/ember-users/app.c;
+    inherit pkg;
+    headers = ./src/ember;
+    buildCommand = ''
+      mkdir -p $out/bin
+      gcc $CFLAGS -I$headers $src -L$pkg/lib -lember $LDNEW \
+        -Wl,-rpath,$pkg/lib:${glibc}/lib -o $out/bin/ember-app
+    '';
+  };
+
+  # A consumer that opens ember's include directory at run time (src/ember-users/jit.c).
+  jit = mkDerivation {
+    name = "ember-jit-1.0";
+    src = ./src/ember-users/jit.c;
+    headers = ./src/ember;
+    buildCommand = ''
+      mkdir -p $out/bin
+      gcc $CFLAGS -I$headers -DEMBER_INCLUDE="\"${ember}/include\"" $src -L${ember}/lib -lember \
+        $LDNEW -Wl,-rpath,${ember}/lib:${glibc}/lib -o $out/bin/ember-jit
+    '';
+  };
+
+  # The inputs a build against `dev` gets: dev and what its
+  # nix-support/propagated-build-inputs names, recursively (as stdenv does).
+  inputsOf = ''
+    inputs=
+    add() {
+      case " $inputs " in *" $1 "*) return ;; esac
+      inputs="$inputs $1"
+      if [ -f "$1/nix-support/propagated-build-inputs" ]; then
+        for p in $(cat "$1/nix-support/propagated-build-inputs"); do add "$p"; done
+      fi
+    }
+    add $dev
+  '';
+
+  cmakeUser = dev: mkDerivation {
+    name = "ember-cmake-user-1.0";
+    inherit dev;
+    src = ./src/ember-users;
+    buildCommand = ''
+      ${inputsOf}
+      prefixes=$(echo $inputs | tr ' ' ';')
+      cmake -S $src -B build -DCMAKE_PREFIX_PATH="$prefixes" -DCMAKE_C_FLAGS="$CFLAGS" >&2
+      cmake --build build >&2
+      ./build/user && ./build/user-static
+      mkdir -p $out/bin && cp build/user build/user-static $out/bin/
+    '';
+  };
+
+  pkgconfigUser = dev: mkDerivation {
+    name = "ember-pkgconfig-user-1.0";
+    inherit dev;
+    src = ./src/ember-users/user.c;
+    buildCommand = ''
+      ${inputsOf}
+      PKG_CONFIG_PATH=
+      for p in $inputs; do PKG_CONFIG_PATH=$PKG_CONFIG_PATH''${PKG_CONFIG_PATH:+:}$p/lib/pkgconfig; done
+      export PKG_CONFIG_PATH
+      gcc $CFLAGS $src $(pkg-config --cflags --libs ember) \
+        -Wl,-rpath,$(pkg-config --variable=libdir ember) -o user
+      ./user
+      mkdir -p $out/bin && cp user $out/bin/
+    '';
+  };
+
+  rewritten = orig: pairs: mkDerivation {
+    name = orig.name;
+    inherit orig;
+    rewrite = ./split/rewrite.py;
+    buildCommand = ''
+      mkdir -p $out && cp -a $orig/. $out/ && chmod -R u+w $out
+      python3 $rewrite $out ${builtins.concatStringsSep " " (map toString pairs)}
+    '';
+  };
+
+  applied = if code == null then null
+    else (import ./split/apply-code.nix { inherit code outputs; orig = ember; }).applied;
+
+  split = if plan == null then null
+    else import ./split/split-package.nix { inherit plan; orig = ember; };
+in
+{
+  inherit ember glibc cmakeUser pkgconfigUser split;
+  ember-jit = jit;
+  ember-app = app ember;
+  cmake-user = cmakeUser ember;
+  pkgconfig-user = pkgconfigUser ember;
+  # The consumer against the split package: the original with ember's hash rewritten
+  # (same name, same length), as a rebuild against split.out would link it.
+  app = if plan == null then null else rewritten (app ember) [ ember split.out ];
+  code = applied;
+  code-users = if code == null then null else {
+    cmake = cmakeUser applied.dev;
+    pkgconfig = pkgconfigUser applied.dev;
+  };
+  # The users built against the split dev output alone.
+  users = if plan == null then null else {
+    cmake = cmakeUser split.dev;
+    pkgconfig = pkgconfigUser split.dev;
+  };
+}

@@ -1,0 +1,18 @@
+# A package whose file names attack `nixcut split`'s generated code (hostile_names.py),
+# and that code applied (apply-code.nix): `nix-build hostile-names.nix -A pkg`, then
+# `--arg code ./split.nix --arg outputs '[ "out" "static" ]' -A applied.static`.
+{ code ? null, outputs ? [ "out" ] }:
+let
+  lib = import ../lib.nix { };
+  pkg = lib.mkDerivation {
+    name = "hostile-names-1.0";
+    make = ./hostile_names.py;
+    buildCommand = "python3 $make";
+  };
+  apply = import ./apply-code.nix { inherit code outputs; orig = pkg; };
+in
+{
+  inherit pkg;
+  postFixup = if code == null then null else apply.postFixup;
+  applied = if code == null then null else apply.applied;
+}
