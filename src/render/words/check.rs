@@ -56,7 +56,11 @@ fn name_list(b: &Blame) -> String {
 /// ` (3 paths, 2.0 MiB)` for a group, nothing for the whole closure.
 fn group(b: &Blame) -> String {
     match b.group {
-        Some(PathGroup { count, size }) => format!(" ({count} paths, {})", format_size(size)),
+        Some(PathGroup { count, size }) => format!(
+            " ({}, {})",
+            crate::render::text::count(count as u64, "path", "paths"),
+            format_size(size)
+        ),
         None => String::new(),
     }
 }
@@ -375,11 +379,12 @@ mod tests {
         };
         let s = f.to_string();
         assert!(
-            s.starts_with("closure of 2 roots is 10 B and grew by 10 B (+inf%)"),
+            s.starts_with("closure of 2 roots is 10 B and grew by 10 B (+∞%)"),
             "{s}"
         );
         assert!(s.contains("more than the allowed 4 B (limit 4 B)"), "{s}");
         assert!(s.ends_with(": p1-1.0 (10 B)"), "{s}");
+        assert!(s.contains("(1 path, 10 B)"), "{s}");
     }
 
     #[test]
