@@ -549,7 +549,18 @@ fn cmd_split(g: &GlobalArgs, a: &SplitArgs, format: Format, style: &Style) -> Re
         // up here, so that an ambiguous or unknown name lists the candidates.
         (Some(_), _) => {
             let q = inputs::in_closure(g, &closure, &a.path).context("PATH")?;
-            let p = closure.select_path(&q, "PATH")?;
+            let p = match closure.select_path(&q, "PATH") {
+                Ok(p) => p,
+                // A store path itself needs no candidates: it is simply not there.
+                Err(_) if closure.store_dir.parse_path(&q).is_ok() => {
+                    anyhow::bail!(
+                        "{} is not in the closure of {}",
+                        printable(&q),
+                        printable(&closure.origin)
+                    )
+                }
+                Err(e) => return Err(e.into()),
+            };
             closure.store_dir.display(&p)
         }
     };

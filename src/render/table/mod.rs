@@ -70,6 +70,13 @@ fn wrap_lines(text: &str, width: Option<usize>) -> String {
                 // carry its vertical lines on.
                 let lead = |c: char| c == ' ' || "│├└─".contains(c);
                 let indent = body.len() - body.trim_start_matches(lead).len();
+                // A prefix wider than half the line (a deep chain tree) leaves too little
+                // to wrap into: the line stays whole.
+                if body[..indent].chars().count() * 2 > w {
+                    out.push_str(body);
+                    out.push_str(nl);
+                    continue;
+                }
                 let cont: String = body[..indent]
                     .chars()
                     .map(|c| {

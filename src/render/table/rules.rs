@@ -56,7 +56,7 @@ pub(super) fn rules(r: &RulesReport, style: &Style, out: &mut dyn Write) -> io::
     writeln!(
         out,
         "{DATA_DIR_HEADING}\n{}\n",
-        whole(&fit(&t, style, &[1]).0)
+        whole(&fit(&t, style, &[2, 3]).0)
     )?;
     let mut t = new_table(style);
     t.set_header(vec!["rule", "when", "verdict", "why"]);

@@ -384,6 +384,7 @@ mod tests {
         );
         assert!(s.contains("more than the allowed 4 B (limit 4 B)"), "{s}");
         assert!(s.ends_with(": p1-1.0 (10 B)"), "{s}");
+        assert!(s.contains("(1 path, 10 B)"), "{s}");
     }
 
     #[test]
