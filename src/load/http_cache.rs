@@ -214,16 +214,7 @@ pub fn load(input: &str, opts: &LoadOptions) -> Result<Closure, LoadError> {
         super::refuse_size_overflow(&closure, Path::new(input))?;
         Ok((closure, cache_of, walk_warnings))
     });
-    let (mut closure, cache_of, walk_warnings) = match assembled {
-        Ok(a) => a,
-        Err(e) => {
-            client.discard_unsaved();
-            return Err(e);
-        }
-    };
-    if let Err(e) = client.save() {
-        warnings.push(e);
-    }
+    let (mut closure, cache_of, walk_warnings) = keep_if_whole(&client, assembled, &mut warnings)?;
     // Recorded with the walk's own warnings only: those of this run (a cache that
     // could not be written) are not the closure's.
     closure.warnings = walk_warnings;
@@ -338,16 +329,8 @@ pub fn load_roots(
         super::refuse_size_overflow(&closure, Path::new(origin))?;
         Ok((closure, cache_of, walk_warnings))
     });
-    let (mut closure, cache_of, mut walk_warnings) = match assembled {
-        Ok(a) => a,
-        Err(e) => {
-            client.discard_unsaved();
-            return Err(e);
-        }
-    };
-    if let Err(e) = client.save() {
-        warnings.push(e);
-    }
+    let (mut closure, cache_of, mut walk_warnings) =
+        keep_if_whole(&client, assembled, &mut warnings)?;
     if client.has_cache() {
         // A record holds one root; the set's roots are put back when it is read.
         closure.declared_roots = roots.iter().take(1).cloned().collect();
@@ -383,6 +366,28 @@ fn roots_key(roots: &[StorePath]) -> String {
     let digest = h.finalize();
     let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
     format!("set-{hex}")
+}
+
+/// The narinfos a walk fetched are written to the narinfo cache only when the walk and
+/// the checks on its closure (`assembled`) hold; otherwise they are dropped, so that a
+/// fixed server is asked again next run. A cache that cannot be written is a warning.
+fn keep_if_whole<T>(
+    client: &HttpClient,
+    assembled: Result<T, LoadError>,
+    warnings: &mut Vec<String>,
+) -> Result<T, LoadError> {
+    match assembled {
+        Ok(a) => {
+            if let Err(e) = client.save() {
+                warnings.push(e);
+            }
+            Ok(a)
+        }
+        Err(e) => {
+            client.discard_unsaved();
+            Err(e)
+        }
+    }
 }
 
 /// The closure of a finished walk, which cache each path came from (index into
