@@ -3,17 +3,19 @@
 //! ([`ScannedPath`]: facts, no verdicts) in its own versioned format.
 //!
 //! Store paths never change, so a scan is valid forever for the same path, NAR hash,
-//! candidate set, class rules and tool version; all five make the file name. The file is a header
-//! line `nixcut-scan-cache <format> <sha256 of the payload>` and the payload, JSON of the
-//! wire structs below (raw bytes for names and symlink targets that are not UTF-8). An
-//! entry whose header, checksum or payload does not match, or that describes another
-//! path, is a miss and is rewritten: it is never trusted. Entries are written atomically
+//! candidate set, class rules and tool version; all five make the file name. The file is
+//! the payload, JSON of the wire structs below (raw bytes for names and symlink targets
+//! that are not UTF-8), in the checksummed framing of `crate::store::frame`. An entry
+//! whose frame, checksum or payload does not match, or that describes another path, is
+//! a miss and is rewritten: it is never trusted. Entries are written atomically
 //! (temporary file, then rename), so a crash leaves no half-written entry.
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+
+use crate::store::frame::{Frame, Opened};
 
 use super::{ElfLink, EntryFact, HitFact, ScannedPath, ScannedRef, SearchDir, SearchTag};
 use crate::classify::{EntryType, EvidenceKind, FileClass, RuleId};
@@ -24,10 +26,16 @@ use crate::store::{NarHash, StorePath};
 
 /// Version of the cache file format; part of every key, so a new format never reads
 /// an old entry.
-pub const CACHE_FORMAT: u32 = 6;
+pub const CACHE_FORMAT: u32 = 7;
 
-const KEY_VERSION: &str = concat!("nixcut-scan-cache-6-", env!("CARGO_PKG_VERSION"));
-const MAGIC: &str = "nixcut-scan-cache";
+const KEY_VERSION: &str = concat!("nixcut-scan-cache-7-", env!("CARGO_PKG_VERSION"));
+
+/// The framing of an entry (format 7 moved from a text header line to this frame).
+const FRAME: Frame = Frame {
+    magic: b"nixcut-scan\n\0\0\0\0",
+    format: CACHE_FORMAT,
+    writer: env!("CARGO_PKG_VERSION"),
+};
 
 /// A directory of cached scans.
 #[derive(Debug, Clone)]
@@ -71,16 +79,9 @@ impl ScanCache {
     /// Read an entry for `expect`; anything unreadable or inconsistent is a miss.
     pub fn get(&self, file: &Path, expect: &StorePath) -> Option<ScannedPath> {
         let bytes = std::fs::read(file).ok()?;
-        let nl = memchr::memchr(b'\n', &bytes)?;
-        let header = std::str::from_utf8(&bytes[..nl]).ok()?;
-        let payload = &bytes[nl + 1..];
-        let mut words = header.split(' ');
-        if words.next()? != MAGIC || words.next()?.parse::<u32>().ok()? != CACHE_FORMAT {
+        let Ok(Opened::Fresh(payload)) = FRAME.open(&bytes) else {
             return None;
-        }
-        if words.next()? != hex(&Sha256::digest(payload)) || words.next().is_some() {
-            return None;
-        }
+        };
         let entry: WireEntry = serde_json::from_slice(payload).ok()?;
         if entry.path != expect.to_string() {
             return None;
@@ -92,12 +93,7 @@ impl ScanCache {
     pub fn put(&self, file: &Path, path: &StorePath, scanned: &ScannedPath) -> std::io::Result<()> {
         let payload = serde_json::to_vec(&WireEntry::from_scanned(path, scanned))
             .map_err(std::io::Error::other)?;
-        let mut bytes = format!(
-            "{MAGIC} {CACHE_FORMAT} {}\n",
-            hex(&Sha256::digest(&payload))
-        )
-        .into_bytes();
-        bytes.extend_from_slice(&payload);
+        let bytes = FRAME.seal(&payload);
         std::fs::create_dir_all(&self.dir)?;
         let mut tmp = tempfile::NamedTempFile::new_in(&self.dir)?;
         std::io::Write::write_all(&mut tmp, &bytes)?;
@@ -537,15 +533,45 @@ mod tests {
         );
 
         // A well-formed but edited entry: the checksum no longer matches.
-        let text = std::fs::read_to_string(&k).unwrap_or_default();
         let bytes = std::fs::read(&k).unwrap();
-        let edited = String::from_utf8_lossy(&bytes).replace("\"files\":3", "\"files\":4");
-        assert_ne!(edited, text);
-        std::fs::write(&k, edited.as_bytes()).unwrap();
+        let at = bytes.windows(9).position(|w| w == b"\"files\":3").unwrap();
+        let mut edited = bytes.clone();
+        edited[at + 8] = b'4';
+        std::fs::write(&k, &edited).unwrap();
         assert!(cache.get(&k, &p).is_none(), "edited entry is a miss");
         std::fs::write(&k, &bytes[..bytes.len() - 5]).unwrap();
         assert!(cache.get(&k, &p).is_none(), "truncated entry is a miss");
         cache.put(&k, &p, &sample(&p)).unwrap();
         assert!(cache.get(&k, &p).is_some(), "and is rewritten");
+    }
+
+    #[test]
+    fn entries_of_the_old_text_framing_are_misses() {
+        // Format 6 and before: a header line `nixcut-scan-cache <format> <sha256>` and
+        // the JSON payload. Such a file at an entry's name is never read as an entry.
+        let dir = tempfile::tempdir().unwrap();
+        let cache = ScanCache::at(dir.path());
+        let p =
+            StorePath::from_base_name("9fm8cfjwd9nhpc06bz4fdgmc4gwdi2dq-rocblas-5.7.1").unwrap();
+        let h = NarHash::parse("sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=");
+        let k = cache.key(&p, Some(&h), &[], b"").unwrap();
+        let payload = serde_json::to_vec(&WireEntry::from_scanned(&p, &sample(&p))).unwrap();
+        for format in [6, CACHE_FORMAT] {
+            let mut old = format!(
+                "nixcut-scan-cache {format} {}\n",
+                hex(&Sha256::digest(&payload))
+            )
+            .into_bytes();
+            old.extend_from_slice(&payload);
+            std::fs::write(&k, &old).unwrap();
+            assert!(cache.get(&k, &p).is_none(), "text framing, format {format}");
+        }
+        cache.put(&k, &p, &sample(&p)).unwrap();
+        assert_eq!(cache.get(&k, &p), Some(sample(&p)));
+        assert_ne!(
+            KEY_VERSION,
+            concat!("nixcut-scan-cache-6-", env!("CARGO_PKG_VERSION")),
+            "a new layout has new keys"
+        );
     }
 }

@@ -4,12 +4,8 @@
 //! parsing every narinfo again. narinfos never change, so neither does the closure of
 //! a root; the record needs no expiry.
 //!
-//! Layout (integers little-endian):
-//!
-//! ```text
-//! MAGIC (16 bytes)  format u32  writer-length u8  writer (nixcut version)
-//! payload-length u64  SHA-256 of the payload (first 16 bytes)  payload
-//! ```
+//! The record is framed by `crate::store::frame` (magic, format, writer, length,
+//! checksum).
 //!
 //! The payload holds the store directory, the origin, the walk's warnings, the path
 //! table (hash part and name of every path, in store-path order), then per path its
@@ -25,15 +21,15 @@
 
 use std::collections::BTreeMap;
 
-use sha2::{Digest, Sha256};
-
+use crate::store::frame::{Frame, Opened};
 use crate::store::{Closure, NarHash, PathInfo, SourceKind, StoreDir, StorePath, HASH_LEN};
 
-const MAGIC: &[u8; 16] = b"nixcut-closure\n\0";
-/// Bumped whenever the layout changes.
-const FORMAT: u32 = 1;
-const WRITER: &str = env!("CARGO_PKG_VERSION");
-const CHECKSUM_LEN: usize = 16;
+/// The framing of a record: bump `format` whenever the payload's layout changes.
+const FRAME: Frame = Frame {
+    magic: b"nixcut-closure\n\0",
+    format: 1,
+    writer: env!("CARGO_PKG_VERSION"),
+};
 
 /// A closure read back from a record.
 #[derive(Debug)]
@@ -127,48 +123,17 @@ pub fn encode(closure: &Closure, cache_of: impl Fn(&StorePath) -> Option<u32>) -
         w.opt_u64(info.reported_closure_size);
         w.u32(cache_of(&info.path)?);
     }
-    Some(frame(&w.0))
-}
-
-/// A payload with the header in front: magic, format, writer, length, checksum.
-fn frame(payload: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(payload.len() + 64);
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&FORMAT.to_le_bytes());
-    out.push(WRITER.len() as u8);
-    out.extend_from_slice(WRITER.as_bytes());
-    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    out.extend_from_slice(&Sha256::digest(payload)[..CHECKSUM_LEN]);
-    out.extend_from_slice(payload);
-    out
+    Some(FRAME.seal(&w.0))
 }
 
 /// Decode a record written by [`encode`] for a walk through `caches` caches; `sd` is
 /// the store directory the caches declare now (a record of another one is damage: the
 /// key says it is for these caches). See the module docs for what is checked.
 pub fn decode(bytes: &[u8], caches: usize, sd: &StoreDir) -> Result<Decoded, String> {
-    let mut r = Reader(bytes);
-    if r.take(MAGIC.len()).ok() != Some(&MAGIC[..]) {
-        return Ok(Decoded::Stale); // not a record of this kind at all (an older layout)
-    }
-    let format = r.u32()?;
-    let writer_len = r.u8()? as usize;
-    let writer = r.take(writer_len)?;
-    if format != FORMAT || writer != WRITER.as_bytes() {
-        return Ok(Decoded::Stale);
-    }
-    let len = usize::try_from(r.u64()?).map_err(|_| "an impossible payload length")?;
-    let sum = r.take(CHECKSUM_LEN)?;
-    let payload = r.0;
-    if payload.len() != len {
-        return Err(format!(
-            "{} payload bytes where the header says {len}",
-            payload.len()
-        ));
-    }
-    if Sha256::digest(payload)[..CHECKSUM_LEN] != *sum {
-        return Err("the checksum does not match".into());
-    }
+    let payload = match FRAME.open(bytes).map_err(|e| e.to_string())? {
+        Opened::Fresh(payload) => payload,
+        Opened::Stale => return Ok(Decoded::Stale),
+    };
     let mut r = Reader(payload);
     let store_dir = r.str()?;
     if store_dir != sd.as_str() {
@@ -411,7 +376,7 @@ mod tests {
     fn every_damage_is_an_error_never_a_panic() {
         let bytes = encode(&sample(), |_| Some(0)).unwrap();
         // Past the magic, format and writer: the length, the checksum, the payload.
-        let length_at = MAGIC.len() + 4 + 1 + WRITER.len();
+        let length_at = FRAME.magic.len() + 4 + 1 + FRAME.writer.len();
         // Every truncation and every flipped byte from there on.
         for cut in length_at..bytes.len() {
             assert!(
@@ -440,7 +405,7 @@ mod tests {
         w.u32(9); // no such root
         w.u32(0);
         w.u32(0);
-        let e = decode(&frame(&w.0), 2, &StoreDir::default()).unwrap_err();
+        let e = decode(&FRAME.seal(&w.0), 2, &StoreDir::default()).unwrap_err();
         assert!(e.contains("root"), "{e}");
         let bytes = encode(&c, |_| Some(1)).unwrap();
         let e = decode(&bytes, 1, &StoreDir::default()).unwrap_err();
@@ -453,13 +418,13 @@ mod tests {
     fn other_versions_are_stale_not_damaged() {
         let bytes = encode(&sample(), |_| Some(0)).unwrap();
         let mut other = bytes.clone();
-        other[MAGIC.len()] ^= 1; // the format number
+        other[FRAME.magic.len()] ^= 1; // the format number
         assert!(matches!(
             decode(&other, 2, &StoreDir::default()),
             Ok(Decoded::Stale)
         ));
         let mut other = bytes.clone();
-        other[MAGIC.len() + 5] ^= 1; // the writer's version
+        other[FRAME.magic.len() + 5] ^= 1; // the writer's version
         assert!(matches!(
             decode(&other, 2, &StoreDir::default()),
             Ok(Decoded::Stale)

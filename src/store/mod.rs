@@ -5,6 +5,7 @@
 //! (`crate::graph`) turns it into a petgraph; analysis and reports read both.
 
 mod closure;
+pub mod frame;
 mod hash;
 mod name;
 mod nix32;
