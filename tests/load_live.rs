@@ -138,7 +138,9 @@ fn live_store_matches_dump_db_and_binary_cache() {
     assert_eq!(facts(&bc), want);
     let locations = nixcut::load::binary_cache::nar_locations(&cache).unwrap();
     assert_eq!(locations.len(), 3);
-    assert!(locations.values().all(|e| e.nar_file(&cache).is_some()));
+    assert!(locations
+        .values()
+        .all(|e| nixcut::load::binary_cache::nar_file(e, &cache).is_some()));
 
     // A file inside a store path that is no format of ours: its store path's closure.
     let inner = result.join("bin/app");

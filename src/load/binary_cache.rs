@@ -2,46 +2,23 @@
 //! store path, plus where each path's NAR is ([`nar_locations`]) so that the scanner
 //! can read file contents later. `nar/` and `<hash>.ls` listings are not read here.
 //!
-//! A `.narinfo` is `Key: value` lines: `StorePath` (full path), `URL` (relative, e.g.
-//! `nar/<filehash>.nar.xz`), `Compression` (absent means bzip2), `FileHash`,
-//! `FileSize`, `NarHash`, `NarSize`, `References` (space-separated base names, empty for
-//! a leaf), `Deriver` (base name or `unknown-deriver`), `Sig` (repeatable), `CA`.
-//! Unknown keys are ignored; a line without `:` or a bad value is an error naming the
-//! file and line. The parser is our own rather than the `nix-narinfo` crate's: that
-//! crate rejects records nixcut should still read (zero `NarSize`, missing `URL`) and
-//! speaks `nix_derivation`'s types, not `crate::store`'s.
+//! The `.narinfo` format is parsed by `crate::store::narinfo`; [`parse_narinfo`] words
+//! its errors and warnings with the file (or URL) it was read from.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::{found, LoadError, LoadOptions};
-use crate::store::{Closure, NarHash, PathInfo, SourceKind, StoreDir, StorePath};
+use crate::store::narinfo::{self, NarinfoError, NarinfoWarning};
+use crate::store::{Closure, PathInfo, SourceKind, StoreDir, StorePath};
 
-/// Where a path's NAR is in the cache, as its `.narinfo` says.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CacheEntry {
-    /// `URL`, relative to the cache directory (e.g. `nar/<filehash>.nar.xz`).
-    pub url: String,
-    /// `Compression` (`bzip2` when the narinfo does not say): `none`, `xz`, `zstd` …
-    pub compression: String,
-    /// `FileSize`: the compressed file's size, when given.
-    pub file_size: Option<u64>,
-    /// `FileHash`, when given.
-    pub file_hash: Option<String>,
-}
+pub use crate::store::narinfo::CacheEntry;
 
-impl CacheEntry {
-    /// The NAR file under `cache_dir`, if the URL is a relative path that stays inside
-    /// it and the file exists.
-    pub fn nar_file(&self, cache_dir: &Path) -> Option<PathBuf> {
-        let rel = Path::new(&self.url);
-        let safe = !self.url.contains("://")
-            && rel
-                .components()
-                .all(|c| matches!(c, std::path::Component::Normal(_)));
-        let p = cache_dir.join(rel);
-        (safe && p.is_file()).then_some(p)
-    }
+/// The NAR file of `entry` under `cache_dir`, if its URL is a relative path that stays
+/// inside it and the file exists.
+pub fn nar_file(entry: &CacheEntry, cache_dir: &Path) -> Option<PathBuf> {
+    let p = cache_dir.join(entry.relative_path()?);
+    p.is_file().then_some(p)
 }
 
 /// Read a binary cache directory into a closure of every path it holds.
@@ -173,7 +150,7 @@ pub(crate) fn parse_cache_info(text: &str, path: &Path) -> Result<Option<StoreDi
     Ok(sd)
 }
 
-/// One parsed `.narinfo`.
+/// One parsed `.narinfo`, its warnings worded.
 #[derive(Debug, Clone)]
 pub struct NarInfo {
     /// The path and its metadata.
@@ -184,139 +161,71 @@ pub struct NarInfo {
     pub warnings: Vec<String>,
 }
 
-/// Parse one `.narinfo`; `path` names it in messages.
+/// Parse one `.narinfo` (with `crate::store::narinfo`); `path` names it in messages.
 pub fn parse_narinfo(text: &str, path: &Path, sd: &StoreDir) -> Result<NarInfo, LoadError> {
-    let err = |line: usize, expected: &str, got: &str| LoadError::Text {
-        path: path.to_path_buf(),
-        line,
-        expected: expected.to_string(),
-        found: found(Some(got)),
-    };
-    let mut store_path = None;
-    let mut url = None;
-    let mut compression = None;
-    let mut file_hash = None;
-    let mut file_size = None;
-    let mut nar_hash = None;
-    let mut nar_size = None;
-    let mut references = Vec::new();
-    let mut deriver = None;
-    let mut sigs = Vec::new();
-    let mut ca = None;
-    let mut warnings = Vec::new();
-    // Line of each field seen: a second `NarSize:` is an edit or a concatenation, and
-    // taking either value silently could be wrong. Only `Sig` repeats.
-    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
-    for (i, line) in text.lines().enumerate() {
-        let n = i + 1;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let Some((key, value)) = line.split_once(':') else {
-            return Err(err(n, "`Key: value`", line));
-        };
-        if key != "Sig" {
-            if let Some(first) = seen.insert(key, n) {
-                return Err(err(
-                    n,
-                    &format!(
-                        "no second `{}:` line (line {first} has one)",
-                        super::sanitize(key, 40)
-                    ),
-                    line,
-                ));
+    let n = narinfo::parse(text, sd).map_err(|e| narinfo_error(e, path, sd))?;
+    let warnings = n
+        .warnings
+        .iter()
+        .map(|w| match w {
+            NarinfoWarning::DeriverIgnored { line, error } => {
+                format!("{}:{line}: ignored the deriver: {error}", path.display())
             }
-        }
-        let value = value.trim();
-        match key {
-            "StorePath" => {
-                let sp = sd.parse_path(value).map_err(|e| {
-                    let hint = super::json::with_store_dir_hint(e.to_string(), sd);
-                    err(n, &format!("a store path ({hint})"), value)
-                })?;
-                store_path = Some(sp);
-            }
-            "URL" => url = Some(value.to_string()),
-            "Compression" => compression = Some(value.to_string()),
-            "FileHash" => file_hash = Some(value.to_string()),
-            "FileSize" => {
-                file_size = Some(
-                    value
-                        .parse()
-                        .map_err(|_| err(n, "a FileSize number", value))?,
-                )
-            }
-            "NarHash" => nar_hash = Some(NarHash::parse(value)),
-            "NarSize" => {
-                nar_size = Some(
-                    value
-                        .parse()
-                        .map_err(|_| err(n, "a NarSize number", value))?,
-                )
-            }
-            "References" => {
-                references = value
-                    .split_whitespace()
-                    .map(|r| {
-                        StorePath::from_base_name(r)
-                            .map_err(|e| err(n, &format!("store path base names ({e})"), value))
-                    })
-                    .collect::<Result<_, _>>()?;
-            }
-            "Deriver" if value == "unknown-deriver" || value.is_empty() => deriver = None,
-            "Deriver" => match sd.parse_path_or_base(value) {
-                Ok(d) => deriver = Some(d),
-                Err(e) => {
-                    warnings.push(format!("{}:{n}: ignored the deriver: {e}", path.display()))
-                }
-            },
-            "Sig" => sigs.push(value.to_string()),
-            "CA" if !value.is_empty() => ca = Some(value.to_string()),
-            _ => {} // unknown keys are ignored, as Nix does
-        }
-    }
-    let Some(sp) = store_path else {
-        return Err(LoadError::Invalid {
-            path: path.to_path_buf(),
-            message: "the narinfo has no `StorePath:` line".into(),
-        });
-    };
-    let mut info = PathInfo::new(sp);
-    info.nar_hash = nar_hash;
-    info.nar_size = nar_size;
-    info.references = references;
-    info.deriver = deriver;
-    info.signatures = sigs;
-    info.ca = ca;
-    info.normalise();
-    if info.nar_size.is_none() {
-        warnings.push(format!(
-            "{}: no NarSize; the size of {} is unknown",
-            path.display(),
-            info.path
-        ));
-    }
-    let entry = match url {
-        Some(url) => Some(CacheEntry {
-            url,
-            compression: compression.unwrap_or_else(|| "bzip2".to_string()),
-            file_size,
-            file_hash,
-        }),
-        None => {
-            warnings.push(format!(
+            NarinfoWarning::NoNarSize => format!(
+                "{}: no NarSize; the size of {} is unknown",
+                path.display(),
+                n.info.path
+            ),
+            NarinfoWarning::NoUrl => format!(
                 "{}: no URL; the NAR of {} cannot be found",
                 path.display(),
-                info.path
-            ));
-            None
-        }
-    };
+                n.info.path
+            ),
+        })
+        .collect();
     Ok(NarInfo {
-        info,
-        entry,
+        info: n.info,
+        entry: n.entry,
         warnings,
     })
+}
+
+/// A narinfo's error as a [`LoadError`] naming the file and line.
+fn narinfo_error(e: NarinfoError, path: &Path, sd: &StoreDir) -> LoadError {
+    let text = |line: usize, expected: String, got: &str| LoadError::Text {
+        path: path.to_path_buf(),
+        line,
+        expected,
+        found: found(Some(got)),
+    };
+    match e {
+        NarinfoError::NotKeyValue { line, text: got } => text(line, "`Key: value`".into(), &got),
+        NarinfoError::Repeated {
+            line,
+            key,
+            first,
+            text: got,
+        } => text(
+            line,
+            format!(
+                "no second `{}:` line (line {first} has one)",
+                super::sanitize(&key, 40)
+            ),
+            &got,
+        ),
+        NarinfoError::StorePath { line, value, error } => {
+            let hint = super::json::with_store_dir_hint(error.to_string(), sd);
+            text(line, format!("a store path ({hint})"), &value)
+        }
+        NarinfoError::Number { line, key, value } => text(line, format!("a {key} number"), &value),
+        NarinfoError::References { line, value, error } => {
+            text(line, format!("store path base names ({error})"), &value)
+        }
+        NarinfoError::NoStorePath => LoadError::Invalid {
+            path: path.to_path_buf(),
+            message: "the narinfo has no `StorePath:` line".into(),
+        },
+    }
 }
 
 #[cfg(test)]
@@ -359,7 +268,7 @@ mod tests {
         for e in locs.values() {
             assert_eq!(e.compression, "xz");
             assert!(e.file_size.is_some());
-            assert!(e.nar_file(&cache()).is_some(), "{e:?}");
+            assert!(nar_file(e, &cache()).is_some(), "{e:?}");
         }
         let evil = CacheEntry {
             url: "../../etc/passwd".into(),
@@ -367,21 +276,7 @@ mod tests {
             file_size: None,
             file_hash: None,
         };
-        assert_eq!(evil.nar_file(&cache()), None);
-    }
-
-    #[test]
-    fn narinfo_details() {
-        let text = "StorePath: /nix/store/x71ahacbysflg2pf8638mdh69871353b-libfoo-3.2\n\
-                    URL: nar/abc.nar\nNarHash: sha256:1xga7qa3wjdkhc71mbz9wm36q1nl7z2c95sl9529vindmjnrdn0z\n\
-                    NarSize: 0\nReferences:\nDeriver: unknown-deriver\nSig: a:1\nSig: b:2\n\
-                    FancyNewKey: whatever\n";
-        let n = parse_narinfo(text, Path::new("x.narinfo"), &StoreDir::default()).unwrap();
-        assert_eq!(n.info.nar_size, Some(0));
-        assert_eq!(n.info.deriver, None);
-        assert_eq!(n.info.signatures, vec!["a:1", "b:2"]);
-        assert!(matches!(n.info.nar_hash, Some(NarHash::Sha256(_))));
-        assert_eq!(n.entry.unwrap().compression, "bzip2");
+        assert_eq!(nar_file(&evil, &cache()), None);
     }
 
     #[test]

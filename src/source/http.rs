@@ -11,14 +11,12 @@
 //! probed once, on the root's.
 
 use std::collections::HashMap;
-use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::nar_dir::{listing_has, parse_listing, Node};
 use super::verify::VerifiedNar;
 use super::{open_nar_stream, FileSource, FilesFrom, OpenError, PathFiles, SourceError};
 use crate::http::{narinfo_url, HttpClient, StreamBound};
-use crate::load::binary_cache::parse_narinfo;
 use crate::store::{Closure, StoreDir, StorePath};
 
 /// The longest `.ls` listing read.
@@ -91,7 +89,7 @@ impl FileSource for HttpSource {
         };
         let n = self.client.narinfo(path.hash_part()).ok_or_else(missing)?;
         let info_url = narinfo_url(&n.base, path.hash_part());
-        let parsed = parse_narinfo(&n.text, Path::new(&info_url), &self.store_dir)
+        let parsed = crate::store::narinfo::parse(&n.text, &self.store_dir)
             .ok()
             .ok_or_else(missing)?;
         let entry = parsed.entry.ok_or_else(missing)?;

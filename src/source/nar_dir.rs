@@ -16,7 +16,7 @@ use serde::Deserialize;
 
 use super::verify::VerifiedNar;
 use super::{open_nar, FileSource, FilesFrom, PathFiles, SourceError};
-use crate::load::binary_cache::{read_cache, CacheEntry};
+use crate::load::binary_cache::{nar_file, read_cache, CacheEntry};
 use crate::load::LoadOptions;
 use crate::store::{NarHash, StoreDir, StorePath};
 
@@ -60,7 +60,7 @@ impl NarDir {
             .collect();
         if !entries
             .values()
-            .any(|e| e.nar_file(dir).is_some_and(|f| f.is_file()))
+            .any(|e| nar_file(e, dir).is_some_and(|f| f.is_file()))
         {
             return None;
         }
@@ -99,7 +99,7 @@ impl FileSource for NarDir {
         let nar = self
             .entries
             .get(path)
-            .and_then(|e| e.nar_file(&self.dir))
+            .and_then(|e| nar_file(e, &self.dir))
             .ok_or_else(|| SourceError::Missing {
                 path: self.store_dir.display(path),
             })?;

@@ -8,6 +8,7 @@ mod closure;
 pub mod frame;
 mod hash;
 mod name;
+pub mod narinfo;
 mod nix32;
 mod path;
 mod size;
