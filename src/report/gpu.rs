@@ -11,8 +11,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::SourceRef;
-use crate::source::FilesFrom;
+use super::{FilesFrom, SourceRef};
 
 /// `nixcut gpu ROOT [--gpu-targets …]`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

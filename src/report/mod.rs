@@ -16,6 +16,7 @@
 mod chain;
 mod check;
 mod diff;
+pub mod files_from;
 mod gpu;
 mod refs;
 mod rules;
@@ -33,6 +34,7 @@ pub use diff::{
     DiffReport, DiffRest, DiffSide, DiffWarning, PackageChange, PackageDiff, PathChange,
     PathCounts, PathDiff, Side, VersionChange,
 };
+pub use files_from::FilesFrom;
 pub use gpu::{GpuArch, GpuChange, GpuOption, GpuPath, GpuRemedy, GpuReport, GpuVendor};
 pub use refs::{EvidenceItem, Explanation, ReachStep, ReachVia, RefEntry, RefsPath, RefsReport};
 pub use rules::{ClassRow, DataDirRow, KindRow, RuleSource, RulesReport, VerdictRow};

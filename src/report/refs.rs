@@ -17,7 +17,7 @@ pub struct RefsReport {
     pub evidence: EvidenceLevel,
     /// Where the files came from: `store` (a directory tree), `nar` (binary cache), or
     /// `unavailable`.
-    pub files_from: crate::source::FilesFrom,
+    pub files_from: super::FilesFrom,
     /// Whether candidates were every path of the closure (`--discover`) rather than
     /// each path's registered references.
     pub discover: bool,

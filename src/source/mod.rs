@@ -21,24 +21,15 @@ pub use nar::{open_nar, open_nar_stream, Compression, OpenError};
 pub use nar_dir::NarDir;
 pub use store_tree::StoreTree;
 
+/// Which kind of source the files come from: the report's word for it.
+pub use crate::report::files_from::FilesFrom;
+
 use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::store::{Closure, SourceKind, StoreDir, StorePath};
-
-/// Which kind of source the files come from (the `refs` report's `files_from`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum FilesFrom {
-    /// Directory trees of a store directory.
-    Store,
-    /// NAR files of a binary cache.
-    Nar,
-    /// No files: graph-level answers only.
-    Unavailable,
-}
 
 /// The files of one store path, ready to be walked.
 pub enum PathFiles {
