@@ -1,10 +1,10 @@
 //! nixcut snapshot files (`nixcut snapshot ROOT -o FILE`), read back as a [`Closure`].
 //!
-//! The format is documented with its writer's structs in `crate::report::snapshot`;
-//! this reader uses its own lenient structs (unknown keys are ignored, so a newer
-//! nixcut may add fields without breaking older readers) and checks the file hard,
-//! because a snapshot is a CI baseline and a damaged one must never pass as a small
-//! closure:
+//! The format is defined once, by the structs of `crate::report::snapshot`, which
+//! `nixcut snapshot` serialises and this reader deserialises (unknown keys are ignored,
+//! so a newer nixcut may add fields without breaking older readers). The file is checked
+//! hard, because a snapshot is a CI baseline and a damaged one must never pass as a
+//! small closure:
 //!
 //! - a `schema_version` above [`SNAPSHOT_SCHEMA_VERSION`] is refused
 //!   ([`LoadError::Unsupported`]) with the nixcut version that wrote it;
@@ -17,35 +17,14 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use serde::Deserialize;
 use serde_json::Value;
 
 use super::json::{json_error, located, with_store_dir_hint};
 use super::{LoadError, LoadOptions};
-use crate::report::{SNAPSHOT_KIND, SNAPSHOT_SCHEMA_VERSION};
+use crate::report::{
+    Snapshot, SnapshotHeader, SnapshotPath, SNAPSHOT_KIND, SNAPSHOT_SCHEMA_VERSION,
+};
 use crate::store::{Closure, NarHash, PathInfo, SourceKind, StoreDir, StorePath};
-
-#[derive(Debug, Deserialize)]
-struct RawSnapshot {
-    store_dir: Option<String>,
-    root: Option<String>,
-    #[serde(default)]
-    roots: Vec<String>,
-    closure_size: u64,
-    path_count: usize,
-    paths: Vec<RawPath>,
-}
-
-#[derive(Debug, Deserialize)]
-struct RawPath {
-    path: String,
-    nar_size: u64,
-    nar_hash: Option<String>,
-    closure_size: Option<u64>,
-    #[serde(default)]
-    references: Vec<String>,
-    deriver: Option<String>,
-}
 
 /// Whether `text` starts like a snapshot (`{"kind": "nixcut-snapshot"`), whatever
 /// follows: how a truncated snapshot is still recognised.
@@ -73,7 +52,23 @@ const RECREATE: &str = "re-create it with `nixcut snapshot ROOT -o FILE`";
 
 /// Read a snapshot file. The store directory is the file's unless `opts` names one.
 pub fn parse(text: &str, path: &Path, opts: &LoadOptions) -> Result<Closure, LoadError> {
-    let value: Value = serde_json::from_str(text).map_err(|e| {
+    check_header(text, path)?;
+    let snap: Snapshot = serde_json::from_str(text).map_err(|e| json_error(path, &e))?;
+    let sd = match &opts.store_dir {
+        Some(sd) => sd.clone(),
+        None => StoreDir::new(snap.store_dir.as_str()),
+    };
+    let reader = Reader { text, path, sd };
+    let (mut closure, total) = reader.paths(&snap.paths)?;
+    reader.check_totals(&snap, &closure, total)?;
+    closure.declared_roots = reader.roots(&snap, &closure)?;
+    Ok(closure)
+}
+
+/// Refuse a file that is cut short, is not a snapshot, or has a schema version this
+/// nixcut does not read, before its body is read by the structs of this version.
+fn check_header(text: &str, path: &Path) -> Result<(), LoadError> {
+    let header: SnapshotHeader = serde_json::from_str(text).map_err(|e| {
         if e.classify() == serde_json::error::Category::Eof {
             invalid(
                 path,
@@ -88,16 +83,13 @@ pub fn parse(text: &str, path: &Path, opts: &LoadOptions) -> Result<Closure, Loa
             json_error(path, &e)
         }
     })?;
-    let Value::Object(map) = &value else {
-        return Err(invalid(path, "a snapshot is a JSON object"));
-    };
-    if map.get("kind").and_then(Value::as_str) != Some(SNAPSHOT_KIND) {
+    if header.kind.as_ref().and_then(Value::as_str) != Some(SNAPSHOT_KIND) {
         return Err(invalid(
             path,
             format!("not a nixcut snapshot: `kind` is not \"{SNAPSHOT_KIND}\""),
         ));
     }
-    let version = match map.get("schema_version") {
+    let version = match &header.schema_version {
         None => return Err(invalid(path, "the snapshot has no `schema_version`")),
         Some(v) => v.as_u64().ok_or_else(|| {
             invalid(
@@ -107,8 +99,9 @@ pub fn parse(text: &str, path: &Path, opts: &LoadOptions) -> Result<Closure, Loa
         })?,
     };
     if version > u64::from(SNAPSHOT_SCHEMA_VERSION) {
-        let writer = map
-            .get("nixcut_version")
+        let writer = header
+            .nixcut_version
+            .as_ref()
             .and_then(Value::as_str)
             .map(|v| format!("nixcut {}", super::sanitize(v, 40)))
             .unwrap_or_else(|| "a newer nixcut".to_string());
@@ -125,133 +118,177 @@ pub fn parse(text: &str, path: &Path, opts: &LoadOptions) -> Result<Closure, Loa
     if version == 0 {
         return Err(invalid(path, "`schema_version` 0 does not exist"));
     }
-    let raw: RawSnapshot = serde_json::from_str(text).map_err(|e| json_error(path, &e))?;
+    Ok(())
+}
 
-    let sd = match (&opts.store_dir, &raw.store_dir) {
-        (Some(sd), _) => sd.clone(),
-        (None, Some(s)) => StoreDir::new(s.as_str()),
-        (None, None) => StoreDir::default(),
-    };
-    let parse_path = |s: &str, entry: &str, what: &str| -> Result<StorePath, LoadError> {
-        sd.parse_path(s).map_err(|err| {
+/// A snapshot's text, its name for messages and the store directory its paths are in.
+struct Reader<'a> {
+    text: &'a str,
+    path: &'a Path,
+    sd: StoreDir,
+}
+
+impl Reader<'_> {
+    /// `s` as a store path; an error locates it in the text (`entry` when it cannot be
+    /// found), prefixed with `what`.
+    fn store_path(&self, s: &str, entry: &str, what: &str) -> Result<StorePath, LoadError> {
+        self.sd.parse_path(s).map_err(|err| {
             located(
-                text,
-                path,
+                self.text,
+                self.path,
                 s,
                 entry,
-                format!("{what}{}", with_store_dir_hint(err.to_string(), &sd)),
+                format!("{what}{}", with_store_dir_hint(err.to_string(), &self.sd)),
             )
         })
-    };
+    }
 
-    let mut closure = Closure::new(sd.clone(), SourceKind::Snapshot, path.display().to_string());
-    let mut total: u64 = 0;
-    for p in &raw.paths {
-        let sp = parse_path(&p.path, &p.path, "")?;
-        let mut info = PathInfo::new(sp);
+    /// The closure of the listed paths (each listed once) and the sum of their NAR
+    /// sizes (within 2^64 - 1).
+    fn paths(&self, paths: &[SnapshotPath]) -> Result<(Closure, u64), LoadError> {
+        let path = self.path;
+        let mut closure = Closure::new(
+            self.sd.clone(),
+            SourceKind::Snapshot,
+            path.display().to_string(),
+        );
+        let mut total: u64 = 0;
+        for p in paths {
+            let info = self.path_info(p, &mut closure.warnings)?;
+            if closure.paths.contains_key(&info.path) {
+                return Err(invalid(
+                    path,
+                    format!(
+                        "{} is listed twice; the snapshot was edited? {RECREATE}",
+                        p.path
+                    ),
+                ));
+            }
+            total = total.checked_add(p.nar_size).ok_or_else(|| {
+                invalid(
+                    path,
+                    format!(
+                        "its NAR sizes add up to more than {} bytes (2^64 - 1): a size is \
+                         wrong; {RECREATE}",
+                        u64::MAX
+                    ),
+                )
+            })?;
+            closure.insert(info);
+        }
+        Ok((closure, total))
+    }
+
+    /// One listed path; a deriver that is not a store path is left out with a warning.
+    fn path_info(
+        &self,
+        p: &SnapshotPath,
+        warnings: &mut Vec<String>,
+    ) -> Result<PathInfo, LoadError> {
+        let mut info = PathInfo::new(self.store_path(&p.path, &p.path, "")?);
         info.nar_size = Some(p.nar_size);
         info.nar_hash = p.nar_hash.as_deref().map(NarHash::parse);
-        info.reported_closure_size = p.closure_size;
+        info.reported_closure_size = Some(p.closure_size);
         for r in &p.references {
-            info.references.push(parse_path(r, &p.path, "reference: ")?);
+            info.references
+                .push(self.store_path(r, &p.path, "reference: ")?);
         }
         if let Some(d) = &p.deriver {
-            match sd.parse_path(d) {
+            match self.sd.parse_path(d) {
                 Ok(dp) => info.deriver = Some(dp),
-                Err(e) => closure.warnings.push(format!(
+                Err(e) => warnings.push(format!(
                     "{}: {}: deriver ignored: {e}",
-                    path.display(),
+                    self.path.display(),
                     p.path
                 )),
             }
         }
-        if closure.paths.contains_key(&info.path) {
+        Ok(info)
+    }
+
+    /// `path_count` and `closure_size` match the paths listed, and every reference is
+    /// listed.
+    fn check_totals(
+        &self,
+        snap: &Snapshot,
+        closure: &Closure,
+        total: u64,
+    ) -> Result<(), LoadError> {
+        let path = self.path;
+        if snap.path_count != snap.paths.len() {
             return Err(invalid(
                 path,
                 format!(
-                    "{} is listed twice; the snapshot was edited? {RECREATE}",
-                    p.path
+                    "the snapshot says it has {} paths but lists {}: it is truncated or was \
+                     edited; {RECREATE}",
+                    snap.path_count,
+                    snap.paths.len()
                 ),
             ));
         }
-        total = total.checked_add(p.nar_size).ok_or_else(|| {
+        if snap.closure_size != total {
+            return Err(invalid(
+                path,
+                format!(
+                    "the snapshot says its closure size is {} bytes but its paths add up to \
+                     {}: it is damaged or was edited; {RECREATE}",
+                    snap.closure_size, total
+                ),
+            ));
+        }
+        if let Some((from, to)) = closure.missing_references().first() {
+            return Err(invalid(
+                path,
+                format!(
+                    "{} references {}, which the snapshot does not list: it is truncated or \
+                     was edited; {RECREATE}",
+                    self.sd.display(from),
+                    self.sd.display(to)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The roots: `roots`, or `[root]` when a file has no `roots`; each must be listed,
+    /// and `root` must be among `roots`.
+    fn roots(&self, snap: &Snapshot, closure: &Closure) -> Result<Vec<StorePath>, LoadError> {
+        let path = self.path;
+        let not_listed = |r: &str| {
             invalid(
                 path,
-                format!(
-                    "its NAR sizes add up to more than {} bytes (2^64 - 1): a size is wrong; \
-                     {RECREATE}",
-                    u64::MAX
-                ),
-            )
-        })?;
-        closure.insert(info);
-    }
-    if raw.path_count != raw.paths.len() {
-        return Err(invalid(
-            path,
-            format!(
-                "the snapshot says it has {} paths but lists {}: it is truncated or was \
-                 edited; {RECREATE}",
-                raw.path_count,
-                raw.paths.len()
-            ),
-        ));
-    }
-    if raw.closure_size != total {
-        return Err(invalid(
-            path,
-            format!(
-                "the snapshot says its closure size is {} bytes but its paths add up to {}: \
-                 it is damaged or was edited; {RECREATE}",
-                raw.closure_size, total
-            ),
-        ));
-    }
-    if let Some((from, to)) = closure.missing_references().first() {
-        return Err(invalid(
-            path,
-            format!(
-                "{} references {}, which the snapshot does not list: it is truncated or \
-                 was edited; {RECREATE}",
-                sd.display(from),
-                sd.display(to)
-            ),
-        ));
-    }
-    let mut root_strings: Vec<&String> = raw.roots.iter().collect();
-    if root_strings.is_empty() {
-        root_strings.extend(raw.root.iter());
-    }
-    // `root` is `roots[0]` as nixcut writes it; an edited `root` that `roots` does not
-    // hold would otherwise be ignored in favour of another root.
-    if let Some(r) = &raw.root {
-        let rp = parse_path(r, "root", "root: ")?;
-        if !closure.paths.contains_key(&rp) {
-            return Err(invalid(
-                path,
                 format!("its root {r} is not among its paths; {RECREATE}"),
-            ));
+            )
+        };
+        // `root` is `roots[0]` as nixcut writes it; an edited `root` that `roots` does
+        // not hold would otherwise be ignored in favour of another root.
+        let r = &snap.root;
+        if !closure
+            .paths
+            .contains_key(&self.store_path(r, "root", "root: ")?)
+        {
+            return Err(not_listed(r));
         }
-        if !raw.roots.is_empty() && !raw.roots.contains(r) {
+        if !snap.roots.is_empty() && !snap.roots.contains(r) {
             return Err(invalid(
                 path,
                 format!("its root {r} is not among its roots; {RECREATE}"),
             ));
         }
-    }
-    let mut roots = BTreeSet::new();
-    for r in root_strings {
-        let rp = parse_path(r, "roots", "root: ")?;
-        if !closure.paths.contains_key(&rp) {
-            return Err(invalid(
-                path,
-                format!("its root {r} is not among its paths; {RECREATE}"),
-            ));
+        let root_strings = match snap.roots.as_slice() {
+            [] => std::slice::from_ref(r),
+            roots => roots,
+        };
+        let mut roots = BTreeSet::new();
+        for r in root_strings {
+            let rp = self.store_path(r, "roots", "root: ")?;
+            if !closure.paths.contains_key(&rp) {
+                return Err(not_listed(r));
+            }
+            roots.insert(rp);
         }
-        roots.insert(rp);
+        Ok(roots.into_iter().collect())
     }
-    closure.declared_roots = roots.into_iter().collect();
-    Ok(closure)
 }
 
 #[cfg(test)]

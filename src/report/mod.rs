@@ -42,7 +42,9 @@ pub use set_diff::{
     Cause, CauseChange, FailedRoot, GrowthLimit, RebuildSummary, RootCause, RootCounts, RootDiff,
     RootSide, SetCheck, SetDiffReport, SetRest, SetSide, SetTotal,
 };
-pub use snapshot::{Snapshot, SnapshotPath, SNAPSHOT_KIND, SNAPSHOT_SCHEMA_VERSION};
+pub use snapshot::{
+    Snapshot, SnapshotHeader, SnapshotPath, SNAPSHOT_KIND, SNAPSHOT_SCHEMA_VERSION,
+};
 pub use split::{
     ArchRow, Assumption, AssumptionReason, Because, NoSplit, NoSplitReason, OutputReference,
     Remedy, RemedyOption, SplitAction, SplitFor, SplitOutput, SplitReport, WhySavings,

@@ -26,9 +26,11 @@
 //! time: a snapshot of the same closure is byte-for-byte the same file, so committed
 //! baselines only change when the closure does.
 //!
-//! Readers (`crate::load::snapshot`) refuse a `schema_version` above
-//! [`SNAPSHOT_SCHEMA_VERSION`] and ignore keys they do not know, so adding a field is
-//! compatible; renaming or removing one needs a new schema version.
+//! These structs are the one definition of the format: `nixcut snapshot` serialises
+//! them and the loader (`crate::load::snapshot`) deserialises them. The loader reads
+//! the [`SnapshotHeader`] first and refuses a `schema_version` above
+//! [`SNAPSHOT_SCHEMA_VERSION`]; the structs ignore keys they do not know, so adding a
+//! field is compatible; renaming or removing one needs a new schema version.
 
 use serde::{Deserialize, Serialize};
 
@@ -40,20 +42,36 @@ pub const SNAPSHOT_KIND: &str = "nixcut-snapshot";
 /// The snapshot schema this nixcut writes, and the newest it can read.
 pub const SNAPSHOT_SCHEMA_VERSION: u32 = 1;
 
-/// A snapshot file.
+/// The keys every snapshot schema version has, read loosely (any JSON value) before
+/// the rest: a file of a newer version is refused by its version, not by a field this
+/// nixcut does not know, and a damaged `kind` or version is named as such.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct SnapshotHeader {
+    /// [`SNAPSHOT_KIND`] in a snapshot.
+    pub kind: Option<serde_json::Value>,
+    /// The schema version, a positive integer in a snapshot.
+    pub schema_version: Option<serde_json::Value>,
+    /// The version of nixcut that wrote the file.
+    pub nixcut_version: Option<serde_json::Value>,
+}
+
+/// A snapshot file. Unknown keys are ignored when it is read (a newer nixcut may add
+/// fields); `tests/common/contract.rs` pins the exact keys from outside.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct Snapshot {
     /// Always [`SNAPSHOT_KIND`].
     pub kind: String,
     /// [`SNAPSHOT_SCHEMA_VERSION`] when written by this nixcut.
     pub schema_version: u32,
-    /// The version of nixcut that wrote the file.
+    /// The version of nixcut that wrote the file (empty when a file does not say).
+    #[serde(default)]
     pub nixcut_version: String,
     /// The logical store directory every path is in.
     pub store_dir: String,
     /// The root (full store path); with several roots the first, `roots` has all.
     pub root: String,
+    /// Every root (full store paths); a reader takes `[root]` when it is absent.
+    #[serde(default)]
     pub roots: Vec<String>,
     /// The input the snapshot was taken from.
     pub created_from: SourceRef,
@@ -67,7 +85,6 @@ pub struct Snapshot {
 
 /// One path of a [`Snapshot`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct SnapshotPath {
     /// Full store path.
     pub path: String,
@@ -77,6 +94,7 @@ pub struct SnapshotPath {
     /// NAR sizes of everything this path reaches, itself included.
     pub closure_size: u64,
     /// Full store paths, sorted; may include the path itself.
+    #[serde(default)]
     pub references: Vec<String>,
     /// The `.drv` that built the path, when the source said.
     pub deriver: Option<String>,
