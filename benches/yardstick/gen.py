@@ -2,7 +2,7 @@
 """Generate the yardstick inputs: one N-path closure in the three `nix path-info --json`
 shapes, and a mass rebuild of it.
 
-    gen.py DIR [N]
+    gen.py DIR [N] [SHAPE]
 
 writes DIR/array.json (Nix <= 2.18: a list of objects with `path`), DIR/object.json
 (2.19+: keyed by full store path), DIR/versioned.json (2.33+ format 2: `{version,
@@ -10,9 +10,17 @@ storeDir, info}` keyed by base name) and DIR/rebuild.json (the object shape afte
 rebuild: every hash changed, a tenth of the NAR sizes changed, same names and
 references). All four describe the same graph.
 
-The graph is the one of benches/why.rs (same generator, same seed): path i references
-4 to 12 earlier paths (mean 8), biased towards the first 64 (basic libraries) and its
-200 predecessors (its own family); one root references every path nothing else does.
+SHAPE picks the graph (every shape: 4 to 12 references a path, mean 8; one root
+references every path nothing else does):
+
+- `shallow` (default): the graph of benches/why.rs (same generator, same seed): path i
+  references earlier paths biased towards the first 64 (basic libraries) and its 200
+  predecessors (its own family). Most closures are small.
+- `layered`: 40 layers of N/40 paths; a path references paths of every lower layer,
+  uniformly, so references spread over the whole depth and most paths have large
+  closures (issue 24).
+- `chain`: path i references path i-1 (one chain through all N paths) and earlier
+  paths spread uniformly over the whole graph: the deepest shape, every closure large.
 Names model packages with several outputs, scattered through the graph at random: the
 N paths are N/5 packages of five outputs (`pkgK-1.J`, `-dev`, `-lib`, `-bin`, `-doc`),
 the diff worst case of issue 14.
@@ -55,7 +63,25 @@ def hashes(n, salt):
     return out
 
 
-def generate(n, seed):
+LAYERS = 40
+
+
+def pick(rng, i, n, shape):
+    """One reference of path i (> 0) to an earlier path, or None (layered: layer 0)."""
+    if shape == "layered":
+        lower = (i // max(n // LAYERS, 1)) * max(n // LAYERS, 1)
+        return rng.below(lower) if lower > 0 else None
+    if shape == "chain":
+        return rng.below(i)
+    kind = rng.below(3)
+    if kind == 0:
+        return rng.below(min(64, i))
+    if kind == 1:
+        return i - 1 - rng.below(min(200, i))
+    return rng.below(i)
+
+
+def generate(n, seed, shape="shallow"):
     rng = Rng(seed)
     sizes, refs = [], []
     for i in range(n):
@@ -64,14 +90,11 @@ def generate(n, seed):
         r = set()
         if i > 0:
             for _ in range(4 + rng.below(9)):
-                kind = rng.below(3)
-                if kind == 0:
-                    j = rng.below(min(64, i))
-                elif kind == 1:
-                    j = i - 1 - rng.below(min(200, i))
-                else:
-                    j = rng.below(i)
-                r.add(j)
+                j = pick(rng, i, n, shape)
+                if j is not None:
+                    r.add(j)
+            if shape == "chain":
+                r.add(i - 1)
         refs.append(sorted(r))
     referenced = [False] * n
     for r in refs:
@@ -98,8 +121,11 @@ def write(path, text):
 def main():
     out = sys.argv[1]
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 100_000
+    shape = sys.argv[3] if len(sys.argv) > 3 else "shallow"
+    if shape not in ("shallow", "layered", "chain"):
+        sys.exit(f"gen.py: unknown shape {shape!r} (shallow, layered, chain)")
     os.makedirs(out, exist_ok=True)
-    sizes, refs = generate(n, 7)
+    sizes, refs = generate(n, 7, shape)
     nm = names(n, 99)
     for label, salt, sz in [("", 0, sizes), ("rebuild", 0x5EED, None)]:
         hs = hashes(n, salt)

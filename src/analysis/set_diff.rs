@@ -28,7 +28,6 @@
 use std::collections::BTreeMap;
 use std::collections::VecDeque;
 
-use petgraph::algo::tarjan_scc;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -80,9 +79,6 @@ struct Side<'a> {
     sizes: Vec<u64>,
     /// Node of each declared root.
     root_node: Vec<u32>,
-    /// Successor lists.
-    offsets: Vec<u32>,
-    targets: Vec<u32>,
     /// Component of each node; components in an order with predecessors first; their
     /// successor components.
     comp_of: Vec<u32>,
@@ -103,18 +99,13 @@ impl<'a> Side<'a> {
             .iter()
             .map(|r| g.node(r).map_or(u32::MAX, |n| n.index() as u32))
             .collect();
-        let (offsets, targets) = csr_of(&g);
         let n = g.len();
-        let sccs = tarjan_scc(&g.graph);
+        // `components` gives successors first; the pass wants predecessors first.
         let mut comp_of = vec![u32::MAX; n];
         let mut nc = 0u32;
-        // tarjan_scc gives successors first; the pass wants predecessors first.
-        for scc in &sccs {
-            if scc.iter().all(|v| v.index() >= n) {
-                continue; // the virtual root
-            }
-            for v in scc.iter().filter(|v| v.index() < n) {
-                comp_of[v.index()] = nc;
+        for scc in crate::graph::components(&g) {
+            for v in scc {
+                comp_of[v as usize] = nc;
             }
             nc += 1;
         }
@@ -123,7 +114,7 @@ impl<'a> Side<'a> {
         let mut lists: Vec<Vec<u32>> = vec![Vec::new(); nc as usize];
         for v in 0..n {
             let cv = comp_of[v];
-            for &w in &targets[offsets[v] as usize..offsets[v + 1] as usize] {
+            for &w in g.successors(v) {
                 let cw = comp_of[w as usize];
                 if cw != cv {
                     lists[cv as usize].push(cw);
@@ -144,8 +135,6 @@ impl<'a> Side<'a> {
             g,
             sizes,
             root_node,
-            offsets,
-            targets,
             comp_of,
             order,
             comp_start,
@@ -155,7 +144,7 @@ impl<'a> Side<'a> {
     }
 
     fn succ(&self, v: usize) -> &[u32] {
-        &self.targets[self.offsets[v] as usize..self.offsets[v + 1] as usize]
+        self.g.successors(v)
     }
 
     fn comps(&self) -> usize {
@@ -248,25 +237,6 @@ impl<'a> Side<'a> {
         }
         out
     }
-}
-
-fn csr_of(g: &ClosureGraph) -> (Vec<u32>, Vec<u32>) {
-    let n = g.len();
-    let mut offsets = Vec::with_capacity(n + 1);
-    let mut targets = Vec::with_capacity(g.graph.edge_count());
-    offsets.push(0u32);
-    for i in 0..n {
-        let mut t: Vec<u32> = g
-            .graph
-            .neighbors(petgraph::graph::NodeIndex::new(i))
-            .map(|w| w.index() as u32)
-            .collect();
-        // Store-path order, so that chains are deterministic.
-        t.sort_unstable();
-        targets.extend_from_slice(&t);
-        offsets.push(targets.len() as u32);
-    }
-    (offsets, targets)
 }
 
 /// The matching key of a root: package name and output.

@@ -95,14 +95,13 @@ pub fn why(
     if let Some(ev) = edges.as_mut() {
         let mut wanted = Vec::new();
         for &i in &order[..with_evidence] {
-            let node = petgraph::graph::NodeIndex::new(i);
+            // Predecessor lists are sorted.
             let mut refs: Vec<usize> = g
-                .graph
-                .neighbors_directed(node, petgraph::Direction::Incoming)
-                .map(|v| v.index())
+                .predecessors(i)
+                .iter()
+                .map(|&v| v as usize)
                 .filter(|&v| v < n)
                 .collect();
-            refs.sort_unstable();
             refs.dedup();
             if let Some(p) = parents[i].filter(|p| p.index() < n) {
                 if let Some(pos) = refs.iter().position(|&r| r == p.index()) {

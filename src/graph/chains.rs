@@ -11,7 +11,6 @@
 //! shows: `nixcut why ROOT TARGET --max-chains N`.
 
 use petgraph::graph::NodeIndex;
-use petgraph::Direction;
 
 use super::ClosureGraph;
 
@@ -52,16 +51,16 @@ pub fn all_chains_capped(
     target: NodeIndex<u32>,
     max: Option<u128>,
 ) -> ChainTree {
-    let count = g.graph.node_count();
+    let count = g.node_count();
     // Which nodes reach the target (reverse walk).
     let mut reaches = vec![false; count];
     let mut stack = vec![target];
     reaches[target.index()] = true;
     while let Some(v) = stack.pop() {
-        for p in g.graph.neighbors_directed(v, Direction::Incoming) {
-            if !reaches[p.index()] {
-                reaches[p.index()] = true;
-                stack.push(p);
+        for &p in g.predecessors(v.index()) {
+            if !reaches[p as usize] {
+                reaches[p as usize] = true;
+                stack.push(NodeIndex::new(p as usize));
             }
         }
     }
@@ -78,12 +77,13 @@ pub fn all_chains_capped(
         if v == target {
             return Vec::new();
         }
+        // Successor lists are sorted: deterministic output.
         let mut s: Vec<NodeIndex<u32>> = g
-            .graph
-            .neighbors(v)
-            .filter(|w| reaches[w.index()])
+            .successors(v.index())
+            .iter()
+            .filter(|&&w| reaches[w as usize])
+            .map(|&w| NodeIndex::new(w as usize))
             .collect();
-        s.sort_unstable();
         s.dedup();
         s
     };

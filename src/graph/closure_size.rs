@@ -10,7 +10,6 @@
 //! in parallel (rayon); memory per worker: W words per row that reaches part of the
 //! block, and one running total per component. Measured figures in BENCHMARKS.md.
 
-use petgraph::algo::kosaraju_scc;
 use rayon::prelude::*;
 
 use super::{saturating_sum, ClosureGraph};
@@ -25,24 +24,8 @@ pub fn closure_sizes(g: &ClosureGraph) -> Vec<u64> {
     if n == 0 {
         return Vec::new();
     }
-    let (offsets, targets) = g.csr();
-    // Strongly connected components of the real paths, successors first.
-    // Kosaraju, not Tarjan: petgraph's Tarjan recurses once per node of a chain, and a
-    // 50,000-path chain overflowed the stack; this one is iterative (same order).
-    let sccs = kosaraju_scc(&g.graph);
-    let mut comp_of = vec![u32::MAX; n];
-    let mut comp_size: Vec<u64> = Vec::new();
-    for scc in &sccs {
-        let members: Vec<usize> = scc.iter().map(|v| v.index()).filter(|&v| v < n).collect();
-        if members.is_empty() {
-            continue; // the virtual root
-        }
-        let c = comp_size.len() as u32;
-        comp_size.push(saturating_sum(members.iter().map(|&v| g.nar_sizes[v])));
-        for v in members {
-            comp_of[v] = c;
-        }
-    }
+    let (offsets, targets) = g.path_successors();
+    let (comp_of, comp_size) = condense(g, offsets, targets);
     let nc = comp_size.len();
     // Component successor lists (sorted, deduplicated), in component numbering, in
     // one flat array: every block walks all of them, and 100,000 separate vectors
@@ -120,6 +103,35 @@ pub fn closure_sizes(g: &ClosureGraph) -> Vec<u64> {
     (0..n).map(|v| comp_total[comp_of[v] as usize]).collect()
 }
 
+/// The component of every path and each component's NAR size, components numbered
+/// successors first. An acyclic graph (every closure Nix writes) needs no search:
+/// each path is its own component, numbered in reverse topological order (O(n + m));
+/// otherwise petgraph's strongly connected components ([`super::components`]).
+fn condense(g: &ClosureGraph, offsets: &[u32], targets: &[u32]) -> (Vec<u32>, Vec<u64>) {
+    let n = g.len();
+    if let Some(order) = super::topological_order(n, offsets, targets) {
+        let mut comp_of = vec![0u32; n];
+        let mut comp_size = vec![0u64; n];
+        for (c, &v) in order.iter().rev().enumerate() {
+            comp_of[v as usize] = c as u32;
+            comp_size[c] = g.nar_sizes[v as usize];
+        }
+        return (comp_of, comp_size);
+    }
+    let mut comp_of = vec![u32::MAX; n];
+    let mut comp_size: Vec<u64> = Vec::new();
+    for members in super::components(g) {
+        let c = comp_size.len() as u32;
+        comp_size.push(saturating_sum(
+            members.iter().map(|&v| g.nar_sizes[v as usize]),
+        ));
+        for v in members {
+            comp_of[v as usize] = c;
+        }
+    }
+    (comp_of, comp_size)
+}
+
 /// Closure size of a few paths (`nodes`, node indices), for the handful of rows a
 /// table shows; the same numbers as [`closure_sizes`] (saturating at `u64::MAX` like
 /// it). Up to 64 paths in an acyclic graph (every closure Nix writes): one pass in
@@ -127,10 +139,10 @@ pub fn closure_sizes(g: &ClosureGraph) -> Vec<u64> {
 /// for all of them together. Otherwise one walk per path, in parallel: O(k · (n + m)).
 pub fn closure_sizes_of(g: &ClosureGraph, nodes: &[usize]) -> Vec<u64> {
     let n = g.len();
-    let (offsets, targets) = g.csr();
-    let succ = |v: usize| &targets[offsets[v] as usize..offsets[v + 1] as usize];
+    let (offsets, targets) = g.path_successors();
+    let succ = |v: usize| g.successors(v);
     if nodes.len() <= 64 {
-        if let Some(order) = super::topological_order(n, &offsets, &targets) {
+        if let Some(order) = super::topological_order(n, offsets, targets) {
             let mut reached_by = vec![0u64; n];
             for (k, &v) in nodes.iter().enumerate() {
                 if let Some(m) = reached_by.get_mut(v) {

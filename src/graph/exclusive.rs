@@ -123,12 +123,12 @@ pub fn group_added_sizes(
             }
         }
     }
-    let (offsets, targets) = g.csr();
-    let succ = |v: usize| &targets[offsets[v] as usize..offsets[v + 1] as usize];
+    let (offsets, targets) = g.path_successors();
+    let succ = |v: usize| g.successors(v);
     // In-degrees, the virtual root's edges to the roots included (a root is freed only
     // as a member).
     let mut indegree = vec![0u32; n];
-    for &w in &targets {
+    for &w in targets {
         indegree[w as usize] += 1;
     }
     for r in &g.roots {
@@ -136,7 +136,7 @@ pub fn group_added_sizes(
             *d += 1;
         }
     }
-    let acyclic = super::topological_order(n, &offsets, &targets).is_some();
+    let acyclic = super::topological_order(n, offsets, targets).is_some();
     let in_group = |v: usize, gi: usize| group_of.get(v).copied().flatten() == Some(gi as u32);
     members
         .par_iter()

@@ -1,28 +1,35 @@
-//! The reference graph of a [`Closure`] on petgraph, and the
-//! pure graph computations every report is built from: reachability, shortest chains,
-//! per-path closure sizes, dominators and added size, and all chains to a target.
+//! The reference graph of a [`Closure`] and the pure graph computations every report
+//! is built from: reachability, shortest chains, per-path closure sizes, dominators
+//! and added size, and all chains to a target.
 //!
-//! Node `i` is the `i`-th path of the closure in store-path order; one extra virtual
-//! root node sits above every root, so a closure with several roots has one dominator
-//! tree. Self-references are dropped (they never change what is reachable); references
-//! to paths the input does not describe are not nodes and are reported by the loader.
+//! One representation, built once by [`ClosureGraph::new`]: compressed successor and
+//! predecessor lists ([`Adjacency`]), which every algorithm here walks directly;
+//! none builds an adjacency of its own. Node `i` is the `i`-th path of the closure in
+//! store-path order, and each successor list is in that order too; one extra virtual
+//! root node (the last) sits above every root, so a closure with several roots has one
+//! dominator tree. Self-references are dropped (they never change what is reachable);
+//! references to paths the input does not describe are not nodes and are reported by
+//! the loader. petgraph works on this graph through its traits (`adjacency.rs`) where
+//! it does real work: the strongly connected components of cyclic inputs.
 
+mod adjacency;
 mod chains;
 mod closure_size;
 mod dominators;
 mod exclusive;
 
+pub use adjacency::{components, Adjacency};
 pub use chains::{all_chains, all_chains_capped, ChainTree, ChainTreeNode};
 pub use closure_size::{closure_sizes, closure_sizes_of};
 pub use dominators::{added_sizes, dominator_tree, DominatorTree};
 pub use exclusive::{exclusive_added_sizes, group_added_sizes};
 
-use petgraph::graph::{DiGraph, NodeIndex};
+use petgraph::graph::NodeIndex;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
 
-use crate::store::{Closure, StorePath};
+use crate::store::{Closure, PathInfo, StorePath};
 
 /// Sum sizes without wrapping: sizes add up to at most `u64::MAX`. Loaders refuse inputs
 /// whose NAR sizes overflow (`crate::load`), so saturation only guards closures built by
@@ -34,8 +41,11 @@ pub(crate) fn saturating_sum(sizes: impl IntoIterator<Item = u64>) -> u64 {
 /// A closure's reference graph with a virtual root above its roots.
 #[derive(Debug, Clone)]
 pub struct ClosureGraph {
-    /// Node `i < paths.len()` is `paths[i]`; the last node is the virtual root.
-    pub graph: DiGraph<(), (), u32>,
+    /// Successors of every node, in node order; the virtual root's (the last node's)
+    /// are the roots.
+    succ: Adjacency,
+    /// Predecessors of every node, in node order (a root's last one is the virtual root).
+    pred: Adjacency,
     /// The store paths, in node order.
     pub paths: Vec<StorePath>,
     /// NAR size of each path (0 when unknown; see `sizes_known`).
@@ -48,82 +58,92 @@ pub struct ClosureGraph {
     index: std::sync::OnceLock<FxHashMap<StorePath, u32>>,
 }
 
+/// Successor lists over every path of an input, by index in the input's path order:
+/// self-references dropped, references to paths the input does not describe skipped,
+/// each list sorted. The lookups, one per reference, run in blocks on every core.
+fn input_successors(infos: &[&PathInfo], index: &FxHashMap<&StorePath, u32>) -> Adjacency {
+    const BLOCK: usize = 8192;
+    let blocks: Vec<(Vec<u32>, Vec<u32>)> = infos
+        .par_chunks(BLOCK)
+        .enumerate()
+        .map(|(b, chunk)| {
+            let mut ends = Vec::with_capacity(chunk.len());
+            let mut targets = Vec::with_capacity(chunk.len() * 8);
+            for (k, info) in chunk.iter().enumerate() {
+                let i = b * BLOCK + k;
+                let start = targets.len();
+                for r in &info.references {
+                    if let Some(&j) = index.get(r) {
+                        if j as usize != i {
+                            targets.push(j);
+                        }
+                    }
+                }
+                targets[start..].sort_unstable();
+                ends.push(targets.len() as u32);
+            }
+            (ends, targets)
+        })
+        .collect();
+    let mut offsets: Vec<u32> = Vec::with_capacity(infos.len() + 1);
+    let mut targets: Vec<u32> = Vec::with_capacity(blocks.iter().map(|(_, t)| t.len()).sum());
+    offsets.push(0);
+    for (ends, block) in blocks {
+        let base = targets.len() as u32;
+        offsets.extend(ends.iter().map(|e| base + e));
+        targets.extend_from_slice(&block);
+    }
+    Adjacency::from_parts(offsets, targets)
+}
+
+/// Which nodes of `succ` the nodes `from` reach (themselves included). O(n + m).
+fn reached_from(succ: &Adjacency, from: &[u32]) -> Vec<bool> {
+    let mut keep = vec![false; succ.node_count()];
+    let mut stack: Vec<u32> = from.to_vec();
+    while let Some(v) = stack.pop() {
+        if std::mem::replace(&mut keep[v as usize], true) {
+            continue;
+        }
+        stack.extend(succ.of(v as usize).iter().filter(|&&w| !keep[w as usize]));
+    }
+    keep
+}
+
 impl ClosureGraph {
     /// Build the graph of `closure`, restricted to what `roots` reach (all of the
     /// closure's own roots when `roots` is empty). O(n + m) with one hash lookup per
     /// reference (from every core); measured at about 0.1 s for 100,000 paths and 800,000
     /// references.
     pub fn new(closure: &Closure, roots: &[StorePath]) -> ClosureGraph {
-        let all: Vec<&StorePath> = closure.paths.keys().collect();
-        let index: FxHashMap<&StorePath, u32> = all
-            .iter()
+        let infos: Vec<&PathInfo> = closure.paths.values().collect();
+        let index: FxHashMap<&StorePath, u32> = closure
+            .paths
+            .keys()
             .enumerate()
-            .map(|(i, p)| (*p, i as u32))
+            .map(|(i, p)| (p, i as u32))
             .collect();
-        // Successors by index over every path of the input (self-references dropped,
-        // references to paths the input does not describe skipped); the lookups, one
-        // per reference, in blocks on every core.
-        let infos: Vec<&crate::store::PathInfo> = closure.paths.values().collect();
-        const BLOCK: usize = 8192;
-        let blocks: Vec<(Vec<u32>, Vec<u32>)> = infos
-            .par_chunks(BLOCK)
-            .enumerate()
-            .map(|(b, chunk)| {
-                let mut ends = Vec::with_capacity(chunk.len());
-                let mut targets = Vec::with_capacity(chunk.len() * 8);
-                for (k, info) in chunk.iter().enumerate() {
-                    let i = b * BLOCK + k;
-                    for r in &info.references {
-                        if let Some(&j) = index.get(r) {
-                            if j as usize != i {
-                                targets.push(j);
-                            }
-                        }
-                    }
-                    ends.push(targets.len() as u32);
-                }
-                (ends, targets)
-            })
-            .collect();
-        drop(infos);
-        let mut offsets: Vec<u32> = Vec::with_capacity(all.len() + 1);
-        let mut targets: Vec<u32> = Vec::with_capacity(blocks.iter().map(|(_, t)| t.len()).sum());
-        offsets.push(0);
-        for (ends, block) in blocks {
-            let base = targets.len() as u32;
-            offsets.extend(ends.iter().map(|e| base + e));
-            targets.extend_from_slice(&block);
-        }
-        let mut indegree = vec![0u32; all.len()];
-        for &j in &targets {
-            indegree[j as usize] += 1;
-        }
+        let all = input_successors(&infos, &index);
         let root_idx: Vec<u32> = if roots.is_empty() {
-            (0..all.len() as u32)
-                .filter(|&i| indegree[i as usize] == 0)
+            let mut referenced = vec![false; infos.len()];
+            for v in 0..infos.len() {
+                for &w in all.of(v) {
+                    referenced[w as usize] = true;
+                }
+            }
+            (0..infos.len() as u32)
+                .filter(|&i| !referenced[i as usize])
                 .collect()
         } else {
             roots.iter().filter_map(|r| index.get(r).copied()).collect()
         };
-        // Keep what the roots reach.
-        let mut keep = vec![false; all.len()];
-        let mut stack: Vec<u32> = root_idx.clone();
-        while let Some(v) = stack.pop() {
-            if std::mem::replace(&mut keep[v as usize], true) {
-                continue;
-            }
-            for &w in &targets[offsets[v as usize] as usize..offsets[v as usize + 1] as usize] {
-                if !keep[w as usize] {
-                    stack.push(w);
-                }
-            }
-        }
-        // New node numbers, in store-path order.
-        let mut new_id = vec![u32::MAX; all.len()];
+        drop(index);
+        let keep = reached_from(&all, &root_idx);
+        // New node numbers, in store-path order (so every list stays sorted).
+        let mut new_id = vec![u32::MAX; infos.len()];
         let mut paths = Vec::new();
         let mut nar_sizes = Vec::new();
         let mut sizes_known = true;
-        for (i, info) in closure.paths.values().enumerate() {
+        for (i, info) in infos.iter().enumerate() {
             if keep[i] {
                 new_id[i] = paths.len() as u32;
                 paths.push(info.path.clone());
@@ -134,32 +154,58 @@ impl ClosureGraph {
             }
         }
         let n = paths.len();
-        let mut graph = DiGraph::with_capacity(n + 1, targets.len() + root_idx.len());
-        for _ in 0..=n {
-            graph.add_node(());
-        }
-        for i in (0..all.len()).filter(|&i| keep[i]) {
-            let from = NodeIndex::new(new_id[i] as usize);
-            for &w in &targets[offsets[i] as usize..offsets[i + 1] as usize] {
-                graph.add_edge(from, NodeIndex::new(new_id[w as usize] as usize), ());
-            }
+        let mut offsets: Vec<u32> = Vec::with_capacity(n + 2);
+        let mut targets: Vec<u32> = Vec::with_capacity(all.edge_count() + root_idx.len());
+        offsets.push(0);
+        for i in (0..infos.len()).filter(|&i| keep[i]) {
+            targets.extend(all.of(i).iter().map(|&w| new_id[w as usize]));
+            offsets.push(targets.len() as u32);
         }
         let root_nodes: Vec<NodeIndex<u32>> = root_idx
             .iter()
             .map(|&r| NodeIndex::new(new_id[r as usize] as usize))
             .collect();
-        let virtual_root = NodeIndex::new(n);
-        for &r in &root_nodes {
-            graph.add_edge(virtual_root, r, ());
-        }
+        let first_root = targets.len();
+        targets.extend(root_nodes.iter().map(|r| r.index() as u32));
+        targets[first_root..].sort_unstable();
+        offsets.push(targets.len() as u32);
+        let succ = Adjacency::from_parts(offsets, targets);
+        let pred = succ.transpose();
         ClosureGraph {
-            graph,
+            succ,
+            pred,
             paths,
             nar_sizes,
             sizes_known,
             roots: root_nodes,
             index: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Number of nodes: the store paths and the virtual root.
+    pub fn node_count(&self) -> usize {
+        self.paths.len() + 1
+    }
+
+    /// Number of references between store paths and from the virtual root to the roots.
+    pub fn edge_count(&self) -> usize {
+        self.succ.edge_count()
+    }
+
+    /// What node `v` references, in node order (the roots, for the virtual root).
+    pub fn successors(&self, v: usize) -> &[u32] {
+        self.succ.of(v)
+    }
+
+    /// What references node `v`, in node order (a root's last is the virtual root).
+    pub fn predecessors(&self, v: usize) -> &[u32] {
+        self.pred.of(v)
+    }
+
+    /// The successor lists of the store paths alone (`len() + 1` offsets and their
+    /// targets), without the virtual root's: for algorithms over the real paths.
+    pub fn path_successors(&self) -> (&[u32], &[u32]) {
+        self.succ.prefix(self.paths.len())
     }
 
     /// Number of store paths (the virtual root not counted).
@@ -213,20 +259,18 @@ impl ClosureGraph {
     /// Breadth-first parents from `start`: `parent[v]` is the node before `v` on one
     /// shortest chain from `start`. O(n + m).
     pub fn bfs_parents(&self, start: NodeIndex<u32>) -> Vec<Option<NodeIndex<u32>>> {
-        let mut parent = vec![None; self.graph.node_count()];
-        let mut seen = vec![false; self.graph.node_count()];
+        let mut parent = vec![None; self.node_count()];
+        let mut seen = vec![false; self.node_count()];
         let mut queue = VecDeque::new();
         seen[start.index()] = true;
         queue.push_back(start);
         while let Some(v) = queue.pop_front() {
-            // Visit neighbours in store-path order so chains are deterministic.
-            let mut next: Vec<NodeIndex<u32>> = self.graph.neighbors(v).collect();
-            next.sort_unstable();
-            for w in next {
-                if !seen[w.index()] {
-                    seen[w.index()] = true;
-                    parent[w.index()] = Some(v);
-                    queue.push_back(w);
+            // Successors are in store-path order, so chains are deterministic.
+            for &w in self.successors(v.index()) {
+                if !seen[w as usize] {
+                    seen[w as usize] = true;
+                    parent[w as usize] = Some(v);
+                    queue.push_back(NodeIndex::new(w as usize));
                 }
             }
         }
@@ -256,24 +300,6 @@ impl ClosureGraph {
         }
         chain.reverse();
         chain
-    }
-
-    /// Successor lists as plain vectors (compressed sparse rows), excluding the
-    /// virtual root's edges. Used by the hot loops.
-    pub(crate) fn csr(&self) -> (Vec<u32>, Vec<u32>) {
-        let n = self.paths.len();
-        let mut offsets = Vec::with_capacity(n + 1);
-        let mut targets = Vec::with_capacity(self.graph.edge_count());
-        offsets.push(0u32);
-        for i in 0..n {
-            targets.extend(
-                self.graph
-                    .neighbors(NodeIndex::new(i))
-                    .map(|w| w.index() as u32),
-            );
-            offsets.push(targets.len() as u32);
-        }
-        (offsets, targets)
     }
 }
 

@@ -2,7 +2,7 @@
 //! [`Closure`] that every loader produces.
 //!
 //! This module does no I/O. Loaders (`crate::load`) fill a [`Closure`]; the graph layer
-//! (`crate::graph`) turns it into a petgraph; analysis and reports read both.
+//! (`crate::graph`) turns it into one compressed graph; analysis and reports read both.
 
 mod closure;
 pub mod frame;
