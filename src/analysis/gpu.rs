@@ -21,13 +21,14 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 
 use super::common::{load_warnings, pick_roots, source_ref};
-use super::split::{fact_sub_path, nar_size_of, nix_string};
+use super::split::{fact_sub_path, nar_size_of};
 use super::AnalysisError;
-use crate::classify::{base_arch, ClassRules, EntryType, FileClass};
+use crate::classify::{base_arch, gpu_library, ClassRules, EntryType, FileClass, GpuTarget};
 use crate::elf::{DeviceContainer, DeviceObject};
 use crate::evidence::{Collector, EntryFact, Progress, ScanCache, ScannedPath};
 use crate::report::{
-    GpuArch, GpuChange, GpuOption, GpuPath, GpuRemedy, GpuReport, GpuVendor, SCHEMA_VERSION,
+    GpuArch, GpuChange, GpuOption, GpuPath, GpuRebuild, GpuRemedy, GpuReport, GpuVendor,
+    SCHEMA_VERSION,
 };
 use crate::source::Files;
 use crate::store::{format_size, parse_package_name, Closure, StorePath};
@@ -37,7 +38,7 @@ use crate::store::{format_size, parse_package_name, Closure, StorePath};
 pub struct GpuOptions {
     /// `--root`: which root of a multi-root input.
     pub root: Option<String>,
-    /// `--gpu-targets`: keep only these (any spelling [`normalise_target`] takes).
+    /// `--gpu-targets`: keep only these (any spelling [`GpuTarget::parse`] takes).
     pub gpu_targets: Vec<String>,
     /// Where the files are.
     pub files: Files,
@@ -183,51 +184,6 @@ pub fn account(entries: &[EntryFact]) -> Account {
     a
 }
 
-/// A `--gpu-targets` item as a base architecture: `gfx90a:xnack+` → `gfx90a`,
-/// `8.6`, `86`, `sm_86`, `compute_86` → `sm_86`. Lower-cased, trimmed; `None` when empty.
-pub fn normalise_target(t: &str) -> Option<String> {
-    let t = t.trim().to_ascii_lowercase();
-    if t.is_empty() {
-        return None;
-    }
-    let base = base_arch(&t);
-    if let Some(n) = base
-        .strip_prefix("sm_")
-        .or_else(|| base.strip_prefix("compute_"))
-    {
-        return Some(format!("sm_{n}"));
-    }
-    if let Some((major, minor)) = base.split_once('.') {
-        if !major.is_empty()
-            && major.bytes().all(|b| b.is_ascii_digit())
-            && minor.bytes().all(|b| b.is_ascii_digit())
-        {
-            return Some(format!("sm_{major}{minor}"));
-        }
-    }
-    if !base.is_empty() && base.bytes().all(|b| b.is_ascii_digit()) {
-        return Some(format!("sm_{base}"));
-    }
-    Some(base)
-}
-
-/// `sm_86` → `8.6` (nixpkgs' `cudaCapabilities` spelling); `sm_100` → `10.0`.
-fn capability(arch: &str) -> String {
-    let n = arch.strip_prefix("sm_").unwrap_or(arch);
-    match n.len() {
-        0 | 1 => n.to_string(),
-        l => format!("{}.{}", &n[..l - 1], &n[l - 1..]),
-    }
-}
-
-fn vendor(arch: &str) -> GpuVendor {
-    if arch.starts_with("sm_") {
-        GpuVendor::Nvidia
-    } else {
-        GpuVendor::Amd
-    }
-}
-
 /// Report what each GPU architecture costs in the closure of the root.
 pub fn gpu(
     c: &Closure,
@@ -343,7 +299,7 @@ pub fn gpu(
     let mut arch_rows: Vec<GpuArch> = archs
         .into_iter()
         .map(|(arch, (s, paths))| GpuArch {
-            vendor: vendor(&arch),
+            vendor: GpuVendor::of_base(&arch),
             bytes: s.bytes(),
             file_bytes: s.file_bytes,
             elf_bytes: s.elf_bytes,
@@ -392,7 +348,8 @@ pub fn gpu(
     let mut targets: Vec<String> = opts
         .gpu_targets
         .iter()
-        .filter_map(|t| normalise_target(t))
+        .filter_map(|t| GpuTarget::parse(t))
+        .map(|t| t.base)
         .collect();
     targets.sort();
     targets.dedup();
@@ -502,7 +459,7 @@ fn cut(entries: &[EntryFact], nar: u64, kept: &HashSet<&str>) -> PathCut {
                 } else {
                     e.size
                 };
-                *by_vendor.entry(vendor(&a)).or_default() += bytes;
+                *by_vendor.entry(GpuVendor::of_base(&a)).or_default() += bytes;
             }
             EntryGpu::Fat { parts, .. } => {
                 let mut left = e.size;
@@ -511,7 +468,7 @@ fn cut(entries: &[EntryFact], nar: u64, kept: &HashSet<&str>) -> PathCut {
                     let gone = d.stored.min(left);
                     left -= gone;
                     n += 1;
-                    *by_vendor.entry(vendor(a)).or_default() += gone;
+                    *by_vendor.entry(GpuVendor::of_base(a)).or_default() += gone;
                 }
                 if n > 0 {
                     shrunk.insert(i, e.size - left);
@@ -697,30 +654,6 @@ fn after(
     }
 }
 
-/// Package names whose derivations take `gpuTargets` in nixpkgs' rocmPackages.
-const ROCM_LIBRARIES: &[&str] = &[
-    "composable_kernel",
-    "hipblas",
-    "hipblaslt",
-    "hipcub",
-    "hipfft",
-    "hiprand",
-    "hipsolver",
-    "hipsparse",
-    "migraphx",
-    "miopen",
-    "rccl",
-    "rocblas",
-    "rocfft",
-    "rocprim",
-    "rocrand",
-    "rocsolver",
-    "rocsparse",
-    "rocthrust",
-    "rocwmma",
-    "tensile",
-];
-
 /// What no remedy can say: the targets name no architecture of a vendor whose code the
 /// closure holds, so that code would all go, and `gpuTargets = [ ]` or
 /// `cudaCapabilities = [ ]` is no setting nixpkgs builds.
@@ -731,7 +664,7 @@ fn no_remedy_warnings(a: &After, targets: &[String]) -> Vec<String> {
         (GpuVendor::Nvidia, "CUDA architecture", "cudaCapabilities"),
     ] {
         let bytes: u64 = a.saved_by_path.values().filter_map(|by| by.get(&vd)).sum();
-        if bytes > 0 && !targets.iter().any(|t| vendor(t) == vd) {
+        if bytes > 0 && !targets.iter().any(|t| GpuVendor::of_base(t) == vd) {
             out.push(format!(
                 "--gpu-targets names no {what}: the closure's {} of {what} code would all \
                  go, which no {setting} setting does (build those packages without that GPU \
@@ -750,30 +683,25 @@ fn remedies(c: &Closure, a: &After, targets: &[String]) -> Vec<GpuRemedy> {
     let sd = &c.store_dir;
     let amd: Vec<String> = targets
         .iter()
-        .filter(|t| vendor(t) == GpuVendor::Amd)
+        .filter(|t| GpuVendor::of_base(t) == GpuVendor::Amd)
         .cloned()
         .collect();
     let cuda: Vec<String> = targets
         .iter()
-        .filter(|t| vendor(t) == GpuVendor::Nvidia)
-        .map(|t| capability(t))
+        .map(|t| GpuTarget::from_id(t))
+        .filter(|t| t.vendor == GpuVendor::Nvidia)
+        .map(|t| t.nixpkgs_value())
         .collect();
-    let list = |v: &[String]| {
-        v.iter()
-            .map(|t| nix_string(t))
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
     let mut out = Vec::new();
     let mut nvidia = GpuRemedy {
         option: GpuOption::CudaCapabilities,
         packages: Vec::new(),
         paths: Vec::new(),
         value: cuda.clone(),
-        nix: format!(
-            "import <nixpkgs> {{ config = {{ cudaSupport = true; cudaCapabilities = [ {} ]; }}; }}",
-            list(&cuda)
-        ),
+        nix: GpuRebuild::CudaCapabilities {
+            capabilities: cuda.clone(),
+        }
+        .to_string(),
         saves: 0,
     };
     for (p, by_vendor) in &a.saved_by_path {
@@ -788,17 +716,19 @@ fn remedies(c: &Closure, a: &After, targets: &[String]) -> Vec<GpuRemedy> {
                 GpuVendor::Amd if amd.is_empty() => {}
                 GpuVendor::Nvidia if cuda.is_empty() => {}
                 GpuVendor::Amd => {
-                    let attr = if ROCM_LIBRARIES.contains(&pname.as_str()) {
-                        format!("rocmPackages.{pname}")
-                    } else {
-                        pname.clone()
-                    };
+                    let attribute = gpu_library(&pname)
+                        .filter(|l| l.takes == GpuOption::GpuTargets)
+                        .map_or_else(|| pname.clone(), |l| l.attribute.to_string());
                     out.push(GpuRemedy {
                         option: GpuOption::GpuTargets,
                         packages: vec![pname.clone()],
                         paths: vec![sd.display(p)],
                         value: amd.clone(),
-                        nix: format!("{attr}.override {{ gpuTargets = [ {} ]; }}", list(&amd)),
+                        nix: GpuRebuild::GpuTargets {
+                            attribute,
+                            targets: amd.clone(),
+                        }
+                        .to_string(),
                         saves: bytes,
                     });
                 }
@@ -870,25 +800,6 @@ mod tests {
             stored,
             code,
         }
-    }
-
-    #[test]
-    fn targets_in_every_spelling() {
-        for (given, want) in [
-            ("gfx90a:xnack+", "gfx90a"),
-            (" GFX1030 ", "gfx1030"),
-            ("sm_90", "sm_90"),
-            ("8.6", "sm_86"),
-            ("10.0", "sm_100"),
-            ("compute_80", "sm_80"),
-            ("86", "sm_86"),
-        ] {
-            assert_eq!(normalise_target(given).as_deref(), Some(want), "{given}");
-        }
-        assert_eq!(normalise_target("  "), None);
-        assert_eq!(capability("sm_86"), "8.6");
-        assert_eq!(capability("sm_100"), "10.0");
-        assert_eq!(capability("sm_121"), "12.1");
     }
 
     #[test]

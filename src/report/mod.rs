@@ -17,6 +17,7 @@ mod chain;
 mod check;
 mod diff;
 mod gpu;
+mod nix;
 mod refs;
 mod rules;
 mod set_diff;
@@ -34,6 +35,7 @@ pub use diff::{
     PathCounts, PathDiff, Side, VersionChange,
 };
 pub use gpu::{GpuArch, GpuChange, GpuOption, GpuPath, GpuRemedy, GpuReport, GpuVendor};
+pub use nix::{is_plain, DataDirJoin, GpuRebuild, SplitNix};
 pub use refs::{EvidenceItem, Explanation, ReachStep, ReachVia, RefEntry, RefsPath, RefsReport};
 pub use rules::{ClassRow, DataDirRow, KindRow, RuleSource, RulesReport, VerdictRow};
 pub use set_diff::{

@@ -1,6 +1,6 @@
 //! `nixcut split PATH [--for ROOT] [--gpu-targets …]`: the outputs a package could be
 //! split into, from the same evidence a rebuild acts on (`plan`), the actions of SPEC's
-//! "Split actions" table, the Nix code rendered from them (`nix`), and what a consumer's
+//! "Split actions" table, the Nix code rendered from them (`crate::render::nix`), and what a consumer's
 //! closure becomes (`closure_after`).
 //!
 //! After the split the graph's nodes are (store path, output) pairs: the package becomes
@@ -10,7 +10,6 @@
 
 mod closure;
 mod config;
-mod nix;
 mod plan;
 
 pub use plan::{fact_sub_path, nar_size_of};
@@ -19,11 +18,13 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::common::{load_warnings, pick_roots, source_ref};
 use super::AnalysisError;
-use crate::classify::{ClassRules, EntryType, FileClass};
+pub(crate) use crate::classify::is_gpu_arch_name as is_gpu_output;
+use crate::classify::{library_of_data_dir, ClassRules, EntryType, FileClass, GpuTarget};
 use crate::evidence::{Collector, PathEvidence, Progress, ScanCache, ScanStatus};
 use crate::report::{
-    ArchRow, Assumption, Because, NoSplit, NoSplitReason, OutputReference, Remedy, RemedyOption,
-    SplitAction, SplitFor, SplitOutput, SplitReport, SCHEMA_VERSION,
+    is_plain, ArchRow, Assumption, Because, DataDirJoin, GpuRebuild, NoSplit, NoSplitReason,
+    OutputReference, Remedy, RemedyOption, SplitAction, SplitFor, SplitNix, SplitOutput,
+    SplitReport, SCHEMA_VERSION,
 };
 use crate::source::Files;
 use crate::store::{Closure, StoreDir, StorePath};
@@ -114,7 +115,8 @@ pub fn split(
     let targets: Vec<String> = opts
         .gpu_targets
         .iter()
-        .map(|t| crate::classify::base_arch(t))
+        .filter_map(|t| GpuTarget::parse(t))
+        .map(|t| t.base)
         .collect();
 
     let mut report = SplitReport {
@@ -185,7 +187,14 @@ pub fn split(
             references: ev.references.len() as u64,
         });
     } else {
-        report.nix = nix::render(sd, &ev.path, &p.outputs, &report.actions, &report.for_root);
+        report.nix = SplitNix {
+            store_dir: sd,
+            package: &ev.path,
+            outputs: &p.outputs,
+            actions: &report.actions,
+            for_root: report.for_root.as_ref(),
+        }
+        .to_string();
     }
     Ok(report)
 }
@@ -600,7 +609,7 @@ fn actions(sd: &StoreDir, ev: &PathEvidence, p: &Plan) -> Vec<SplitAction> {
     for ((dir, o), members) in &groups {
         let token = &p.outputs[*o];
         // A glob is expanded by the shell: only in a directory whose name it keeps.
-        if members.len() < 2 || !is_gpu_output(token) || !nix::is_plain(&rel_bytes(dir)) {
+        if members.len() < 2 || !is_gpu_output(token) || !is_plain(&rel_bytes(dir)) {
             continue;
         }
         let Some(&d) = tree.by_path.get(dir.as_slice()) else {
@@ -650,10 +659,6 @@ fn actions(sd: &StoreDir, ev: &PathEvidence, p: &Plan) -> Vec<SplitAction> {
 
 fn contains(hay: &[u8], needle: &[u8]) -> bool {
     !needle.is_empty() && hay.windows(needle.len()).any(|w| w == needle)
-}
-
-fn is_gpu_output(name: &str) -> bool {
-    name.starts_with("gfx") || name.starts_with("sm_")
 }
 
 /// Why entries move: one item per (class, rule) among the moved files.
@@ -808,59 +813,34 @@ fn remedies(ev: &PathEvidence, p: &Plan, targets: &[String]) -> Vec<Remedy> {
             continue;
         };
         let dir = String::from_utf8_lossy(&dir).into_owned();
-        let known = [
-            ("lib/rocblas/library", "rocBLAS", "ROCBLAS_TENSILE_LIBPATH"),
-            (
-                "hipblaslt/library",
-                "hipBLASLt",
-                "HIPBLASLT_TENSILE_LIBPATH",
-            ),
-            ("share/miopen/db", "MIOpen", "MIOPEN_SYSTEM_DB_PATH"),
-        ];
-        let lib = known.iter().find(|(d, _, _)| dir.ends_with(d));
-        let list = targets
-            .iter()
-            .map(|t| nix_string(t))
-            .collect::<Vec<_>>()
-            .join(" ");
+        let lib = library_of_data_dir(&dir);
         let mut options = vec![RemedyOption::Rebuild {
-            nix: format!("{pname}.override {{ gpuTargets = [ {list} ]; }}"),
+            nix: GpuRebuild::GpuTargets {
+                attribute: pname.to_string(),
+                targets: targets.to_vec(),
+            }
+            .to_string(),
         }];
-        if let Some((_, _, var)) = lib {
+        if let Some((_, var)) = lib {
             options.push(RemedyOption::EnvVar {
                 name: var.to_string(),
-                value: format!(
-                    "${{symlinkJoin {{ name = \"{pname}-{name}-library\"; paths = [ \"${{{pname}}}/{dir}\" \"${{{pname}.{name}}}/{dir}\" ]; }}}}"
-                ),
+                value: DataDirJoin {
+                    package: pname.to_string(),
+                    output: name.clone(),
+                    directory: dir.clone(),
+                }
+                .to_string(),
             });
         }
         options.push(RemedyOption::SymlinkBack);
         v.push(Remedy {
             output: name.clone(),
             directory: dir,
-            library: lib.map(|(_, l, _)| l.to_string()),
+            library: lib.and_then(|(l, _)| l.data).map(|d| d.name.to_string()),
             options,
         });
     }
     v
-}
-
-/// A Nix string literal.
-pub(crate) fn nix_string(s: &str) -> String {
-    let mut o = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' | '\\' => {
-                o.push('\\');
-                o.push(c);
-            }
-            '$' => o.push_str("\\$"),
-            '\n' => o.push_str("\\n"),
-            c => o.push(c),
-        }
-    }
-    o.push('"');
-    o
 }
 
 /// ROOT's closure before and after the split of one package.
