@@ -18,6 +18,8 @@
 //! - [`GpuTarget`]: a GPU target (vendor, base architecture, features), every spelling
 //!   of one read in one place; [`GPU_LIBRARIES`]: the one table of GPU libraries (their
 //!   nixpkgs attribute and option, the data they open, its environment variable).
+//! - [`split_rules`]: what `split` does with one hit (keep it, drop a RUNPATH entry,
+//!   `remove-references-to`, delete the file), by verdict, kind and class.
 //! - [`text`]: byte helpers that cut and escape evidence details.
 //!
 //! Every stage is a pure function of facts: the walkers (`crate::scan`) call the kind
@@ -33,6 +35,7 @@ mod kind;
 pub mod kinds;
 mod rule;
 mod rules_file;
+mod split_policy;
 pub mod text;
 mod verdict;
 
@@ -54,6 +57,9 @@ pub use kind::{EvidenceKind, UnknownKind};
 pub use kinds::{file_rule, FileFacts, FileRule, Matcher, Place, FILE_RULES};
 pub use rule::RuleId;
 pub use rules_file::{class_rules_from_file, parse_data_dirs, parse_rules_file, RulesFileError};
+pub use split_policy::{
+    split_policy, split_rules, SplitCondition, SplitEffect, SplitFacts, SplitRule,
+};
 pub use verdict::{
     hit_verdict, reference_verdict, verdict_rules, FileClassName, Gives, HitCondition, HitFacts,
     Verdict, VerdictRule, NO_EVIDENCE,
