@@ -729,6 +729,17 @@ struct RulesDoc {
     verdict_rules: Vec<VerdictRowDoc>,
     elf_rules: Vec<KindRowDoc>,
     data_dir_rules: Vec<DataDirRowDoc>,
+    split_rules: Vec<SplitRowDoc>,
+}
+
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct SplitRowDoc {
+    name: String,
+    when: String,
+    action: String,
+    why: String,
 }
 
 #[derive(Debug, serde::Deserialize)]
@@ -797,6 +808,17 @@ fn rules_json_is_the_documented_shape_and_lists_every_rule() {
         .map(|r| r.id.to_string())
         .collect();
     assert_eq!(dirs, want);
+    // The split policy, row for row.
+    let split: Vec<&str> = doc.split_rules.iter().map(|r| r.name.as_str()).collect();
+    let want: Vec<&str> = nixcut::classify::split_rules()
+        .iter()
+        .map(|r| r.id.as_str())
+        .collect();
+    assert_eq!(split, want);
+    assert!(doc
+        .split_rules
+        .iter()
+        .all(|r| !r.when.is_empty() && !r.action.is_empty()));
     // Every class a row gives is a class spelling or says where the arch comes from.
     for r in &doc.class_rules {
         assert!(

@@ -21,23 +21,24 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 
 use super::common::{load_warnings, pick_roots, source_ref};
-use super::split::{fact_sub_path, nar_size_of, nix_string};
+use super::split::{fact_sub_path, nar_size_of};
 use super::AnalysisError;
-use crate::classify::{base_arch, ClassRules, EntryType, FileClass};
+use crate::classify::{base_arch, gpu_library, ClassRules, EntryType, FileClass, GpuTarget};
 use crate::elf::{DeviceContainer, DeviceObject};
 use crate::evidence::{Collector, EntryFact, Progress, ScanCache, ScannedPath};
 use crate::report::{
-    GpuArch, GpuChange, GpuOption, GpuPath, GpuRemedy, GpuReport, GpuVendor, SCHEMA_VERSION,
+    GpuArch, GpuChange, GpuOption, GpuPath, GpuRebuild, GpuRemedy, GpuReport, GpuVendor,
+    SCHEMA_VERSION,
 };
 use crate::source::Files;
-use crate::store::{format_size, parse_package_name, Closure, StorePath};
+use crate::store::{format_size, parse_package_name, Closure, StoreDir, StorePath};
 
 /// Options of `nixcut gpu`.
 #[derive(Debug, Clone, Default)]
 pub struct GpuOptions {
     /// `--root`: which root of a multi-root input.
     pub root: Option<String>,
-    /// `--gpu-targets`: keep only these (any spelling [`normalise_target`] takes).
+    /// `--gpu-targets`: keep only these (any spelling [`GpuTarget::parse`] takes).
     pub gpu_targets: Vec<String>,
     /// Where the files are.
     pub files: Files,
@@ -183,51 +184,6 @@ pub fn account(entries: &[EntryFact]) -> Account {
     a
 }
 
-/// A `--gpu-targets` item as a base architecture: `gfx90a:xnack+` → `gfx90a`,
-/// `8.6`, `86`, `sm_86`, `compute_86` → `sm_86`. Lower-cased, trimmed; `None` when empty.
-pub fn normalise_target(t: &str) -> Option<String> {
-    let t = t.trim().to_ascii_lowercase();
-    if t.is_empty() {
-        return None;
-    }
-    let base = base_arch(&t);
-    if let Some(n) = base
-        .strip_prefix("sm_")
-        .or_else(|| base.strip_prefix("compute_"))
-    {
-        return Some(format!("sm_{n}"));
-    }
-    if let Some((major, minor)) = base.split_once('.') {
-        if !major.is_empty()
-            && major.bytes().all(|b| b.is_ascii_digit())
-            && minor.bytes().all(|b| b.is_ascii_digit())
-        {
-            return Some(format!("sm_{major}{minor}"));
-        }
-    }
-    if !base.is_empty() && base.bytes().all(|b| b.is_ascii_digit()) {
-        return Some(format!("sm_{base}"));
-    }
-    Some(base)
-}
-
-/// `sm_86` → `8.6` (nixpkgs' `cudaCapabilities` spelling); `sm_100` → `10.0`.
-fn capability(arch: &str) -> String {
-    let n = arch.strip_prefix("sm_").unwrap_or(arch);
-    match n.len() {
-        0 | 1 => n.to_string(),
-        l => format!("{}.{}", &n[..l - 1], &n[l - 1..]),
-    }
-}
-
-fn vendor(arch: &str) -> GpuVendor {
-    if arch.starts_with("sm_") {
-        GpuVendor::Nvidia
-    } else {
-        GpuVendor::Amd
-    }
-}
-
 /// Report what each GPU architecture costs in the closure of the root.
 pub fn gpu(
     c: &Closure,
@@ -239,8 +195,76 @@ pub fn gpu(
     let sub = c.restrict_to(&roots);
     let mut paths: Vec<StorePath> = sub.paths.keys().cloned().collect();
     paths.sort();
+    let size = nar_sizes(c, &sub, &paths)?;
+    let mut warnings = load_warnings(c);
+    let (inventories, unscanned) = inventories(c, opts, &paths, progress, &mut warnings);
+    let accounts: HashMap<&StorePath, Account> = inventories
+        .iter()
+        .map(|(p, sp)| (p, account(&sp.entries)))
+        .collect();
+    let t = tally(sd, &paths, &size, &accounts, &mut warnings);
+    let closure_size: u64 = size.values().sum();
+    let unscanned_bytes: u64 = unscanned.iter().map(|p| size[p]).sum();
+    let mut report = GpuReport {
+        schema_version: SCHEMA_VERSION,
+        source: source_ref(c),
+        root: sd.display(&roots[0]),
+        closure_size,
+        path_count: paths.len() as u64,
+        files_from: opts.files.kind(),
+        archs: t.archs,
+        gpu_bytes: closure_size - t.generic_bytes - t.host_bytes - unscanned_bytes,
+        generic_bytes: t.generic_bytes,
+        generic_files: t.generic_files,
+        host_bytes: t.host_bytes,
+        unscanned_bytes,
+        paths: t.paths,
+        gpu_targets: Vec::new(),
+        kept: Vec::new(),
+        dropped: Vec::new(),
+        closure_size_after: None,
+        path_count_after: None,
+        estimated: false,
+        removed: Vec::new(),
+        changed: Vec::new(),
+        remedies: Vec::new(),
+        warnings: Vec::new(),
+    };
+    if opts.files.source().is_none() {
+        warnings.push(
+            "the files of these paths are not available: nothing could be split up by architecture; use --store-root or a binary cache with nar/".to_string(),
+        );
+    }
+    let mut targets: Vec<String> = opts
+        .gpu_targets
+        .iter()
+        .filter_map(|t| GpuTarget::parse(t))
+        .map(|t| t.base)
+        .collect();
+    targets.sort();
+    targets.dedup();
+    if !targets.is_empty() {
+        let input = AfterInput {
+            closure: &sub,
+            roots: &roots,
+            size: &size,
+            inventories: &inventories,
+            kept: &targets.iter().map(String::as_str).collect(),
+        };
+        keep_only(c, opts, &mut report, &input, &targets, &mut warnings);
+    }
+    report.warnings = warnings;
+    Ok(report)
+}
+
+/// The NAR size of each path; an error when one is not known.
+fn nar_sizes(
+    c: &Closure,
+    sub: &Closure,
+    paths: &[StorePath],
+) -> Result<HashMap<StorePath, u64>, AnalysisError> {
     let mut size = HashMap::new();
-    for p in &paths {
+    for p in paths {
         let s = sub.paths[p]
             .nar_size
             .ok_or_else(|| AnalysisError::SizesUnknown {
@@ -249,16 +273,25 @@ pub fn gpu(
             })?;
         size.insert(p.clone(), s);
     }
-    let closure_size: u64 = size.values().sum();
-    let mut warnings = load_warnings(c);
+    Ok(size)
+}
 
+/// The file inventory of every path (headers only), and the paths that could not be
+/// read; their GPU-code warnings, and one naming what failed, go to `warnings`.
+fn inventories(
+    c: &Closure,
+    opts: &GpuOptions,
+    paths: &[StorePath],
+    progress: Option<Progress<'_>>,
+    warnings: &mut Vec<String>,
+) -> (HashMap<StorePath, ScannedPath>, Vec<StorePath>) {
+    let sd = &c.store_dir;
     let collector = Collector::new(c, opts.files.source(), opts.cache.as_ref())
         .rules(&opts.rules)
         .inventory_only(true);
-    let scanned = collector.scan(&paths, progress);
     let mut inventories: HashMap<StorePath, ScannedPath> = HashMap::new();
     let mut unscanned = Vec::new();
-    for s in scanned {
+    for s in collector.scan(paths, progress) {
         match s.result {
             Ok((sp, _)) => {
                 warnings.extend(
@@ -272,7 +305,7 @@ pub fn gpu(
             Err(w) => unscanned.push((s.path, w)),
         }
     }
-    // Without any files, the one warning below says so; with some, name what failed.
+    // Without any files, the one warning of `gpu` says so; with some, name what failed.
     if !unscanned.is_empty() && opts.files.source().is_some() {
         let first = &unscanned[0];
         warnings.push(format!(
@@ -283,17 +316,35 @@ pub fn gpu(
             first.1
         ));
     }
-    let accounts: HashMap<&StorePath, Account> = inventories
-        .iter()
-        .map(|(p, sp)| (p, account(&sp.entries)))
-        .collect();
+    let unscanned = unscanned.into_iter().map(|(p, _)| p).collect();
+    (inventories, unscanned)
+}
 
-    // Per architecture and per path.
+/// The closure's bytes per architecture and per path.
+struct Tally {
+    /// Per base architecture, largest first.
+    archs: Vec<GpuArch>,
+    /// Paths with GPU or generic bytes, most GPU bytes first.
+    paths: Vec<GpuPath>,
+    generic_bytes: u64,
+    generic_files: u64,
+    host_bytes: u64,
+}
+
+/// Add up the accounts of the scanned paths: per architecture (with the paths holding
+/// it), per path, and the generic and host bytes. A path whose files claim more GPU
+/// bytes than its NAR size is cut to it, with a warning.
+fn tally(
+    sd: &StoreDir,
+    paths: &[StorePath],
+    size: &HashMap<StorePath, u64>,
+    accounts: &HashMap<&StorePath, Account>,
+    warnings: &mut Vec<String>,
+) -> Tally {
     let mut archs: BTreeMap<String, (ArchShare, Vec<String>)> = BTreeMap::new();
     let mut rows = Vec::new();
     let (mut generic_bytes, mut generic_files, mut host_bytes) = (0u64, 0u64, 0u64);
-    let unscanned_bytes: u64 = unscanned.iter().map(|(p, _)| size[p]).sum();
-    for p in &paths {
+    for p in paths {
         let Some(a) = accounts.get(p) else { continue };
         let nar = size[p];
         // Never more GPU bytes than the path holds (a fat binary's headers may lie).
@@ -343,7 +394,7 @@ pub fn gpu(
     let mut arch_rows: Vec<GpuArch> = archs
         .into_iter()
         .map(|(arch, (s, paths))| GpuArch {
-            vendor: vendor(&arch),
+            vendor: GpuVendor::of_base(&arch),
             bytes: s.bytes(),
             file_bytes: s.file_bytes,
             elf_bytes: s.elf_bytes,
@@ -356,97 +407,58 @@ pub fn gpu(
         })
         .collect();
     arch_rows.sort_by(|x, y| y.bytes.cmp(&x.bytes).then_with(|| x.arch.cmp(&y.arch)));
-    let gpu_bytes = closure_size - generic_bytes - host_bytes - unscanned_bytes;
-
-    let mut report = GpuReport {
-        schema_version: SCHEMA_VERSION,
-        source: source_ref(c),
-        root: sd.display(&roots[0]),
-        closure_size,
-        path_count: paths.len() as u64,
-        files_from: opts.files.kind(),
+    Tally {
         archs: arch_rows,
-        gpu_bytes,
+        paths: rows,
         generic_bytes,
         generic_files,
         host_bytes,
-        unscanned_bytes,
-        paths: rows,
-        gpu_targets: Vec::new(),
-        kept: Vec::new(),
-        dropped: Vec::new(),
-        closure_size_after: None,
-        path_count_after: None,
-        estimated: false,
-        removed: Vec::new(),
-        changed: Vec::new(),
-        remedies: Vec::new(),
-        warnings: Vec::new(),
-    };
-    if opts.files.source().is_none() {
-        warnings.push(
-            "the files of these paths are not available: nothing could be split up by architecture; use --store-root or a binary cache with nar/".to_string(),
-        );
     }
+}
 
-    let mut targets: Vec<String> = opts
-        .gpu_targets
-        .iter()
-        .filter_map(|t| normalise_target(t))
-        .collect();
-    targets.sort();
-    targets.dedup();
-    if !targets.is_empty() {
-        let present: BTreeSet<&str> = report.archs.iter().map(|a| a.arch.as_str()).collect();
-        // Without files nothing is known to be absent: the warning above says so.
-        let read_any = report.unscanned_bytes < report.closure_size;
-        for t in &targets {
-            if read_any && !present.contains(t.as_str()) {
-                warnings.push(format!(
-                    "--gpu-targets {t}: the closure holds no code or data for {t}"
-                ));
-            }
+/// `--gpu-targets`: which architectures the targets keep and drop, the closure with
+/// only them ([`after`], scanning in full the paths whose edges may go), and the
+/// remedies in nixpkgs' terms.
+fn keep_only(
+    c: &Closure,
+    opts: &GpuOptions,
+    report: &mut GpuReport,
+    input: &AfterInput<'_>,
+    targets: &[String],
+    warnings: &mut Vec<String>,
+) {
+    let sd = &c.store_dir;
+    let present: BTreeSet<&str> = report.archs.iter().map(|a| a.arch.as_str()).collect();
+    // Without files nothing is known to be absent: the warning of `gpu` says so.
+    let read_any = report.unscanned_bytes < report.closure_size;
+    for t in targets {
+        if read_any && !present.contains(t.as_str()) {
+            warnings.push(format!(
+                "--gpu-targets {t}: the closure holds no code or data for {t}"
+            ));
         }
-        report.kept = report
-            .archs
-            .iter()
-            .filter(|a| targets.contains(&a.arch))
-            .map(|a| a.arch.clone())
-            .collect();
-        report.dropped = report
-            .archs
-            .iter()
-            .filter(|a| !targets.contains(&a.arch))
-            .map(|a| a.arch.clone())
-            .collect();
-        let kept: HashSet<&str> = targets.iter().map(String::as_str).collect();
-        let input = AfterInput {
-            closure: &sub,
-            roots: &roots,
-            size: &size,
-            inventories: &inventories,
-            kept: &kept,
-        };
-        let full = |ps: &[StorePath]| -> HashMap<StorePath, ScannedPath> {
-            Collector::new(c, opts.files.source(), opts.cache.as_ref())
-                .rules(&opts.rules)
-                .scan(ps, None)
-                .into_iter()
-                .filter_map(|s| Some((s.path, s.result.ok()?.0)))
-                .collect()
-        };
-        let a = after(&input, &full);
-        report.closure_size_after = Some(a.size);
-        report.path_count_after = Some(a.count);
-        report.estimated = a.changed.iter().any(|ch| ch.estimated);
-        report.removed = a.removed.iter().map(|p| sd.display(p)).collect();
-        report.remedies = remedies(c, &a, &targets);
-        warnings.extend(no_remedy_warnings(&a, &targets));
-        report.changed = a.changed;
-        report.gpu_targets = targets;
     }
-    report.warnings = warnings;
-    Ok(report)
+    let (kept, dropped): (Vec<&GpuArch>, Vec<&GpuArch>) =
+        report.archs.iter().partition(|a| targets.contains(&a.arch));
+    report.kept = kept.iter().map(|a| a.arch.clone()).collect();
+    report.dropped = dropped.iter().map(|a| a.arch.clone()).collect();
+    let full = |ps: &[StorePath]| -> HashMap<StorePath, ScannedPath> {
+        Collector::new(c, opts.files.source(), opts.cache.as_ref())
+            .rules(&opts.rules)
+            .scan(ps, None)
+            .into_iter()
+            .filter_map(|s| Some((s.path, s.result.ok()?.0)))
+            .collect()
+    };
+    let a = after(input, &full);
+    report.closure_size_after = Some(a.size);
+    report.path_count_after = Some(a.count);
+    report.estimated = a.changed.iter().any(|ch| ch.estimated);
+    report.removed = a.removed.iter().map(|p| sd.display(p)).collect();
+    report.remedies = remedies(c, &a, targets);
+    warnings.extend(no_remedy_warnings(&a, targets));
+    report.changed = a.changed;
+    report.gpu_targets = targets.to_vec();
 }
 
 /// What [`after`] needs.
@@ -482,6 +494,8 @@ struct PathCut {
     whole: bool,
 }
 
+/// What the kept targets leave of one path (`nar` bytes): its other architectures'
+/// files dropped, other targets' code objects subtracted from its fat binaries.
 fn cut(entries: &[EntryFact], nar: u64, kept: &HashSet<&str>) -> PathCut {
     let mut dropped = HashSet::new();
     // Per fat binary: the bytes its other targets' code objects take.
@@ -502,7 +516,7 @@ fn cut(entries: &[EntryFact], nar: u64, kept: &HashSet<&str>) -> PathCut {
                 } else {
                     e.size
                 };
-                *by_vendor.entry(vendor(&a)).or_default() += bytes;
+                *by_vendor.entry(GpuVendor::of_base(&a)).or_default() += bytes;
             }
             EntryGpu::Fat { parts, .. } => {
                 let mut left = e.size;
@@ -511,7 +525,7 @@ fn cut(entries: &[EntryFact], nar: u64, kept: &HashSet<&str>) -> PathCut {
                     let gone = d.stored.min(left);
                     left -= gone;
                     n += 1;
-                    *by_vendor.entry(vendor(a)).or_default() += gone;
+                    *by_vendor.entry(GpuVendor::of_base(a)).or_default() += gone;
                 }
                 if n > 0 {
                     shrunk.insert(i, e.size - left);
@@ -550,6 +564,9 @@ fn cut(entries: &[EntryFact], nar: u64, kept: &HashSet<&str>) -> PathCut {
     }
 }
 
+/// The closure with only the kept targets: what each path loses ([`cut`]), which
+/// edges survive ([`edge_survives`], scanning in full the paths whose hits must be
+/// looked at), what stays reachable from the roots, and what each staying path saves.
 fn after(
     input: &AfterInput<'_>,
     full_scan: &dyn Fn(&[StorePath]) -> HashMap<StorePath, ScannedPath>,
@@ -575,53 +592,7 @@ fn after(
     } else {
         full_scan(&need)
     };
-    // Does the edge p -> r survive?
-    let keeps = |p: &StorePath, r: &StorePath| -> bool {
-        if cuts.get(r).is_some_and(|k| k.whole) {
-            return false;
-        }
-        let dropped_here = cuts.get(p).map(|k| &k.dropped);
-        let dropped_there = cuts.get(r).map(|k| &k.dropped);
-        let any_dropped = dropped_here.is_some_and(|d| !d.is_empty())
-            || dropped_there.is_some_and(|d| !d.is_empty());
-        if !any_dropped {
-            return true;
-        }
-        let Some(sp) = hits.get(p) else {
-            // Not scanned: nothing says the edge goes.
-            return true;
-        };
-        let Some(sr) = sp.references.iter().find(|x| &x.target == r) else {
-            // Registered but no hit found: kept, as Nix would keep it.
-            return true;
-        };
-        sr.hits.iter().any(|h| {
-            let in_dropped = dropped_here.is_some_and(|d| d.contains(h.file.as_bytes()));
-            let names_dropped = dropped_there.is_some_and(|d| {
-                let sub = fact_sub_path(h, r);
-                !sub.is_empty() && d.contains(&sub)
-            });
-            !in_dropped && !names_dropped
-        }) || sr.hits.is_empty()
-    };
-    let mut seen: HashSet<&StorePath> = HashSet::new();
-    let mut queue: VecDeque<&StorePath> = VecDeque::new();
-    for r in input.roots {
-        if seen.insert(r) {
-            queue.push_back(r);
-        }
-    }
-    while let Some(p) = queue.pop_front() {
-        let Some(info) = c.paths.get(p) else { continue };
-        for r in &info.references {
-            // A reference the input does not describe is not followed (the loader
-            // warned about it).
-            if r != p && c.paths.contains_key(r) && !seen.contains(r) && keeps(p, r) {
-                seen.insert(r);
-                queue.push_back(r);
-            }
-        }
-    }
+    let seen = reachable(c, input.roots, |p, r| edge_survives(&cuts, &hits, p, r));
     let mut removed: Vec<StorePath> = c
         .paths
         .keys()
@@ -629,10 +600,96 @@ fn after(
         .cloned()
         .collect();
     removed.sort();
+    let (size, changed, mut saved) = staying(c, input, &cuts, &seen);
+    take_along(c, input, &cuts, &seen, &removed, &mut saved);
+    After {
+        size,
+        count: seen.len() as u64,
+        removed,
+        changed,
+        saved_by_path: saved,
+    }
+}
+
+/// Whether the edge `p -> r` survives the cuts: not when `r` goes whole; otherwise
+/// when some hit of it (from the full scans in `hits`) lies outside `p`'s dropped files
+/// and names none of `r`'s, or when nothing says it goes (not scanned, no hit found).
+fn edge_survives(
+    cuts: &HashMap<&StorePath, PathCut>,
+    hits: &HashMap<StorePath, ScannedPath>,
+    p: &StorePath,
+    r: &StorePath,
+) -> bool {
+    if cuts.get(r).is_some_and(|k| k.whole) {
+        return false;
+    }
+    let dropped_here = cuts.get(p).map(|k| &k.dropped);
+    let dropped_there = cuts.get(r).map(|k| &k.dropped);
+    let any_dropped =
+        dropped_here.is_some_and(|d| !d.is_empty()) || dropped_there.is_some_and(|d| !d.is_empty());
+    if !any_dropped {
+        return true;
+    }
+    let Some(sp) = hits.get(p) else {
+        // Not scanned: nothing says the edge goes.
+        return true;
+    };
+    let Some(sr) = sp.references.iter().find(|x| &x.target == r) else {
+        // Registered but no hit found: kept, as Nix would keep it.
+        return true;
+    };
+    sr.hits.iter().any(|h| {
+        let in_dropped = dropped_here.is_some_and(|d| d.contains(h.file.as_bytes()));
+        let names_dropped = dropped_there.is_some_and(|d| {
+            let sub = fact_sub_path(h, r);
+            !sub.is_empty() && d.contains(&sub)
+        });
+        !in_dropped && !names_dropped
+    }) || sr.hits.is_empty()
+}
+
+/// The paths reachable from `roots` along the edges `keeps` lets through (breadth
+/// first; a reference the closure does not describe is not followed: the loader
+/// warned about it). O(paths + references).
+fn reachable<'c>(
+    c: &'c Closure,
+    roots: &'c [StorePath],
+    keeps: impl Fn(&StorePath, &StorePath) -> bool,
+) -> HashSet<&'c StorePath> {
+    let mut seen: HashSet<&StorePath> = HashSet::new();
+    let mut queue: VecDeque<&StorePath> = VecDeque::new();
+    for r in roots {
+        if seen.insert(r) {
+            queue.push_back(r);
+        }
+    }
+    while let Some(p) = queue.pop_front() {
+        let Some(info) = c.paths.get(p) else { continue };
+        for r in &info.references {
+            if r != p && c.paths.contains_key(r) && !seen.contains(r) && keeps(p, r) {
+                seen.insert(r);
+                queue.push_back(r);
+            }
+        }
+    }
+    seen
+}
+
+/// Per path saved bytes, by vendor.
+type Saved = BTreeMap<StorePath, BTreeMap<GpuVendor, u64>>;
+
+/// The size of the paths that stay, the ones among them that change (most bytes lost
+/// first), and what each of those saves by vendor.
+fn staying(
+    c: &Closure,
+    input: &AfterInput<'_>,
+    cuts: &HashMap<&StorePath, PathCut>,
+    seen: &HashSet<&StorePath>,
+) -> (u64, Vec<GpuChange>, Saved) {
     let mut size = 0u64;
     let mut changed = Vec::new();
-    let mut saved: BTreeMap<StorePath, BTreeMap<GpuVendor, u64>> = BTreeMap::new();
-    for p in &seen {
+    let mut saved: Saved = BTreeMap::new();
+    for p in seen {
         let before = input.size[*p];
         match cuts.get(*p) {
             Some(k) if k.files_dropped > 0 || k.objects_dropped > 0 => {
@@ -658,12 +715,24 @@ fn after(
             .cmp(&(a.size_before - a.size_after))
             .then_with(|| a.path.cmp(&b.path))
     });
-    // Who took each removed path along: its referrers that stay (the first, in store
-    // path order, when several do), found in one pass over the kept paths' references.
-    // The vendor is that of the removed path's code.
+    (size, changed, saved)
+}
+
+/// Who took each removed path along: its referrers that stay (the first, in store
+/// path order, when several do), found in one pass over the kept paths' references;
+/// the removed path's size counts as that referrer's saving, under the vendor of the
+/// removed path's code.
+fn take_along(
+    c: &Closure,
+    input: &AfterInput<'_>,
+    cuts: &HashMap<&StorePath, PathCut>,
+    seen: &HashSet<&StorePath>,
+    removed: &[StorePath],
+    saved: &mut Saved,
+) {
     let gone: HashSet<&StorePath> = removed.iter().collect();
     let mut taker: HashMap<&StorePath, &StorePath> = HashMap::new();
-    for p in &seen {
+    for p in seen {
         let Some(info) = c.paths.get(*p) else {
             continue;
         };
@@ -676,7 +745,7 @@ fn after(
             }
         }
     }
-    for x in &removed {
+    for x in removed {
         let Some(p) = taker.get(x) else { continue };
         let vd = cuts
             .get(x)
@@ -688,38 +757,7 @@ fn after(
             .entry(vd)
             .or_default() += input.size[x];
     }
-    After {
-        size,
-        count: seen.len() as u64,
-        removed,
-        changed,
-        saved_by_path: saved,
-    }
 }
-
-/// Package names whose derivations take `gpuTargets` in nixpkgs' rocmPackages.
-const ROCM_LIBRARIES: &[&str] = &[
-    "composable_kernel",
-    "hipblas",
-    "hipblaslt",
-    "hipcub",
-    "hipfft",
-    "hiprand",
-    "hipsolver",
-    "hipsparse",
-    "migraphx",
-    "miopen",
-    "rccl",
-    "rocblas",
-    "rocfft",
-    "rocprim",
-    "rocrand",
-    "rocsolver",
-    "rocsparse",
-    "rocthrust",
-    "rocwmma",
-    "tensile",
-];
 
 /// What no remedy can say: the targets name no architecture of a vendor whose code the
 /// closure holds, so that code would all go, and `gpuTargets = [ ]` or
@@ -731,7 +769,7 @@ fn no_remedy_warnings(a: &After, targets: &[String]) -> Vec<String> {
         (GpuVendor::Nvidia, "CUDA architecture", "cudaCapabilities"),
     ] {
         let bytes: u64 = a.saved_by_path.values().filter_map(|by| by.get(&vd)).sum();
-        if bytes > 0 && !targets.iter().any(|t| vendor(t) == vd) {
+        if bytes > 0 && !targets.iter().any(|t| GpuVendor::of_base(t) == vd) {
             out.push(format!(
                 "--gpu-targets names no {what}: the closure's {} of {what} code would all \
                  go, which no {setting} setting does (build those packages without that GPU \
@@ -750,30 +788,25 @@ fn remedies(c: &Closure, a: &After, targets: &[String]) -> Vec<GpuRemedy> {
     let sd = &c.store_dir;
     let amd: Vec<String> = targets
         .iter()
-        .filter(|t| vendor(t) == GpuVendor::Amd)
+        .filter(|t| GpuVendor::of_base(t) == GpuVendor::Amd)
         .cloned()
         .collect();
     let cuda: Vec<String> = targets
         .iter()
-        .filter(|t| vendor(t) == GpuVendor::Nvidia)
-        .map(|t| capability(t))
+        .map(|t| GpuTarget::from_id(t))
+        .filter(|t| t.vendor == GpuVendor::Nvidia)
+        .map(|t| t.nixpkgs_value())
         .collect();
-    let list = |v: &[String]| {
-        v.iter()
-            .map(|t| nix_string(t))
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
     let mut out = Vec::new();
     let mut nvidia = GpuRemedy {
         option: GpuOption::CudaCapabilities,
         packages: Vec::new(),
         paths: Vec::new(),
         value: cuda.clone(),
-        nix: format!(
-            "import <nixpkgs> {{ config = {{ cudaSupport = true; cudaCapabilities = [ {} ]; }}; }}",
-            list(&cuda)
-        ),
+        nix: GpuRebuild::CudaCapabilities {
+            capabilities: cuda.clone(),
+        }
+        .to_string(),
         saves: 0,
     };
     for (p, by_vendor) in &a.saved_by_path {
@@ -788,17 +821,19 @@ fn remedies(c: &Closure, a: &After, targets: &[String]) -> Vec<GpuRemedy> {
                 GpuVendor::Amd if amd.is_empty() => {}
                 GpuVendor::Nvidia if cuda.is_empty() => {}
                 GpuVendor::Amd => {
-                    let attr = if ROCM_LIBRARIES.contains(&pname.as_str()) {
-                        format!("rocmPackages.{pname}")
-                    } else {
-                        pname.clone()
-                    };
+                    let attribute = gpu_library(&pname)
+                        .filter(|l| l.takes == GpuOption::GpuTargets)
+                        .map_or_else(|| pname.clone(), |l| l.attribute.to_string());
                     out.push(GpuRemedy {
                         option: GpuOption::GpuTargets,
                         packages: vec![pname.clone()],
                         paths: vec![sd.display(p)],
                         value: amd.clone(),
-                        nix: format!("{attr}.override {{ gpuTargets = [ {} ]; }}", list(&amd)),
+                        nix: GpuRebuild::GpuTargets {
+                            attribute,
+                            targets: amd.clone(),
+                        }
+                        .to_string(),
                         saves: bytes,
                     });
                 }
@@ -870,25 +905,6 @@ mod tests {
             stored,
             code,
         }
-    }
-
-    #[test]
-    fn targets_in_every_spelling() {
-        for (given, want) in [
-            ("gfx90a:xnack+", "gfx90a"),
-            (" GFX1030 ", "gfx1030"),
-            ("sm_90", "sm_90"),
-            ("8.6", "sm_86"),
-            ("10.0", "sm_100"),
-            ("compute_80", "sm_80"),
-            ("86", "sm_86"),
-        ] {
-            assert_eq!(normalise_target(given).as_deref(), Some(want), "{given}");
-        }
-        assert_eq!(normalise_target("  "), None);
-        assert_eq!(capability("sm_86"), "8.6");
-        assert_eq!(capability("sm_100"), "10.0");
-        assert_eq!(capability("sm_121"), "12.1");
     }
 
     #[test]

@@ -25,9 +25,7 @@ pub use crate::report::SortKey;
 pub use check::{check, CheckOptions, Growth, DEFAULT_MAX_GROWTH_PERCENT};
 pub use diff::{diff, DiffOptions};
 pub use edges::EvidenceOptions;
-pub use gpu::{
-    account, entry_gpu, gpu, normalise_target, Account, ArchShare, EntryGpu, GpuOptions,
-};
+pub use gpu::{account, entry_gpu, gpu, Account, ArchShare, EntryGpu, GpuOptions};
 pub use refs::{refs, RefsOptions};
 pub use rules::rules;
 pub use set_diff::{set_diff, SetDiffOptions, SetInput, SetLimits};

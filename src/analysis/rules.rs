@@ -1,16 +1,17 @@
 //! `nixcut rules`: the classification tables in force as a report, every row with its
-//! name, a description of what it matches and what it gives.
+//! name, a description of what it matches and what it gives (worded by the `Display`
+//! impls of the rules' conditions, in `crate::render::words::rules`).
 
 use crate::classify::{
-    verdict_rules, ClassRules, FileClassName, Gives, HitCondition, Matcher, Place, CLASS_OUT,
-    ELF_HIT_RULES, FILE_RULES,
+    split_rules, verdict_rules, ClassRules, CLASS_OUT, ELF_HIT_RULES, FILE_RULES,
 };
 use crate::report::{
-    ClassRow, DataDirRow, KindRow, RuleSource, RulesReport, VerdictRow, SCHEMA_VERSION,
+    ClassRow, DataDirRow, KindRow, RuleSource, RulesReport, SplitRow, VerdictRow, SCHEMA_VERSION,
 };
 
 /// The rule tables in force: the class rules (the user's rows, from `rules_file`, first),
-/// the evidence-kind file rules and the verdict rules.
+/// the evidence-kind file rules, the verdict rules, the data directories and the split
+/// policy.
 pub fn rules(rules: &ClassRules, rules_file: Option<String>) -> RulesReport {
     let mut class_rules: Vec<ClassRow> = rules
         .rules()
@@ -41,7 +42,7 @@ pub fn rules(rules: &ClassRules, rules_file: Option<String>) -> RulesReport {
             .iter()
             .map(|r| KindRow {
                 name: r.name.to_string(),
-                matches: describe_matcher(&r.matcher),
+                matches: r.matcher.to_string(),
                 kind: r.kind.to_string(),
             })
             .collect(),
@@ -49,12 +50,8 @@ pub fn rules(rules: &ClassRules, rules_file: Option<String>) -> RulesReport {
             .iter()
             .map(|r| VerdictRow {
                 name: r.id.to_string(),
-                when: describe_condition(r.when),
-                verdict: match &r.gives {
-                    Gives::Verdict(v) => v.to_string(),
-                    Gives::GpuArchOfName => "gpu:<arch of the name>".into(),
-                    Gives::GpuArchOfClass => "gpu:<arch of the file's class>".into(),
-                },
+                when: r.when.to_string(),
+                verdict: r.gives.to_string(),
                 why: r.why.to_string(),
             })
             .collect(),
@@ -81,55 +78,15 @@ pub fn rules(rules: &ClassRules, rules_file: Option<String>) -> RulesReport {
                 dirs: d.dirs.clone(),
             })
             .collect(),
-    }
-}
-
-fn describe_matcher(m: &Matcher) -> String {
-    let list = |v: &[&str]| v.join(" ");
-    match *m {
-        Matcher::In(Place::Contents) => "a hit in file contents".into(),
-        Matcher::In(Place::SymlinkTarget) => "a hit in a symlink target".into(),
-        Matcher::In(Place::FileName) => "a hit in a directory entry name".into(),
-        Matcher::UnderDir(d) => format!("under {}", list(d)),
-        Matcher::NameEndsWith(s) => format!("name ends with {}", list(s)),
-        Matcher::NameEndsWithIgnoreCase(s) => {
-            format!("name ends with {} (any case)", list(s))
-        }
-        Matcher::NameIs(s) => format!("name is {}", list(s)),
-        Matcher::NameStartsWith(s) => format!("name starts with {}", list(s)),
-        Matcher::Shebang => "starts with #!".into(),
-        Matcher::ExecutableText => "executable text file".into(),
-        Matcher::Text => "text file".into(),
-        Matcher::Any => "any other file".into(),
-    }
-}
-
-fn describe_condition(c: HitCondition) -> String {
-    match c {
-        HitCondition::DanglingSymlink => "a symlink whose target does not exist".into(),
-        HitCondition::SymlinkNamedForArch => {
-            "a symlink whose name carries a GPU architecture".into()
-        }
-        HitCondition::Kind(k) => format!("kind {k}"),
-        HitCondition::ClassIn(classes) => {
-            let names: Vec<&str> = classes
-                .iter()
-                .map(|c| match c {
-                    FileClassName::Dev => "dev",
-                    FileClassName::Static => "static",
-                    FileClassName::Doc => "doc",
-                    FileClassName::Man => "man",
-                    FileClassName::Info => "info",
-                    FileClassName::Debug => "debug",
-                    FileClassName::Removable => "removable",
-                })
-                .collect();
-            format!("a hit in a file of class {}", names.join(" "))
-        }
-        HitCondition::GpuClass => "a hit in a gpu:<arch> file".into(),
-        HitCondition::UnreachedRuntimeKind => {
-            "a runtime kind of hit in a file the consumer does not reach".into()
-        }
+        split_rules: split_rules()
+            .iter()
+            .map(|r| SplitRow {
+                name: r.id.to_string(),
+                when: r.when.to_string(),
+                action: r.gives.to_string(),
+                why: r.why.to_string(),
+            })
+            .collect(),
     }
 }
 

@@ -18,7 +18,7 @@ use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::gpu_arch::miopen_db_arch;
+use super::gpu_arch::{base_arch, miopen_db_arch};
 use super::{arch_of_name, RuleId};
 use crate::elf::{
     amdgpu_arch, cuda_arch, has_bundle_magic, read_bundle_head, ElfFacts, EM_AMDGPU, EM_CUDA,
@@ -343,6 +343,14 @@ fn strs(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| s.to_string()).collect()
 }
 
+/// File names one column of the GPU library table (`gpu_libs.rs`) lists, in its order.
+fn library_files(column: fn(&super::GpuLibrary) -> &'static [&'static str]) -> Vec<String> {
+    super::GPU_LIBRARIES
+        .iter()
+        .flat_map(|l| column(l).iter().map(|s| s.to_string()))
+        .collect()
+}
+
 impl ClassRules {
     /// The built-in table.
     pub fn builtin() -> ClassRules {
@@ -373,11 +381,7 @@ impl ClassRules {
                 ),
                 r(
                     "class/gpu-generic-data",
-                    M::NameIs(strs(&[
-                        "TensileLibrary.dat",
-                        "hipblasltExtOpLibrary.dat",
-                        "rocfft_kernel_cache.db",
-                    ])),
+                    M::NameIs(library_files(|l| l.generic_files)),
                     fixed(C::GpuGeneric),
                 ),
                 r(
@@ -387,7 +391,7 @@ impl ClassRules {
                 ),
                 r(
                     "class/build-inventory",
-                    M::NameIs(strs(&["TensileManifest.txt"])),
+                    M::NameIs(library_files(|l| l.build_inventories)),
                     fixed(C::Removable),
                 ),
                 r(
@@ -567,11 +571,6 @@ fn bundle_class(head: &[u8], name: &[u8]) -> Option<FileClass> {
 
 fn under(path: &[u8], dirs: &[String]) -> bool {
     dirs.iter().any(|d| path.starts_with(d.as_bytes()))
-}
-
-/// The base architecture of a target id: `gfx90a` from `gfx90a:xnack+`.
-pub fn base_arch(target: &str) -> String {
-    target.split(':').next().unwrap_or(target).to_string()
 }
 
 #[cfg(test)]

@@ -4,8 +4,9 @@
 //! these, and everything below them.
 //!
 //! The built-in rows are the fallback table for ROCm (rocBLAS and hipBLASLt Tensile
-//! libraries, MIOpen databases, rocFFT's kernel cache; see `docs/reachability.md`); a
-//! rules file adds rows with `[[data_dir]]`, and a row named like a built-in one
+//! libraries, MIOpen databases, rocFFT's kernel cache; see `docs/reachability.md`),
+//! taken from the one table of GPU libraries (`gpu_libs.rs`); a rules file adds rows
+//! with `[[data_dir]]`, and a row named like a built-in one
 //! replaces it (`dirs = []` turns it off).
 
 use super::RuleId;
@@ -61,46 +62,18 @@ impl DataDirRule {
     }
 }
 
-/// The built-in table.
+/// The built-in table: the data each library of [`super::GPU_LIBRARIES`] opens.
 pub fn builtin_data_dirs() -> Vec<DataDirRule> {
-    let row = |id: &'static str, library: &str, base, dirs: &[&str]| DataDirRule {
-        id: RuleId::new(id),
-        library: library.to_string(),
-        base,
-        dirs: dirs.iter().map(|d| d.to_string()).collect(),
-    };
-    vec![
-        // ROCBLAS_TENSILE_LIBPATH aside, the first that exists of these (5.7 and 6.x).
-        row(
-            "data/rocblas-tensile",
-            "librocblas.so",
-            DataBase::LoadedAs,
-            &[
-                "rocblas/library",
-                "../../Tensile/library",
-                "library",
-                "../rocblas/library",
-            ],
-        ),
-        row(
-            "data/hipblaslt-tensile",
-            "libhipblaslt.so",
-            DataBase::LoadedAs,
-            &["hipblaslt/library"],
-        ),
-        row(
-            "data/miopen-db",
-            "libMIOpen.so",
-            DataBase::RealPath,
-            &["../share/miopen/db"],
-        ),
-        row(
-            "data/rocfft-kernel-cache",
-            "librocfft.so",
-            DataBase::LoadedAs,
-            &["rocfft_kernel_cache.db", "rocfft", "rocfft_rtc_helper"],
-        ),
-    ]
+    super::GPU_LIBRARIES
+        .iter()
+        .filter_map(|l| l.data)
+        .map(|d| DataDirRule {
+            id: RuleId::new(d.rule),
+            library: d.library.to_string(),
+            base: d.base,
+            dirs: d.dirs.iter().map(|d| d.to_string()).collect(),
+        })
+        .collect()
 }
 
 /// The built-in table, built once.

@@ -13,8 +13,118 @@
 //! CUs). Only the list of known processors (`crate::elf::amdgpu_processors`) can tell
 //! `gfx90a` + `68` from an architecture `gfx90a68`, so that form is read against it.
 //! These are pure functions of the name; the class rules (`class.rs`) call them.
+//!
+//! [`GpuTarget`] is the one type of a GPU target (vendor, base architecture, features):
+//! every spelling of one (a code object's target id `gfx90a:xnack+`, a user's
+//! `--gpu-targets` item `8.6` or `compute_86`) is read here and nowhere else.
+
+use serde::{Deserialize, Serialize};
 
 use crate::elf::amdgpu_processors;
+
+/// Who makes a GPU architecture.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GpuVendor {
+    Amd,
+    Nvidia,
+}
+
+impl GpuVendor {
+    /// The vendor of a base architecture: CUDA's are `sm_…`, every other one is AMD's.
+    pub fn of_base(base: &str) -> GpuVendor {
+        if base.starts_with("sm_") {
+            GpuVendor::Nvidia
+        } else {
+            GpuVendor::Amd
+        }
+    }
+}
+
+/// One GPU target: `gfx90a:xnack+` is AMD's `gfx90a` with feature `xnack+`; `sm_86`
+/// (also spelt `8.6`, `86`, `compute_86`) is NVIDIA's compute capability 8.6.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct GpuTarget {
+    /// AMD or NVIDIA.
+    pub vendor: GpuVendor,
+    /// The base architecture (`gfx90a`, `sm_86`): what nixcut groups bytes under.
+    pub base: String,
+    /// Target features after the base (`xnack+`, `sramecc-`), in the order written.
+    pub features: Vec<String>,
+}
+
+impl GpuTarget {
+    /// A target id as code objects and clang write it (`gfx90a:sramecc+:xnack-`,
+    /// `sm_80`): the base is what comes before the first `:`.
+    pub fn from_id(id: &str) -> GpuTarget {
+        let mut parts = id.split(':');
+        let base = parts.next().unwrap_or(id).to_string();
+        GpuTarget {
+            vendor: GpuVendor::of_base(&base),
+            features: parts.map(str::to_string).collect(),
+            base,
+        }
+    }
+
+    /// A user's spelling of a target (`--gpu-targets`): trimmed and lower-cased;
+    /// `gfx90a:xnack+` is `gfx90a` with its feature, and `8.6`, `86`, `sm_86` and
+    /// `compute_86` are all `sm_86`. `None` when empty.
+    pub fn parse(s: &str) -> Option<GpuTarget> {
+        let s = s.trim().to_ascii_lowercase();
+        if s.is_empty() {
+            return None;
+        }
+        let mut t = GpuTarget::from_id(&s);
+        if let Some(base) = cuda_spelling(&t.base) {
+            t.base = base;
+            t.vendor = GpuVendor::Nvidia;
+        }
+        Some(t)
+    }
+
+    /// nixpkgs' spelling of the target: `cudaCapabilities`' `8.6` for `sm_86`
+    /// (`10.0` for `sm_100`), the base architecture for AMD (`gpuTargets`).
+    pub fn nixpkgs_value(&self) -> String {
+        match self.vendor {
+            GpuVendor::Amd => self.base.clone(),
+            GpuVendor::Nvidia => {
+                let n = self.base.strip_prefix("sm_").unwrap_or(&self.base);
+                match n.len() {
+                    0 | 1 => n.to_string(),
+                    l => format!("{}.{}", &n[..l - 1], &n[l - 1..]),
+                }
+            }
+        }
+    }
+}
+
+/// The `sm_XX` of a CUDA spelling (`sm_86`, `compute_86`, `8.6`, `86`), if it is one.
+fn cuda_spelling(base: &str) -> Option<String> {
+    if let Some(n) = base
+        .strip_prefix("sm_")
+        .or_else(|| base.strip_prefix("compute_"))
+    {
+        return Some(format!("sm_{n}"));
+    }
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if let Some((major, minor)) = base.split_once('.') {
+        if !major.is_empty() && digits(major) && digits(minor) {
+            return Some(format!("sm_{major}{minor}"));
+        }
+    }
+    (!base.is_empty() && digits(base)).then(|| format!("sm_{base}"))
+}
+
+/// The base architecture of a target id: `gfx90a` from `gfx90a:xnack+`.
+pub fn base_arch(target: &str) -> String {
+    GpuTarget::from_id(target).base
+}
+
+/// Whether a name (an output, a class's architecture) is a GPU architecture's:
+/// `gfx…` or `sm_…`.
+pub fn is_gpu_arch_name(name: &str) -> bool {
+    name.starts_with("gfx") || name.starts_with("sm_")
+}
 
 /// The base GPU architecture a file name is specific to, if any: the last anchored
 /// `gfx…` or `sm_…` token.
@@ -272,6 +382,34 @@ mod tests {
                 let _ = miopen_db_arch(&name);
             }
         }
+    }
+
+    #[test]
+    fn targets_in_every_spelling() {
+        for (given, want) in [
+            ("gfx90a:xnack+", "gfx90a"),
+            (" GFX1030 ", "gfx1030"),
+            ("sm_90", "sm_90"),
+            ("8.6", "sm_86"),
+            ("10.0", "sm_100"),
+            ("compute_80", "sm_80"),
+            ("86", "sm_86"),
+        ] {
+            let t = GpuTarget::parse(given).unwrap();
+            assert_eq!(t.base, want, "{given}");
+            assert_eq!(t.vendor, GpuVendor::of_base(want), "{given}");
+        }
+        assert_eq!(GpuTarget::parse("  "), None);
+        let t = GpuTarget::from_id("gfx90a:sramecc+:xnack-");
+        assert_eq!((t.vendor, t.base.as_str()), (GpuVendor::Amd, "gfx90a"));
+        assert_eq!(t.features, ["sramecc+", "xnack-"]);
+        let value = |s: &str| GpuTarget::parse(s).unwrap().nixpkgs_value();
+        assert_eq!(value("sm_86"), "8.6");
+        assert_eq!(value("sm_100"), "10.0");
+        assert_eq!(value("sm_121"), "12.1");
+        assert_eq!(value("gfx90a:xnack+"), "gfx90a");
+        assert!(is_gpu_arch_name("gfx90a") && is_gpu_arch_name("sm_80"));
+        assert!(!is_gpu_arch_name("dev"));
     }
 
     #[test]

@@ -15,6 +15,11 @@
 //!   from its hits ([`reference_verdict`]: strongest wins, GPU architectures merged).
 //! - [`DataDirRule`]: the data directories a library opens beside itself, where its
 //!   strings do not say (the fallback of `crate::reach`; `[[data_dir]]` in a rules file).
+//! - [`GpuTarget`]: a GPU target (vendor, base architecture, features), every spelling
+//!   of one read in one place; [`GPU_LIBRARIES`]: the one table of GPU libraries (their
+//!   nixpkgs attribute and option, the data they open, its environment variable).
+//! - [`split_rules`]: what `split` does with one hit (keep it, drop a RUNPATH entry,
+//!   `remove-references-to`, delete the file), by verdict, kind and class.
 //! - [`text`]: byte helpers that cut and escape evidence details.
 //!
 //! Every stage is a pure function of facts: the walkers (`crate::scan`) call the kind
@@ -25,28 +30,36 @@ mod class;
 mod data_dir;
 mod elf;
 mod gpu_arch;
+mod gpu_libs;
 mod kind;
 pub mod kinds;
 mod rule;
 mod rules_file;
+mod split_policy;
 pub mod text;
 mod verdict;
 
 pub use class::{
-    base_arch, ClassFacts, ClassMatcher, ClassOf, ClassRule, ClassRules, EntryType, FileClass,
-    CLASS_OUT,
+    ClassFacts, ClassMatcher, ClassOf, ClassRule, ClassRules, EntryType, FileClass, CLASS_OUT,
 };
 pub use data_dir::{builtin_data_dirs, data_dir_rules, merge_data_dirs, DataBase, DataDirRule};
 pub use elf::{
     classify_hit, names_source_path, HitClass, ELF_HIT_RULES, SOURCE_EXTENSIONS, STRING_CAP,
 };
 pub use gpu_arch::{
-    arch_of_name, is_known_gpu_arch, known_gpu_archs, miopen_db_arch, nearest_gpu_archs,
+    arch_of_name, base_arch, is_gpu_arch_name, is_known_gpu_arch, known_gpu_archs, miopen_db_arch,
+    nearest_gpu_archs, GpuTarget, GpuVendor,
+};
+pub use gpu_libs::{
+    gpu_library, library_of_data_dir, GpuLibrary, GpuOption, LibraryData, GPU_LIBRARIES,
 };
 pub use kind::{EvidenceKind, UnknownKind};
 pub use kinds::{file_rule, FileFacts, FileRule, Matcher, Place, FILE_RULES};
 pub use rule::RuleId;
 pub use rules_file::{class_rules_from_file, parse_data_dirs, parse_rules_file, RulesFileError};
+pub use split_policy::{
+    split_policy, split_rules, SplitCondition, SplitEffect, SplitFacts, SplitRule,
+};
 pub use verdict::{
     hit_verdict, reference_verdict, verdict_rules, FileClassName, Gives, HitCondition, HitFacts,
     Verdict, VerdictRule, NO_EVIDENCE,

@@ -4,8 +4,7 @@
 
 use anyhow::{bail, Result};
 
-use nixcut::analysis::normalise_target;
-use nixcut::classify::{is_known_gpu_arch, nearest_gpu_archs};
+use nixcut::classify::{is_known_gpu_arch, nearest_gpu_archs, GpuTarget};
 
 /// The items of `--gpu-targets`, trimmed and checked; an error when one is not a known
 /// architecture, or when the flag was given with nothing in it.
@@ -22,7 +21,7 @@ pub(super) fn checked(items: &[String]) -> Result<Vec<String>> {
         );
     }
     for t in &given {
-        let Some(base) = normalise_target(t) else {
+        let Some(GpuTarget { base, .. }) = GpuTarget::parse(t) else {
             continue;
         };
         if !is_known_gpu_arch(&base) {

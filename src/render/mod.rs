@@ -15,6 +15,7 @@ mod dot;
 mod html;
 mod json;
 mod markdown;
+mod nix;
 mod table;
 mod text;
 mod words;

@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::{FilesFrom, SourceRef};
+pub use crate::classify::{GpuOption, GpuVendor};
 
 /// `nixcut gpu ROOT [--gpu-targets …]`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -90,14 +91,6 @@ pub struct GpuArch {
     pub paths: Vec<String>,
 }
 
-/// Who makes the architecture.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum GpuVendor {
-    Amd,
-    Nvidia,
-}
-
 /// One store path's breakdown.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GpuPath {
@@ -145,23 +138,4 @@ pub struct GpuRemedy {
     pub nix: String,
     /// Bytes of the closure these packages' dropped architectures account for.
     pub saves: u64,
-}
-
-/// The nixpkgs option a remedy sets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum GpuOption {
-    #[serde(rename = "gpuTargets")]
-    GpuTargets,
-    #[serde(rename = "cudaCapabilities")]
-    CudaCapabilities,
-}
-
-impl GpuOption {
-    /// The option's name in nixpkgs.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            GpuOption::GpuTargets => "gpuTargets",
-            GpuOption::CudaCapabilities => "cudaCapabilities",
-        }
-    }
 }

@@ -18,6 +18,7 @@ mod check;
 mod diff;
 pub mod files_from;
 mod gpu;
+mod nix;
 mod refs;
 mod rules;
 mod set_diff;
@@ -36,8 +37,9 @@ pub use diff::{
 };
 pub use files_from::FilesFrom;
 pub use gpu::{GpuArch, GpuChange, GpuOption, GpuPath, GpuRemedy, GpuReport, GpuVendor};
+pub use nix::{is_plain, DataDirJoin, GpuRebuild, SplitNix};
 pub use refs::{EvidenceItem, Explanation, ReachStep, ReachVia, RefEntry, RefsPath, RefsReport};
-pub use rules::{ClassRow, DataDirRow, KindRow, RuleSource, RulesReport, VerdictRow};
+pub use rules::{ClassRow, DataDirRow, KindRow, RuleSource, RulesReport, SplitRow, VerdictRow};
 pub use set_diff::{
     Cause, CauseChange, FailedRoot, GrowthLimit, RebuildSummary, RootCause, RootCounts, RootDiff,
     RootSide, SetCheck, SetDiffReport, SetRest, SetSide, SetTotal,

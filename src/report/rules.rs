@@ -22,6 +22,20 @@ pub struct RulesReport {
     /// (the fallback of reachability; user rows first).
     #[serde(default)]
     pub data_dir_rules: Vec<DataDirRow>,
+    /// What `split` does with one hit of a reference: the first matching row wins.
+    #[serde(default)]
+    pub split_rules: Vec<SplitRow>,
+}
+
+/// One split rule.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SplitRow {
+    pub name: String,
+    /// The hits it applies to.
+    pub when: String,
+    /// What the split does with them (`remove-references-to`, `delete the file`, …).
+    pub action: String,
+    pub why: String,
 }
 
 /// One data-directory rule.

@@ -1,6 +1,6 @@
 //! `nixcut split PATH [--for ROOT] [--gpu-targets …]`: the outputs a package could be
 //! split into, from the same evidence a rebuild acts on (`plan`), the actions of SPEC's
-//! "Split actions" table, the Nix code rendered from them (`nix`), and what a consumer's
+//! "Split actions" table, the Nix code rendered from them (`crate::render::nix`), and what a consumer's
 //! closure becomes (`closure_after`).
 //!
 //! After the split the graph's nodes are (store path, output) pairs: the package becomes
@@ -10,7 +10,6 @@
 
 mod closure;
 mod config;
-mod nix;
 mod plan;
 
 pub use plan::{fact_sub_path, nar_size_of};
@@ -19,11 +18,13 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::common::{load_warnings, pick_roots, source_ref};
 use super::AnalysisError;
-use crate::classify::{ClassRules, EntryType, FileClass};
+pub(crate) use crate::classify::is_gpu_arch_name as is_gpu_output;
+use crate::classify::{library_of_data_dir, ClassRules, EntryType, FileClass, GpuTarget};
 use crate::evidence::{Collector, PathEvidence, Progress, ScanCache, ScanStatus};
 use crate::report::{
-    ArchRow, Assumption, Because, NoSplit, NoSplitReason, OutputReference, Remedy, RemedyOption,
-    SplitAction, SplitFor, SplitOutput, SplitReport, SCHEMA_VERSION,
+    is_plain, ArchRow, Assumption, Because, DataDirJoin, GpuRebuild, NoSplit, NoSplitReason,
+    OutputReference, Remedy, RemedyOption, SplitAction, SplitFor, SplitNix, SplitOutput,
+    SplitReport, SCHEMA_VERSION,
 };
 use crate::source::Files;
 use crate::store::{Closure, StoreDir, StorePath};
@@ -55,55 +56,8 @@ pub fn split(
     progress: Option<Progress<'_>>,
 ) -> Result<SplitReport, AnalysisError> {
     let sd = &c.store_dir;
-    let pkg = c.select_root(&opts.package).map_err(|e| match e {
-        crate::store::RootSelectionError::NotFound { .. } if opts.for_root => {
-            AnalysisError::NotInClosure {
-                path: opts.package.clone(),
-                root: c.origin.clone(),
-            }
-        }
-        e => e.into(),
-    })?;
-    let root = if opts.for_root {
-        let roots = pick_roots(c, opts.root.as_deref())?;
-        let root = roots
-            .into_iter()
-            .next()
-            .ok_or_else(|| AnalysisError::NoRoot {
-                origin: c.origin.clone(),
-            })?;
-        let closure = c.restrict_to(std::slice::from_ref(&root));
-        if !closure.paths.contains_key(&pkg) {
-            return Err(AnalysisError::NotInClosure {
-                path: sd.display(&pkg),
-                root: sd.display(&root),
-            });
-        }
-        Some((root, closure))
-    } else {
-        None
-    };
-    // The package and, with a consumer, every path of its closure that refers to it.
-    let mut scan_list = vec![pkg.clone()];
-    if let Some((_, closure)) = &root {
-        scan_list.extend(
-            closure
-                .paths
-                .values()
-                .filter(|i| i.path != pkg && i.references.contains(&pkg))
-                .map(|i| i.path.clone()),
-        );
-    }
-    let collector = Collector::new(c, opts.files.source(), opts.cache.as_ref()).rules(&opts.rules);
-    let mut evidence: Vec<PathEvidence> = collector
-        .scan(&scan_list, progress)
-        .into_iter()
-        .map(|s| collector.derive(s, None))
-        .collect();
-    let referrers = evidence.split_off(1);
-    let ev = evidence.pop().ok_or_else(|| AnalysisError::NoRoot {
-        origin: c.origin.clone(),
-    })?;
+    let (pkg, root) = package_and_root(c, opts)?;
+    let (ev, referrers) = scan_evidence(c, opts, &pkg, root.as_ref(), progress)?;
     let mut warnings = load_warnings(c);
     warnings.extend(
         ev.warnings
@@ -114,7 +68,8 @@ pub fn split(
     let targets: Vec<String> = opts
         .gpu_targets
         .iter()
-        .map(|t| crate::classify::base_arch(t))
+        .filter_map(|t| GpuTarget::parse(t))
+        .map(|t| t.base)
         .collect();
 
     let mut report = SplitReport {
@@ -149,17 +104,7 @@ pub fn split(
     report.outputs = outputs(sd, &p, &report.actions);
     report.archs = archs(c, &ev, &p, &targets);
     report.remedies = remedies(&ev, &p, &targets);
-    for a in &p.assumptions {
-        report.assumptions.push(Assumption {
-            from: sd.display(&ev.path),
-            file: rel(&ev.entries[a.file].path),
-            offset: Some(a.offset),
-            kind: Some(a.kind.to_string()),
-            sub_path: a.sub_path.clone(),
-            output: p.outputs[a.output].clone(),
-            reason: a.reason,
-        });
-    }
+    report.assumptions = self_assumptions(sd, &ev, &p);
     if let Some((root, closure)) = &root {
         let (f, assumed) = closure_after(closure, &ev, &p, root, &referrers)?;
         report.warnings.extend(build_outputs_needed(
@@ -173,21 +118,117 @@ pub fn split(
         report.assumptions.extend(assumed);
     }
     if p.outputs.len() == 1 && report.actions.is_empty() {
-        let classes: BTreeSet<String> = ev
-            .entries
-            .iter()
-            .filter(|e| e.entry != EntryType::Directory)
-            .map(|e| e.class.to_string())
-            .collect();
-        report.no_split = Some(NoSplit {
-            reason: NoSplitReason::OnlyRuntimeFiles,
-            classes: classes.into_iter().collect(),
-            references: ev.references.len() as u64,
-        });
+        report.no_split = Some(only_runtime_files(&ev));
     } else {
-        report.nix = nix::render(sd, &ev.path, &p.outputs, &report.actions, &report.for_root);
+        report.nix = SplitNix {
+            store_dir: sd,
+            package: &ev.path,
+            outputs: &p.outputs,
+            actions: &report.actions,
+            for_root: report.for_root.as_ref(),
+        }
+        .to_string();
     }
     Ok(report)
+}
+
+/// The package to split and, with `--for`, the consumer with its closure (which must
+/// hold the package).
+fn package_and_root(
+    c: &Closure,
+    opts: &SplitOptions,
+) -> Result<(StorePath, Option<(StorePath, Closure)>), AnalysisError> {
+    let sd = &c.store_dir;
+    let pkg = c.select_root(&opts.package).map_err(|e| match e {
+        crate::store::RootSelectionError::NotFound { .. } if opts.for_root => {
+            AnalysisError::NotInClosure {
+                path: opts.package.clone(),
+                root: c.origin.clone(),
+            }
+        }
+        e => e.into(),
+    })?;
+    if !opts.for_root {
+        return Ok((pkg, None));
+    }
+    let roots = pick_roots(c, opts.root.as_deref())?;
+    let root = roots
+        .into_iter()
+        .next()
+        .ok_or_else(|| AnalysisError::NoRoot {
+            origin: c.origin.clone(),
+        })?;
+    let closure = c.restrict_to(std::slice::from_ref(&root));
+    if !closure.paths.contains_key(&pkg) {
+        return Err(AnalysisError::NotInClosure {
+            path: sd.display(&pkg),
+            root: sd.display(&root),
+        });
+    }
+    Ok((pkg, Some((root, closure))))
+}
+
+/// The evidence of the package and, with a consumer, of every path of its closure
+/// that refers to the package (the referrers).
+fn scan_evidence(
+    c: &Closure,
+    opts: &SplitOptions,
+    pkg: &StorePath,
+    root: Option<&(StorePath, Closure)>,
+    progress: Option<Progress<'_>>,
+) -> Result<(PathEvidence, Vec<PathEvidence>), AnalysisError> {
+    let mut scan_list = vec![pkg.clone()];
+    if let Some((_, closure)) = root {
+        scan_list.extend(
+            closure
+                .paths
+                .values()
+                .filter(|i| i.path != *pkg && i.references.contains(pkg))
+                .map(|i| i.path.clone()),
+        );
+    }
+    let collector = Collector::new(c, opts.files.source(), opts.cache.as_ref()).rules(&opts.rules);
+    let mut evidence: Vec<PathEvidence> = collector
+        .scan(&scan_list, progress)
+        .into_iter()
+        .map(|s| collector.derive(s, None))
+        .collect();
+    let referrers = evidence.split_off(1);
+    let ev = evidence.pop().ok_or_else(|| AnalysisError::NoRoot {
+        origin: c.origin.clone(),
+    })?;
+    Ok((ev, referrers))
+}
+
+/// The hits of the package into itself that landed on an output by default.
+fn self_assumptions(sd: &StoreDir, ev: &PathEvidence, p: &Plan) -> Vec<Assumption> {
+    p.assumptions
+        .iter()
+        .map(|a| Assumption {
+            from: sd.display(&ev.path),
+            file: rel(&ev.entries[a.file].path),
+            offset: Some(a.offset),
+            kind: Some(a.kind.to_string()),
+            sub_path: a.sub_path.clone(),
+            output: p.outputs[a.output].clone(),
+            reason: a.reason,
+        })
+        .collect()
+}
+
+/// Why there is nothing to split: only run-time files, of these classes.
+fn only_runtime_files(ev: &PathEvidence) -> NoSplit {
+    let classes: BTreeSet<String> = ev
+        .entries
+        .iter()
+        .filter(|e| e.entry != EntryType::Directory)
+        .map(|e| e.class.to_string())
+        .collect();
+    NoSplit {
+        reason: NoSplitReason::OnlyRuntimeFiles,
+        classes: classes.into_iter().collect(),
+        references: ev.references.len() as u64,
+    }
 }
 
 /// The store path output `o` of the split package gets (`out`: the package's own).
@@ -524,6 +565,35 @@ fn rel(p: &crate::scan::RelPath) -> String {
 /// output, a glob where it names exactly one architecture's files).
 fn actions(sd: &StoreDir, ev: &PathEvidence, p: &Plan) -> Vec<SplitAction> {
     let entries = &ev.entries;
+    let mut v = edit_actions(sd, ev, p);
+    let tree = Tree::new(ev);
+    let moves = top_moves(ev, p, &tree);
+    let globbed = globs(ev, p, &tree, &moves);
+    let mut done_globs = BTreeSet::new();
+    for (i, o) in moves {
+        let path = match globbed.get(&i) {
+            Some(g) => {
+                if !done_globs.insert(g.clone()) {
+                    continue;
+                }
+                g.clone()
+            }
+            None => rel(&entries[i].path),
+        };
+        let because = move_because(ev, p, &tree, i, globbed.get(&i).map(|g| (g, o)));
+        v.push(SplitAction::Move {
+            path,
+            to: p.outputs[o].clone(),
+            because,
+        });
+    }
+    v
+}
+
+/// The actions that edit or delete files: deletions, reference removals, RUNPATH
+/// rewrites, in that order.
+fn edit_actions(sd: &StoreDir, ev: &PathEvidence, p: &Plan) -> Vec<SplitAction> {
+    let entries = &ev.entries;
     let mut v = Vec::new();
     for (f, because) in &p.deletes {
         v.push(SplitAction::Delete {
@@ -546,7 +616,14 @@ fn actions(sd: &StoreDir, ev: &PathEvidence, p: &Plan) -> Vec<SplitAction> {
             because: r.because.clone(),
         });
     }
-    let tree = Tree::new(ev);
+    v
+}
+
+/// The fewest moves: (entry, output) for each top-most entry whose every leaf goes to
+/// one output other than `out`, in NAR order (`nix-support` itself never moves: stdenv
+/// and other hooks write into it).
+fn top_moves(ev: &PathEvidence, p: &Plan, tree: &Tree<'_>) -> Vec<(usize, usize)> {
+    let entries = &ev.entries;
     // The one output every leaf below an entry goes to (None: several, or none).
     let n = entries.len();
     let mut only: Vec<Option<Option<usize>>> = vec![None; n];
@@ -580,7 +657,6 @@ fn actions(sd: &StoreDir, ev: &PathEvidence, p: &Plan) -> Vec<SplitAction> {
         match only[i] {
             None => {}
             Some(Some(0)) => {}
-            // stdenv and other hooks write into nix-support: its files move, never it.
             Some(Some(_)) if entries[i].path.as_bytes() == b"nix-support" => {
                 stack.extend(tree.children[i].iter().rev().copied())
             }
@@ -588,9 +664,21 @@ fn actions(sd: &StoreDir, ev: &PathEvidence, p: &Plan) -> Vec<SplitAction> {
             Some(None) => stack.extend(tree.children[i].iter().rev().copied()),
         }
     }
-    // Globs: a directory's direct children going to one architecture's output.
+    moves
+}
+
+/// Globs for moves: where a directory's direct children going to one GPU
+/// architecture's output are exactly its children named for it, one glob
+/// (`dir/*gfx90a*`) moves them all (entry → glob).
+fn globs(
+    ev: &PathEvidence,
+    p: &Plan,
+    tree: &Tree<'_>,
+    moves: &[(usize, usize)],
+) -> HashMap<usize, String> {
+    let entries = &ev.entries;
     let mut groups: BTreeMap<(Vec<u8>, usize), Vec<usize>> = BTreeMap::new();
-    for &(i, o) in &moves {
+    for &(i, o) in moves {
         groups
             .entry((entries[i].path.parent().to_vec(), o))
             .or_default()
@@ -600,7 +688,7 @@ fn actions(sd: &StoreDir, ev: &PathEvidence, p: &Plan) -> Vec<SplitAction> {
     for ((dir, o), members) in &groups {
         let token = &p.outputs[*o];
         // A glob is expanded by the shell: only in a directory whose name it keeps.
-        if members.len() < 2 || !is_gpu_output(token) || !nix::is_plain(&rel_bytes(dir)) {
+        if members.len() < 2 || !is_gpu_output(token) || !is_plain(&rel_bytes(dir)) {
             continue;
         }
         let Some(&d) = tree.by_path.get(dir.as_slice()) else {
@@ -627,33 +715,11 @@ fn actions(sd: &StoreDir, ev: &PathEvidence, p: &Plan) -> Vec<SplitAction> {
             }
         }
     }
-    let mut done_globs = BTreeSet::new();
-    for (i, o) in moves {
-        let path = match globbed.get(&i) {
-            Some(g) => {
-                if !done_globs.insert(g.clone()) {
-                    continue;
-                }
-                g.clone()
-            }
-            None => rel(&entries[i].path),
-        };
-        let because = move_because(ev, p, &tree, i, globbed.get(&i).map(|g| (g, o)));
-        v.push(SplitAction::Move {
-            path,
-            to: p.outputs[o].clone(),
-            because,
-        });
-    }
-    v
+    globbed
 }
 
 fn contains(hay: &[u8], needle: &[u8]) -> bool {
     !needle.is_empty() && hay.windows(needle.len()).any(|w| w == needle)
-}
-
-fn is_gpu_output(name: &str) -> bool {
-    name.starts_with("gfx") || name.starts_with("sm_")
 }
 
 /// Why entries move: one item per (class, rule) among the moved files.
@@ -808,59 +874,34 @@ fn remedies(ev: &PathEvidence, p: &Plan, targets: &[String]) -> Vec<Remedy> {
             continue;
         };
         let dir = String::from_utf8_lossy(&dir).into_owned();
-        let known = [
-            ("lib/rocblas/library", "rocBLAS", "ROCBLAS_TENSILE_LIBPATH"),
-            (
-                "hipblaslt/library",
-                "hipBLASLt",
-                "HIPBLASLT_TENSILE_LIBPATH",
-            ),
-            ("share/miopen/db", "MIOpen", "MIOPEN_SYSTEM_DB_PATH"),
-        ];
-        let lib = known.iter().find(|(d, _, _)| dir.ends_with(d));
-        let list = targets
-            .iter()
-            .map(|t| nix_string(t))
-            .collect::<Vec<_>>()
-            .join(" ");
+        let lib = library_of_data_dir(&dir);
         let mut options = vec![RemedyOption::Rebuild {
-            nix: format!("{pname}.override {{ gpuTargets = [ {list} ]; }}"),
+            nix: GpuRebuild::GpuTargets {
+                attribute: pname.to_string(),
+                targets: targets.to_vec(),
+            }
+            .to_string(),
         }];
-        if let Some((_, _, var)) = lib {
+        if let Some((_, var)) = lib {
             options.push(RemedyOption::EnvVar {
                 name: var.to_string(),
-                value: format!(
-                    "${{symlinkJoin {{ name = \"{pname}-{name}-library\"; paths = [ \"${{{pname}}}/{dir}\" \"${{{pname}.{name}}}/{dir}\" ]; }}}}"
-                ),
+                value: DataDirJoin {
+                    package: pname.to_string(),
+                    output: name.clone(),
+                    directory: dir.clone(),
+                }
+                .to_string(),
             });
         }
         options.push(RemedyOption::SymlinkBack);
         v.push(Remedy {
             output: name.clone(),
             directory: dir,
-            library: lib.map(|(_, l, _)| l.to_string()),
+            library: lib.and_then(|(l, _)| l.data).map(|d| d.name.to_string()),
             options,
         });
     }
     v
-}
-
-/// A Nix string literal.
-pub(crate) fn nix_string(s: &str) -> String {
-    let mut o = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' | '\\' => {
-                o.push('\\');
-                o.push(c);
-            }
-            '$' => o.push_str("\\$"),
-            '\n' => o.push_str("\\n"),
-            c => o.push(c),
-        }
-    }
-    o.push('"');
-    o
 }
 
 /// ROOT's closure before and after the split of one package.

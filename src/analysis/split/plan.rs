@@ -15,7 +15,9 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use crate::classify::{EntryType, EvidenceKind, FileClass, Verdict};
+use crate::classify::{
+    split_policy, EntryType, EvidenceKind, FileClass, SplitEffect, SplitFacts, Verdict,
+};
 use crate::evidence::{EntryFact, Hit, HitFact, PathEvidence};
 use crate::report::{AssumptionReason, Because};
 use crate::store::StorePath;
@@ -293,50 +295,98 @@ pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
 /// [`plan`], with some files sent to another output than their class's (`forced`:
 /// entry → output name), as a split that breaks a cycle between outputs does.
 pub fn plan_with(ev: &PathEvidence, targets: &[String], forced: &BTreeMap<usize, String>) -> Plan {
-    let entries = &ev.entries;
     let tree = Tree::new(ev);
     let mut warnings = Vec::new();
-
     // 1. Removable evidence, whatever the consumer.
+    let removals = removable_evidence(ev, &tree, &mut warnings);
+    let rpaths = rpath_edits(
+        &ev.entries,
+        removals.rpath_drop,
+        &removals.deletes,
+        &mut warnings,
+    );
+    // 2. Each entry's output.
+    let (outputs, place) = places(ev, &tree, &removals.deletes, targets, forced);
+    // 3. Which outputs hold each directory (any leaf below it).
+    let holds = holdings(ev, &tree, &place, outputs.len());
+    // 4. The plan so far: enough to land sub-paths.
+    let mut plan = Plan {
+        outputs,
+        place,
+        deletes: removals.deletes,
+        remove_refs: removals.remove_refs,
+        rpaths,
+        references: Vec::new(),
+        sizes: Vec::new(),
+        files: Vec::new(),
+        entry_sizes: Vec::new(),
+        self_paths: BTreeMap::new(),
+        edges: BTreeMap::new(),
+        synthetic_edges: Vec::new(),
+        holds,
+        assumptions: Vec::new(),
+        warnings,
+    };
+    // 5. References per output, and how self references grow the files naming them.
+    let grow = plan.count_references(ev, &tree);
+    // 6. Exact NAR sizes.
+    plan.count_sizes(ev, &grow);
+    plan
+}
+
+/// What removable evidence the split acts on.
+struct Removals {
+    /// Entries deleted, with the hits that justify it.
+    deletes: BTreeMap<usize, Vec<Because>>,
+    /// `remove-references-to`: target → (files, hits).
+    remove_refs: BTreeMap<StorePath, (BTreeSet<usize>, Vec<Because>)>,
+    /// Per file: the searched RUNPATH entries to drop, and the hits.
+    rpath_drop: BTreeMap<usize, (Vec<String>, Vec<Because>)>,
+}
+
+/// Step 1: each hit's action by the split rules (`crate::classify::split_rules`):
+/// deletions, `remove-references-to` (only where every hit of that reference in that
+/// file allows it) and RUNPATH entries to drop.
+fn removable_evidence(ev: &PathEvidence, tree: &Tree<'_>, warnings: &mut Vec<String>) -> Removals {
+    let entries = &ev.entries;
     let mut deletes: BTreeMap<usize, Vec<Because>> = BTreeMap::new();
     let mut remove_refs: BTreeMap<StorePath, (BTreeSet<usize>, Vec<Because>)> = BTreeMap::new();
     let mut rpath_drop: BTreeMap<usize, (Vec<String>, Vec<Because>)> = BTreeMap::new();
-    let file_of = |h: &Hit| tree.by_path.get(h.fact.file.as_bytes()).copied();
-    let searched = |f: usize, h| searched_dir(&entries[f], h);
     for r in &ev.references {
         // Files where every hit of this reference is removable by remove-references-to.
         let mut per_file: BTreeMap<usize, (bool, Vec<Because>)> = BTreeMap::new();
         for h in &r.hits {
-            let Some(f) = file_of(h) else { continue };
-            let removable = h.verdict == Verdict::Removable;
-            let class = &entries[f].class;
-            match h.fact.kind {
-                _ if !removable => {
+            let Some(&f) = tree.by_path.get(h.fact.file.as_bytes()) else {
+                continue;
+            };
+            let searched = searched_dir(&entries[f], h);
+            let facts = SplitFacts {
+                removable: h.verdict == Verdict::Removable,
+                kind: h.fact.kind,
+                class: &entries[f].class,
+                searched: searched.is_some(),
+                used_at_run_time: h.fact.kind == EvidenceKind::ElfSourcePath
+                    && used_at_run_time(h, &r.target),
+            };
+            match split_policy(&facts).gives {
+                SplitEffect::Keep => {
                     per_file.entry(f).or_insert((true, Vec::new())).0 = false;
                 }
-                // An entry of the search path the loader uses: dropped from it.
-                EvidenceKind::ElfRunpathUnused if searched(f, h).is_some() => {
+                SplitEffect::DropRunpathEntry => {
                     let d = rpath_drop.entry(f).or_default();
-                    if let Some(dir) = searched(f, h) {
-                        if !d.0.contains(dir) {
-                            d.0.push(dir.clone());
-                        }
+                    if let Some(dir) = searched.filter(|dir| !d.0.contains(dir)) {
+                        d.0.push(dir.clone());
                     }
                     d.1.push(because_of(h));
                 }
-                // A DT_RPATH the loader ignores (DT_RUNPATH is present): `--set-rpath`
-                // rewrites only the DT_RUNPATH, so the string goes with
-                // remove-references-to (where every hit of it in the file is removable).
-                EvidenceKind::ElfRunpathUnused => {
+                SplitEffect::RemoveReferences => {
                     per_file
                         .entry(f)
                         .or_insert((true, Vec::new()))
                         .1
                         .push(because_of(h));
                 }
-                // A directory (`…/include`) a JIT may pass to its compiler (`-I`), or a
-                // script an interpreter runs (`main.py`): a run-time use, kept.
-                EvidenceKind::ElfSourcePath if used_at_run_time(h, &r.target) => {
+                SplitEffect::KeepRunTimeUse => {
                     per_file.entry(f).or_insert((true, Vec::new())).0 = false;
                     let msg = format!(
                         "{}: names {}/{}, which a program may use at run time (a compiler's -I directory, a script an interpreter runs), so the reference is kept",
@@ -348,25 +398,8 @@ pub fn plan_with(ev: &PathEvidence, targets: &[String], forced: &BTreeMap<usize,
                         warnings.push(msg);
                     }
                 }
-                EvidenceKind::ElfSourcePath | EvidenceKind::ElfDebug
-                    if *class != FileClass::Debug =>
-                {
-                    per_file
-                        .entry(f)
-                        .or_insert((true, Vec::new()))
-                        .1
-                        .push(because_of(h));
-                }
-                EvidenceKind::Manifest | EvidenceKind::Symlink => {
+                SplitEffect::Delete => {
                     deletes.entry(f).or_default().push(because_of(h));
-                }
-                _ if *class == FileClass::Removable => {
-                    deletes.entry(f).or_default().push(because_of(h));
-                }
-                // Debug files go to the debug output with their edges; anything else
-                // removable only for some consumer is kept.
-                _ => {
-                    per_file.entry(f).or_insert((true, Vec::new())).0 = false;
                 }
             }
         }
@@ -383,6 +416,22 @@ pub fn plan_with(ev: &PathEvidence, targets: &[String], forced: &BTreeMap<usize,
         files.retain(|f| !deletes.contains_key(f));
     }
     remove_refs.retain(|_, (files, _)| !files.is_empty());
+    Removals {
+        deletes,
+        remove_refs,
+        rpath_drop,
+    }
+}
+
+/// The RUNPATH rewrites of the files not deleted: each keeps its other entries; a file
+/// that formats dlopen names, or whose RUNPATH does not expand, keeps it whole (and
+/// says so in `warnings`).
+fn rpath_edits(
+    entries: &[EntryFact],
+    rpath_drop: BTreeMap<usize, (Vec<String>, Vec<Because>)>,
+    deletes: &BTreeMap<usize, Vec<Because>>,
+    warnings: &mut Vec<String>,
+) -> Vec<RpathEdit> {
     let mut rpaths = Vec::new();
     for (f, (drop, because)) in rpath_drop {
         if deletes.contains_key(&f) {
@@ -426,8 +475,20 @@ pub fn plan_with(ev: &PathEvidence, targets: &[String], forced: &BTreeMap<usize,
             because,
         });
     }
+    rpaths
+}
 
-    // 2. Each entry's output.
+/// Step 2: the outputs (`out` first, in nixpkgs order) and each entry's place: its
+/// class's output (or the one `forced` names), deleted, or implicit (a directory that
+/// exists wherever something below it goes).
+fn places(
+    ev: &PathEvidence,
+    tree: &Tree<'_>,
+    deletes: &BTreeMap<usize, Vec<Because>>,
+    targets: &[String],
+    forced: &BTreeMap<usize, String>,
+) -> (Vec<String>, Vec<Place>) {
+    let entries = &ev.entries;
     let mut names: Vec<String> = vec![OUT.to_string()];
     let mut place = vec![Place::Implicit; entries.len()];
     let mut want: Vec<Option<String>> = vec![None; entries.len()];
@@ -471,9 +532,18 @@ pub fn plan_with(ev: &PathEvidence, targets: &[String], forced: &BTreeMap<usize,
             place[i] = Place::Output(index[w.as_str()]);
         }
     }
+    (names, place)
+}
 
-    // 3. Which outputs hold each directory (any leaf below it).
-    let n_out = names.len();
+/// Step 3: per entry, the outputs holding it (a directory: every output with a leaf
+/// below it; the top directory: all of them).
+fn holdings(
+    ev: &PathEvidence,
+    tree: &Tree<'_>,
+    place: &[Place],
+    n_out: usize,
+) -> Vec<BTreeSet<usize>> {
+    let entries = &ev.entries;
     let mut holds: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); entries.len()];
     for (i, e) in entries.iter().enumerate() {
         let Place::Output(o) = place[i] else { continue };
@@ -492,126 +562,132 @@ pub fn plan_with(ev: &PathEvidence, targets: &[String], forced: &BTreeMap<usize,
     if let Some(root) = entries.iter().position(|e| e.path.is_root()) {
         holds[root] = (0..n_out).collect();
     }
+    holds
+}
 
-    // 4. The plan so far: enough to land sub-paths.
-    let mut plan = Plan {
-        outputs: names,
-        place,
-        deletes,
-        remove_refs,
-        rpaths,
-        references: Vec::new(),
-        sizes: Vec::new(),
-        files: Vec::new(),
-        entry_sizes: Vec::new(),
-        self_paths: BTreeMap::new(),
-        edges: BTreeMap::new(),
-        synthetic_edges: Vec::new(),
-        holds,
-        assumptions: Vec::new(),
-        warnings,
-    };
-
-    // 5. References per output, and size changes from self references that now name
-    // another output (the build writes `$dev/…` where it wrote `$out/…`).
-    let removed_rpath: HashMap<usize, &Vec<String>> =
-        plan.rpaths.iter().map(|r| (r.file, &r.drop)).collect();
-    let mut references: Vec<BTreeMap<(StorePath, Option<usize>), u64>> =
-        vec![BTreeMap::new(); n_out];
-    let mut grow = vec![0u64; entries.len()];
-    let mut self_paths: BTreeMap<usize, BTreeMap<Vec<u8>, usize>> = BTreeMap::new();
-    let mut assumptions = Vec::new();
-    for r in &ev.references {
-        let is_self = r.target == ev.path;
-        if r.hits.is_empty() {
-            // Registered, no file shows it: kept on the runtime output.
-            references[0]
-                .entry((r.target.clone(), is_self.then_some(0)))
-                .or_default();
-            continue;
-        }
-        for h in &r.hits {
-            let Some(f) = file_of(h) else { continue };
-            if plan
-                .remove_refs
-                .get(&r.target)
-                .is_some_and(|(fs, _)| fs.contains(&f))
-            {
+impl Plan {
+    /// Step 5: the references of each output (hits the actions remove left out), the
+    /// edges between outputs, the self references that now name another output (the
+    /// build writes `$dev/…` where it wrote `$out/…`) and the hits that landed by
+    /// default. Returns how many bytes each entry grows by.
+    fn count_references(&mut self, ev: &PathEvidence, tree: &Tree<'_>) -> Vec<u64> {
+        let entries = &ev.entries;
+        let removed_rpath: HashMap<usize, Vec<String>> = self
+            .rpaths
+            .iter()
+            .map(|r| (r.file, r.drop.clone()))
+            .collect();
+        let mut references: Vec<BTreeMap<(StorePath, Option<usize>), u64>> =
+            vec![BTreeMap::new(); self.outputs.len()];
+        let mut grow = vec![0u64; entries.len()];
+        for r in &ev.references {
+            let is_self = r.target == ev.path;
+            if r.hits.is_empty() {
+                // Registered, no file shows it: kept on the runtime output.
+                references[0]
+                    .entry((r.target.clone(), is_self.then_some(0)))
+                    .or_default();
                 continue;
             }
-            if h.fact.kind == EvidenceKind::ElfRunpathUnused
-                && removed_rpath
-                    .get(&f)
-                    .zip(h.fact.runpath_dir.as_ref())
-                    .is_some_and(|(d, dir)| d.contains(dir))
-            {
-                continue;
+            for h in &r.hits {
+                let Some(&f) = tree.by_path.get(h.fact.file.as_bytes()) else {
+                    continue;
+                };
+                if self
+                    .remove_refs
+                    .get(&r.target)
+                    .is_some_and(|(fs, _)| fs.contains(&f))
+                {
+                    continue;
+                }
+                if h.fact.kind == EvidenceKind::ElfRunpathUnused
+                    && removed_rpath
+                        .get(&f)
+                        .zip(h.fact.runpath_dir.as_ref())
+                        .is_some_and(|(d, dir)| d.contains(dir))
+                {
+                    continue;
+                }
+                let Some(o) = self.output_of_file(tree, ev, f) else {
+                    continue;
+                };
+                let landing = is_self.then(|| self.land_self_hit(ev, tree, h, f, o, &mut grow));
+                *references[o]
+                    .entry((r.target.clone(), landing))
+                    .or_default() += 1;
             }
-            let Some(o) = plan.output_of_file(&tree, ev, f) else {
-                continue;
-            };
-            let landing = if is_self {
-                let sub = sub_path(h, &r.target);
-                let (l, why) = plan.land(&tree, &sub);
-                if let Some(why) = why {
-                    assumptions.push(SelfLanding {
-                        file: f,
-                        offset: h.fact.location.offset(),
-                        kind: h.fact.kind,
-                        sub_path: String::from_utf8_lossy(&sub).into_owned(),
-                        output: l,
-                        reason: why,
-                    });
-                }
-                let e = &entries[f];
-                if l != 0 && e.elf.is_none() && h.fact.kind != EvidenceKind::FileName {
-                    grow[f] += 1 + plan.outputs[l].len() as u64;
-                    if e.entry != EntryType::Symlink {
-                        self_paths.entry(f).or_default().insert(sub.clone(), l);
-                    }
-                }
-                if l != o {
-                    plan.edges.entry((o, l)).or_default().insert(f);
-                }
-                Some(l)
-            } else {
-                None
-            };
-            *references[o]
-                .entry((r.target.clone(), landing))
-                .or_default() += 1;
         }
+        self.references = references;
+        grow
     }
 
-    // 6. Exact NAR sizes.
-    let mut sizes = vec![0u64; n_out];
-    let mut files = vec![0u64; n_out];
-    for (o, size) in sizes.iter_mut().enumerate() {
-        *size = nar_size_of(
-            entries
+    /// Where a hit of file `f` (in output `o`) into the package itself lands, with the
+    /// assumption, edge, growth and rewrite that landing makes.
+    fn land_self_hit(
+        &mut self,
+        ev: &PathEvidence,
+        tree: &Tree<'_>,
+        h: &Hit,
+        f: usize,
+        o: usize,
+        grow: &mut [u64],
+    ) -> usize {
+        let sub = sub_path(h, &ev.path);
+        let (l, why) = self.land(tree, &sub);
+        if let Some(why) = why {
+            self.assumptions.push(SelfLanding {
+                file: f,
+                offset: h.fact.location.offset(),
+                kind: h.fact.kind,
+                sub_path: String::from_utf8_lossy(&sub).into_owned(),
+                output: l,
+                reason: why,
+            });
+        }
+        let e = &ev.entries[f];
+        if l != 0 && e.elf.is_none() && h.fact.kind != EvidenceKind::FileName {
+            grow[f] += 1 + self.outputs[l].len() as u64;
+            if e.entry != EntryType::Symlink {
+                self.self_paths.entry(f).or_default().insert(sub, l);
+            }
+        }
+        if l != o {
+            self.edges.entry((o, l)).or_default().insert(f);
+        }
+        l
+    }
+
+    /// Step 6: each output's exact NAR size and file count, and each entry's size once
+    /// it grew by `grow`.
+    fn count_sizes(&mut self, ev: &PathEvidence, grow: &[u64]) {
+        let entries = &ev.entries;
+        let n_out = self.outputs.len();
+        let mut sizes = vec![0u64; n_out];
+        let mut files = vec![0u64; n_out];
+        for (o, size) in sizes.iter_mut().enumerate() {
+            *size = nar_size_of(
+                entries
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| self.holds[*i].contains(&o))
+                    .map(|(i, e)| (e.path.as_bytes(), e.entry, e.size + grow[i])),
+            );
+            files[o] = entries
                 .iter()
                 .enumerate()
-                .filter(|(i, _)| plan.holds[*i].contains(&o))
-                .map(|(i, e)| (e.path.as_bytes(), e.entry, e.size + grow[i])),
-        );
-        files[o] = entries
+                .filter(|(i, e)| {
+                    e.entry != EntryType::Directory && self.place[*i] == Place::Output(o)
+                })
+                .count() as u64;
+        }
+        self.entry_sizes = entries
             .iter()
             .enumerate()
-            .filter(|(i, e)| e.entry != EntryType::Directory && plan.place[*i] == Place::Output(o))
-            .count() as u64;
+            .map(|(i, e)| e.size + grow[i])
+            .collect();
+        self.sizes = sizes;
+        self.files = files;
     }
-
-    plan.self_paths = self_paths;
-    plan.references = references;
-    plan.entry_sizes = entries
-        .iter()
-        .enumerate()
-        .map(|(i, e)| e.size + grow[i])
-        .collect();
-    plan.sizes = sizes;
-    plan.files = files;
-    plan.assumptions = assumptions;
-    plan
 }
 
 /// Everything before the last `/` of a relative path (empty at the first level).

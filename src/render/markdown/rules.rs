@@ -1,10 +1,11 @@
-//! The `rules` report in Markdown: the three tables, names and classes as code spans.
+//! The `rules` report in Markdown: one table per rule kind, names and classes as code
+//! spans.
 
 use std::io::{self, Write};
 
 use super::{md_cell, md_code};
 use crate::render::words::rules::{
-    class_heading, DATA_DIR_HEADING, ELF_HEADING, KIND_HEADING, VERDICT_HEADING,
+    class_heading, DATA_DIR_HEADING, ELF_HEADING, KIND_HEADING, SPLIT_HEADING, VERDICT_HEADING,
 };
 use crate::report::{KindRow, RulesReport};
 
@@ -66,6 +67,18 @@ pub(super) fn rules(r: &RulesReport, out: &mut dyn Write) -> io::Result<()> {
             md_code(&v.name),
             md_cell(&v.when),
             md_code(&v.verdict),
+            md_cell(&v.why)
+        )?;
+    }
+    writeln!(out, "\n### {}\n", md_cell(SPLIT_HEADING))?;
+    writeln!(out, "| rule | when | action | why |\n|---|---|---|---|")?;
+    for v in &r.split_rules {
+        writeln!(
+            out,
+            "| {} | {} | {} | {} |",
+            md_code(&v.name),
+            md_cell(&v.when),
+            md_cell(&v.action),
             md_cell(&v.why)
         )?;
     }

@@ -1,10 +1,11 @@
-//! The `rules` report as tables: class rules, evidence-kind file rules, verdict rules.
+//! The `rules` report as tables: class rules, evidence-kind file rules, ELF hit rules,
+//! data directories, verdict rules and split rules.
 
 use std::io::{self, Write};
 
 use super::{fit, new_table, whole};
 use crate::render::words::rules::{
-    class_heading, DATA_DIR_HEADING, ELF_HEADING, KIND_HEADING, VERDICT_HEADING,
+    class_heading, DATA_DIR_HEADING, ELF_HEADING, KIND_HEADING, SPLIT_HEADING, VERDICT_HEADING,
 };
 use crate::render::Style;
 use crate::report::{KindRow, RulesReport};
@@ -63,5 +64,15 @@ pub(super) fn rules(r: &RulesReport, style: &Style, out: &mut dyn Write) -> io::
     for v in &r.verdict_rules {
         t.add_row(vec![&v.name, &v.when, &v.verdict, &v.why]);
     }
-    writeln!(out, "{VERDICT_HEADING}\n{}", whole(&fit(&t, style, &[]).0))
+    writeln!(
+        out,
+        "{VERDICT_HEADING}\n{}\n",
+        whole(&fit(&t, style, &[]).0)
+    )?;
+    let mut t = new_table(style);
+    t.set_header(vec!["rule", "when", "action", "why"]);
+    for v in &r.split_rules {
+        t.add_row(vec![&v.name, &v.when, &v.action, &v.why]);
+    }
+    writeln!(out, "{SPLIT_HEADING}\n{}", whole(&fit(&t, style, &[]).0))
 }

@@ -1,15 +1,90 @@
-//! The Nix code of a split, rendered from its actions in nixpkgs' own terms: a function
-//! of the package and every store path the actions name, returning an `overrideAttrs`
-//! with `outputs` and a `postFixup` of `rm`, `remove-references-to -t`,
-//! `patchelf --set-rpath` and `moveToOutput` lines, each commented with its evidence.
+//! Nix code, written from the facts of `crate::report::nix` (their `Display` impls):
+//!
+//! - [`SplitNix`]: the code of a split, in nixpkgs' own terms: a function of the package
+//!   and every store path the actions name, returning an `overrideAttrs` with `outputs`
+//!   and a `postFixup` of `rm`, `remove-references-to -t`, `patchelf --set-rpath` and
+//!   `moveToOutput` lines, each commented with its evidence.
+//! - [`GpuRebuild`]: the one `override { gpuTargets = [ … ]; }` (or nixpkgs
+//!   `config.cudaCapabilities`) that `gpu` and `split` remedies propose.
+//! - [`DataDirJoin`]: the `symlinkJoin` a moved data directory's variable points at.
 //!
 //! Everything interpolated into the indented string is escaped (`''` and `${`), paths
-//! are single-quoted for the shell, and comments are reduced to printable text.
+//! are single-quoted for the shell, and comments are reduced to printable text. The
+//! analyses fill the contract's strings with these, so every format shows the same code.
 
 use std::collections::BTreeMap;
+use std::fmt;
 
-use crate::report::{Because, SplitAction, SplitFor};
+use crate::report::{is_plain, Because, DataDirJoin, GpuRebuild, SplitAction, SplitFor, SplitNix};
 use crate::store::{format_size, parse_package_name, StoreDir, StorePath};
+
+/// A Nix string literal.
+fn nix_string(s: &str) -> String {
+    let mut o = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' | '\\' => {
+                o.push('\\');
+                o.push(c);
+            }
+            '$' => o.push_str("\\$"),
+            '\n' => o.push_str("\\n"),
+            c => o.push(c),
+        }
+    }
+    o.push('"');
+    o
+}
+
+/// Nix string literals separated by spaces, as a list's items.
+fn nix_list(items: &[String]) -> String {
+    items
+        .iter()
+        .map(|t| nix_string(t))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `ATTR.override { gpuTargets = [ … ]; }`, or nixpkgs imported with
+/// `config.cudaCapabilities`.
+impl fmt::Display for GpuRebuild {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GpuRebuild::GpuTargets { attribute, targets } => write!(
+                f,
+                "{attribute}.override {{ gpuTargets = [ {} ]; }}",
+                nix_list(targets)
+            ),
+            GpuRebuild::CudaCapabilities { capabilities } => write!(
+                f,
+                "import <nixpkgs> {{ config = {{ cudaSupport = true; cudaCapabilities = [ {} ]; }}; }}",
+                nix_list(capabilities)
+            ),
+        }
+    }
+}
+
+/// `${symlinkJoin { name = "…"; paths = [ "${pkg}/DIR" "${pkg.OUTPUT}/DIR" ]; }}`.
+impl fmt::Display for DataDirJoin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let DataDirJoin {
+            package: p,
+            output: o,
+            directory: d,
+        } = self;
+        write!(
+            f,
+            "${{symlinkJoin {{ name = \"{p}-{o}-library\"; paths = [ \"${{{p}}}/{d}\" \"${{{p}.{o}}}/{d}\" ]; }}}}"
+        )
+    }
+}
+
+/// The split's `overrideAttrs`.
+impl fmt::Display for SplitNix<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&render(self))
+    }
+}
 
 /// Nix identifiers for store paths: the package name, made unique.
 struct Names {
@@ -120,16 +195,6 @@ fn sh(s: &str) -> String {
     }
     o.push('\'');
     o
-}
-
-/// Whether nixpkgs' `moveToOutput` takes `path` as itself: it expands its pattern
-/// unquoted, so a space, tab or newline splits it and `*?[` (or a backslash, or an
-/// extglob's parenthesis) globs.
-pub fn is_plain(path: &str) -> bool {
-    !path.is_empty()
-        && path
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"._/+,=:@%~-".contains(&b))
 }
 
 /// Whether `path` is the glob the plan writes for a GPU output's files in one
@@ -280,126 +345,119 @@ fn move_lines(path: &str, to: &str) -> Vec<Line> {
     v
 }
 
-/// The Nix code for `actions` on package `pkg` with these outputs.
-pub fn render(
-    sd: &StoreDir,
-    pkg: &StorePath,
-    outputs: &[String],
-    actions: &[SplitAction],
-    for_root: &Option<SplitFor>,
-) -> String {
-    let mut names = Names::new(sd);
-    let me = names.ident(&sd.display(pkg));
-    let mut body: Vec<Line> = Vec::new();
-    let comment_line = |s: &str| Line::default().lit(&format!("    # {}", comment(s)));
-    let push_because = |body: &mut Vec<Line>, because: &[Because]| {
-        for b in because.iter().take(3) {
-            body.push(comment_line(&evidence_line(b)));
+/// Up to three evidence comments for an action, and how many more there are.
+fn because_lines(body: &mut Vec<Line>, because: &[Because]) {
+    for b in because.iter().take(3) {
+        body.push(comment_line(&evidence_line(b)));
+    }
+    if because.len() > 3 {
+        body.push(comment_line(&format!("… and {} more", because.len() - 3)));
+    }
+}
+
+/// `    # TEXT`, printable and clipped.
+fn comment_line(s: &str) -> Line {
+    Line::default().lit(&format!("    # {}", comment(s)))
+}
+
+/// The lines that set a RUNPATH without the entries `drop`, for each of `files`.
+fn rpath_lines(body: &mut Vec<Line>, code: &SplitNix<'_>, files: &[String], drop: &[String]) {
+    body.push(comment_line(&format!(
+        "drops {} (not patchelf --shrink-rpath: it would drop dlopen directories too)",
+        drop.join(":")
+    )));
+    let (fixed, named): (Vec<_>, Vec<_>) = drop
+        .iter()
+        .map(|d| drop_pattern(d, code.store_dir, code.package))
+        .partition(|p| p.0);
+    let mut filters = String::new();
+    for (flag, list) in [("-F", fixed), ("-E", named)] {
+        if !list.is_empty() {
+            let es: Vec<String> = list.iter().map(|p| format!("-e {}", p.1)).collect();
+            filters.push_str(&format!(" | grep -v -x {flag} {}", es.join(" ")));
         }
-        if because.len() > 3 {
-            body.push(comment_line(&format!("… and {} more", because.len() - 3)));
+    }
+    for f in files {
+        let file = format!("\"$out\"/{}", sh(f));
+        body.push(Line::default().lit(&format!(
+            "    rpath=$(patchelf --print-rpath {file} | tr ':' '\\n'{filters} | paste -s -d ':' || true)"
+        )));
+        body.push(Line::default().lit(&format!("    patchelf --set-rpath \"$rpath\" {file}")));
+    }
+}
+
+/// The commented shell lines of one action; `names` gets the identifiers of the store
+/// paths it names.
+fn action_lines(body: &mut Vec<Line>, names: &mut Names, code: &SplitNix<'_>, a: &SplitAction) {
+    match a {
+        SplitAction::Delete { path, because } => {
+            because_lines(body, because);
+            body.push(Line::default().lit(&format!("    rm -r \"$out\"/{}", sh(path))));
         }
-    };
-    let mut uses_remove_references = false;
-    for a in actions {
-        match a {
-            SplitAction::Delete { path, because } => {
-                push_because(&mut body, because);
-                body.push(Line::default().lit(&format!("    rm -r \"$out\"/{}", sh(path))));
-            }
-            SplitAction::RemoveReferences {
-                target,
-                files,
-                because,
-            } => {
-                push_because(&mut body, because);
-                uses_remove_references = true;
-                let t = names.ident(target);
-                let fs: Vec<String> = files
-                    .iter()
-                    .map(|f| format!("\"$out\"/{}", sh(f)))
-                    .collect();
-                body.push(
-                    Line::default()
-                        .lit("    remove-references-to -t ")
-                        .raw(&format!("${{{t}}}"))
-                        .lit(&format!(" {}", fs.join(" "))),
-                );
-            }
-            SplitAction::ShrinkRpath {
-                files,
-                drop,
-                because,
-                ..
-            } => {
-                push_because(&mut body, because);
-                body.push(comment_line(&format!(
-                    "drops {} (not patchelf --shrink-rpath: it would drop dlopen directories too)",
-                    drop.join(":")
-                )));
-                let (fixed, named): (Vec<_>, Vec<_>) = drop
-                    .iter()
-                    .map(|d| drop_pattern(d, sd, pkg))
-                    .partition(|p| p.0);
-                let mut filters = String::new();
-                for (flag, list) in [("-F", fixed), ("-E", named)] {
-                    if !list.is_empty() {
-                        let es: Vec<String> = list.iter().map(|p| format!("-e {}", p.1)).collect();
-                        filters.push_str(&format!(" | grep -v -x {flag} {}", es.join(" ")));
-                    }
-                }
-                for f in files {
-                    let file = format!("\"$out\"/{}", sh(f));
-                    body.push(Line::default().lit(&format!(
-                        "    rpath=$(patchelf --print-rpath {file} | tr ':' '\\n'{filters} | paste -s -d ':' || true)"
-                    )));
-                    body.push(
-                        Line::default().lit(&format!("    patchelf --set-rpath \"$rpath\" {file}")),
-                    );
-                }
-            }
-            SplitAction::Move { path, to, because } => {
-                push_because(&mut body, because);
-                body.extend(move_lines(path, to));
-            }
-            SplitAction::Rewrite {
-                output,
-                file,
-                from,
-                to,
-                because,
-            } => {
-                push_because(&mut body, because);
-                body.push(Line::default().lit(&format!(
-                    "    substituteInPlace \"${output}\"/{} --replace-fail {} {}",
-                    sh(file),
-                    output_word(from),
-                    output_word(to)
-                )));
-            }
-            SplitAction::DropGpuArch {
-                arch,
-                paths,
-                because,
-            } => {
-                push_because(&mut body, because);
-                body.push(comment_line(&format!(
-                    "{arch}: rm, or rebuild with fewer gpuTargets"
-                )));
-                for p in paths {
-                    body.push(Line::default().lit(&format!("    rm -r \"$out\"/{}", sh(p))));
-                }
+        SplitAction::RemoveReferences {
+            target,
+            files,
+            because,
+        } => {
+            because_lines(body, because);
+            let t = names.ident(target);
+            let fs: Vec<String> = files
+                .iter()
+                .map(|f| format!("\"$out\"/{}", sh(f)))
+                .collect();
+            body.push(
+                Line::default()
+                    .lit("    remove-references-to -t ")
+                    .raw(&format!("${{{t}}}"))
+                    .lit(&format!(" {}", fs.join(" "))),
+            );
+        }
+        SplitAction::ShrinkRpath {
+            files,
+            drop,
+            because,
+            ..
+        } => {
+            because_lines(body, because);
+            rpath_lines(body, code, files, drop);
+        }
+        SplitAction::Move { path, to, because } => {
+            because_lines(body, because);
+            body.extend(move_lines(path, to));
+        }
+        SplitAction::Rewrite {
+            output,
+            file,
+            from,
+            to,
+            because,
+        } => {
+            because_lines(body, because);
+            body.push(Line::default().lit(&format!(
+                "    substituteInPlace \"${output}\"/{} --replace-fail {} {}",
+                sh(file),
+                output_word(from),
+                output_word(to)
+            )));
+        }
+        SplitAction::DropGpuArch {
+            arch,
+            paths,
+            because,
+        } => {
+            because_lines(body, because);
+            body.push(comment_line(&format!(
+                "{arch}: rm, or rebuild with fewer gpuTargets"
+            )));
+            for p in paths {
+                body.push(Line::default().lit(&format!("    rm -r \"$out\"/{}", sh(p))));
             }
         }
     }
-    let mut args: Vec<String> = names.by_path.values().cloned().collect();
-    args.sort();
-    args.retain(|a| *a != me);
-    args.insert(0, me.clone());
-    if uses_remove_references {
-        args.push("removeReferencesTo".to_string());
-    }
-    let mut s = String::new();
+}
+
+/// The header comments: the package, and the consumer's closure before and after.
+fn header(s: &mut String, sd: &StoreDir, pkg: &StorePath, for_root: Option<&SplitFor>) {
     s.push_str(&format!("# nixcut split: {}\n", comment(pkg.name())));
     if let Some(f) = for_root {
         let root = sd
@@ -413,6 +471,30 @@ pub fn render(
             format_size(f.closure_size_after)
         ));
     }
+}
+
+/// The Nix code for the actions of a split.
+fn render(code: &SplitNix<'_>) -> String {
+    let (sd, pkg, outputs) = (code.store_dir, code.package, code.outputs);
+    let mut names = Names::new(sd);
+    let me = names.ident(&sd.display(pkg));
+    let mut body: Vec<Line> = Vec::new();
+    for a in code.actions {
+        action_lines(&mut body, &mut names, code, a);
+    }
+    let uses_remove_references = code
+        .actions
+        .iter()
+        .any(|a| matches!(a, SplitAction::RemoveReferences { .. }));
+    let mut args: Vec<String> = names.by_path.values().cloned().collect();
+    args.sort();
+    args.retain(|a| *a != me);
+    args.insert(0, me.clone());
+    if uses_remove_references {
+        args.push("removeReferencesTo".to_string());
+    }
+    let mut s = String::new();
+    header(&mut s, sd, pkg, code.for_root);
     s.push_str(&format!("{{ {} }}:\n", args.join(", ")));
     s.push_str(&format!("{me}.overrideAttrs (old: {{\n"));
     let outs: Vec<String> = outputs.iter().map(|o| format!("\"{o}\"")).collect();

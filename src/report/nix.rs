@@ -1,0 +1,63 @@
+//! The facts behind the Nix code the JSON contract carries as strings (a split's
+//! `nix`, a GPU remedy's `nix`, a moved data directory's variable): what to write, not
+//! how. `crate::render::nix` writes each of them (their `Display` impls live there), so
+//! the analyses that fill those strings never word Nix themselves.
+
+use super::{SplitAction, SplitFor};
+use crate::store::{StoreDir, StorePath};
+
+/// A rebuild of GPU code for fewer targets, in nixpkgs' terms.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GpuRebuild {
+    /// One package's `gpuTargets` argument: `rocmPackages.rocblas.override { gpuTargets
+    /// = [ "gfx1030" ]; }`.
+    GpuTargets {
+        /// The package's attribute (`rocmPackages.rocblas`, or its name).
+        attribute: String,
+        /// The targets to build for (`gfx1030`).
+        targets: Vec<String>,
+    },
+    /// nixpkgs' `config.cudaCapabilities`, for every CUDA package at once.
+    CudaCapabilities {
+        /// The capabilities to build for (`8.6`).
+        capabilities: Vec<String>,
+    },
+}
+
+/// A package's data directory joined with the same directory of one of its outputs
+/// (`symlinkJoin`), for the variable that points the library at it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DataDirJoin {
+    /// The package's name (`rocblas`).
+    pub package: String,
+    /// The output the directory's other files moved to (`gfx90a`).
+    pub output: String,
+    /// The directory inside both (`lib/rocblas/library`).
+    pub directory: String,
+}
+
+/// The `overrideAttrs` of a split: the package, its outputs and the actions of the
+/// report, in build order.
+#[derive(Debug, Clone, Copy)]
+pub struct SplitNix<'a> {
+    /// The store directory the paths are in.
+    pub store_dir: &'a StoreDir,
+    /// The package split.
+    pub package: &'a StorePath,
+    /// Its outputs, `out` first.
+    pub outputs: &'a [String],
+    /// What the build does, in order.
+    pub actions: &'a [SplitAction],
+    /// The consumer's closure before and after, for the header comment.
+    pub for_root: Option<&'a SplitFor>,
+}
+
+/// Whether nixpkgs' `moveToOutput` takes `path` as itself: it expands its pattern
+/// unquoted, so a space, tab or newline splits it and `*?[` (or a backslash, or an
+/// extglob's parenthesis) globs. The plan writes a glob only in such a directory.
+pub fn is_plain(path: &str) -> bool {
+    !path.is_empty()
+        && path
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._/+,=:@%~-".contains(&b))
+}
