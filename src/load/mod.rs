@@ -65,6 +65,8 @@ pub struct LoadOptions {
     pub max_input_bytes: Option<u64>,
     /// Binary caches over HTTP (`--cache URL`) and the client to reach them.
     pub http: http_cache::HttpInputs,
+    /// Where the loading steps report their times (`NIXCUT_TIMINGS`).
+    pub timings: crate::timing::Timings,
 }
 
 /// The most bytes nixcut reads from one input file or stream: 2 GiB, thirty times the
@@ -249,18 +251,18 @@ pub fn load(input: &str, opts: &LoadOptions) -> Result<Closure, LoadError> {
     if input == "-" {
         let stdin = io::stdin();
         let closure = load_stream(&mut stdin.lock(), Path::new(STDIN_NAME), opts)?;
-        return finish(closure, Path::new(STDIN_NAME));
+        return finish(closure, Path::new(STDIN_NAME), opts);
     }
     if is_stream(path) {
         let file = std::fs::File::open(path).map_err(|e| LoadError::io(path, e))?;
         let closure = load_stream(file, path, opts)?;
-        return finish(closure, path);
+        return finish(closure, path, opts);
     }
     let closure = match store_path_of(path, opts)? {
         // A store path that is itself a file in a format we know (a snapshot baseline
         // copied into the store by `"${./ci/closure-baseline.json}"`): read the file.
         Some((sp, sub, phys)) if sub.is_empty() && phys.is_file() => {
-            match detect_content(&phys, opts.max_input())? {
+            match detect_content(&phys, opts)? {
                 Content::Known(kind, text) => load_detected(path, kind, text, opts)?,
                 Content::Unknown(_) => live::load(path, &sp, opts)?,
             }
@@ -269,7 +271,7 @@ pub fn load(input: &str, opts: &LoadOptions) -> Result<Closure, LoadError> {
         Some((sp, sub, _)) if sub.is_empty() => live::load(path, &sp, opts)?,
         // A file or directory inside a store path: read it if it is a format we know,
         // else ask Nix about the store path that contains it.
-        Some((sp, _, phys)) => match detect_content(&phys, opts.max_input())? {
+        Some((sp, _, phys)) => match detect_content(&phys, opts)? {
             Content::Known(kind, text) => load_detected(path, kind, text, opts)?,
             Content::Unknown(_) => {
                 let mut c = live::load(path, &sp, opts)?;
@@ -281,7 +283,7 @@ pub fn load(input: &str, opts: &LoadOptions) -> Result<Closure, LoadError> {
                 c
             }
         },
-        None => match detect_content(path, opts.max_input())? {
+        None => match detect_content(path, opts)? {
             Content::Known(kind, text) => load_detected(path, kind, text, opts)?,
             Content::Unknown(seen) => {
                 return Err(LoadError::UnknownFormat {
@@ -291,14 +293,14 @@ pub fn load(input: &str, opts: &LoadOptions) -> Result<Closure, LoadError> {
             }
         },
     };
-    finish(closure, path)
+    finish(closure, path, opts)
 }
 
 /// What every loaded closure goes through, whatever its format.
-fn finish(mut closure: Closure, path: &Path) -> Result<Closure, LoadError> {
+fn finish(mut closure: Closure, path: &Path, opts: &LoadOptions) -> Result<Closure, LoadError> {
     refuse_size_overflow(&closure, path)?;
     warn_if_not_closed(&mut closure);
-    crate::timing::step("load: size sum, closedness check");
+    opts.timings.step("load: size sum, closedness check");
     Ok(closure)
 }
 
@@ -542,7 +544,8 @@ enum Content {
     Unknown(String),
 }
 
-fn detect_content(path: &Path, cap: u64) -> Result<Content, LoadError> {
+fn detect_content(path: &Path, opts: &LoadOptions) -> Result<Content, LoadError> {
+    let cap = opts.max_input();
     let meta = std::fs::metadata(path).map_err(|e| LoadError::io(path, e))?;
     if meta.is_dir() {
         return detect_dir(path);
@@ -556,7 +559,8 @@ fn detect_content(path: &Path, cap: u64) -> Result<Content, LoadError> {
         Ok(kind) => kind,
         Err(seen) => return Ok(Content::Unknown(seen)),
     };
-    crate::timing::step("load: read, UTF-8 check, format sniffing");
+    opts.timings
+        .step("load: read, UTF-8 check, format sniffing");
     Ok(Content::Known(kind, Some(text)))
 }
 
@@ -778,7 +782,7 @@ mod tests {
             ("closure-info", Detected::ClosureInfoDir),
             ("binary-cache", Detected::BinaryCacheDir),
         ] {
-            match detect_content(Path::new(&fixture(name)), DEFAULT_MAX_INPUT_BYTES).unwrap() {
+            match detect_content(Path::new(&fixture(name)), &LoadOptions::default()).unwrap() {
                 Content::Known(k, _) => assert_eq!(k, want, "{name}"),
                 Content::Unknown(seen) => panic!("{name}: {seen}"),
             }
