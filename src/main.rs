@@ -13,9 +13,6 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => cli::better_suggestion(e).exit(),
     };
-    if std::env::var_os("NIXCUT_TIMINGS").is_some_and(|v| !v.is_empty() && v != "0") {
-        nixcut::timing::enable();
-    }
     match run(cli) {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
         Ok(Outcome::CheckFailed) => ExitCode::from(1),

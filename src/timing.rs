@@ -2,49 +2,88 @@
 //! nixcut why big.json --format json` prints one line per step (time since the first
 //! step, time since the previous one, the page faults since the previous one, the
 //! peak resident set so far, the step's name; on a virtual machine a fault costs microseconds, and a step that
-//! touches new memory pays for every 4 KiB of it). Off unless the binary turns it
-//! on; a step then costs one relaxed atomic load. Steps that run in parallel each
-//! print when they end, so their times overlap.
+//! touches new memory pays for every 4 KiB of it). A [`Timings`] observer is made once
+//! by the binary and passed down (in `LoadOptions` and the analyses' options) to the
+//! code whose steps it times; there is no global switch. The default observer prints
+//! nothing, and a step then costs one branch. Steps that run in parallel each print
+//! when they end, so their times overlap.
 
+use std::fmt;
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-static ENABLED: AtomicBool = AtomicBool::new(false);
-/// The first step's time, the previous step's, and the page faults then.
-static CLOCK: Mutex<Option<(Instant, Instant, u64)>> = Mutex::new(None);
-
-/// Print step timings from now on (the binary calls this for `NIXCUT_TIMINGS`).
-pub fn enable() {
-    ENABLED.store(true, Ordering::Relaxed);
-    step("start");
+/// The observer of a command's steps: off (the default, prints nothing) or on (one
+/// line per step on standard error). Clones share one clock.
+#[derive(Clone, Default)]
+pub struct Timings {
+    /// `None`: off. Else the first step's time, the previous step's, and the page
+    /// faults then (`None` until the first step).
+    clock: Option<Arc<Mutex<Option<Clock>>>>,
 }
 
-/// Whether timings are printed.
-pub fn enabled() -> bool {
-    ENABLED.load(Ordering::Relaxed)
+/// The times and fault count a step's line is measured from.
+#[derive(Clone, Copy)]
+struct Clock {
+    first: Instant,
+    last: Instant,
+    faults: u64,
 }
 
-/// Mark the end of step `name`.
-pub fn step(name: &str) {
-    if !enabled() {
-        return;
+impl Timings {
+    /// An observer that prints nothing.
+    pub fn off() -> Timings {
+        Timings::default()
     }
-    let now = Instant::now();
-    let faults = minor_faults();
-    let mut clock = CLOCK.lock().unwrap_or_else(|e| e.into_inner());
-    let (first, last, last_faults) = clock.get_or_insert((now, now, faults));
-    let line = format!(
-        "nixcut: timing: {:>8.3} s {:>+9.3} s {:>8} faults {:>6} MiB peak  {name}\n",
-        (now - *first).as_secs_f64(),
-        (now - *last).as_secs_f64(),
-        faults.saturating_sub(*last_faults),
-        peak_rss_kib() / 1024
-    );
-    (*last, *last_faults) = (now, faults);
-    drop(clock);
-    let _ = std::io::stderr().write_all(line.as_bytes());
+
+    /// An observer that prints every step from now on, starting with `start`.
+    pub fn on() -> Timings {
+        let t = Timings {
+            clock: Some(Arc::new(Mutex::new(None))),
+        };
+        t.step("start");
+        t
+    }
+
+    /// Whether steps are printed.
+    pub fn is_on(&self) -> bool {
+        self.clock.is_some()
+    }
+
+    /// Mark the end of step `name`.
+    pub fn step(&self, name: &str) {
+        let Some(clock) = &self.clock else {
+            return;
+        };
+        let now = Instant::now();
+        let faults = minor_faults();
+        let mut clock = clock.lock().unwrap_or_else(|e| e.into_inner());
+        let c = clock.get_or_insert(Clock {
+            first: now,
+            last: now,
+            faults,
+        });
+        let line = format!(
+            "nixcut: timing: {:>8.3} s {:>+9.3} s {:>8} faults {:>6} MiB peak  {name}\n",
+            (now - c.first).as_secs_f64(),
+            (now - c.last).as_secs_f64(),
+            faults.saturating_sub(c.faults),
+            peak_rss_kib() / 1024
+        );
+        (c.last, c.faults) = (now, faults);
+        drop(clock);
+        let _ = std::io::stderr().write_all(line.as_bytes());
+    }
+}
+
+impl fmt::Debug for Timings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.is_on() {
+            "Timings(on)"
+        } else {
+            "Timings(off)"
+        })
+    }
 }
 
 /// The process's minor page faults so far (`/proc/self/stat`, field 10), 0 where that
@@ -69,4 +108,18 @@ fn peak_rss_kib() -> u64 {
         .find_map(|l| l.strip_prefix("VmHWM:"))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Timings;
+
+    #[test]
+    fn off_by_default_and_clones_share_the_switch() {
+        assert!(!Timings::default().is_on());
+        assert!(!Timings::off().clone().is_on());
+        let on = Timings::on();
+        assert!(on.clone().is_on());
+        assert_eq!(format!("{on:?}"), "Timings(on)");
+    }
 }

@@ -209,21 +209,7 @@ pub fn check(c: &Closure, opts: &CheckOptions) -> Result<CheckReport, AnalysisEr
             what: "a size check",
         });
     }
-    let tree = dominator_tree(&g);
-    let parents = g.bfs_parents(g.virtual_root());
-    let mut is_root = vec![false; g.len()];
-    for r in &g.roots {
-        if let Some(x) = is_root.get_mut(r.index()) {
-            *x = true;
-        }
-    }
-    let m = Measured {
-        closure: c,
-        g,
-        tree,
-        parents,
-        is_root,
-    };
+    let m = measured(c, g);
     let size = m.g.total_size();
     let root_names: Vec<String> =
         m.g.roots
@@ -240,132 +226,23 @@ pub fn check(c: &Closure, opts: &CheckOptions) -> Result<CheckReport, AnalysisEr
         .map(CheckWarning::Input)
         .collect();
 
-    let baseline = match opts.baseline {
-        None => None,
-        Some((bc, growth)) => {
-            let r = Reference::new(bc, "a baseline")?;
-            let baseline_size = r.g.total_size();
-            let (limit, pct, bytes) = match growth {
-                Growth::Percent(p) => {
-                    let extra = (baseline_size as f64 * p / 100.0).floor() as u64;
-                    (baseline_size.saturating_add(extra), Some(p), None)
-                }
-                Growth::Bytes(b) => (baseline_size.saturating_add(b), None, Some(b)),
-            };
-            let growth_bytes = signed(size) - signed(baseline_size);
-            let growth_percent = (baseline_size > 0).then(|| {
-                (growth_bytes as f64 / baseline_size as f64 * 100.0 * 100.0).round() / 100.0
-            });
-            let pass = size <= limit;
-            let new_paths = m.extra_paths(&r.g, opts.top);
-            if !pass {
-                failures.push(CheckFailure::Baseline {
-                    subject: subject.clone(),
-                    measured: size,
-                    growth: growth_bytes,
-                    growth_percent,
-                    baseline_size,
-                    allowed: match growth {
-                        Growth::Percent(p) => AllowedGrowth::Percent(p),
-                        Growth::Bytes(b) => AllowedGrowth::Bytes(b),
-                    },
-                    limit,
-                    new_paths: blame(&new_paths),
-                });
-            } else if growth_bytes < 0 {
-                warnings.push(CheckWarning::BaselineShrank {
-                    by: growth_bytes.unsigned_abs(),
-                });
-            }
-            Some(BaselineCheck {
-                pass,
-                limit,
-                measured: size,
-                source: r.source(),
-                baseline_root: r.root_display(),
-                baseline_size,
-                max_growth_percent: pct,
-                max_growth_bytes: bytes,
-                growth: growth_bytes,
-                growth_percent,
-                new_paths,
-            })
-        }
+    let criteria = Criteria {
+        m: &m,
+        size,
+        subject: &subject,
+        top: opts.top,
     };
-
-    let against = match opts.against {
-        None => None,
-        Some((oc, max_ratio)) => {
-            let r = Reference::new(oc, "--against")?;
-            let other_size = r.g.total_size();
-            if other_size == 0 {
-                return Err(AnalysisError::EmptyReference {
-                    origin: oc.origin.clone(),
-                });
-            }
-            let limit_f = (other_size as f64 * max_ratio).floor();
-            let limit = if limit_f >= u64::MAX as f64 {
-                u64::MAX
-            } else {
-                limit_f as u64
-            };
-            let ratio = size as f64 / other_size as f64;
-            let pass = size <= limit;
-            let only_in_root = m.extra_paths(&r.g, opts.top);
-            if !pass {
-                failures.push(CheckFailure::Against {
-                    subject: subject.clone(),
-                    measured: size,
-                    ratio,
-                    other_root: r.root_display(),
-                    other_size,
-                    max_ratio,
-                    limit,
-                    only_in_root: blame(&only_in_root),
-                });
-            }
-            Some(AgainstCheck {
-                pass,
-                limit,
-                measured: size,
-                source: r.source(),
-                other_root: r.root_display(),
-                other_size,
-                max_ratio,
-                ratio: (ratio * 10_000.0).round() / 10_000.0,
-                only_in_root,
-            })
-        }
-    };
-
-    let max_size = opts.max_size.map(|limit| {
-        let added = added_sizes(&m.g, &m.tree);
-        let order = m.ranked(&added, |_| true);
-        let largest: Vec<Contributor> = order
-            .iter()
-            .take(opts.top)
-            .map(|&i| m.contributor(i, added[i]))
-            .collect();
-        let pass = size <= limit;
-        if !pass {
-            failures.push(CheckFailure::MaxSize {
-                subject: subject.clone(),
-                measured: size,
-                limit,
-                largest: Blame {
-                    group: None,
-                    top: largest.clone(),
-                    ranked: order.len(),
-                },
-            });
-        }
-        MaxSizeCheck {
-            pass,
-            limit,
-            measured: size,
-            largest,
-        }
-    });
+    let baseline = opts
+        .baseline
+        .map(|(bc, growth)| criteria.baseline(bc, growth, &mut failures, &mut warnings))
+        .transpose()?;
+    let against = opts
+        .against
+        .map(|(oc, max_ratio)| criteria.against(oc, max_ratio, &mut failures))
+        .transpose()?;
+    let max_size = opts
+        .max_size
+        .map(|limit| criteria.max_size(limit, &mut failures));
 
     let limit = [
         baseline.as_ref().map(|b| b.limit),
@@ -392,6 +269,171 @@ pub fn check(c: &Closure, opts: &CheckOptions) -> Result<CheckReport, AnalysisEr
         failures,
         warnings,
     })
+}
+
+/// The criteria of one check, measured against ROOT's graph.
+struct Criteria<'a> {
+    m: &'a Measured<'a>,
+    /// ROOT's closure size.
+    size: u64,
+    subject: &'a CheckSubject,
+    /// Paths listed per criterion.
+    top: usize,
+}
+
+impl Criteria<'_> {
+    /// `--baseline`: the growth over the baseline's closure, within `growth`.
+    fn baseline(
+        &self,
+        bc: &Closure,
+        growth: Growth,
+        failures: &mut Vec<CheckFailure>,
+        warnings: &mut Vec<CheckWarning>,
+    ) -> Result<BaselineCheck, AnalysisError> {
+        let r = Reference::new(bc, "a baseline")?;
+        let baseline_size = r.g.total_size();
+        let (limit, pct, bytes) = match growth {
+            Growth::Percent(p) => {
+                let extra = (baseline_size as f64 * p / 100.0).floor() as u64;
+                (baseline_size.saturating_add(extra), Some(p), None)
+            }
+            Growth::Bytes(b) => (baseline_size.saturating_add(b), None, Some(b)),
+        };
+        let growth_bytes = signed(self.size) - signed(baseline_size);
+        let growth_percent = (baseline_size > 0)
+            .then(|| (growth_bytes as f64 / baseline_size as f64 * 100.0 * 100.0).round() / 100.0);
+        let pass = self.size <= limit;
+        let new_paths = self.m.extra_paths(&r.g, self.top);
+        if !pass {
+            failures.push(CheckFailure::Baseline {
+                subject: self.subject.clone(),
+                measured: self.size,
+                growth: growth_bytes,
+                growth_percent,
+                baseline_size,
+                allowed: match growth {
+                    Growth::Percent(p) => AllowedGrowth::Percent(p),
+                    Growth::Bytes(b) => AllowedGrowth::Bytes(b),
+                },
+                limit,
+                new_paths: blame(&new_paths),
+            });
+        } else if growth_bytes < 0 {
+            warnings.push(CheckWarning::BaselineShrank {
+                by: growth_bytes.unsigned_abs(),
+            });
+        }
+        Ok(BaselineCheck {
+            pass,
+            limit,
+            measured: self.size,
+            source: r.source(),
+            baseline_root: r.root_display(),
+            baseline_size,
+            max_growth_percent: pct,
+            max_growth_bytes: bytes,
+            growth: growth_bytes,
+            growth_percent,
+            new_paths,
+        })
+    }
+
+    /// `--against OTHER --max-ratio R`: the closure at most R times OTHER's.
+    fn against(
+        &self,
+        oc: &Closure,
+        max_ratio: f64,
+        failures: &mut Vec<CheckFailure>,
+    ) -> Result<AgainstCheck, AnalysisError> {
+        let r = Reference::new(oc, "--against")?;
+        let other_size = r.g.total_size();
+        if other_size == 0 {
+            return Err(AnalysisError::EmptyReference {
+                origin: oc.origin.clone(),
+            });
+        }
+        let limit_f = (other_size as f64 * max_ratio).floor();
+        let limit = if limit_f >= u64::MAX as f64 {
+            u64::MAX
+        } else {
+            limit_f as u64
+        };
+        let ratio = self.size as f64 / other_size as f64;
+        let pass = self.size <= limit;
+        let only_in_root = self.m.extra_paths(&r.g, self.top);
+        if !pass {
+            failures.push(CheckFailure::Against {
+                subject: self.subject.clone(),
+                measured: self.size,
+                ratio,
+                other_root: r.root_display(),
+                other_size,
+                max_ratio,
+                limit,
+                only_in_root: blame(&only_in_root),
+            });
+        }
+        Ok(AgainstCheck {
+            pass,
+            limit,
+            measured: self.size,
+            source: r.source(),
+            other_root: r.root_display(),
+            other_size,
+            max_ratio,
+            ratio: (ratio * 10_000.0).round() / 10_000.0,
+            only_in_root,
+        })
+    }
+
+    /// `--max-size`: an absolute budget, and the largest paths by added size.
+    fn max_size(&self, limit: u64, failures: &mut Vec<CheckFailure>) -> MaxSizeCheck {
+        let added = added_sizes(&self.m.g, &self.m.tree);
+        let order = self.m.ranked(&added, |_| true);
+        let largest: Vec<Contributor> = order
+            .iter()
+            .take(self.top)
+            .map(|&i| self.m.contributor(i, added[i]))
+            .collect();
+        let pass = self.size <= limit;
+        if !pass {
+            failures.push(CheckFailure::MaxSize {
+                subject: self.subject.clone(),
+                measured: self.size,
+                limit,
+                largest: Blame {
+                    group: None,
+                    top: largest.clone(),
+                    ranked: order.len(),
+                },
+            });
+        }
+        MaxSizeCheck {
+            pass,
+            limit,
+            measured: self.size,
+            largest,
+        }
+    }
+}
+
+/// ROOT's graph prepared for every criterion: dominators, shortest chains, roots.
+fn measured(c: &Closure, g: ClosureGraph) -> Measured<'_> {
+    let tree = dominator_tree(&g);
+    let parents = g.bfs_parents(g.virtual_root());
+    let mut is_root = vec![false; g.len()];
+    for r in &g.roots {
+        if let Some(x) = is_root.get_mut(r.index()) {
+            *x = true;
+        }
+    }
+    Measured {
+        closure: c,
+        g,
+        tree,
+        parents,
+        is_root,
+    }
 }
 
 #[cfg(test)]

@@ -40,13 +40,17 @@ pub(crate) fn pick_roots(c: &Closure, root: Option<&str>) -> Result<Vec<StorePat
 /// The graph of the closure of `--root`, or of every root. Without `--root` and
 /// declared roots the graph finds the roots itself (paths nothing references), which
 /// saves a pass over every reference.
-pub(crate) fn graph_for(c: &Closure, root: Option<&str>) -> Result<ClosureGraph, AnalysisError> {
+pub(crate) fn graph_for(
+    c: &Closure,
+    root: Option<&str>,
+    timings: &crate::timing::Timings,
+) -> Result<ClosureGraph, AnalysisError> {
     let roots = match root {
         Some(_) => pick_roots(c, root)?,
         None => c.declared_roots.clone(),
     };
     let g = ClosureGraph::new(c, &roots);
-    crate::timing::step("graph");
+    timings.step("graph");
     if g.roots.is_empty() {
         // Same errors as pick_roots.
         pick_roots(c, root)?;

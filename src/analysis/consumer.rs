@@ -106,11 +106,12 @@ pub(crate) fn scan_and_reach(
     roots: &[StorePath],
     data_dirs: &[DataDirRule],
     progress: Option<Progress<'_>>,
+    timings: &crate::timing::Timings,
 ) -> (ConsumerReach, Vec<Scanned>) {
     let paths: Vec<StorePath> = c.restrict_to(roots).paths.keys().cloned().collect();
     let scanned = collector.scan(&paths, progress);
     let (reach, _) = ConsumerReach::compute(&c.store_dir, &scanned, roots, data_dirs, None);
-    crate::timing::step("reachability from the root");
+    timings.step("reachability from the root");
     (reach, scanned)
 }
 

@@ -118,136 +118,21 @@ pub fn diff(old: &Closure, new: &Closure, opts: &DiffOptions) -> Result<DiffRepo
     o.mark_only(&n.g);
     n.mark_only(&o.g);
 
-    let mut groups: BTreeMap<&str, Group> = BTreeMap::new();
-    for i in 0..o.g.len() {
-        groups
-            .entry(parse_package_name(o.name(i)).pname)
-            .or_default()
-            .old
-            .push(i);
-    }
-    for i in 0..n.g.len() {
-        groups
-            .entry(parse_package_name(n.name(i)).pname)
-            .or_default()
-            .new
-            .push(i);
-    }
+    let groups = groups(&o, &n);
     let changed: Vec<(&str, &Group)> = groups
         .iter()
         .filter(|(_, g)| g.old.iter().any(|&i| o.only[i]) || g.new.iter().any(|&i| n.only[i]))
         .map(|(k, g)| (*k, g))
         .collect();
-    let mut group_of_old = vec![None; o.g.len()];
-    let mut group_of_new = vec![None; n.g.len()];
-    for (gi, (_, g)) in changed.iter().enumerate() {
-        for &i in g.old.iter().filter(|&&i| o.only[i]) {
-            group_of_old[i] = Some(gi as u32);
-        }
-        for &i in g.new.iter().filter(|&&i| n.only[i]) {
-            group_of_new[i] = Some(gi as u32);
-        }
-    }
+    let (group_of_old, group_of_new) = group_of(&o, &n, &changed);
     let removed_sizes = o.group_sizes(&group_of_old, changed.len());
     let added_sizes = n.group_sizes(&group_of_new, changed.len());
 
-    let (osd, nsd) = (&old.store_dir, &new.store_dir);
-    let mut totals = (0usize, 0usize, 0usize); // added, removed, changed
-    let mut same_size = 0usize; // changed paths whose NAR size did not change
+    let mut counts = PathCounts::default();
     let mut packages: Vec<PackageDiff> = Vec::with_capacity(changed.len());
     for (gi, (pname, g)) in changed.iter().enumerate() {
-        let old_versions: BTreeSet<&str> = g
-            .old
-            .iter()
-            .map(|&i| parse_package_name(o.name(i)).version)
-            .collect();
-        let new_versions: BTreeSet<&str> = g
-            .new
-            .iter()
-            .map(|&i| parse_package_name(n.name(i)).version)
-            .collect();
-        let gone: BTreeSet<&str> = old_versions.difference(&new_versions).copied().collect();
-        let came: BTreeSet<&str> = new_versions.difference(&old_versions).copied().collect();
-        let change = if g.old.is_empty() {
-            PackageChange::Added
-        } else if g.new.is_empty() {
-            PackageChange::Removed
-        } else if !gone.is_empty() || !came.is_empty() {
-            PackageChange::Version
-        } else {
-            PackageChange::Rebuilt
-        };
-        let version_change = VersionChange {
-            gone: gone.iter().map(|s| s.to_string()).collect(),
-            came: came.iter().map(|s| s.to_string()).collect(),
-        };
-        let old_size: u64 = g.old.iter().map(|&i| o.g.nar_sizes[i]).sum();
-        let new_size: u64 = g.new.iter().map(|&i| n.g.nar_sizes[i]).sum();
-
-        // Pair old-only and new-only paths by name.
-        let mut by_name: BTreeMap<&str, (Vec<usize>, Vec<usize>)> = BTreeMap::new();
-        for &i in g.old.iter().filter(|&&i| o.only[i]) {
-            by_name.entry(o.name(i)).or_default().0.push(i);
-        }
-        for &i in g.new.iter().filter(|&&i| n.only[i]) {
-            by_name.entry(n.name(i)).or_default().1.push(i);
-        }
-        let mut paths = Vec::new();
-        for (name, (olds, news)) in &by_name {
-            let parsed = parse_package_name(name);
-            let count = olds.len().max(news.len());
-            for k in 0..count {
-                let (oi, ni) = (olds.get(k).copied(), news.get(k).copied());
-                let kind = match (oi, ni) {
-                    (Some(a), Some(b)) => {
-                        totals.2 += 1;
-                        if o.g.nar_sizes[a] == n.g.nar_sizes[b] {
-                            same_size += 1;
-                        }
-                        PathChange::Changed
-                    }
-                    (None, _) => {
-                        totals.0 += 1;
-                        PathChange::Added
-                    }
-                    (_, None) => {
-                        totals.1 += 1;
-                        PathChange::Removed
-                    }
-                };
-                paths.push(PathDiff {
-                    change: kind,
-                    name: name.to_string(),
-                    version: parsed.version.to_string(),
-                    output: parsed.output.to_string(),
-                    old_path: oi.map(|i| osd.display(&o.g.paths[i])),
-                    new_path: ni.map(|i| nsd.display(&n.g.paths[i])),
-                    old_nar_size: oi.map(|i| o.g.nar_sizes[i]),
-                    new_nar_size: ni.map(|i| n.g.nar_sizes[i]),
-                    added_size: ni.map_or(0, |i| n.exclusive[i]),
-                    removed_size: oi.map_or(0, |i| o.exclusive[i]),
-                });
-            }
-        }
-        paths.sort_by(|a, b| {
-            let key = |p: &PathDiff| p.added_size.max(p.removed_size);
-            key(b).cmp(&key(a)).then_with(|| a.name.cmp(&b.name))
-        });
-        let (added_size, removed_size) = (added_sizes[gi], removed_sizes[gi]);
-        packages.push(PackageDiff {
-            package: pname.to_string(),
-            change,
-            version_change,
-            old_versions: old_versions.iter().map(|s| s.to_string()).collect(),
-            new_versions: new_versions.iter().map(|s| s.to_string()).collect(),
-            old_size,
-            new_size,
-            nar_delta: signed(new_size) - signed(old_size),
-            added_size,
-            removed_size,
-            impact: signed(added_size) - signed(removed_size),
-            paths,
-        });
+        let exclusive = (added_sizes[gi], removed_sizes[gi]);
+        packages.push(package_diff(&o, &n, pname, g, exclusive, &mut counts));
     }
     packages.sort_by(|a, b| {
         b.impact
@@ -279,15 +164,174 @@ pub fn diff(old: &Closure, new: &Closure, opts: &DiffOptions) -> Result<DiffRepo
         closure_size_delta: signed(new_side.closure_size) - signed(old_side.closure_size),
         old: old_side,
         new: new_side,
-        paths_added: totals.0,
-        paths_removed: totals.1,
-        paths_changed: totals.2,
-        paths_changed_same_size: same_size,
+        paths_added: counts.added,
+        paths_removed: counts.removed,
+        paths_changed: counts.changed,
+        paths_changed_same_size: counts.same_size,
         paths_unchanged: unchanged,
         packages,
         rest,
         warnings,
     })
+}
+
+/// Paths counted over every package.
+#[derive(Default)]
+struct PathCounts {
+    added: usize,
+    removed: usize,
+    changed: usize,
+    /// Changed paths whose NAR size did not change.
+    same_size: usize,
+}
+
+/// Every path of both sides, grouped by package name.
+fn groups<'s>(o: &'s Side<'_>, n: &'s Side<'_>) -> BTreeMap<&'s str, Group> {
+    let mut groups: BTreeMap<&str, Group> = BTreeMap::new();
+    for i in 0..o.g.len() {
+        groups
+            .entry(parse_package_name(o.name(i)).pname)
+            .or_default()
+            .old
+            .push(i);
+    }
+    for i in 0..n.g.len() {
+        groups
+            .entry(parse_package_name(n.name(i)).pname)
+            .or_default()
+            .new
+            .push(i);
+    }
+    groups
+}
+
+/// The changed group of each one-sided path (old side, new side).
+fn group_of(
+    o: &Side<'_>,
+    n: &Side<'_>,
+    changed: &[(&str, &Group)],
+) -> (Vec<Option<u32>>, Vec<Option<u32>>) {
+    let mut group_of_old = vec![None; o.g.len()];
+    let mut group_of_new = vec![None; n.g.len()];
+    for (gi, (_, g)) in changed.iter().enumerate() {
+        for &i in g.old.iter().filter(|&&i| o.only[i]) {
+            group_of_old[i] = Some(gi as u32);
+        }
+        for &i in g.new.iter().filter(|&&i| n.only[i]) {
+            group_of_new[i] = Some(gi as u32);
+        }
+    }
+    (group_of_old, group_of_new)
+}
+
+/// One changed package: its versions, sizes and paths; `(added_size, removed_size)`
+/// are what its new paths bring in and its old paths took. Counts its paths into
+/// `counts`.
+fn package_diff(
+    o: &Side<'_>,
+    n: &Side<'_>,
+    pname: &str,
+    g: &Group,
+    (added_size, removed_size): (u64, u64),
+    counts: &mut PathCounts,
+) -> PackageDiff {
+    let old_versions: BTreeSet<&str> = g
+        .old
+        .iter()
+        .map(|&i| parse_package_name(o.name(i)).version)
+        .collect();
+    let new_versions: BTreeSet<&str> = g
+        .new
+        .iter()
+        .map(|&i| parse_package_name(n.name(i)).version)
+        .collect();
+    let gone: BTreeSet<&str> = old_versions.difference(&new_versions).copied().collect();
+    let came: BTreeSet<&str> = new_versions.difference(&old_versions).copied().collect();
+    let change = if g.old.is_empty() {
+        PackageChange::Added
+    } else if g.new.is_empty() {
+        PackageChange::Removed
+    } else if !gone.is_empty() || !came.is_empty() {
+        PackageChange::Version
+    } else {
+        PackageChange::Rebuilt
+    };
+    let version_change = VersionChange {
+        gone: gone.iter().map(|s| s.to_string()).collect(),
+        came: came.iter().map(|s| s.to_string()).collect(),
+    };
+    let old_size: u64 = g.old.iter().map(|&i| o.g.nar_sizes[i]).sum();
+    let new_size: u64 = g.new.iter().map(|&i| n.g.nar_sizes[i]).sum();
+    let paths = path_diffs(o, n, g, counts);
+    PackageDiff {
+        package: pname.to_string(),
+        change,
+        version_change,
+        old_versions: old_versions.iter().map(|s| s.to_string()).collect(),
+        new_versions: new_versions.iter().map(|s| s.to_string()).collect(),
+        old_size,
+        new_size,
+        nar_delta: signed(new_size) - signed(old_size),
+        added_size,
+        removed_size,
+        impact: signed(added_size) - signed(removed_size),
+        paths,
+    }
+}
+
+/// The one-sided paths of a package, old and new paired by name, largest first.
+fn path_diffs(o: &Side<'_>, n: &Side<'_>, g: &Group, counts: &mut PathCounts) -> Vec<PathDiff> {
+    let (osd, nsd) = (&o.closure.store_dir, &n.closure.store_dir);
+    // Pair old-only and new-only paths by name.
+    let mut by_name: BTreeMap<&str, (Vec<usize>, Vec<usize>)> = BTreeMap::new();
+    for &i in g.old.iter().filter(|&&i| o.only[i]) {
+        by_name.entry(o.name(i)).or_default().0.push(i);
+    }
+    for &i in g.new.iter().filter(|&&i| n.only[i]) {
+        by_name.entry(n.name(i)).or_default().1.push(i);
+    }
+    let mut paths = Vec::new();
+    for (name, (olds, news)) in &by_name {
+        let parsed = parse_package_name(name);
+        let count = olds.len().max(news.len());
+        for k in 0..count {
+            let (oi, ni) = (olds.get(k).copied(), news.get(k).copied());
+            let kind = match (oi, ni) {
+                (Some(a), Some(b)) => {
+                    counts.changed += 1;
+                    if o.g.nar_sizes[a] == n.g.nar_sizes[b] {
+                        counts.same_size += 1;
+                    }
+                    PathChange::Changed
+                }
+                (None, _) => {
+                    counts.added += 1;
+                    PathChange::Added
+                }
+                (_, None) => {
+                    counts.removed += 1;
+                    PathChange::Removed
+                }
+            };
+            paths.push(PathDiff {
+                change: kind,
+                name: name.to_string(),
+                version: parsed.version.to_string(),
+                output: parsed.output.to_string(),
+                old_path: oi.map(|i| osd.display(&o.g.paths[i])),
+                new_path: ni.map(|i| nsd.display(&n.g.paths[i])),
+                old_nar_size: oi.map(|i| o.g.nar_sizes[i]),
+                new_nar_size: ni.map(|i| n.g.nar_sizes[i]),
+                added_size: ni.map_or(0, |i| n.exclusive[i]),
+                removed_size: oi.map_or(0, |i| o.exclusive[i]),
+            });
+        }
+    }
+    paths.sort_by(|a, b| {
+        let key = |p: &PathDiff| p.added_size.max(p.removed_size);
+        key(b).cmp(&key(a)).then_with(|| a.name.cmp(&b.name))
+    });
+    paths
 }
 
 /// Sizes as signed deltas (closures are far below 2^63 bytes).

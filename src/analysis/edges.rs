@@ -28,6 +28,8 @@ pub struct EvidenceOptions {
     pub max_items: usize,
     /// The file-class rules in force (built-in plus `--rules FILE`).
     pub rules: ClassRules,
+    /// Where the steps of gathering evidence report their times.
+    pub timings: crate::timing::Timings,
 }
 
 impl Default for EvidenceOptions {
@@ -39,6 +41,7 @@ impl Default for EvidenceOptions {
             max_referrers: 4,
             max_items: 3,
             rules: ClassRules::builtin(),
+            timings: crate::timing::Timings::off(),
         }
     }
 }
@@ -111,6 +114,7 @@ impl<'a> EdgeEvidence<'a> {
                 &self.roots,
                 self.opts.rules.data_dirs(),
                 progress,
+                &self.opts.timings,
             );
             let pending = scanned.into_iter().map(|s| (s.path.clone(), s)).collect();
             (reach, pending)

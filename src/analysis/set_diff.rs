@@ -63,6 +63,8 @@ pub struct SetDiffOptions {
     pub show: usize,
     /// `check`: the per-root and total limits (`None`: a plain diff).
     pub check: Option<SetLimits>,
+    /// Where the steps report their times.
+    pub timings: crate::timing::Timings,
 }
 
 /// The limits of `check` on package sets.
@@ -90,11 +92,15 @@ struct Side<'a> {
 }
 
 impl<'a> Side<'a> {
-    fn new(closure: &'a Closure, roots: &[StorePath]) -> Side<'a> {
+    fn new(
+        closure: &'a Closure,
+        roots: &[StorePath],
+        timings: &crate::timing::Timings,
+    ) -> Side<'a> {
         let g = ClosureGraph::new(closure, roots);
-        crate::timing::step("set diff: one graph");
+        timings.step("set diff: one graph");
         let sizes = closure_sizes(&g);
-        crate::timing::step("set diff: one side's closure sizes");
+        timings.step("set diff: one side's closure sizes");
         let root_node = roots
             .iter()
             .map(|r| g.node(r).map_or(u32::MAX, |n| n.index() as u32))
@@ -109,7 +115,7 @@ impl<'a> Side<'a> {
             }
             nc += 1;
         }
-        crate::timing::step("set diff: one side's csr and components");
+        timings.step("set diff: one side's csr and components");
         let order: Vec<u32> = (0..nc).rev().collect();
         let mut lists: Vec<Vec<u32>> = vec![Vec::new(); nc as usize];
         for v in 0..n {
@@ -736,14 +742,14 @@ pub fn set_diff(
     opts: &SetDiffOptions,
 ) -> SetDiffReport {
     let (mut old, mut new) = rayon::join(
-        || Side::new(old_in.graph, old_in.roots),
-        || Side::new(new_in.graph, new_in.roots),
+        || Side::new(old_in.graph, old_in.roots, &opts.timings),
+        || Side::new(new_in.graph, new_in.roots, &opts.timings),
     );
-    crate::timing::step("set diff: graphs and closure sizes");
+    opts.timings.step("set diff: graphs and closure sizes");
     let (pairs, only_old, only_new) = match_roots(&old, &new);
     let mut pk = packages(&mut old, &mut new);
     pk.skip = unchanged(&old, &new, &pk, &pairs);
-    crate::timing::step("set diff: packages that change nothing");
+    opts.timings.step("set diff: packages that change nothing");
     let (old, new) = (&old, &new);
 
     // Causes over the matched pairs, in blocks.
@@ -779,7 +785,7 @@ pub fn set_diff(
             a
         })
         .unwrap_or_default();
-    crate::timing::step("set diff: causes");
+    opts.timings.step("set diff: causes");
 
     let pair_name: Vec<String> = pairs.iter().map(|p| key_name(&p.2)).collect();
     let mut found: Vec<(usize, usize, Acc)> = Vec::new();

@@ -11,12 +11,14 @@ use crate::report::{
 };
 use crate::store::{Closure, StorePath};
 
+use petgraph::graph::NodeIndex;
 use rayon::prelude::*;
 
 use super::common::{graph_for, load_warnings, pick_roots, source_ref};
 use super::edges::{EdgeEvidence, EvidenceOptions};
 use super::AnalysisError;
 use crate::evidence::{Collector, Progress};
+use crate::timing::Timings;
 
 /// Options of `nixcut why ROOT`.
 #[derive(Debug, Clone, Default)]
@@ -32,27 +34,57 @@ pub struct WhyOptions {
     /// (`None`: every shown path). Each one costs up to `max_referrers` scans, and over
     /// HTTP a scan is a NAR download, so a report of every path need not scan them all.
     pub evidence_paths: Option<usize>,
+    /// Where the steps report their times.
+    pub timings: Timings,
 }
 
-/// `nixcut why ROOT`: every path with NAR, closure and added size, ranked.
+/// `nixcut why ROOT`: every path with NAR, closure and added size, ranked. Three
+/// steps: the ranking ([`rank`], pure), the file evidence of its first rows ([`gather`],
+/// the only step that reads files, through `opts.evidence.files`), and the report
+/// ([`report`], pure).
 pub fn why(
     c: &Closure,
     opts: &WhyOptions,
     progress: Option<Progress<'_>>,
 ) -> Result<WhyReport, AnalysisError> {
-    let g = graph_for(c, opts.root.as_deref())?;
+    let ranking = rank(c, opts)?;
+    let evidence = gather(c, &ranking, opts, progress);
+    Ok(report(c, &ranking, evidence.as_ref(), opts))
+}
+
+/// The graph of the closure ranked: every path's added, closure and NAR size, its
+/// immediate dominator and its parent on a shortest chain, and the order of the rows.
+struct Ranking {
+    g: ClosureGraph,
+    added: Vec<u64>,
+    /// Immediate dominators, by node (the virtual root and unreachable nodes mean none).
+    idom: Vec<u32>,
+    /// Each node's parent on a shortest chain from the virtual root.
+    parents: Vec<Option<NodeIndex<u32>>>,
+    /// Closure sizes: exact for every path that can be shown (see [`top_closure_sizes`]).
+    closure: Vec<u64>,
+    /// Node indices, largest first.
+    order: Vec<usize>,
+    /// How many rows are shown (the rest are summarised).
+    shown: usize,
+}
+
+/// Rank every path of the closure of `opts.root` by `opts.sort` (pure: no file is read).
+fn rank(c: &Closure, opts: &WhyOptions) -> Result<Ranking, AnalysisError> {
+    let timings = &opts.timings;
+    let g = graph_for(c, opts.root.as_deref(), timings)?;
     let n = g.len();
     let shown = opts.top.unwrap_or(n).min(n);
     let dominators = || {
         let tree = dominator_tree(&g);
         let added = added_sizes(&g, &tree);
         let parents = g.bfs_parents(g.virtual_root());
-        crate::timing::step("dominators, added sizes, shortest chains");
+        timings.step("dominators, added sizes, shortest chains");
         (added, tree.idom, parents)
     };
     let every_closure_size = |g: &ClosureGraph| {
         let sizes = closure_sizes(g);
-        crate::timing::step("every path's closure size");
+        timings.step("every path's closure size");
         sizes
     };
     // Every path's closure size costs more than everything else here (it grows with
@@ -72,7 +104,6 @@ pub fn why(
             (added, idom, parents, closure)
         }
     };
-    let sd = &c.store_dir;
     let key = |i: usize| match opts.sort {
         SortKey::Added => (added[i], closure[i], g.nar_sizes[i]),
         SortKey::Closure => (closure[i], added[i], g.nar_sizes[i]),
@@ -84,18 +115,32 @@ pub fn why(
     let mut keyed: Vec<((u64, u64, u64), u32)> = (0..n).map(|i| (key(i), i as u32)).collect();
     keyed.par_sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     let order: Vec<usize> = keyed.into_iter().map(|(_, i)| i as usize).collect();
-    crate::timing::step("ranking");
-    // Evidence: scan up to `max_referrers` direct referrers of each of the first
-    // `evidence_paths` shown paths, the one on its shortest chain first.
-    let with_evidence = opts.evidence_paths.unwrap_or(shown).min(shown);
-    let consumer_roots: Vec<StorePath> =
-        g.roots.iter().filter_map(|&r| g.path(r)).cloned().collect();
-    let mut edges = EdgeEvidence::new(c, &opts.evidence, &consumer_roots);
-    let mut referrers_of: Vec<(Vec<usize>, usize)> = Vec::new();
-    if let Some(ev) = edges.as_mut() {
-        let mut wanted = Vec::new();
-        for &i in &order[..with_evidence] {
-            // Predecessor lists are sorted.
+    timings.step("ranking");
+    Ok(Ranking {
+        g,
+        added,
+        idom,
+        parents,
+        closure,
+        order,
+        shown,
+    })
+}
+
+impl Ranking {
+    /// How many of the first rows get file evidence (`--evidence-paths`, at most the
+    /// shown rows).
+    fn with_evidence(&self, opts: &WhyOptions) -> usize {
+        opts.evidence_paths.unwrap_or(self.shown).min(self.shown)
+    }
+
+    /// For each of the first `rows` rows: up to `max` of its direct referrers (the one
+    /// on its shortest chain first) and how many it has in all.
+    fn referrers(&self, rows: usize, max: usize) -> Vec<(Vec<usize>, usize)> {
+        let (g, n) = (&self.g, self.g.len());
+        let mut referrers_of = Vec::with_capacity(rows);
+        for &i in &self.order[..rows] {
+            let node = NodeIndex::new(i);
             let mut refs: Vec<usize> = g
                 .predecessors(i)
                 .iter()
@@ -103,21 +148,181 @@ pub fn why(
                 .filter(|&v| v < n)
                 .collect();
             refs.dedup();
-            if let Some(p) = parents[i].filter(|p| p.index() < n) {
+            if let Some(p) = self.parents[i].filter(|p| p.index() < n) {
                 if let Some(pos) = refs.iter().position(|&r| r == p.index()) {
                     refs.remove(pos);
                     refs.insert(0, p.index());
                 }
             }
             let total = refs.len();
-            refs.truncate(opts.evidence.max_referrers);
-            wanted.extend(refs.iter().map(|&r| g.paths[r].clone()));
+            refs.truncate(max);
             referrers_of.push((refs, total));
         }
-        wanted.sort();
-        wanted.dedup();
-        ev.scan(&wanted, progress);
+        referrers_of
     }
+}
+
+/// What the files say about the first rows of a ranking: how their referrers refer to
+/// them, and the GPU share of their own files.
+struct Gathered<'a> {
+    edges: EdgeEvidence<'a>,
+    /// How many of the first rows have evidence.
+    rows: usize,
+    /// For each of those rows: the referrers scanned and how many it has in all.
+    referrers_of: Vec<(Vec<usize>, usize)>,
+    /// The GPU share of each of those rows' own files (store trees only).
+    gpu: Vec<Option<WhyGpu>>,
+}
+
+/// Scan up to `max_referrers` direct referrers of each of the first `evidence_paths`
+/// rows, and, from a store tree, read the GPU headers of those rows' own files. `None`
+/// when evidence is off or no files are available. The only step of `why` that reads
+/// files.
+fn gather<'a>(
+    c: &'a Closure,
+    ranking: &Ranking,
+    opts: &'a WhyOptions,
+    progress: Option<Progress<'_>>,
+) -> Option<Gathered<'a>> {
+    let g = &ranking.g;
+    let consumer_roots: Vec<StorePath> =
+        g.roots.iter().filter_map(|&r| g.path(r)).cloned().collect();
+    let mut edges = EdgeEvidence::new(c, &opts.evidence, &consumer_roots)?;
+    let rows = ranking.with_evidence(opts);
+    let referrers_of = ranking.referrers(rows, opts.evidence.max_referrers);
+    let mut wanted: Vec<StorePath> = referrers_of
+        .iter()
+        .flat_map(|(refs, _)| refs.iter().map(|&r| g.paths[r].clone()))
+        .collect();
+    wanted.sort();
+    wanted.dedup();
+    edges.scan(&wanted, progress);
+    let own: Vec<StorePath> = ranking.order[..rows]
+        .iter()
+        .map(|&i| g.paths[i].clone())
+        .collect();
+    let nar_sizes: Vec<u64> = ranking.order[..rows]
+        .iter()
+        .map(|&i| g.nar_sizes[i])
+        .collect();
+    let gpu = gpu_shares(c, &opts.evidence, &own, &nar_sizes);
+    Some(Gathered {
+        edges,
+        rows,
+        referrers_of,
+        gpu,
+    })
+}
+
+/// The GPU share of each path's own files: an inventory (headers only), from a store
+/// tree only (a binary cache would have to send every path's NAR; then none). Only the
+/// rows with evidence are read: the JSON of a large closure has every path, and
+/// reading every file's headers would cost more than the ranking. `nar_sizes` are the
+/// paths' NAR sizes, which bound their shares.
+fn gpu_shares(
+    c: &Closure,
+    ev: &EvidenceOptions,
+    paths: &[StorePath],
+    nar_sizes: &[u64],
+) -> Vec<Option<WhyGpu>> {
+    if ev.files.kind() != crate::source::FilesFrom::Store {
+        return Vec::new();
+    }
+    Collector::new(c, ev.files.source(), ev.cache.as_ref())
+        .rules(&ev.rules)
+        .inventory_only(true)
+        .scan(paths, None)
+        .into_iter()
+        .zip(nar_sizes)
+        .map(|(s, &nar)| {
+            let (sp, _) = s.result.ok()?;
+            let a = super::gpu::account(&sp.entries);
+            let bytes = a.gpu_bytes().min(nar);
+            (bytes > 0 || a.generic_bytes > 0).then(|| WhyGpu {
+                bytes,
+                generic_bytes: a.generic_bytes.min(nar - bytes),
+                archs: a
+                    .archs
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.bytes()))
+                    .collect(),
+            })
+        })
+        .collect()
+}
+
+/// The report of a ranking and the evidence gathered for it (pure).
+fn report(
+    c: &Closure,
+    ranking: &Ranking,
+    evidence: Option<&Gathered<'_>>,
+    opts: &WhyOptions,
+) -> WhyReport {
+    let Ranking {
+        g, order, shown, ..
+    } = ranking;
+    let (n, shown) = (g.len(), *shown);
+    let sd = &c.store_dir;
+    let mut paths = rows(c, ranking);
+    opts.timings.step("rows with their chains");
+    let mut warnings = load_warnings(c);
+    let mut level = EvidenceLevel::Graph;
+    let mut savings = None;
+    if let Some(ev) = evidence {
+        level = EvidenceLevel::Files;
+        // The savings line: every scanned referrer split as `nixcut split` proposes.
+        if let [root] = g.roots.as_slice() {
+            if let Some(root) = g.path(*root) {
+                savings = super::split::savings(c, root, &ev.edges.collected()).ok();
+            }
+        }
+        // `referrers_of` covers the first `ev.rows` rows; the others keep none.
+        for (k, (row, (refs, total))) in paths.iter_mut().zip(&ev.referrers_of).enumerate() {
+            let target = &g.paths[order[k]];
+            row.kept_by = refs
+                .iter()
+                .filter_map(|&r| ev.edges.edge(&g.paths[r], target))
+                .collect();
+            row.kept_by_more = total - refs.len();
+        }
+        warnings.extend(ev.edges.warnings());
+        for (row, gpu) in paths.iter_mut().zip(&ev.gpu) {
+            row.gpu.clone_from(gpu);
+        }
+    }
+    let rest = (shown < n).then(|| RestRow {
+        count: n - shown,
+        nar_size: order[shown..].iter().map(|&i| g.nar_sizes[i]).sum(),
+    });
+    let root_strings: Vec<String> = g
+        .roots
+        .iter()
+        .filter_map(|&r| g.path(r).map(|p| sd.display(p)))
+        .collect();
+    WhyReport {
+        schema_version: SCHEMA_VERSION,
+        root: root_strings.first().cloned().unwrap_or_default(),
+        roots: root_strings,
+        source: source_ref(c),
+        closure_size: g.total_size(),
+        path_count: n,
+        sizes_known: g.sizes_known,
+        sort: opts.sort,
+        paths,
+        rest,
+        evidence: level,
+        evidence_paths: evidence.map_or(0, |e| e.rows),
+        verdict_scope: evidence.map(|e| e.edges.scope()),
+        savings,
+        warnings,
+    }
+}
+
+/// The shown rows, each with its sizes, shortest chain and dominator (no evidence yet).
+fn rows(c: &Closure, ranking: &Ranking) -> Vec<WhyPath> {
+    let (g, order, parents, idom) = (&ranking.g, &ranking.order, &ranking.parents, &ranking.idom);
+    let (n, shown) = (g.len(), ranking.shown);
+    let sd = &c.store_dir;
     // Full paths formatted once and shared by the chains when every row is shown;
     // with --top only the rows' and their chains' paths are formatted.
     let full: Vec<std::sync::Arc<str>> = if shown == n {
@@ -144,15 +349,15 @@ pub fn why(
         },
         name,
     );
-    let mut paths = order[..shown]
+    order[..shown]
         .par_iter()
         .zip(chains)
         .map(|(&i, chain)| {
             WhyPath {
                 path: name(i).to_string(),
                 nar_size: g.nar_sizes[i],
-                closure_size: closure[i],
-                added_size: added[i],
+                closure_size: ranking.closure[i],
+                added_size: ranking.added[i],
                 chain,
                 // The virtual root (index n) and unreachable nodes (themselves) mean none.
                 dominator: idom
@@ -165,89 +370,7 @@ pub fn why(
                 gpu: None,
             }
         })
-        .collect::<Vec<WhyPath>>();
-    crate::timing::step("rows with their chains");
-    let mut warnings = load_warnings(c);
-    let mut level = EvidenceLevel::Graph;
-    let mut savings = None;
-    if let Some(ev) = &edges {
-        level = EvidenceLevel::Files;
-        // The savings line: every scanned referrer split as `nixcut split` proposes.
-        if let [root] = g.roots.as_slice() {
-            if let Some(root) = g.path(*root) {
-                savings = super::split::savings(c, root, &ev.collected()).ok();
-            }
-        }
-        // `referrers_of` covers the first `with_evidence` rows; the others keep none.
-        for (k, (row, (refs, total))) in paths.iter_mut().zip(&referrers_of).enumerate() {
-            let target = &g.paths[order[k]];
-            row.kept_by = refs
-                .iter()
-                .filter_map(|&r| ev.edge(&g.paths[r], target))
-                .collect();
-            row.kept_by_more = total - refs.len();
-        }
-        warnings.extend(ev.warnings());
-    }
-    // The GPU share of each shown path's own files: an inventory (headers only), from a
-    // store tree only (a binary cache would have to send every shown path's NAR).
-    if edges.is_some() && opts.evidence.files.kind() == crate::source::FilesFrom::Store {
-        // The rows with evidence only: the JSON of a large closure has every path, and
-        // reading every file's headers would cost more than the ranking.
-        let rows = with_evidence;
-        let shown_paths: Vec<StorePath> =
-            order[..rows].iter().map(|&i| g.paths[i].clone()).collect();
-        let inventory = Collector::new(
-            c,
-            opts.evidence.files.source(),
-            opts.evidence.cache.as_ref(),
-        )
-        .rules(&opts.evidence.rules)
-        .inventory_only(true)
-        .scan(&shown_paths, None);
-        for (row, s) in paths.iter_mut().zip(inventory) {
-            let Ok((sp, _)) = s.result else { continue };
-            let a = super::gpu::account(&sp.entries);
-            let bytes = a.gpu_bytes().min(row.nar_size);
-            if bytes > 0 || a.generic_bytes > 0 {
-                row.gpu = Some(WhyGpu {
-                    bytes,
-                    generic_bytes: a.generic_bytes.min(row.nar_size - bytes),
-                    archs: a
-                        .archs
-                        .iter()
-                        .map(|(k, v)| (k.clone(), v.bytes()))
-                        .collect(),
-                });
-            }
-        }
-    }
-    let rest = (shown < n).then(|| RestRow {
-        count: n - shown,
-        nar_size: order[shown..].iter().map(|&i| g.nar_sizes[i]).sum(),
-    });
-    let root_strings: Vec<String> = g
-        .roots
-        .iter()
-        .filter_map(|&r| g.path(r).map(|p| sd.display(p)))
-        .collect();
-    Ok(WhyReport {
-        schema_version: SCHEMA_VERSION,
-        root: root_strings.first().cloned().unwrap_or_default(),
-        roots: root_strings,
-        source: source_ref(c),
-        closure_size: g.total_size(),
-        path_count: n,
-        sizes_known: g.sizes_known,
-        sort: opts.sort,
-        paths,
-        rest,
-        evidence: level,
-        evidence_paths: if edges.is_some() { with_evidence } else { 0 },
-        verdict_scope: edges.as_ref().map(|e| e.scope()),
-        savings,
-        warnings,
-    })
+        .collect()
 }
 
 /// When only the top `shown` of `n` rows are shown and the ranking is not by closure

@@ -2,16 +2,16 @@
 //! GitHub Actions annotations).
 
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{anyhow, Context, Result};
 
-use super::args::{CheckArgs, GlobalArgs};
+use super::args::CheckArgs;
+use super::config::Config;
 use super::diff::Loaded;
-use super::{
-    emit, is_broken_pipe, load_input, print_warnings, printable, refuse_store_object,
-    stdin_at_most_once, Outcome,
-};
+use super::guard::refuse_store_object;
+use super::output::{emit, is_broken_pipe, print_warnings, printable};
+use super::{load_input, stdin_at_most_once, Outcome};
 use nixcut::analysis::{self, CheckOptions, Growth, SetDiffOptions, SetLimits};
 use nixcut::load::package_set::PackageSet;
 use nixcut::render::{render, Format, Style};
@@ -80,9 +80,10 @@ fn parse_growth(s: &str) -> Result<Growth> {
     })
 }
 
-pub(super) fn run(g: &GlobalArgs, a: &CheckArgs, format: Format, style: &Style) -> Result<Outcome> {
+pub(super) fn run(cfg: &Config, a: &CheckArgs) -> Result<Outcome> {
+    let (format, style) = (cfg.format, &cfg.style);
     if let Some(file) = &a.summary {
-        refuse_store_object(g, file, "the summary")?;
+        refuse_store_object(cfg, file, "the summary")?;
     }
     stdin_at_most_once(
         [Some(&a.input), a.baseline.as_ref(), a.against.as_ref()]
@@ -98,9 +99,9 @@ pub(super) fn run(g: &GlobalArgs, a: &CheckArgs, format: Format, style: &Style) 
         Some(s) => Some(parse_size(s).map_err(|e| anyhow!("--max-size: {e}"))?),
         None => None,
     };
-    let mut closure = match super::diff::load_either(g, &a.input)? {
+    let mut closure = match super::diff::load_either(cfg, &a.input)? {
         Loaded::Closure(c) => c,
-        Loaded::Set(set) => return check_sets(g, a, set, growth, format, style),
+        Loaded::Set(set) => return check_sets(cfg, a, set, growth),
     };
     if a.max_total_growth.is_some() {
         return Err(anyhow!(
@@ -110,17 +111,17 @@ pub(super) fn run(g: &GlobalArgs, a: &CheckArgs, format: Format, style: &Style) 
         ));
     }
     let baseline = match &a.baseline {
-        Some(b) => match super::diff::load_either(g, b).context("cannot load the baseline")? {
+        Some(b) => match super::diff::load_either(cfg, b).context("cannot load the baseline")? {
             Loaded::Closure(c) => Some(c),
             Loaded::Set(_) => return Err(super::diff::mixed(b, &a.input)),
         },
         None => None,
     };
     let other = match &a.against {
-        Some(o) => Some(load_input(g, o).context("cannot load OTHER (--against)")?),
+        Some(o) => Some(load_input(cfg, o).context("cannot load OTHER (--against)")?),
         None => None,
     };
-    let root = super::root_query(g, &closure)?;
+    let root = super::root_query(cfg, &closure)?;
     if let Some(b) = &baseline {
         if let Some(w) = other_package(&closure, root.as_deref(), b) {
             // Carried as a warning of ROOT, so that every format (the Markdown summary
@@ -148,28 +149,25 @@ pub(super) fn run(g: &GlobalArgs, a: &CheckArgs, format: Format, style: &Style) 
         analysis::check(&closure, &opts).with_context(|| format!("cannot check `{}`", a.input))?;
     if format != Format::Markdown {
         let warnings: Vec<String> = report.warnings.iter().map(ToString::to_string).collect();
-        print_warnings(&warnings, g.quiet);
+        print_warnings(&warnings, cfg.quiet);
     }
     // The verdict is the exit code: a reader that stopped early (`check … | head`)
     // must not turn a failure into a pass, so a closed stdout only ends the output.
     tolerate_closed_stdout(emit(&report, format, style))?;
 
     // CI integration, after the report so a failure to write the summary still shows it.
-    let env_summary = std::env::var_os("GITHUB_STEP_SUMMARY")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from);
-    match (&a.summary, env_summary) {
+    match (&a.summary, &cfg.step_summary) {
         (Some(file), _) => append_summary(&report, file)?,
         (None, Some(file)) => {
-            let written = refuse_store_object(g, &file, "the summary ($GITHUB_STEP_SUMMARY)")
-                .and_then(|()| append_summary(&report, &file));
+            let written = refuse_store_object(cfg, file, "the summary ($GITHUB_STEP_SUMMARY)")
+                .and_then(|()| append_summary(&report, file));
             if let Err(e) = written {
-                print_warnings(&[format!("{e:#}")], g.quiet);
+                print_warnings(&[format!("{e:#}")], cfg.quiet);
             }
         }
         (None, None) => {}
     }
-    if std::env::var("GITHUB_ACTIONS").as_deref() == Ok("true") && !report.pass {
+    if cfg.github_actions && !report.pass {
         tolerate_closed_stdout(annotate(&report, format))?;
     }
     Ok(if report.pass {
@@ -181,14 +179,8 @@ pub(super) fn run(g: &GlobalArgs, a: &CheckArgs, format: Format, style: &Style) 
 
 /// `check` of a package set against a baseline package set: `--max-growth` per root,
 /// `--max-total-growth` of the closures summed.
-fn check_sets(
-    g: &GlobalArgs,
-    a: &CheckArgs,
-    set: PackageSet,
-    growth: Growth,
-    format: Format,
-    style: &Style,
-) -> Result<Outcome> {
+fn check_sets(cfg: &Config, a: &CheckArgs, set: PackageSet, growth: Growth) -> Result<Outcome> {
+    let (format, style) = (cfg.format, &cfg.style);
     let Some(b) = &a.baseline else {
         return Err(anyhow!(
             "`{}` is a package set: check it against a baseline package set (--baseline OLD \
@@ -202,7 +194,7 @@ fn check_sets(
              --max-growth and --max-total-growth"
         ));
     }
-    let base = match super::diff::load_either(g, b).context("cannot load the baseline")? {
+    let base = match super::diff::load_either(cfg, b).context("cannot load the baseline")? {
         Loaded::Set(s) => s,
         Loaded::Closure(_) => return Err(super::diff::mixed(&a.input, b)),
     };
@@ -229,13 +221,14 @@ fn check_sets(
             max_growth: per_root,
             max_total_growth: total,
         }),
+        timings: cfg.timings.clone(),
     };
-    let mut report = super::diff::diff_sets(g, &base, &set, &a.graphs, &opts)?;
+    let mut report = super::diff::diff_sets(cfg, &base, &set, &a.graphs, &opts)?;
     if let Some(c) = &mut report.check {
         c.failed.truncate(a.top);
     }
     if format != Format::Markdown {
-        print_warnings(&report.warnings, g.quiet);
+        print_warnings(&report.warnings, cfg.quiet);
     }
     tolerate_closed_stdout(emit(&report, format, style))?;
     let pass = report.check.as_ref().is_some_and(|c| c.pass);
@@ -243,11 +236,11 @@ fn check_sets(
         let mut buf = Vec::new();
         render(&report, Format::Markdown, &Style::default(), &mut buf)?;
         append_bytes(&buf, file)?;
-    } else if let Some(file) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|v| !v.is_empty()) {
+    } else if let Some(file) = &cfg.step_summary {
         let mut buf = Vec::new();
         render(&report, Format::Markdown, &Style::default(), &mut buf)?;
-        if let Err(e) = append_bytes(&buf, Path::new(&file)) {
-            print_warnings(&[format!("{e:#}")], g.quiet);
+        if let Err(e) = append_bytes(&buf, file) {
+            print_warnings(&[format!("{e:#}")], cfg.quiet);
         }
     }
     Ok(if pass {

@@ -2,11 +2,13 @@
 
 use anyhow::{anyhow, Context, Result};
 
-use super::args::{DiffArgs, GlobalArgs};
-use super::{discard, emit, load_input, print_warnings, printable, stdin_at_most_once, Outcome};
+use super::args::DiffArgs;
+use super::config::Config;
+use super::output::{discard, emit, print_warnings, printable};
+use super::{load_input, stdin_at_most_once, Outcome};
 use nixcut::analysis::{self, DiffOptions, SetDiffOptions, SetInput};
 use nixcut::load::package_set::{self, GraphSource, PackageSet};
-use nixcut::render::{Format, Style};
+use nixcut::render::Format;
 use nixcut::report::SetDiffReport;
 use nixcut::store::Closure;
 
@@ -24,9 +26,10 @@ fn within_signed_sizes(c: &Closure) -> Result<()> {
     }
 }
 
-pub(super) fn run(g: &GlobalArgs, a: &DiffArgs, format: Format, style: &Style) -> Result<Outcome> {
+pub(super) fn run(cfg: &Config, a: &DiffArgs) -> Result<Outcome> {
+    let (format, style) = (cfg.format, &cfg.style);
     stdin_at_most_once([a.old.as_str(), a.new.as_str()])?;
-    let (old, new) = match (load_either(g, &a.old)?, load_either(g, &a.new)?) {
+    let (old, new) = match (load_either(cfg, &a.old)?, load_either(cfg, &a.new)?) {
         (Loaded::Set(o), Loaded::Set(n)) => {
             let show = match (a.all, a.top) {
                 (true, _) => usize::MAX,
@@ -37,10 +40,11 @@ pub(super) fn run(g: &GlobalArgs, a: &DiffArgs, format: Format, style: &Style) -
                 top: if a.all { None } else { a.top },
                 show,
                 check: None,
+                timings: cfg.timings.clone(),
             };
-            let report = diff_sets(g, &o, &n, &a.graphs, &opts)?;
+            let report = diff_sets(cfg, &o, &n, &a.graphs, &opts)?;
             if format != Format::Markdown {
-                print_warnings(&report.warnings, g.quiet);
+                print_warnings(&report.warnings, cfg.quiet);
             }
             emit(&report, format, style)?;
             discard(report);
@@ -53,7 +57,7 @@ pub(super) fn run(g: &GlobalArgs, a: &DiffArgs, format: Format, style: &Style) -
     within_signed_sizes(&old)?;
     within_signed_sizes(&new)?;
     let opts = DiffOptions {
-        root: super::root_query(g, &old)?,
+        root: super::root_query(cfg, &old)?,
         top: match (a.top, a.all, format) {
             (_, true, _) => None,
             (Some(n), _, _) => Some(n),
@@ -65,7 +69,7 @@ pub(super) fn run(g: &GlobalArgs, a: &DiffArgs, format: Format, style: &Style) -
         .with_context(|| format!("cannot diff `{}` and `{}`", a.old, a.new))?;
     if format != Format::Markdown {
         let warnings: Vec<String> = report.warnings.iter().map(ToString::to_string).collect();
-        print_warnings(&warnings, g.quiet);
+        print_warnings(&warnings, cfg.quiet);
     }
     emit(&report, format, style)?;
     discard(report);
@@ -94,8 +98,8 @@ pub(super) fn mixed(set: &str, closure: &str) -> anyhow::Error {
 /// zstd, or such a stream), else as a closure. A regular file is judged by its first
 /// bytes; standard input and pipes are read once, and what is not a package set is
 /// handed to the closure loaders from a private temporary copy.
-pub(super) fn load_either(g: &GlobalArgs, input: &str) -> Result<Loaded> {
-    let opts = super::load_options(g);
+pub(super) fn load_either(cfg: &Config, input: &str) -> Result<Loaded> {
+    let opts = &cfg.load;
     let path = std::path::Path::new(input);
     let stream = input == "-"
         || std::fs::metadata(path).is_ok_and(|m| {
@@ -104,7 +108,7 @@ pub(super) fn load_either(g: &GlobalArgs, input: &str) -> Result<Loaded> {
         });
     if stream {
         let read =
-            package_set::read(input, &opts).with_context(|| format!("cannot load `{input}`"))?;
+            package_set::read(input, opts).with_context(|| format!("cannot load `{input}`"))?;
         return match read {
             Ok(set) => Ok(Loaded::Set(set)),
             Err((bytes, name)) => {
@@ -113,7 +117,7 @@ pub(super) fn load_either(g: &GlobalArgs, input: &str) -> Result<Loaded> {
                 std::io::Write::write_all(&mut tmp, &bytes)
                     .context("cannot keep standard input in a temporary file")?;
                 let tmp_path = tmp.path().to_string_lossy().into_owned();
-                let mut c = load_input(g, &tmp_path)
+                let mut c = load_input(cfg, &tmp_path)
                     .map_err(|e| anyhow!("{}", format!("{e:#}").replace(&tmp_path, &name)))?;
                 c.origin = name;
                 Ok(Loaded::Closure(c))
@@ -121,24 +125,24 @@ pub(super) fn load_either(g: &GlobalArgs, input: &str) -> Result<Loaded> {
         };
     }
     if path.is_file() && package_set::sniff_file(path) {
-        let (bytes, name) = package_set::read_bytes(input, &opts)
+        let (bytes, name) = package_set::read_bytes(input, opts)
             .with_context(|| format!("cannot load `{input}`"))?;
-        let set = package_set::parse(&bytes, &name, &opts)
+        let set = package_set::parse(&bytes, &name, opts)
             .with_context(|| format!("cannot load the package set `{input}`"))?;
         return Ok(Loaded::Set(set));
     }
-    load_input(g, input).map(Loaded::Closure)
+    load_input(cfg, input).map(Loaded::Closure)
 }
 
 /// The one graph of both package sets: the union walked in the caches once
 /// (`--cache`), the `--graph` inputs, or the local store.
-fn sets_graph(g: &GlobalArgs, sets: &[&PackageSet], pool: &[Closure]) -> Result<Closure> {
-    let mut opts = super::load_options(g);
+fn sets_graph(cfg: &Config, sets: &[&PackageSet], pool: &[Closure]) -> Result<Closure> {
+    let mut opts = cfg.load.clone();
     let names: Vec<&str> = sets.iter().map(|s| s.origin.as_str()).collect();
-    let bar = super::http::wire(g, &names.join(", "), &mut opts);
+    let bar = super::http::wire(cfg, &names.join(", "), &mut opts);
     let source = if !pool.is_empty() {
         GraphSource::Inputs(pool)
-    } else if !g.caches.is_empty() {
+    } else if !cfg.caches.is_empty() {
         GraphSource::Caches
     } else {
         GraphSource::LocalStore
@@ -195,7 +199,7 @@ fn missing_below_roots(c: &Closure) -> Vec<(nixcut::store::StorePath, nixcut::st
 
 /// Diff (or, with limits in `opts`, check) two package sets.
 pub(super) fn diff_sets(
-    g: &GlobalArgs,
+    cfg: &Config,
     old: &PackageSet,
     new: &PackageSet,
     graphs: &[String],
@@ -204,9 +208,9 @@ pub(super) fn diff_sets(
     stdin_at_most_once(graphs.iter().map(String::as_str))?;
     let pool: Vec<Closure> = graphs
         .iter()
-        .map(|i| load_input(g, i))
+        .map(|i| load_input(cfg, i))
         .collect::<Result<_>>()?;
-    let graph = sets_graph(g, &[old, new], &pool)?;
+    let graph = sets_graph(cfg, &[old, new], &pool)?;
     discard(pool);
     let report = analysis::set_diff(
         SetInput {

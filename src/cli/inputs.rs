@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Result};
 
-use super::args::GlobalArgs;
+use super::config::Config;
 use nixcut::store::{physical_path, Closure};
 
 /// Hops followed through a chain of symlinks before giving up (as the kernel's 40).
@@ -20,9 +20,9 @@ const MAX_HOPS: usize = 40;
 /// `./result`), and a path inside a store object is cut to the object; a word that is
 /// no file system path (`rocblas`, a hash, a base name) is as typed. Only link texts
 /// are read, never a file in the store, and no link inside the store is followed.
-pub(super) fn in_closure(g: &GlobalArgs, c: &Closure, q: &str) -> Result<String> {
+pub(super) fn in_closure(cfg: &Config, c: &Closure, q: &str) -> Result<String> {
     let logical = c.store_dir.as_str().trim_end_matches('/').to_string();
-    let physical = physical_path(g.store_root.as_deref(), &logical);
+    let physical = physical_path(cfg.store_root.as_deref(), &logical);
     let in_store = |p: &Path| store_object(p, Path::new(&logical), &physical, &logical);
     if let Some(p) = in_store(Path::new(q)) {
         return Ok(p);

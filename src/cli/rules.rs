@@ -10,15 +10,14 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use super::args::GlobalArgs;
+use super::config::Config;
 use super::Outcome;
 use nixcut::classify::{class_rules_from_file, ClassRules};
-use nixcut::render::{Format, Style};
 
 /// The class rules in force: the built-in table, with the rows of `--rules FILE` ahead
 /// of it when given. Errors name the file (and, for its contents, line and column).
-pub fn class_rules(g: &GlobalArgs) -> Result<ClassRules> {
-    match &g.rules {
+pub fn class_rules(cfg: &Config) -> Result<ClassRules> {
+    match &cfg.rules_file {
         None => Ok(ClassRules::builtin()),
         Some(path) => load(path),
     }
@@ -46,8 +45,11 @@ fn load(path: &Path) -> Result<ClassRules> {
 }
 
 /// `nixcut rules`: print the tables in force.
-pub fn run(g: &GlobalArgs, rules: &ClassRules, format: Format, style: &Style) -> Result<Outcome> {
-    let r = nixcut::analysis::rules(rules, g.rules.as_ref().map(|p| p.display().to_string()));
-    super::emit(&r, format, style)?;
+pub fn run(cfg: &Config, rules: &ClassRules) -> Result<Outcome> {
+    let r = nixcut::analysis::rules(
+        rules,
+        cfg.rules_file.as_ref().map(|p| p.display().to_string()),
+    );
+    super::output::emit(&r, cfg.format, &cfg.style)?;
     Ok(Outcome::Success)
 }

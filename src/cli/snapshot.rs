@@ -16,28 +16,31 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Context, Result};
 
-use super::args::{GlobalArgs, SnapshotArgs};
-use super::{load_input, print_warnings, printable, refuse_store_object, Outcome};
+use super::args::SnapshotArgs;
+use super::config::Config;
+use super::guard::refuse_store_object;
+use super::output::{print_warnings, printable};
+use super::{load_input, Outcome};
 use nixcut::analysis::{self, SnapshotOptions};
 use nixcut::render::short_path;
 use nixcut::report::Snapshot;
 use nixcut::store::format_size;
 
-pub(super) fn run(g: &GlobalArgs, a: &SnapshotArgs) -> Result<Outcome> {
+pub(super) fn run(cfg: &Config, a: &SnapshotArgs) -> Result<Outcome> {
     // Where it goes is checked before the (possibly long) load.
     let dest = destination(&a.output)?;
     if let Destination::Replace(file) | Destination::InPlace(file) = &dest {
-        refuse_store_object(g, file, "snapshot")?;
+        refuse_store_object(cfg, file, "snapshot")?;
     }
-    let closure = load_input(g, &a.input)?;
+    let closure = load_input(cfg, &a.input)?;
     let snap = analysis::snapshot(
         &closure,
         &SnapshotOptions {
-            root: super::root_query(g, &closure)?,
+            root: super::root_query(cfg, &closure)?,
         },
     )
     .with_context(|| format!("cannot snapshot `{}`", a.input))?;
-    print_warnings(&closure.warnings, g.quiet);
+    print_warnings(&closure.warnings, cfg.quiet);
     let bytes = to_bytes(&snap)?;
     match &dest {
         // A closed pipe surfaces as an `io::Error` of kind BrokenPipe, which `main`
@@ -50,7 +53,7 @@ pub(super) fn run(g: &GlobalArgs, a: &SnapshotArgs) -> Result<Outcome> {
         Destination::InPlace(file) => write_in_place(file, &bytes)
             .with_context(|| format!("cannot write snapshot {}", file.display()))?,
     }
-    if dest != Destination::Stdout && !g.quiet {
+    if dest != Destination::Stdout && !cfg.quiet {
         let _ = writeln!(
             io::stderr(),
             "nixcut: wrote {}: {} ({} paths, closure {})",

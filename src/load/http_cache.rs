@@ -291,7 +291,8 @@ pub fn load_roots(
             closure.warnings.extend(recorded);
             closure.declared_roots = roots.to_vec();
             closure.origin = origin.to_string();
-            crate::timing::step("http: the walked union read from its record");
+            opts.timings
+                .step("http: the walked union read from its record");
             return Ok(closure);
         }
         Some(Ok(Decoded::Stale)) | None => {}
@@ -311,7 +312,7 @@ pub fn load_roots(
         .map(|r| (r.hash_part().to_string(), Some(r.clone())))
         .collect();
     let result = walk.run_many(&jobs, origin);
-    crate::timing::step("http: narinfo walk");
+    opts.timings.step("http: narinfo walk");
     client.end_lookups();
     // As for one root: the narinfos are kept only when the whole walk holds (no
     // failure, sizes within 2^64 - 1), so a fixed server is asked again next run.
@@ -344,7 +345,7 @@ pub fn load_roots(
         }
         walk_warnings = std::mem::take(&mut closure.warnings);
     }
-    crate::timing::step("http: narinfo cache written");
+    opts.timings.step("http: narinfo cache written");
     closure.declared_roots = roots.to_vec();
     closure.warnings = warnings;
     closure.warnings.extend(walk_warnings);

@@ -71,6 +71,8 @@ pub struct LoadOptions {
     pub max_input_bytes: Option<u64>,
     /// Binary caches over HTTP (`--cache URL`) and the client to reach them.
     pub http: http_cache::HttpInputs,
+    /// Where the loading steps report their times (`NIXCUT_TIMINGS`).
+    pub timings: crate::timing::Timings,
 }
 
 /// The most bytes nixcut reads from one input file or stream: 2 GiB, thirty times the
@@ -240,12 +242,12 @@ pub fn load(input: &str, opts: &LoadOptions) -> Result<Closure, LoadError> {
     if input == "-" {
         let stdin = io::stdin();
         let closure = load_stream(&mut stdin.lock(), Path::new(STDIN_NAME), opts)?;
-        return finish(closure, Path::new(STDIN_NAME));
+        return finish(closure, Path::new(STDIN_NAME), opts);
     }
     if is_stream(path) {
         let file = std::fs::File::open(path).map_err(|e| LoadError::io(path, e))?;
         let closure = load_stream(file, path, opts)?;
-        return finish(closure, path);
+        return finish(closure, path, opts);
     }
     let closure = match store_path_of(path, opts)? {
         // A store path that is itself a file in a format we know (a snapshot baseline
@@ -274,14 +276,14 @@ pub fn load(input: &str, opts: &LoadOptions) -> Result<Closure, LoadError> {
         },
         None => detect_content(path, opts.max_input())?.load(path, opts)?,
     };
-    finish(closure, path)
+    finish(closure, path, opts)
 }
 
 /// What every loaded closure goes through, whatever its format.
-fn finish(mut closure: Closure, path: &Path) -> Result<Closure, LoadError> {
+fn finish(mut closure: Closure, path: &Path, opts: &LoadOptions) -> Result<Closure, LoadError> {
     refuse_size_overflow(&closure, path)?;
     warn_if_not_closed(&mut closure);
-    crate::timing::step("load: size sum, closedness check");
+    opts.timings.step("load: size sum, closedness check");
     Ok(closure)
 }
 

@@ -141,7 +141,7 @@ fn parse_shape_split<'p>(
         (text.len() >= split_from && rayon::current_num_threads() > 1)
             .then(|| json_parts::skip_ws(text, 0))
     };
-    let mut b = Builder::new(text, path);
+    let mut b = Builder::new(text, path, &opts.timings);
     match shape {
         PathInfoShape::Array => {
             let parts = parallel(text).and_then(|open| {
@@ -149,7 +149,7 @@ fn parse_shape_split<'p>(
                     json_parts::parse_array(text, open, CHUNK, path_first, array_entry)?;
                 json_parts::only_ws_after(text, end).then_some(chunks)
             });
-            let mut chunks: Chunks = parts_or_whole(text, path, parts, |de| {
+            let mut chunks: Chunks = parts_or_whole(text, path, &opts.timings, parts, |de| {
                 serde::Deserializer::deserialize_seq(de, ArrayVisitor(std::marker::PhantomData))
             })?;
             // Any entry's store dir counts, a pathless invalid one's too.
@@ -179,7 +179,7 @@ fn parse_shape_split<'p>(
                 let (chunks, end) = json_parts::parse_map(text, open, CHUNK, entry_key)?;
                 json_parts::only_ws_after(text, end).then_some(chunks)
             });
-            let entries: Chunks = parts_or_whole(text, path, parts, |de| {
+            let entries: Chunks = parts_or_whole(text, path, &opts.timings, parts, |de| {
                 serde::Deserializer::deserialize_map(de, EntriesVisitor(std::marker::PhantomData))
             })?;
             let doc_sd = entries_store_dir(&entries);
@@ -188,7 +188,7 @@ fn parse_shape_split<'p>(
         }
         PathInfoShape::Wrapper => {
             let parts = parallel(text).and_then(|open| wrapper_parts(text, open));
-            let doc: Wrapper = parts_or_whole(text, path, parts, |de| {
+            let doc: Wrapper = parts_or_whole(text, path, &opts.timings, parts, |de| {
                 serde::Deserializer::deserialize_map(de, WrapperVisitor(std::marker::PhantomData))
             })?;
             if !(2..=3).contains(&doc.version) {
@@ -225,6 +225,7 @@ fn entry_key(k: &str) -> bool {
 fn parts_or_whole<'d, T>(
     text: &'d str,
     path: &Path,
+    timings: &crate::timing::Timings,
     parts: Option<T>,
     whole: impl FnOnce(
         &mut serde_json::Deserializer<serde_json::de::StrRead<'d>>,
@@ -240,7 +241,7 @@ fn parts_or_whole<'d, T>(
             v
         }
     };
-    crate::timing::step("load: JSON parsing");
+    timings.step("load: JSON parsing");
     Ok(value)
 }
 
@@ -586,13 +587,15 @@ struct Builder<'t, 'p> {
     path: &'p Path,
     store_dir: StoreDir,
     closure: Closure,
+    timings: crate::timing::Timings,
 }
 
 impl<'t, 'p> Builder<'t, 'p> {
-    fn new(text: &'t str, path: &'p Path) -> Builder<'t, 'p> {
+    fn new(text: &'t str, path: &'p Path, timings: &crate::timing::Timings) -> Builder<'t, 'p> {
         Builder {
             text,
             path,
+            timings: timings.clone(),
             store_dir: StoreDir::default(),
             closure: Closure::new(
                 StoreDir::default(),
@@ -648,7 +651,7 @@ impl<'t, 'p> Builder<'t, 'p> {
             .collect();
         let shared = SharedPaths::new(sd.as_str(), keys);
         let shared = &shared;
-        crate::timing::step("load: interning the entries' paths");
+        self.timings.step("load: interning the entries' paths");
         let (text, path, store_dir) = (self.text, self.path, &self.store_dir);
         let converted: Vec<ConvertedChunk> = chunks
             .into_par_iter()
@@ -667,7 +670,7 @@ impl<'t, 'p> Builder<'t, 'p> {
                     .collect()
             })
             .collect();
-        crate::timing::step("load: converting entries");
+        self.timings.step("load: converting entries");
         // The first error in document order, as a sequential read would report it.
         let mut entries = converted
             .into_iter()
@@ -694,6 +697,7 @@ impl<'t, 'p> Builder<'t, 'p> {
             entries,
             sorted,
             without_size,
+            timings: self.timings,
         })
     }
 }
@@ -709,6 +713,7 @@ struct Converted<'p> {
     /// every shape).
     sorted: bool,
     without_size: usize,
+    timings: crate::timing::Timings,
 }
 
 impl Converted<'_> {
@@ -720,6 +725,7 @@ impl Converted<'_> {
             entries,
             sorted,
             without_size,
+            timings,
         } = self;
         let infos = entries.into_iter().flatten().filter_map(|(c, _)| match c {
             Entry::Valid(info) => Some(info),
@@ -731,7 +737,7 @@ impl Converted<'_> {
         } else {
             closure.paths = dedup_sorted(&mut closure, path, infos.collect());
         }
-        crate::timing::step("load: the path map");
+        timings.step("load: the path map");
         if without_size > 0 {
             closure.warnings.push(format!(
                 "{}: {} path(s) have no narSize; their sizes are unknown",

@@ -32,7 +32,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 
 use crate::classify::{EntryType, RuleId};
 use crate::elf::DATA_EXTENSIONS;
-use crate::evidence::{EntryFact, SearchTag};
+use crate::evidence::{ElfLink, EntryFact, SearchTag};
 use crate::scan::{IndexFile, RelPath};
 use crate::store::{StoreDir, StorePath};
 
@@ -378,35 +378,20 @@ pub fn reach(inv: &Inventory<'_>, entry_points: impl IntoIterator<Item = FileId>
 }
 
 /// Reach everything the entry points load, run or open, with these data-directory
-/// rules (a rules file's rows merged with the built-in ones).
+/// rules (a rules file's rows merged with the built-in ones). A breadth-first walk:
+/// each file's edges ([`file_edges`], [`elf_edges`]) are resolved and followed
+/// ([`Walk::follow`]); data directories wait until everything else is reached.
 pub fn reach_with(
     inv: &Inventory<'_>,
     entry_points: impl IntoIterator<Item = FileId>,
     data_dirs: &[DataDirRule],
 ) -> Reached {
-    let mut r = Reached::default();
-    let mut queue = VecDeque::new();
-    // Data directories whose contents are reached after everything else queued.
-    let mut later: VecDeque<Item> = VecDeque::new();
-    // What data-directory rules and data strings reached (directories wait in `later`).
-    let mut data_targets: HashSet<FileId> = HashSet::new();
-    // Directories (absolute, real) in which a reached index named code objects.
-    let mut indexed: HashSet<Vec<u8>> = HashSet::new();
-    // Files whose own edges are followed (a symlink only passed through is reached but
-    // not followed, unless it is reached again in its own right).
-    let mut queued: HashSet<FileId> = HashSet::new();
+    let mut w = Walk::default();
     for f in entry_points {
-        r.first.entry(f).or_insert((None, Why::EntryPoint));
-        if queued.insert(f) {
-            queue.push_back(Item {
-                file: f,
-                inherited: Vec::new(),
-                loaded_from: None,
-                expand: false,
-            });
-        }
+        w.r.first.entry(f).or_insert((None, Why::EntryPoint));
+        w.push(f, Vec::new(), None);
     }
-    while let Some(item) = queue.pop_front().or_else(|| later.pop_front()) {
+    while let Some(item) = w.queue.pop_front().or_else(|| w.later.pop_front()) {
         let mut edges: Vec<Edge> = Vec::new();
         let f = item.file;
         let e = inv.entry(f);
@@ -418,156 +403,73 @@ pub fn reach_with(
                 let dir = Inventory::parent_of(&own);
                 edges.push((own, Why::Symlink, item.inherited.clone(), Some(dir)));
             }
-            EntryType::Directory if !item.expand && data_targets.contains(&f) => {
-                later.push_back(Item {
+            EntryType::Directory if !item.expand && w.data_targets.contains(&f) => {
+                w.later.push_back(Item {
                     expand: true,
                     ..item
                 });
                 continue;
             }
-            EntryType::Directory => {
-                let lazy = item.expand && indexed.contains(&inv.abs(f));
-                for c in inv.below(f) {
-                    if lazy
-                        && !r.first.contains_key(&c)
-                        && is_tensile_code_object(inv.entry(c).path.name())
-                    {
-                        continue;
-                    }
-                    r.first.entry(c).or_insert((Some(f), Why::Inside));
-                    if queued.insert(c) {
-                        queue.push_back(Item {
-                            file: c,
-                            inherited: Vec::new(),
-                            loaded_from: None,
-                            expand: false,
-                        });
-                    }
-                }
-            }
+            EntryType::Directory => w.expand(inv, f, item.expand),
             EntryType::Regular | EntryType::Executable => {
                 if let Some(elf) = &e.elf {
-                    if let Some(interp) = &elf.interpreter {
-                        edges.push((
-                            interp.clone().into_bytes(),
-                            Why::Interpreter,
-                            Vec::new(),
-                            None,
-                        ));
-                    }
-                    let has_runpath = elf.search.iter().any(|s| s.tag == SearchTag::Runpath);
-                    let own: Vec<String> =
-                        elf.search.iter().filter_map(|s| s.dir.clone()).collect();
-                    let dirs: Vec<String> = if has_runpath {
-                        own.clone()
-                    } else {
-                        own.iter().chain(&item.inherited).cloned().collect()
-                    };
-                    // What this object passes on to the objects it loads.
-                    let pass_on: Vec<String> = if has_runpath {
-                        item.inherited.clone()
-                    } else {
-                        own.iter().chain(&item.inherited).cloned().collect()
-                    };
-                    let lookups = elf
-                        .needed
-                        .iter()
-                        .map(|n| (n, false))
-                        .chain(elf.dlopen.iter().map(|n| (n, true)));
-                    for (name, dlopen) in lookups {
-                        if name.contains('/') {
-                            if name.starts_with('/') {
-                                let why = Why::Needed {
-                                    name: name.clone(),
-                                    dir: String::new(),
-                                };
-                                edges.push((name.clone().into_bytes(), why, pass_on.clone(), None));
-                            }
-                            continue;
-                        }
-                        for dir in &dirs {
-                            let cand = format!("{}/{name}", dir.trim_end_matches('/'));
-                            if inv.resolve(cand.as_bytes()).is_some() {
-                                let why = if dlopen {
-                                    Why::Dlopen {
-                                        name: name.clone(),
-                                        dir: dir.clone(),
-                                    }
-                                } else {
-                                    Why::Needed {
-                                        name: name.clone(),
-                                        dir: dir.clone(),
-                                    }
-                                };
-                                edges.push((
-                                    cand.into_bytes(),
-                                    why,
-                                    pass_on.clone(),
-                                    Some(dir.clone().into_bytes()),
-                                ));
-                                break;
-                            }
-                        }
-                    }
+                    edges.extend(elf_edges(inv, elf, &item.inherited));
                 }
-                // Data directories a library opens beside itself: the rules' table
-                // first (its rows are the documented facts), then what its strings say.
-                let own_dir = {
-                    let mut d = inv.abs(f);
-                    let cut = d.iter().rposition(|&b| b == b'/').unwrap_or(0);
-                    d.truncate(cut);
-                    d
-                };
-                let name = e.path.name();
-                for rule in data_dirs {
-                    if !rule.applies_to(name) {
-                        continue;
-                    }
-                    let base = match rule.base {
-                        DataBase::LoadedAs => {
-                            item.loaded_from.clone().unwrap_or_else(|| own_dir.clone())
-                        }
-                        DataBase::RealPath => own_dir.clone(),
-                    };
-                    for rel in &rule.dirs {
-                        let mut p = base.clone();
-                        p.push(b'/');
-                        p.extend_from_slice(rel.as_bytes());
-                        edges.push((normalise(&p), Why::DataDir(rule.id), Vec::new(), None));
-                    }
-                }
-                if let Some(elf) = e.elf.as_ref().filter(|l| !l.data_paths.is_empty()) {
-                    let mut bases = vec![own_dir.clone()];
-                    if let Some(l) = &item.loaded_from {
-                        bases.insert(0, normalise(l));
-                    }
-                    bases.dedup();
-                    edges.extend(data_string_edges(inv, &bases, &elf.data_paths));
-                }
-                if let Some(IndexFile::Loads(patterns)) = inv.index(f) {
-                    let mut bases = vec![own_dir.clone()];
-                    if let Some(l) = &item.loaded_from {
-                        bases.insert(0, normalise(l));
-                    }
-                    bases.dedup();
-                    for base in &bases {
-                        let found = index_edges(inv, base, patterns);
-                        if found.iter().any(|(p, _, _, _)| is_tensile_code_object(p)) {
-                            if let Some((d, _)) = inv.resolve(base) {
-                                indexed.insert(inv.abs(d));
-                            }
-                        }
-                        edges.extend(found);
-                    }
-                }
-                if let Some(interp) = &e.shebang {
-                    edges.push((interp.clone(), Why::Shebang, Vec::new(), None));
-                }
-                for n in &e.names {
-                    edges.push((n.clone(), Why::Named, Vec::new(), None));
-                }
+                edges.extend(file_edges(inv, f, &item, data_dirs, &mut w.indexed));
             }
         }
+        w.follow(inv, f, edges);
+    }
+    w.r
+}
+
+/// The state of one walk of [`reach_with`].
+#[derive(Default)]
+struct Walk {
+    r: Reached,
+    queue: VecDeque<Item>,
+    /// Data directories whose contents are reached after everything else queued.
+    later: VecDeque<Item>,
+    /// What data-directory rules and data strings reached (directories wait in `later`).
+    data_targets: HashSet<FileId>,
+    /// Directories (absolute, real) in which a reached index named code objects.
+    indexed: HashSet<Vec<u8>>,
+    /// Files whose own edges are followed (a symlink only passed through is reached but
+    /// not followed, unless it is reached again in its own right).
+    queued: HashSet<FileId>,
+}
+
+impl Walk {
+    /// Queue `file` to have its edges followed, once.
+    fn push(&mut self, file: FileId, inherited: Vec<String>, loaded_from: Option<Vec<u8>>) {
+        if self.queued.insert(file) {
+            self.queue.push_back(Item {
+                file,
+                inherited,
+                loaded_from,
+                expand: false,
+            });
+        }
+    }
+
+    /// Reach what is inside directory `f`; `expand`: it is a data directory reached
+    /// last, whose Tensile code objects an index already named are left to the index.
+    fn expand(&mut self, inv: &Inventory<'_>, f: FileId, expand: bool) {
+        let lazy = expand && self.indexed.contains(&inv.abs(f));
+        for c in inv.below(f) {
+            if lazy
+                && !self.r.first.contains_key(&c)
+                && is_tensile_code_object(inv.entry(c).path.name())
+            {
+                continue;
+            }
+            self.r.first.entry(c).or_insert((Some(f), Why::Inside));
+            self.push(c, Vec::new(), None);
+        }
+    }
+
+    /// Resolve the edges of `f` and reach their targets.
+    fn follow(&mut self, inv: &Inventory<'_>, f: FileId, edges: Vec<Edge>) {
         for (abs, why, inherited, loaded_from) in edges {
             let Some((target, links)) = inv.resolve(&abs) else {
                 continue;
@@ -577,31 +479,158 @@ pub fn reach_with(
             // reached. The first one is reached for the edge's reason, the next ones and
             // the target as symlink targets. The target is processed.
             if matches!(why, Why::DataDir(_) | Why::DataString(_)) {
-                data_targets.insert(target);
+                self.data_targets.insert(target);
             }
             let mut parent = f;
             let mut why = Some(why);
             for l in links {
                 if l != f {
                     let w = why.take().unwrap_or(Why::Symlink);
-                    r.first.entry(l).or_insert((Some(parent), w));
+                    self.r.first.entry(l).or_insert((Some(parent), w));
                 }
                 parent = l;
             }
-            r.first
+            self.r
+                .first
                 .entry(target)
                 .or_insert((Some(parent), why.unwrap_or(Why::Symlink)));
-            if queued.insert(target) {
-                queue.push_back(Item {
-                    file: target,
-                    inherited,
-                    loaded_from,
-                    expand: false,
-                });
+            self.push(target, inherited, loaded_from);
+        }
+    }
+}
+
+/// What an ELF object loads: its interpreter, and each `DT_NEEDED` and dlopen name
+/// found in its search directories (`DT_RUNPATH`, else its `DT_RPATH` and the loader
+/// chain's `inherited` ones).
+fn elf_edges(inv: &Inventory<'_>, elf: &ElfLink, inherited: &[String]) -> Vec<Edge> {
+    let mut edges = Vec::new();
+    if let Some(interp) = &elf.interpreter {
+        edges.push((
+            interp.clone().into_bytes(),
+            Why::Interpreter,
+            Vec::new(),
+            None,
+        ));
+    }
+    let has_runpath = elf.search.iter().any(|s| s.tag == SearchTag::Runpath);
+    let own: Vec<String> = elf.search.iter().filter_map(|s| s.dir.clone()).collect();
+    let dirs: Vec<String> = if has_runpath {
+        own.clone()
+    } else {
+        own.iter().chain(inherited).cloned().collect()
+    };
+    // What this object passes on to the objects it loads.
+    let pass_on: Vec<String> = if has_runpath {
+        inherited.to_vec()
+    } else {
+        own.iter().chain(inherited).cloned().collect()
+    };
+    let lookups = elf
+        .needed
+        .iter()
+        .map(|n| (n, false))
+        .chain(elf.dlopen.iter().map(|n| (n, true)));
+    for (name, dlopen) in lookups {
+        if name.contains('/') {
+            if name.starts_with('/') {
+                let why = Why::Needed {
+                    name: name.clone(),
+                    dir: String::new(),
+                };
+                edges.push((name.clone().into_bytes(), why, pass_on.clone(), None));
+            }
+            continue;
+        }
+        for dir in &dirs {
+            let cand = format!("{}/{name}", dir.trim_end_matches('/'));
+            if inv.resolve(cand.as_bytes()).is_some() {
+                let why = if dlopen {
+                    Why::Dlopen {
+                        name: name.clone(),
+                        dir: dir.clone(),
+                    }
+                } else {
+                    Why::Needed {
+                        name: name.clone(),
+                        dir: dir.clone(),
+                    }
+                };
+                edges.push((
+                    cand.into_bytes(),
+                    why,
+                    pass_on.clone(),
+                    Some(dir.clone().into_bytes()),
+                ));
+                break;
             }
         }
     }
-    r
+    edges
+}
+
+/// What a regular file opens or runs besides its ELF loads: the data directories of
+/// the rules and of its data strings, the code objects its index names (noting their
+/// directories in `indexed`), its shebang interpreter and the paths it names.
+fn file_edges(
+    inv: &Inventory<'_>,
+    f: FileId,
+    item: &Item,
+    data_dirs: &[DataDirRule],
+    indexed: &mut HashSet<Vec<u8>>,
+) -> Vec<Edge> {
+    let mut edges = Vec::new();
+    let e = inv.entry(f);
+    // Data directories a library opens beside itself: the rules' table
+    // first (its rows are the documented facts), then what its strings say.
+    let own_dir = {
+        let mut d = inv.abs(f);
+        let cut = d.iter().rposition(|&b| b == b'/').unwrap_or(0);
+        d.truncate(cut);
+        d
+    };
+    let name = e.path.name();
+    for rule in data_dirs {
+        if !rule.applies_to(name) {
+            continue;
+        }
+        let base = match rule.base {
+            DataBase::LoadedAs => item.loaded_from.clone().unwrap_or_else(|| own_dir.clone()),
+            DataBase::RealPath => own_dir.clone(),
+        };
+        for rel in &rule.dirs {
+            let mut p = base.clone();
+            p.push(b'/');
+            p.extend_from_slice(rel.as_bytes());
+            edges.push((normalise(&p), Why::DataDir(rule.id), Vec::new(), None));
+        }
+    }
+    // The directory it was loaded from first, then that of its real path.
+    let mut bases = vec![own_dir.clone()];
+    if let Some(l) = &item.loaded_from {
+        bases.insert(0, normalise(l));
+    }
+    bases.dedup();
+    if let Some(elf) = e.elf.as_ref().filter(|l| !l.data_paths.is_empty()) {
+        edges.extend(data_string_edges(inv, &bases, &elf.data_paths));
+    }
+    if let Some(IndexFile::Loads(patterns)) = inv.index(f) {
+        for base in &bases {
+            let found = index_edges(inv, base, patterns);
+            if found.iter().any(|(p, _, _, _)| is_tensile_code_object(p)) {
+                if let Some((d, _)) = inv.resolve(base) {
+                    indexed.insert(inv.abs(d));
+                }
+            }
+            edges.extend(found);
+        }
+    }
+    if let Some(interp) = &e.shebang {
+        edges.push((interp.clone(), Why::Shebang, Vec::new(), None));
+    }
+    for n in &e.names {
+        edges.push((n.clone(), Why::Named, Vec::new(), None));
+    }
+    edges
 }
 
 /// The edges a library's data strings give, resolved against each of `bases` (the
