@@ -21,6 +21,8 @@
 
 use std::collections::BTreeMap;
 
+use rustc_hash::FxHashMap;
+
 use crate::store::frame::{Frame, Opened};
 use crate::store::{Closure, NarHash, PathInfo, SourceKind, StoreDir, StorePath, HASH_LEN};
 
@@ -60,7 +62,7 @@ pub fn encode(closure: &Closure, cache_of: impl Fn(&StorePath) -> Option<u32>) -
     if !closure.invalid.is_empty() || closure.source != SourceKind::HttpCache {
         return None;
     }
-    let index: rustc_hash::FxHashMap<&StorePath, u32> = closure
+    let index: FxHashMap<&StorePath, u32> = closure
         .paths
         .keys()
         .enumerate()
@@ -70,57 +72,14 @@ pub fn encode(closure: &Closure, cache_of: impl Fn(&StorePath) -> Option<u32>) -
     w.str(closure.store_dir.as_str());
     w.str(&closure.origin);
     w.u32(*index.get(root)?);
-    w.u32(u32::try_from(closure.warnings.len()).ok()?);
-    for s in &closure.warnings {
-        w.str(s);
-    }
+    w.strings(&closure.warnings)?;
     w.u32(u32::try_from(closure.paths.len()).ok()?);
     for p in closure.paths.keys() {
         w.bytes_raw(p.hash_bytes());
         w.str(p.name());
     }
     for info in closure.paths.values() {
-        match &info.nar_hash {
-            None => w.u8(0),
-            Some(NarHash::Sha256(d)) => {
-                w.u8(1);
-                w.bytes_raw(d);
-            }
-            Some(NarHash::Other(s)) => {
-                w.u8(2);
-                w.str(s);
-            }
-        }
-        w.opt_u64(info.nar_size);
-        w.u32(u32::try_from(info.references.len()).ok()?);
-        for r in &info.references {
-            w.u32(*index.get(r)?);
-        }
-        match &info.deriver {
-            None => w.u8(0),
-            Some(d) => {
-                w.u8(1);
-                w.str(&d.to_string());
-            }
-        }
-        w.opt_u64(info.registration_time);
-        w.u8(match info.ultimate {
-            None => 0,
-            Some(false) => 1,
-            Some(true) => 2,
-        });
-        w.u32(u32::try_from(info.signatures.len()).ok()?);
-        for s in &info.signatures {
-            w.str(s);
-        }
-        match &info.ca {
-            None => w.u8(0),
-            Some(s) => {
-                w.u8(1);
-                w.str(s);
-            }
-        }
-        w.opt_u64(info.reported_closure_size);
+        w.path_info(info, &index)?;
         w.u32(cache_of(&info.path)?);
     }
     Some(FRAME.seal(&w.0))
@@ -143,81 +102,16 @@ pub fn decode(bytes: &[u8], caches: usize, sd: &StoreDir) -> Result<Decoded, Str
     }
     let origin = r.str()?.to_string();
     let root = r.u32()? as usize;
-    let warnings = (0..r.count()?)
-        .map(|_| r.str().map(str::to_string))
-        .collect::<Result<Vec<_>, _>>()?;
-    let n = r.count()?;
-    let mut table: Vec<StorePath> = Vec::with_capacity(n);
-    let mut base = String::new();
-    for _ in 0..n {
-        let hash = r.take(HASH_LEN)?;
-        let name = r.str()?;
-        base.clear();
-        base.push_str(std::str::from_utf8(hash).map_err(|_| "a hash part is not text")?);
-        base.push('-');
-        base.push_str(name);
-        let p = StorePath::from_base_name(&base).map_err(|e| e.to_string())?;
-        if table.last().is_some_and(|last| *last >= p) {
-            return Err("the path table is out of order".into());
-        }
-        table.push(p);
-    }
+    let warnings = r.strings()?;
+    let table = r.path_table()?;
     let root = table
         .get(root)
         .ok_or("the root is not in the path table")?
         .clone();
-    let mut paths: Vec<(StorePath, PathInfo)> = Vec::with_capacity(n);
-    let mut cache_of = Vec::with_capacity(n);
+    let mut paths: Vec<(StorePath, PathInfo)> = Vec::with_capacity(table.len());
+    let mut cache_of = Vec::with_capacity(table.len());
     for p in &table {
-        let mut info = PathInfo::new(p.clone());
-        info.nar_hash = match r.u8()? {
-            0 => None,
-            1 => {
-                let mut d = [0u8; 32];
-                d.copy_from_slice(r.take(32)?);
-                Some(NarHash::Sha256(d))
-            }
-            2 => Some(NarHash::Other(r.str()?.to_string())),
-            t => return Err(format!("unknown NAR hash tag {t}")),
-        };
-        info.nar_size = r.opt_u64()?;
-        let refs = r.count()?;
-        info.references.reserve_exact(refs);
-        let mut last = None;
-        for _ in 0..refs {
-            let i = r.u32()? as usize;
-            if last.is_some_and(|l| l >= i) {
-                return Err("references out of order".into());
-            }
-            last = Some(i);
-            info.references.push(
-                table
-                    .get(i)
-                    .ok_or("a reference outside the path table")?
-                    .clone(),
-            );
-        }
-        info.deriver = match r.u8()? {
-            0 => None,
-            1 => Some(StorePath::from_base_name(r.str()?).map_err(|e| e.to_string())?),
-            t => return Err(format!("unknown deriver tag {t}")),
-        };
-        info.registration_time = r.opt_u64()?;
-        info.ultimate = match r.u8()? {
-            0 => None,
-            1 => Some(false),
-            2 => Some(true),
-            t => return Err(format!("unknown `ultimate` tag {t}")),
-        };
-        info.signatures = (0..r.count()?)
-            .map(|_| r.str().map(str::to_string))
-            .collect::<Result<Vec<_>, _>>()?;
-        info.ca = match r.u8()? {
-            0 => None,
-            1 => Some(r.str()?.to_string()),
-            t => return Err(format!("unknown CA tag {t}")),
-        };
-        info.reported_closure_size = r.opt_u64()?;
+        let info = r.path_info(p, &table)?;
         let cache = r.u32()?;
         if cache as usize >= caches {
             return Err(format!("cache index {cache} of {caches} caches"));
@@ -237,6 +131,95 @@ pub fn decode(bytes: &[u8], caches: usize, sd: &StoreDir) -> Result<Decoded, Str
         closure,
         caches: cache_of,
     }))
+}
+
+/// The record's parts, read in the order [`encode`] writes them.
+impl Reader<'_> {
+    /// A counted list of strings.
+    fn strings(&mut self) -> Result<Vec<String>, String> {
+        (0..self.count()?)
+            .map(|_| self.str().map(str::to_string))
+            .collect()
+    }
+
+    /// The path table: hash part and name of every path, in strictly ascending order.
+    fn path_table(&mut self) -> Result<Vec<StorePath>, String> {
+        let n = self.count()?;
+        let mut table: Vec<StorePath> = Vec::with_capacity(n);
+        let mut base = String::new();
+        for _ in 0..n {
+            let hash = self.take(HASH_LEN)?;
+            let name = self.str()?;
+            base.clear();
+            base.push_str(std::str::from_utf8(hash).map_err(|_| "a hash part is not text")?);
+            base.push('-');
+            base.push_str(name);
+            let p = StorePath::from_base_name(&base).map_err(|e| e.to_string())?;
+            if table.last().is_some_and(|last| *last >= p) {
+                return Err("the path table is out of order".into());
+            }
+            table.push(p);
+        }
+        Ok(table)
+    }
+
+    /// The metadata of path `p`, its references as indices into `table`.
+    fn path_info(&mut self, p: &StorePath, table: &[StorePath]) -> Result<PathInfo, String> {
+        let mut info = PathInfo::new(p.clone());
+        info.nar_hash = match self.u8()? {
+            0 => None,
+            1 => {
+                let mut d = [0u8; 32];
+                d.copy_from_slice(self.take(32)?);
+                Some(NarHash::Sha256(d))
+            }
+            2 => Some(NarHash::Other(self.str()?.to_string())),
+            t => return Err(format!("unknown NAR hash tag {t}")),
+        };
+        info.nar_size = self.opt_u64()?;
+        info.references = self.references(table)?;
+        info.deriver = match self.u8()? {
+            0 => None,
+            1 => Some(StorePath::from_base_name(self.str()?).map_err(|e| e.to_string())?),
+            t => return Err(format!("unknown deriver tag {t}")),
+        };
+        info.registration_time = self.opt_u64()?;
+        info.ultimate = match self.u8()? {
+            0 => None,
+            1 => Some(false),
+            2 => Some(true),
+            t => return Err(format!("unknown `ultimate` tag {t}")),
+        };
+        info.signatures = self.strings()?;
+        info.ca = match self.u8()? {
+            0 => None,
+            1 => Some(self.str()?.to_string()),
+            t => return Err(format!("unknown CA tag {t}")),
+        };
+        info.reported_closure_size = self.opt_u64()?;
+        Ok(info)
+    }
+
+    /// A counted list of strictly ascending indices into `table`.
+    fn references(&mut self, table: &[StorePath]) -> Result<Vec<StorePath>, String> {
+        let refs = self.count()?;
+        let mut out = Vec::with_capacity(refs);
+        let mut last = None;
+        for _ in 0..refs {
+            let i = self.u32()? as usize;
+            if last.is_some_and(|l| l >= i) {
+                return Err("references out of order".into());
+            }
+            last = Some(i);
+            out.push(
+                table
+                    .get(i)
+                    .ok_or("a reference outside the path table")?
+                    .clone(),
+            );
+        }
+        Ok(out)
+    }
 }
 
 #[derive(Default)]
@@ -268,6 +251,59 @@ impl Writer {
         // Strings longer than 4 GiB do not occur in a narinfo (16 MiB at most).
         self.u32(s.len() as u32);
         self.0.extend_from_slice(s.as_bytes());
+    }
+
+    /// A counted list of strings; `None` past 2^32 - 1 of them.
+    fn strings(&mut self, items: &[String]) -> Option<()> {
+        self.u32(u32::try_from(items.len()).ok()?);
+        for s in items {
+            self.str(s);
+        }
+        Some(())
+    }
+
+    /// The metadata of one path, its references as indices (`index`) into the path
+    /// table; `None` when a reference is not in it.
+    fn path_info(&mut self, info: &PathInfo, index: &FxHashMap<&StorePath, u32>) -> Option<()> {
+        match &info.nar_hash {
+            None => self.u8(0),
+            Some(NarHash::Sha256(d)) => {
+                self.u8(1);
+                self.bytes_raw(d);
+            }
+            Some(NarHash::Other(s)) => {
+                self.u8(2);
+                self.str(s);
+            }
+        }
+        self.opt_u64(info.nar_size);
+        self.u32(u32::try_from(info.references.len()).ok()?);
+        for r in &info.references {
+            self.u32(*index.get(r)?);
+        }
+        match &info.deriver {
+            None => self.u8(0),
+            Some(d) => {
+                self.u8(1);
+                self.str(&d.to_string());
+            }
+        }
+        self.opt_u64(info.registration_time);
+        self.u8(match info.ultimate {
+            None => 0,
+            Some(false) => 1,
+            Some(true) => 2,
+        });
+        self.strings(&info.signatures)?;
+        match &info.ca {
+            None => self.u8(0),
+            Some(s) => {
+                self.u8(1);
+                self.str(s);
+            }
+        }
+        self.opt_u64(info.reported_closure_size);
+        Some(())
     }
 }
 

@@ -111,152 +111,233 @@ fn is_hash(s: &str) -> bool {
 
 /// Load the closure of `input` from the HTTP caches (see the module docs).
 pub fn load(input: &str, opts: &LoadOptions) -> Result<Closure, LoadError> {
-    let invalid = |message: String| LoadError::Invalid {
-        path: PathBuf::from(input),
-        message,
-    };
-    let mut bases: Vec<String> = Vec::new();
-    let spec = if is_http_url(input) {
-        let (base, file) = input
-            .trim_end_matches('/')
-            .rsplit_once('/')
-            .unwrap_or(("", ""));
-        let hash = file.strip_suffix(".narinfo").filter(|h| is_hash(h));
-        match hash {
-            Some(h) if base.contains("://") && !base.ends_with('/') && !base.ends_with(':') => {
-                bases.push(normalize_base(base));
-                RootSpec::Hash(h.to_string())
-            }
-            _ => {
-                return Err(invalid(
-                    "a cache URL as ROOT must name a narinfo (`URL/<hash>.narinfo`); to \
-                     look a store path up in a cache, pass `--cache URL` and the store path"
-                        .into(),
-                ))
-            }
+    let (spec, named_base) = root_spec(input)?;
+    let mut caches = Caches::connect(cache_bases(named_base, opts), opts, input)?;
+    let root_hash = spec.hash().to_string();
+    let want_root = wanted_root(&spec, &caches.sd, input)?;
+    // A closure walked before is one record in the narinfo cache: read it instead of
+    // walking (a record that does not read is walked again; damage says so).
+    let recorded = caches.recorded(&root_hash, |e| {
+        format!(
+            "the narinfo cache's record of the closure of {root_hash} is damaged ({e}); \
+             walked it again"
+        )
+    });
+    if let Some(rec) = recorded {
+        let mut closure = rec.closure;
+        caches.put_warnings_first(&mut closure);
+        check_root(&closure, &root_hash, want_root.as_ref(), input)?;
+        super::refuse_size_overflow(&closure, Path::new(input))?;
+        return Ok(closure);
+    }
+    let result = caches.walk(opts).run(&root_hash, input);
+    caches.client.end_lookups();
+    // The narinfos a walk fetched are kept only when the whole walk holds: one that
+    // failed (a wrong name, a 404 among the references, sizes past 2^64 - 1) keeps
+    // nothing, so that the fixed server is asked again next run.
+    let assembled = result.and_then(|(infos, root_base)| {
+        let (mut closure, cache_of) = assemble(infos, root_base, &caches.sd, &caches.bases);
+        closure.declared_roots = vec![walked_root(&closure, &root_hash, input)?];
+        check_root(&closure, &root_hash, want_root.as_ref(), input)?;
+        // Sizes past 2^64 - 1 are refused as from every other loader.
+        super::refuse_size_overflow(&closure, Path::new(input))?;
+        Ok((closure, cache_of))
+    });
+    let (mut closure, cache_of) = caches.keep_if_whole(assembled)?;
+    // Recorded with the walk's own warnings only: those of this run (a cache that
+    // could not be written) are not the closure's.
+    caches.record(&closure, &cache_of, &root_hash);
+    caches.put_warnings_first(&mut closure);
+    Ok(closure)
+}
+
+/// What the user named as the root, and the cache base URL it names (for a
+/// `URL/<hash>.narinfo`).
+fn root_spec(input: &str) -> Result<(RootSpec, Option<String>), LoadError> {
+    if !is_http_url(input) {
+        let spec = if is_hash(input) {
+            RootSpec::Hash(input.to_string())
+        } else if let Ok(p) = StorePath::from_base_name(input) {
+            RootSpec::Base(p)
+        } else {
+            RootSpec::Full(input.to_string())
+        };
+        return Ok((spec, None));
+    }
+    let (base, file) = input
+        .trim_end_matches('/')
+        .rsplit_once('/')
+        .unwrap_or(("", ""));
+    let hash = file.strip_suffix(".narinfo").filter(|h| is_hash(h));
+    match hash {
+        Some(h) if base.contains("://") && !base.ends_with('/') && !base.ends_with(':') => {
+            Ok((RootSpec::Hash(h.to_string()), Some(normalize_base(base))))
         }
-    } else if is_hash(input) {
-        RootSpec::Hash(input.to_string())
-    } else if let Ok(p) = StorePath::from_base_name(input) {
-        RootSpec::Base(p)
-    } else {
-        RootSpec::Full(input.to_string())
-    };
+        _ => Err(LoadError::Invalid {
+            path: PathBuf::from(input),
+            message: "a cache URL as ROOT must name a narinfo (`URL/<hash>.narinfo`); to \
+                      look a store path up in a cache, pass `--cache URL` and the store path"
+                .into(),
+        }),
+    }
+}
+
+/// The caches to walk, in order: the one the input names, then `--cache`, each once.
+fn cache_bases(named: Option<String>, opts: &LoadOptions) -> Vec<String> {
+    let mut bases: Vec<String> = named.into_iter().collect();
     for c in &opts.http.caches {
         let b = normalize_base(c);
         if !bases.contains(&b) {
             bases.push(b);
         }
     }
-    if bases.is_empty() {
-        return Err(invalid("no binary cache given (`--cache URL`)".into()));
-    }
-    let client = match &opts.http.client {
-        Some(c) => Arc::clone(c),
-        None => Arc::new(HttpClient::new(HttpConfig::default())),
-    };
-    let mut warnings = Vec::new();
-    if let Some(p) = client.cache_problem() {
-        warnings.push(format!("the narinfo cache is not used: {p}"));
-    }
-    let sd = store_dir(&client, &bases, opts, &mut warnings)?;
-    let root_hash = spec.hash().to_string();
-    let want_root: Option<StorePath> = match &spec {
+    bases
+}
+
+/// The store path the user named as the root, when named by more than a hash.
+fn wanted_root(
+    spec: &RootSpec,
+    sd: &StoreDir,
+    input: &str,
+) -> Result<Option<StorePath>, LoadError> {
+    Ok(match spec {
         RootSpec::Hash(_) => None,
         RootSpec::Base(p) => Some(p.clone()),
-        RootSpec::Full(s) => Some(sd.parse_path(s).map_err(|e| {
-            invalid(format!(
-                "not a store path of the caches' store directory {sd}: {e}"
-            ))
+        RootSpec::Full(s) => Some(sd.parse_path(s).map_err(|e| LoadError::Invalid {
+            path: PathBuf::from(input),
+            message: format!("not a store path of the caches' store directory {sd}: {e}"),
         })?),
-    };
-    let bases: Vec<Arc<str>> = bases.into_iter().map(Arc::from).collect();
-    // A closure walked before is one record in the narinfo cache: read it instead of
-    // walking (a record that does not read is walked again; damage says so).
-    let recorded = client.with_closure_record(&bases, &root_hash, |b| {
-        closure_record::decode(b, bases.len(), &sd)
-    });
-    if let Some(recorded) = recorded {
+    })
+}
+
+/// The path of a walked closure whose hash is `root_hash`.
+fn walked_root(closure: &Closure, root_hash: &str, input: &str) -> Result<StorePath, LoadError> {
+    closure
+        .paths
+        .keys()
+        .find(|p| p.hash_part() == root_hash)
+        .cloned()
+        .ok_or_else(|| LoadError::Invalid {
+            path: PathBuf::from(input),
+            message: format!("the walk lost the root {root_hash}"),
+        })
+}
+
+/// Which cache each path came from: an index into the cache list, by hash part.
+type CacheOf = FxHashMap<[u8; HASH_LEN], u32>;
+
+/// The caches one load walks, through one client: the store directory they declare,
+/// and what this run warns of so far (not the closure's own warnings).
+struct Caches {
+    client: Arc<HttpClient>,
+    bases: Vec<Arc<str>>,
+    sd: StoreDir,
+    warnings: Vec<String>,
+}
+
+impl Caches {
+    /// The client (the options' or a new one) and the store directory the caches
+    /// declare.
+    fn connect(bases: Vec<String>, opts: &LoadOptions, input: &str) -> Result<Caches, LoadError> {
+        if bases.is_empty() {
+            return Err(LoadError::Invalid {
+                path: PathBuf::from(input),
+                message: "no binary cache given (`--cache URL`)".into(),
+            });
+        }
+        let client = match &opts.http.client {
+            Some(c) => Arc::clone(c),
+            None => Arc::new(HttpClient::new(HttpConfig::default())),
+        };
+        let mut warnings = Vec::new();
+        if let Some(p) = client.cache_problem() {
+            warnings.push(format!("the narinfo cache is not used: {p}"));
+        }
+        let sd = store_dir(&client, &bases, opts, &mut warnings)?;
+        Ok(Caches {
+            client,
+            bases: bases.into_iter().map(Arc::from).collect(),
+            sd,
+            warnings,
+        })
+    }
+
+    /// The closure recorded under `key` in the narinfo cache, when there is a sound one
+    /// (the client then knows which cache each path came from); a damaged record is a
+    /// warning, worded by `damaged` from what is wrong.
+    fn recorded(
+        &mut self,
+        key: &str,
+        damaged: impl FnOnce(String) -> String,
+    ) -> Option<closure_record::Recorded> {
+        let recorded = self.client.with_closure_record(&self.bases, key, |b| {
+            closure_record::decode(b, self.bases.len(), &self.sd)
+        })?;
         match recorded {
             Ok(Decoded::Fresh(rec)) => {
-                client.set_origins(&bases, &rec.caches);
-                let mut closure = rec.closure;
-                let recorded = std::mem::take(&mut closure.warnings);
-                closure.warnings = warnings;
-                closure.warnings.extend(recorded);
-                check_root(&closure, &root_hash, want_root.as_ref(), input)?;
-                super::refuse_size_overflow(&closure, Path::new(input))?;
-                return Ok(closure);
+                self.client.set_origins(&self.bases, &rec.caches);
+                Some(rec)
             }
-            Ok(Decoded::Stale) => {}
-            Err(e) => warnings.push(format!(
-                "the narinfo cache's record of the closure of {root_hash} is damaged ({e}); \
-                 walked it again"
-            )),
+            Ok(Decoded::Stale) => None,
+            Err(e) => {
+                self.warnings.push(damaged(e));
+                None
+            }
         }
     }
-    let walk = Walk {
-        client: &client,
-        bases: &bases,
-        sd: &sd,
-        progress: opts.http.progress.as_ref(),
-    };
-    let result = walk.run(&root_hash, input);
-    client.end_lookups();
-    // The narinfos a walk fetched are kept only when the whole walk holds: one that
-    // failed (a wrong name, a 404 among the references, sizes past 2^64 - 1) keeps
-    // nothing, so that the fixed server is asked again next run.
-    let assembled = result.and_then(|(infos, root_base)| {
-        let (closure, cache_of, walk_warnings) =
-            assemble(infos, root_base, &sd, &bases, &root_hash, input)?;
-        check_root(&closure, &root_hash, want_root.as_ref(), input)?;
-        // Sizes past 2^64 - 1 are refused as from every other loader.
-        super::refuse_size_overflow(&closure, Path::new(input))?;
-        Ok((closure, cache_of, walk_warnings))
-    });
-    let (mut closure, cache_of, walk_warnings) = keep_if_whole(&client, assembled, &mut warnings)?;
-    // Recorded with the walk's own warnings only: those of this run (a cache that
-    // could not be written) are not the closure's.
-    closure.warnings = walk_warnings;
-    if client.has_cache() {
+
+    /// A walk through these caches.
+    fn walk<'a>(&'a self, opts: &'a LoadOptions) -> Walk<'a> {
+        Walk {
+            client: &self.client,
+            bases: &self.bases,
+            sd: &self.sd,
+            progress: opts.http.progress.as_ref(),
+        }
+    }
+
+    /// The narinfos a walk fetched are written to the narinfo cache only when the walk
+    /// and the checks on its closure (`assembled`) hold; otherwise they are dropped, so
+    /// that a fixed server is asked again next run. A cache that cannot be written is a
+    /// warning.
+    fn keep_if_whole<T>(&mut self, assembled: Result<T, LoadError>) -> Result<T, LoadError> {
+        match assembled {
+            Ok(a) => {
+                if let Err(e) = self.client.save() {
+                    self.warnings.push(e);
+                }
+                Ok(a)
+            }
+            Err(e) => {
+                self.client.discard_unsaved();
+                Err(e)
+            }
+        }
+    }
+
+    /// Keep `closure` (one root, its own warnings only) as a record under `key`, when
+    /// there is a narinfo cache; one that cannot be written is a warning.
+    fn record(&mut self, closure: &Closure, cache_of: &CacheOf, key: &str) {
+        if !self.client.has_cache() {
+            return;
+        }
         // `None` (not recordable) cannot happen for a finished walk; it would only mean
         // walking again next time.
         if let Some(record) =
-            closure_record::encode(&closure, |p| cache_of.get(p.hash_bytes()).copied())
+            closure_record::encode(closure, |p| cache_of.get(p.hash_bytes()).copied())
         {
-            if let Err(e) = client.save_closure_record(&bases, &root_hash, &record) {
-                warnings.push(e);
+            if let Err(e) = self.client.save_closure_record(&self.bases, key, &record) {
+                self.warnings.push(e);
             }
         }
     }
-    let recorded = std::mem::take(&mut closure.warnings);
-    closure.warnings = warnings;
-    closure.warnings.extend(recorded);
-    Ok(closure)
-}
 
-/// The client, the store directory the caches declare and the warnings so far.
-fn connect(
-    bases: &[String],
-    opts: &LoadOptions,
-    input: &str,
-) -> Result<(Arc<HttpClient>, StoreDir, Vec<String>), LoadError> {
-    if bases.is_empty() {
-        return Err(LoadError::Invalid {
-            path: PathBuf::from(input),
-            message: "no binary cache given (`--cache URL`)".into(),
-        });
+    /// This run's warnings before the closure's own.
+    fn put_warnings_first(&mut self, closure: &mut Closure) {
+        let own = std::mem::take(&mut closure.warnings);
+        closure.warnings = std::mem::take(&mut self.warnings);
+        closure.warnings.extend(own);
     }
-    let client = match &opts.http.client {
-        Some(c) => Arc::clone(c),
-        None => Arc::new(HttpClient::new(HttpConfig::default())),
-    };
-    let mut warnings = Vec::new();
-    if let Some(p) = client.cache_problem() {
-        warnings.push(format!("the narinfo cache is not used: {p}"));
-    }
-    let sd = store_dir(&client, bases, opts, &mut warnings)?;
-    Ok((client, sd, warnings))
 }
 
 /// The union of the closures of `roots` (a package set; `origin` names it in
@@ -268,87 +349,44 @@ pub fn load_roots(
     origin: &str,
     opts: &LoadOptions,
 ) -> Result<Closure, LoadError> {
-    let mut bases: Vec<String> = Vec::new();
-    for c in &opts.http.caches {
-        let b = normalize_base(c);
-        if !bases.contains(&b) {
-            bases.push(b);
-        }
-    }
-    let (client, sd, mut warnings) = connect(&bases, opts, origin)?;
-    let bases: Vec<Arc<str>> = bases.into_iter().map(Arc::from).collect();
+    let mut caches = Caches::connect(cache_bases(None, opts), opts, origin)?;
     // The union walked before is one record, keyed by the set of roots.
     let key = roots_key(roots);
-    let recorded = client.with_closure_record(&bases, &key, |b| {
-        closure_record::decode(b, bases.len(), &sd)
-    });
-    match recorded {
-        Some(Ok(Decoded::Fresh(rec))) => {
-            client.set_origins(&bases, &rec.caches);
-            let mut closure = rec.closure;
-            let recorded = std::mem::take(&mut closure.warnings);
-            closure.warnings = warnings;
-            closure.warnings.extend(recorded);
-            closure.declared_roots = roots.to_vec();
-            closure.origin = origin.to_string();
-            opts.timings
-                .step("http: the walked union read from its record");
-            return Ok(closure);
-        }
-        Some(Ok(Decoded::Stale)) | None => {}
-        Some(Err(e)) => warnings.push(format!(
+    let recorded = caches.recorded(&key, |e| {
+        format!(
             "the narinfo cache's record of the closures of {origin} is damaged ({e}); walked \
              them again"
-        )),
+        )
+    });
+    if let Some(rec) = recorded {
+        let mut closure = rec.closure;
+        caches.put_warnings_first(&mut closure);
+        closure.declared_roots = roots.to_vec();
+        closure.origin = origin.to_string();
+        crate::timing::step("http: the walked union read from its record");
+        return Ok(closure);
     }
-    let walk = Walk {
-        client: &client,
-        bases: &bases,
-        sd: &sd,
-        progress: opts.http.progress.as_ref(),
-    };
     let jobs: Vec<(String, Option<StorePath>)> = roots
         .iter()
         .map(|r| (r.hash_part().to_string(), Some(r.clone())))
         .collect();
-    let result = walk.run_many(&jobs, origin);
-    opts.timings.step("http: narinfo walk");
-    client.end_lookups();
+    let result = caches.walk(opts).run_many(&jobs, origin);
+    crate::timing::step("http: narinfo walk");
+    caches.client.end_lookups();
     // As for one root: the narinfos are kept only when the whole walk holds (no
     // failure, sizes within 2^64 - 1), so a fixed server is asked again next run.
     let assembled = result.and_then(|(infos, _)| {
-        let mut closure = Closure::new(sd.clone(), SourceKind::HttpCache, origin);
-        let mut walk_warnings = Vec::new();
-        let mut cache_of: FxHashMap<[u8; HASH_LEN], u32> = FxHashMap::default();
-        for (n, base) in infos {
-            if let Some(i) = bases.iter().position(|b| *b == base) {
-                cache_of.insert(*n.info.path.hash_bytes(), i as u32);
-            }
-            walk_warnings.extend(n.warnings);
-            closure.insert(n.info);
-        }
+        let (closure, cache_of) = assemble(infos, origin.to_string(), &caches.sd, &caches.bases);
         super::refuse_size_overflow(&closure, Path::new(origin))?;
-        Ok((closure, cache_of, walk_warnings))
+        Ok((closure, cache_of))
     });
-    let (mut closure, cache_of, mut walk_warnings) =
-        keep_if_whole(&client, assembled, &mut warnings)?;
-    if client.has_cache() {
-        // A record holds one root; the set's roots are put back when it is read.
-        closure.declared_roots = roots.iter().take(1).cloned().collect();
-        closure.warnings = walk_warnings;
-        if let Some(record) =
-            closure_record::encode(&closure, |p| cache_of.get(p.hash_bytes()).copied())
-        {
-            if let Err(e) = client.save_closure_record(&bases, &key, &record) {
-                warnings.push(e);
-            }
-        }
-        walk_warnings = std::mem::take(&mut closure.warnings);
-    }
-    opts.timings.step("http: narinfo cache written");
+    let (mut closure, cache_of) = caches.keep_if_whole(assembled)?;
+    // A record holds one root; the set's roots are put back when it is read.
+    closure.declared_roots = roots.iter().take(1).cloned().collect();
+    caches.record(&closure, &cache_of, &key);
+    crate::timing::step("http: narinfo cache written");
     closure.declared_roots = roots.to_vec();
-    closure.warnings = warnings;
-    closure.warnings.extend(walk_warnings);
+    caches.put_warnings_first(&mut closure);
     Ok(closure)
 }
 
@@ -369,61 +407,25 @@ fn roots_key(roots: &[StorePath]) -> String {
     format!("set-{hex}")
 }
 
-/// The narinfos a walk fetched are written to the narinfo cache only when the walk and
-/// the checks on its closure (`assembled`) hold; otherwise they are dropped, so that a
-/// fixed server is asked again next run. A cache that cannot be written is a warning.
-fn keep_if_whole<T>(
-    client: &HttpClient,
-    assembled: Result<T, LoadError>,
-    warnings: &mut Vec<String>,
-) -> Result<T, LoadError> {
-    match assembled {
-        Ok(a) => {
-            if let Err(e) = client.save() {
-                warnings.push(e);
-            }
-            Ok(a)
-        }
-        Err(e) => {
-            client.discard_unsaved();
-            Err(e)
-        }
-    }
-}
-
-/// The closure of a finished walk, which cache each path came from (index into
-/// `bases`), and the narinfos' warnings.
-#[allow(clippy::type_complexity)]
+/// The closure of a finished walk (every narinfo's path, with the narinfos' warnings
+/// as its own; no roots yet) and which cache each path came from (index into
+/// `bases`).
 fn assemble(
     infos: Vec<(NarInfo, Arc<str>)>,
-    root_base: String,
+    origin: String,
     sd: &StoreDir,
     bases: &[Arc<str>],
-    root_hash: &str,
-    input: &str,
-) -> Result<(Closure, FxHashMap<[u8; HASH_LEN], u32>, Vec<String>), LoadError> {
-    let mut closure = Closure::new(sd.clone(), SourceKind::HttpCache, root_base);
-    let mut walk_warnings = Vec::new();
-    let mut cache_of: FxHashMap<[u8; HASH_LEN], u32> = FxHashMap::default();
-    let mut root = None;
+) -> (Closure, CacheOf) {
+    let mut closure = Closure::new(sd.clone(), SourceKind::HttpCache, origin);
+    let mut cache_of = CacheOf::default();
     for (n, base) in infos {
-        if n.info.path.hash_part() == root_hash {
-            root = Some(n.info.path.clone());
-        }
         if let Some(i) = bases.iter().position(|b| *b == base) {
             cache_of.insert(*n.info.path.hash_bytes(), i as u32);
         }
-        walk_warnings.extend(n.warnings);
+        closure.warnings.extend(n.warnings);
         closure.insert(n.info);
     }
-    let Some(root) = root else {
-        return Err(LoadError::Invalid {
-            path: PathBuf::from(input),
-            message: format!("the walk lost the root {root_hash}"),
-        });
-    };
-    closure.declared_roots = vec![root];
-    Ok((closure, cache_of, walk_warnings))
+    (closure, cache_of)
 }
 
 /// The closure's root is the path the user named (when named by more than a hash).

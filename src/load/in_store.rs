@@ -8,8 +8,6 @@ use std::path::{Path, PathBuf};
 use super::{LoadError, LoadOptions};
 use crate::store::StorePath;
 
-/// If `path` (or what its symlinks lead to) lies in the store directory, the store path
-/// it is in and the sub-path below that store path.
 /// With `--store-root`, a logical store path (`/nix/store/…`, as users and symlinks
 /// name it) is found under the root: `<root>/nix/store/…`.
 fn to_physical(p: PathBuf, opts: &LoadOptions) -> PathBuf {
@@ -23,8 +21,8 @@ fn to_physical(p: PathBuf, opts: &LoadOptions) -> PathBuf {
     }
 }
 
-/// The store path `path` is (or leads to through symlinks), its sub-path, and where it
-/// physically is.
+/// If `path` (or what its symlinks lead to) lies in the store directory: the store path
+/// it is in, the sub-path below that store path, and where it physically is.
 pub(super) fn store_path_of(
     path: &Path,
     opts: &LoadOptions,

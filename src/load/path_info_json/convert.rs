@@ -1,0 +1,436 @@
+//! Raw entries into [`PathInfo`]s and the [`Closure`]: every entry's own path parsed
+//! once into a shared interner, the chunks converted on every core and applied in
+//! document order, so that warnings and the first error are those of a sequential read.
+
+use std::borrow::Cow;
+use std::path::Path;
+
+use rayon::prelude::*;
+use serde_json::Value;
+
+use super::raw::{Chunks, RawEntry, RawHash, RawSig, Text};
+use crate::load::json::{located, with_store_dir_hint};
+use crate::load::{LoadError, LoadOptions};
+use crate::store::{
+    Closure, InvalidPath, PathInfo, SourceKind, StoreDir, StorePath, StorePathError,
+};
+
+/// Accumulates entries into a closure, with the text at hand to locate errors.
+pub(super) struct Builder<'t, 'p> {
+    pub(super) text: &'t str,
+    pub(super) path: &'p Path,
+    pub(super) store_dir: StoreDir,
+    pub(super) closure: Closure,
+}
+
+impl<'t, 'p> Builder<'t, 'p> {
+    pub(super) fn new(text: &'t str, path: &'p Path) -> Builder<'t, 'p> {
+        Builder {
+            text,
+            path,
+            store_dir: StoreDir::default(),
+            closure: Closure::new(
+                StoreDir::default(),
+                SourceKind::PathInfoJson,
+                path.display().to_string(),
+            ),
+        }
+    }
+
+    /// The document's store directory if it names one, else the options', else the
+    /// default; warns when the document and the options disagree.
+    pub(super) fn choose_store_dir(&mut self, doc: Option<String>, opts: &LoadOptions) -> StoreDir {
+        let sd = match (doc.map(StoreDir::new), &opts.store_dir) {
+            (Some(d), Some(o)) => {
+                if &d != o {
+                    self.closure.warnings.push(format!(
+                        "{} says the store directory is {d}, but {o} was given; using {d}",
+                        self.path.display()
+                    ));
+                }
+                d
+            }
+            (Some(d), None) => d,
+            (None, o) => o.clone().unwrap_or_default(),
+        };
+        self.closure.store_dir = sd.clone();
+        sd
+    }
+
+    /// Convert and add entries, in parallel chunks, then apply them in document order
+    /// so warnings and the first error are the same as a sequential read.
+    ///
+    /// Every entry's own path is parsed first (in parallel) into one shared interner,
+    /// so the references, which name the same paths again and again, are lookups that
+    /// share the entries' name allocations: one name per path instead of one per
+    /// reference and chunk, and equal paths compare by pointer.
+    pub(super) fn add_all<'d>(mut self, chunks: Chunks<'d>) -> Result<Converted<'p>, LoadError> {
+        let sd = &self.store_dir;
+        let keys: Vec<(&'d str, StorePath)> = chunks
+            .par_iter()
+            .flat_map_iter(|chunk| {
+                chunk.iter().filter_map(|(Text(key), raw)| {
+                    let raw = raw.as_ref().filter(|r| r.valid != Some(false))?;
+                    match key {
+                        // Entries with their own store dir are parsed by that one, later.
+                        Cow::Borrowed(k) if raw.store_dir.is_none() => {
+                            sd.parse_path_or_base(k).ok().map(|p| (*k, p))
+                        }
+                        _ => None,
+                    }
+                })
+            })
+            .collect();
+        let shared = SharedPaths::new(sd.as_str(), keys);
+        let shared = &shared;
+        crate::timing::step("load: interning the entries' paths");
+        let (text, path, store_dir) = (self.text, self.path, &self.store_dir);
+        let converted: Vec<ConvertedChunk> = chunks
+            .into_par_iter()
+            .map(|chunk| {
+                let mut conv = Converter {
+                    text,
+                    path,
+                    store_dir,
+                    shared,
+                    interned: rustc_hash::FxHashMap::default(),
+                    hits: Vec::new(),
+                };
+                chunk
+                    .into_iter()
+                    .map(|(Text(key), raw)| conv.convert(&key, raw))
+                    .collect()
+            })
+            .collect();
+        crate::timing::step("load: converting entries");
+        // The first error in document order, as a sequential read would report it.
+        let mut entries = converted
+            .into_iter()
+            .collect::<Result<Vec<Vec<(Entry, Vec<String>)>>, LoadError>>()?;
+        // Warnings and invalid paths in document order; the valid entries stay where
+        // they are until they move into the map (each move of 100,000 entries costs).
+        let mut without_size = 0usize;
+        let mut last: Option<&StorePath> = None;
+        let mut sorted = true;
+        for (c, warnings) in entries.iter_mut().flatten() {
+            self.closure.warnings.append(warnings);
+            match c {
+                Entry::Invalid(inv) => self.closure.invalid.push(std::mem::take(inv)),
+                Entry::Valid(info) => {
+                    without_size += usize::from(info.nar_size.is_none());
+                    sorted &= last.is_none_or(|l| *l < info.path);
+                    last = Some(&info.path);
+                }
+            }
+        }
+        Ok(Converted {
+            path: self.path,
+            closure: self.closure,
+            entries,
+            sorted,
+            without_size,
+        })
+    }
+}
+
+/// A document's entries converted, in document order, before they go into the path
+/// map: they own everything they hold, so the document can be freed first.
+pub(super) struct Converted<'p> {
+    pub(super) path: &'p Path,
+    /// The closure so far: store dir, warnings, invalid paths; no paths yet.
+    pub(super) closure: Closure,
+    pub(super) entries: Vec<Vec<(Entry, Vec<String>)>>,
+    /// Whether the valid entries are in strictly ascending path order (as Nix writes
+    /// every shape).
+    pub(super) sorted: bool,
+    pub(super) without_size: usize,
+}
+
+impl Converted<'_> {
+    /// The closure, with every valid entry in its path map.
+    pub(super) fn finish(self) -> Closure {
+        let Converted {
+            path,
+            mut closure,
+            entries,
+            sorted,
+            without_size,
+        } = self;
+        let infos = entries.into_iter().flatten().filter_map(|(c, _)| match c {
+            Entry::Valid(info) => Some(info),
+            Entry::Invalid(_) => None,
+        });
+        if sorted {
+            // The map is built in bulk, as is.
+            closure.paths = infos.map(|i| (i.path.clone(), i)).collect();
+        } else {
+            closure.paths = dedup_sorted(&mut closure, path, infos.collect());
+        }
+        crate::timing::step("load: the path map");
+        if without_size > 0 {
+            closure.warnings.push(format!(
+                "{}: {} path(s) have no narSize; their sizes are unknown",
+                path.display(),
+                without_size
+            ));
+        }
+        closure
+    }
+}
+/// The entries sorted by path (ties in document order), each path's last entry kept
+/// with a warning for the ones before it, as a map built in bulk (inserting one by one
+/// shifts large values inside the B-tree nodes). Positions are sorted, not the large
+/// entries, and the kept ones move once, into the map.
+pub(super) fn dedup_sorted(
+    closure: &mut Closure,
+    path: &Path,
+    infos: Vec<PathInfo>,
+) -> std::collections::BTreeMap<StorePath, PathInfo> {
+    let mut order: Vec<u32> = (0..infos.len() as u32).collect();
+    order.par_sort_unstable_by(|&a, &b| {
+        infos[a as usize]
+            .path
+            .cmp(&infos[b as usize].path)
+            .then(a.cmp(&b))
+    });
+    // Of each run of equal paths, the last (in document order) stays.
+    let at = |k: usize| &infos[order[k] as usize].path;
+    let mut kept: Vec<u32> = Vec::with_capacity(order.len());
+    for k in 0..order.len() {
+        if k + 1 < order.len() && at(k + 1) == at(k) {
+            closure.warnings.push(format!(
+                "{}: {} is listed twice; kept the last entry",
+                path.display(),
+                closure.store_dir.display(at(k))
+            ));
+        } else {
+            kept.push(order[k]);
+        }
+    }
+    drop(order);
+    let mut slots: Vec<Option<PathInfo>> = infos.into_iter().map(Some).collect();
+    kept.iter()
+        .filter_map(|&i| slots[i as usize].take())
+        .map(|i| (i.path.clone(), i))
+        .collect()
+}
+
+/// What one chunk of entries becomes: each entry with the warnings it raised.
+pub(super) type ConvertedChunk = Result<Vec<(Entry, Vec<String>)>, LoadError>;
+
+/// What one entry becomes.
+// Valid is the common case by far; boxing it would add an allocation per path.
+#[allow(clippy::large_enum_variant)]
+pub(super) enum Entry {
+    Valid(PathInfo),
+    Invalid(InvalidPath),
+}
+
+/// The entries' own paths, found by the text of a key or reference. A map keyed by
+/// the text compared every hit against the key's text in the document, a cache miss
+/// per reference (800,000 in a 100,000-path closure); this one is keyed by the 32 hash
+/// characters and compares the rest against the path's own name, which the clone of
+/// a hit reads anyway. Equal to a map keyed by the text: a hit is a text that is
+/// exactly the entry's key (same form, full path or base name).
+pub(super) struct SharedPaths<'a, 'd> {
+    pub(super) store_dir: &'a str,
+    /// Paths by the first 8 bytes of their hash, and whether the key was a full path
+    /// (else a base name).
+    pub(super) by_hash: rustc_hash::FxHashMap<u64, (StorePath, bool)>,
+    /// Keys whose hash prefix another key already has, with another path or form
+    /// (rare), keyed by their text.
+    pub(super) other: rustc_hash::FxHashMap<&'d str, StorePath>,
+}
+
+impl<'a, 'd> SharedPaths<'a, 'd> {
+    pub(super) fn new(store_dir: &'a str, keys: Vec<(&'d str, StorePath)>) -> SharedPaths<'a, 'd> {
+        let mut by_hash: rustc_hash::FxHashMap<_, (StorePath, bool)> =
+            rustc_hash::FxHashMap::default();
+        by_hash.reserve(keys.len());
+        let mut other = rustc_hash::FxHashMap::default();
+        for (k, p) in keys {
+            let full = k.starts_with('/');
+            match by_hash.entry(p.hash_prefix()) {
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert((p, full));
+                }
+                // The same text again: the last one wins, as in a map keyed by text.
+                std::collections::hash_map::Entry::Occupied(mut o)
+                    if o.get().1 == full && o.get().0 == p =>
+                {
+                    o.insert((p, full));
+                }
+                std::collections::hash_map::Entry::Occupied(_) => {
+                    other.insert(k, p);
+                }
+            }
+        }
+        SharedPaths {
+            store_dir,
+            by_hash,
+            other,
+        }
+    }
+
+    /// The path whose key is exactly `text`.
+    pub(super) fn get(&self, text: &str) -> Option<&StorePath> {
+        let full = text.starts_with('/');
+        let base = if full {
+            text.strip_prefix(self.store_dir)?.strip_prefix('/')?
+        } else {
+            text
+        };
+        let b = base.as_bytes();
+        const H: usize = crate::store::HASH_LEN;
+        if b.len() > H && b[H] == b'-' {
+            if let Some((p, f)) = self.by_hash.get(&crate::store::hash_prefix(&b[..H])) {
+                if *f == full && p.hash_bytes()[..] == b[..H] && p.name() == &base[H + 1..] {
+                    return Some(p);
+                }
+            }
+        }
+        if self.other.is_empty() {
+            None
+        } else {
+            self.other.get(text)
+        }
+    }
+}
+
+/// Turns raw entries into [`PathInfo`]s; one per thread, each with its own interner.
+pub(super) struct Converter<'a, 'd> {
+    pub(super) text: &'a str,
+    pub(super) path: &'a Path,
+    pub(super) store_dir: &'a StoreDir,
+    /// The entries' own paths, keyed by their text in the document (shared by all
+    /// threads, read only).
+    pub(super) shared: &'a SharedPaths<'a, 'd>,
+    /// Other paths already parsed by this thread (references to paths the document
+    /// does not describe), keyed the same way: a closure names each path many times.
+    /// Strings with escapes are not interned.
+    pub(super) interned: rustc_hash::FxHashMap<&'d str, StorePath>,
+    /// Scratch: an entry's references found among the entries' own paths.
+    pub(super) hits: Vec<Option<&'a StorePath>>,
+}
+
+impl<'a, 'd> Converter<'a, 'd> {
+    /// Error at the first occurrence of `needle` as a JSON string, else by entry.
+    pub(super) fn located(&self, needle: &str, entry: &str, message: String) -> LoadError {
+        located(self.text, self.path, needle, entry, message)
+    }
+
+    /// Parse a path, through the interner unless the entry has its own store dir.
+    // `&Cow`, not `&str`: whether the text borrows from the document decides interning.
+    #[allow(clippy::ptr_arg)]
+    pub(super) fn store_path(
+        &mut self,
+        s: &Cow<'d, str>,
+        sd: &StoreDir,
+        own_store_dir: bool,
+    ) -> Result<StorePath, StorePathError> {
+        let borrowed = match s {
+            Cow::Borrowed(b) if !own_store_dir => Some(*b),
+            _ => None,
+        };
+        if let Some(b) = borrowed {
+            if let Some(p) = self.shared.get(b).or_else(|| self.interned.get(b)) {
+                return Ok(p.clone());
+            }
+        }
+        let p = sd.parse_path_or_base(s)?;
+        if let Some(b) = borrowed {
+            self.interned.insert(b, p.clone());
+        }
+        Ok(p)
+    }
+
+    #[allow(clippy::ptr_arg)] // see store_path
+    pub(super) fn convert(
+        &mut self,
+        key: &Cow<'d, str>,
+        raw: Option<RawEntry<'d>>,
+    ) -> Result<(Entry, Vec<String>), LoadError> {
+        let mut warnings = Vec::new();
+        let raw = match raw {
+            Some(r) if r.valid != Some(false) => r,
+            other => {
+                let why = if other.is_some() {
+                    "nix reported it as invalid (`valid: false`)"
+                } else {
+                    "nix reported it as invalid (`null`)"
+                };
+                warnings.push(format!(
+                    "{}: {key} is not a valid path: {why}",
+                    self.path.display()
+                ));
+                let inv = InvalidPath {
+                    path: key.to_string(),
+                    why: why.to_string(),
+                };
+                return Ok((Entry::Invalid(inv), warnings));
+            }
+        };
+        let own = raw.store_dir.as_deref().map(StoreDir::new);
+        let sd = own.clone().unwrap_or_else(|| self.store_dir.clone());
+        let own_store_dir = own.is_some();
+        let path = self
+            .store_path(key, &sd, own_store_dir)
+            .map_err(|e| self.located(key, key, with_store_dir_hint(e.to_string(), &sd)))?;
+        let mut info = PathInfo::new(path);
+        info.nar_hash = raw.nar_hash.as_ref().map(RawHash::to_nar_hash);
+        info.nar_size = raw.nar_size;
+        let refs = raw.references.unwrap_or_default();
+        info.references.reserve(refs.len());
+        // Every reference is looked up among the entries' own paths first: the
+        // lookups do not depend on each other, so their cache misses (one per
+        // reference, in a table of 100,000 paths) overlap instead of coming one by one.
+        let shared = self.shared;
+        let mut hits = std::mem::take(&mut self.hits);
+        hits.clear();
+        hits.extend(refs.iter().map(|Text(r)| match r {
+            Cow::Borrowed(b) if !own_store_dir => shared.get(b),
+            _ => None,
+        }));
+        for (Text(r), hit) in refs.iter().zip(hits.drain(..)) {
+            let rp = match hit {
+                Some(p) => p.clone(),
+                None => self.store_path(r, &sd, own_store_dir).map_err(|e| {
+                    self.located(
+                        r,
+                        key,
+                        format!("reference: {}", with_store_dir_hint(e.to_string(), &sd)),
+                    )
+                })?,
+            };
+            info.references.push(rp);
+        }
+        self.hits = hits;
+        if let Some(d) = raw.deriver.as_ref().map(|t| t.0.as_ref()) {
+            match sd.parse_path_or_base(d) {
+                Ok(dp) => info.deriver = Some(dp),
+                Err(e) => warnings.push(format!(
+                    "{}: {key}: ignored its deriver: {e}",
+                    self.path.display()
+                )),
+            }
+        }
+        info.registration_time = raw.registration_time.and_then(|t| u64::try_from(t).ok());
+        info.ultimate = raw.ultimate;
+        info.signatures = raw
+            .signatures
+            .unwrap_or_default()
+            .into_iter()
+            .map(|s| match s {
+                RawSig::Text(t) => t.into_owned(),
+                RawSig::Object(o) => format!("{}:{}", o.key_name, o.sig),
+            })
+            .collect();
+        info.ca = raw.ca.map(|v| match *v {
+            Value::String(s) => s,
+            other => other.to_string(),
+        });
+        info.reported_closure_size = raw.closure_size;
+        info.normalise();
+        Ok((Entry::Valid(info), warnings))
+    }
+}
