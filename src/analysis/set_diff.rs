@@ -751,13 +751,70 @@ pub fn set_diff(
     pk.skip = unchanged(&old, &new, &pk, &pairs);
     opts.timings.step("set diff: packages that change nothing");
     let (old, new) = (&old, &new);
+    let acc = cause_sums(old, new, &pk, &pairs);
+    crate::timing::step("set diff: causes");
+    let pair_name: Vec<String> = pairs.iter().map(|p| key_name(&p.2)).collect();
+    let found = ranked_causes(&acc, &pk);
+    let cause_total: i128 = found.iter().map(|c| c.2.bytes).sum();
+    let keep = kept_by_top(&found, opts.top);
+    let causes = cause_rows(old, new, &pk, &pairs, &pair_name, &found, &keep);
+    let shown_bytes: i128 = causes.iter().map(|c| c.bytes as i128).sum();
+    let causes_hidden = found.len() - causes.len();
+    let rr = root_rows(old, new, &pairs, &only_old, &only_new, opts.top);
+    let total_delta = rr.total_new as i64 - rr.total_old as i64;
+    debug_assert_eq!(
+        cause_total, total_delta as i128,
+        "causes must add up to the total"
+    );
+    let rebuild = rebuild_summary(old, new, rr.rebuilt_same);
+    let check = opts.check.map(|limits| {
+        set_check(
+            limits,
+            (old, new),
+            &pk,
+            (&pairs, &pair_name),
+            &rr,
+            opts.show,
+        )
+    });
+    SetDiffReport {
+        schema_version: SCHEMA_VERSION,
+        old: set_side(old, old_in.origin),
+        new: set_side(new, new_in.origin),
+        total: SetTotal {
+            roots: pairs.len(),
+            old: rr.total_old,
+            new: rr.total_new,
+            delta: total_delta,
+            percent: percent(rr.total_old, total_delta),
+        },
+        counts: rr.counts,
+        roots: rr.roots,
+        causes,
+        rebuild,
+        rest: (rr.hidden_roots > 0 || causes_hidden > 0).then_some(SetRest {
+            roots: rr.hidden_roots,
+            roots_delta: rr.hidden_delta,
+            causes: causes_hidden,
+            causes_bytes: clamp(cause_total - shown_bytes),
+        }),
+        check,
+        warnings: set_warnings(old, new),
+        show: opts.show,
+    }
+}
 
-    // Causes over the matched pairs, in blocks.
+/// Matched pairs of roots: (old root index, new root index, key).
+type Pairs = [(usize, usize, (String, String))];
+
+/// Per package and change, the roots and bytes of every cause over the matched pairs,
+/// in blocks of `BLOCK` pairs on every core ([`block_causes`]).
+fn cause_sums(old: &Side, new: &Side, pk: &Packages, pairs: &Pairs) -> Vec<[Acc; 4]> {
     let old_roots: Vec<u32> = pairs.iter().map(|p| old.root_node[p.0]).collect();
     let new_roots: Vec<u32> = pairs.iter().map(|p| new.root_node[p.1]).collect();
     let np = pk.names.len();
     let blocks: Vec<usize> = (0..pairs.len()).step_by(BLOCK).collect();
-    let acc = blocks
+    blocks
         .par_iter()
         .fold(
             || ((Vec::new(), Vec::new()), vec![[Acc::default(); 4]; np]),
@@ -766,7 +823,7 @@ pub fn set_diff(
                 block_causes(
                     old,
                     new,
-                    &pk,
+                    pk,
                     start,
                     (&old_roots[start..end], &new_roots[start..end]),
                     &mut scratch,
@@ -784,10 +841,12 @@ pub fn set_diff(
             }
             a
         })
-        .unwrap_or_default();
-    opts.timings.step("set diff: causes");
+        .unwrap_or_default()
+}
 
-    let pair_name: Vec<String> = pairs.iter().map(|p| key_name(&p.2)).collect();
+/// The causes that change something, as (package, change index, sums), largest bytes
+/// first; ties by roots, then package name, then change.
+fn ranked_causes(acc: &[[Acc; 4]], pk: &Packages) -> Vec<(usize, usize, Acc)> {
     let mut found: Vec<(usize, usize, Acc)> = Vec::new();
     for (p, a) in acc.iter().enumerate() {
         for (k, x) in a.iter().enumerate() {
@@ -803,9 +862,12 @@ pub fn set_diff(
             .then_with(|| pk.names[x.0].cmp(&pk.names[y.0]))
             .then(x.1.cmp(&y.1))
     });
-    let cause_total: i128 = found.iter().map(|c| c.2.bytes).sum();
-    // `--top`: the largest growing and the largest shrinking causes.
-    let keep: Vec<bool> = match opts.top {
+    found
+}
+
+/// Which ranked causes `--top` keeps: the largest growing and the largest shrinking.
+fn kept_by_top(found: &[(usize, usize, Acc)], top: Option<usize>) -> Vec<bool> {
+    match top {
         None => vec![true; found.len()],
         Some(t) => {
             let grow = found.iter().filter(|c| c.2.bytes > 0).count();
@@ -819,8 +881,21 @@ pub fn set_diff(
                 })
                 .collect()
         }
-    };
-    let causes: Vec<Cause> = found
+    }
+}
+
+/// The report rows of the kept causes, each with its versions and the chain from its
+/// example root (one search per row, on every core).
+fn cause_rows(
+    old: &Side,
+    new: &Side,
+    pk: &Packages,
+    pairs: &Pairs,
+    pair_name: &[String],
+    found: &[(usize, usize, Acc)],
+    keep: &[bool],
+) -> Vec<Cause> {
+    found
         .par_iter()
         .zip(keep.par_iter())
         .filter(|(_, &k)| k)
@@ -847,18 +922,42 @@ pub fn set_diff(
                 chain: side.chain(root, &targets),
             }
         })
-        .collect();
-    let shown_bytes: i128 = causes.iter().map(|c| c.bytes as i128).sum();
-    let causes_hidden = found.len() - causes.len();
+        .collect()
+}
 
-    // Roots.
-    let root_side = |s: &Side, i: usize| {
-        let v = s.root_node[i] as usize;
-        RootSide {
-            path: s.display(v),
-            closure_size: s.sizes[v],
-        }
-    };
+/// The root rows and their totals.
+struct RootRows {
+    /// Matched, then appeared, then vanished roots, each group cut at `--top`.
+    roots: Vec<RootDiff>,
+    hidden_roots: usize,
+    hidden_delta: i64,
+    counts: RootCounts,
+    /// Closure sizes of the matched roots, summed on each side.
+    total_old: u64,
+    total_new: u64,
+    /// Matched roots rebuilt (another store path) at the same closure size.
+    rebuilt_same: usize,
+}
+
+/// One side of a root row: its store path and closure size.
+fn root_side(s: &Side, i: usize) -> RootSide {
+    let v = s.root_node[i] as usize;
+    RootSide {
+        path: s.display(v),
+        closure_size: s.sizes[v],
+    }
+}
+
+/// Every root's row: the matched pairs (largest growth first), the roots only NEW or
+/// only OLD has (largest first), the counts and totals, and what `--top` hides.
+fn root_rows(
+    old: &Side,
+    new: &Side,
+    pairs: &Pairs,
+    only_old: &[(usize, (String, String))],
+    only_new: &[(usize, (String, String))],
+    top: Option<usize>,
+) -> RootRows {
     let mut counts = RootCounts {
         both: pairs.len(),
         only_old: only_old.len(),
@@ -869,7 +968,7 @@ pub fn set_diff(
     let mut total_new = 0u64;
     let mut rebuilt_same = 0usize;
     let mut matched: Vec<RootDiff> = Vec::with_capacity(pairs.len());
-    for (o, n, key) in &pairs {
+    for (o, n, key) in pairs {
         let (so, sn) = (root_side(old, *o), root_side(new, *n));
         let delta = sn.closure_size as i64 - so.closure_size as i64;
         match delta.cmp(&0) {
@@ -895,36 +994,11 @@ pub fn set_diff(
         });
     }
     matched.sort_by(|a, b| b.delta.cmp(&a.delta).then_with(|| a.name.cmp(&b.name)));
-    let one_sided = |s: &Side, list: &[(usize, (String, String))], is_new: bool| {
-        let mut v: Vec<RootDiff> = list
-            .iter()
-            .map(|(i, key)| {
-                let side = root_side(s, *i);
-                let size = side.closure_size as i64;
-                RootDiff {
-                    name: key_name(key),
-                    package: key.0.clone(),
-                    output: key.1.clone(),
-                    delta: if is_new { size } else { -size },
-                    percent: None,
-                    old: (!is_new).then(|| side.clone()),
-                    new: is_new.then_some(side),
-                }
-            })
-            .collect();
-        v.sort_by(|a, b| {
-            b.delta
-                .abs()
-                .cmp(&a.delta.abs())
-                .then_with(|| a.name.cmp(&b.name))
-        });
-        v
-    };
-    let appeared = one_sided(new, &only_new, true);
-    let vanished = one_sided(old, &only_old, false);
+    let appeared = one_sided_rows(new, only_new, true);
+    let vanished = one_sided_rows(old, only_old, false);
     let (mut roots, mut hidden_roots, mut hidden_delta) = (Vec::new(), 0usize, 0i64);
     for group in [matched, appeared, vanished] {
-        let t = opts.top.unwrap_or(usize::MAX);
+        let t = top.unwrap_or(usize::MAX);
         for (i, r) in group.into_iter().enumerate() {
             if i < t {
                 roots.push(r);
@@ -934,76 +1008,120 @@ pub fn set_diff(
             }
         }
     }
+    RootRows {
+        roots,
+        hidden_roots,
+        hidden_delta,
+        counts,
+        total_old,
+        total_new,
+        rebuilt_same,
+    }
+}
 
-    let total_delta = total_new as i64 - total_old as i64;
-    debug_assert_eq!(
-        cause_total, total_delta as i128,
-        "causes must add up to the total"
-    );
-    let rebuild = rebuild_summary(old, new, rebuilt_same);
-
-    let check = opts.check.map(|limits| {
-        let failing: Vec<&RootDiff> = roots
-            .iter()
-            .filter(|r| r.old.is_some() && r.new.is_some())
-            .filter(|r| {
-                limits.max_growth.is_some_and(|l| {
-                    l.exceeded(r.old.as_ref().map_or(0, |s| s.closure_size), r.delta)
-                })
-            })
-            .collect();
-        // Failing roots beyond `--top` are counted from every pair.
-        let roots_failed = match limits.max_growth {
-            Some(l) => pairs
-                .iter()
-                .filter(|(o, n, _)| {
-                    let so = old.sizes[old.root_node[*o] as usize];
-                    let sn = new.sizes[new.root_node[*n] as usize];
-                    l.exceeded(so, sn as i64 - so as i64)
-                })
-                .count(),
-            None => 0,
-        };
-        let by_name: FxHashMap<&str, &(usize, usize, (String, String))> = pairs
-            .iter()
-            .zip(&pair_name)
-            .map(|(p, n)| (n.as_str(), p))
-            .collect();
-        // One walk of each side per listed root: only the first `show`.
-        let failed: Vec<FailedRoot> = failing[..failing.len().min(opts.show.max(1))]
-            .par_iter()
-            .map(|r| {
-                let causes = by_name
-                    .get(r.name.as_str())
-                    .map(|p| root_causes(old, new, &pk, old.root_node[p.0], new.root_node[p.1]))
-                    .unwrap_or_default();
-                let (o, n) = (
-                    r.old.as_ref().map_or(0, |s| s.closure_size),
-                    r.new.as_ref().map_or(0, |s| s.closure_size),
-                );
-                FailedRoot {
-                    name: r.name.clone(),
-                    old: o,
-                    new: n,
-                    delta: r.delta,
-                    percent: r.percent,
-                    causes,
-                }
-            })
-            .collect();
-        let total_failed = limits
-            .max_total_growth
-            .is_some_and(|l| l.exceeded(total_old, total_delta));
-        SetCheck {
-            pass: roots_failed == 0 && !total_failed,
-            max_growth: limits.max_growth,
-            max_total_growth: limits.max_total_growth,
-            roots_failed,
-            failed,
-            total_failed,
-        }
+/// Rows of the roots only one side has (`is_new`: NEW's), largest change first.
+fn one_sided_rows(s: &Side, list: &[(usize, (String, String))], is_new: bool) -> Vec<RootDiff> {
+    let mut v: Vec<RootDiff> = list
+        .iter()
+        .map(|(i, key)| {
+            let side = root_side(s, *i);
+            let size = side.closure_size as i64;
+            RootDiff {
+                name: key_name(key),
+                package: key.0.clone(),
+                output: key.1.clone(),
+                delta: if is_new { size } else { -size },
+                percent: None,
+                old: (!is_new).then(|| side.clone()),
+                new: is_new.then_some(side),
+            }
+        })
+        .collect();
+    v.sort_by(|a, b| {
+        b.delta
+            .abs()
+            .cmp(&a.delta.abs())
+            .then_with(|| a.name.cmp(&b.name))
     });
+    v
+}
 
+/// `check`: the shown roots over `--max-growth` (the first `show` with their causes,
+/// one walk of each side each), every failing pair counted, and the total against
+/// `--max-total-growth`.
+fn set_check(
+    limits: SetLimits,
+    (old, new): (&Side, &Side),
+    pk: &Packages,
+    (pairs, pair_name): (&Pairs, &[String]),
+    rr: &RootRows,
+    show: usize,
+) -> SetCheck {
+    let total_delta = rr.total_new as i64 - rr.total_old as i64;
+    let failing: Vec<&RootDiff> = rr
+        .roots
+        .iter()
+        .filter(|r| r.old.is_some() && r.new.is_some())
+        .filter(|r| {
+            limits
+                .max_growth
+                .is_some_and(|l| l.exceeded(r.old.as_ref().map_or(0, |s| s.closure_size), r.delta))
+        })
+        .collect();
+    // Failing roots beyond `--top` are counted from every pair.
+    let roots_failed = match limits.max_growth {
+        Some(l) => pairs
+            .iter()
+            .filter(|(o, n, _)| {
+                let so = old.sizes[old.root_node[*o] as usize];
+                let sn = new.sizes[new.root_node[*n] as usize];
+                l.exceeded(so, sn as i64 - so as i64)
+            })
+            .count(),
+        None => 0,
+    };
+    let by_name: FxHashMap<&str, &(usize, usize, (String, String))> = pairs
+        .iter()
+        .zip(pair_name)
+        .map(|(p, n)| (n.as_str(), p))
+        .collect();
+    // One walk of each side per listed root: only the first `show`.
+    let failed: Vec<FailedRoot> = failing[..failing.len().min(show.max(1))]
+        .par_iter()
+        .map(|r| {
+            let causes = by_name
+                .get(r.name.as_str())
+                .map(|p| root_causes(old, new, pk, old.root_node[p.0], new.root_node[p.1]))
+                .unwrap_or_default();
+            let (o, n) = (
+                r.old.as_ref().map_or(0, |s| s.closure_size),
+                r.new.as_ref().map_or(0, |s| s.closure_size),
+            );
+            FailedRoot {
+                name: r.name.clone(),
+                old: o,
+                new: n,
+                delta: r.delta,
+                percent: r.percent,
+                causes,
+            }
+        })
+        .collect();
+    let total_failed = limits
+        .max_total_growth
+        .is_some_and(|l| l.exceeded(rr.total_old, total_delta));
+    SetCheck {
+        pass: roots_failed == 0 && !total_failed,
+        max_growth: limits.max_growth,
+        max_total_growth: limits.max_total_growth,
+        roots_failed,
+        failed,
+        total_failed,
+    }
+}
+
+/// Both sides' load warnings, each marked with its side.
+fn set_warnings(old: &Side, new: &Side) -> Vec<String> {
     let mut warnings = Vec::new();
     for (label, s) in [("OLD", old), ("NEW", new)] {
         warnings.extend(
@@ -1012,38 +1130,18 @@ pub fn set_diff(
                 .map(|w| format!("{label}: {w}")),
         );
     }
-    let side = |s: &Side, origin: &str| SetSide {
+    warnings
+}
+
+/// What the report says of one set: its origin, graph file, roots and union.
+fn set_side(s: &Side, origin: &str) -> SetSide {
+    SetSide {
         origin: origin.to_string(),
         graph: s.closure.origin.clone(),
         roots: s.root_node.len(),
         path_count: s.g.len(),
         union_size: s.g.total_size(),
         sizes_known: s.g.sizes_known,
-    };
-    SetDiffReport {
-        schema_version: SCHEMA_VERSION,
-        old: side(old, old_in.origin),
-        new: side(new, new_in.origin),
-        total: SetTotal {
-            roots: pairs.len(),
-            old: total_old,
-            new: total_new,
-            delta: total_delta,
-            percent: percent(total_old, total_delta),
-        },
-        counts,
-        roots,
-        causes,
-        rebuild,
-        rest: (hidden_roots > 0 || causes_hidden > 0).then_some(SetRest {
-            roots: hidden_roots,
-            roots_delta: hidden_delta,
-            causes: causes_hidden,
-            causes_bytes: clamp(cause_total - shown_bytes),
-        }),
-        check,
-        warnings,
-        show: opts.show,
     }
 }
 

@@ -77,44 +77,89 @@ pub fn group_added_sizes(
 ) -> Vec<u64> {
     use rayon::prelude::*;
     let n = g.len();
-    let vroot = n as u32;
-    let is_member = |v: usize| member.get(v).copied().unwrap_or(false);
-    // Pre-order intervals and depths of the dominator tree: `u` is in the subtree of
-    // `l` iff tin[l] <= tin[u] < tout[l].
-    let count = tree.idom.len();
-    let (mut tin, mut tout, mut depth) = (vec![0u32; count], vec![0u32; count], vec![0u32; count]);
-    let mut clock = 0u32;
-    let mut stack: Vec<(u32, bool)> = vec![(vroot, false)];
-    while let Some((v, done)) = stack.pop() {
-        if done {
-            tout[v as usize] = clock;
-            continue;
+    let ctx = Groups {
+        g,
+        member,
+        group_of,
+        spans: Spans::of(tree, n as u32),
+        tree,
+        indegree: indegrees(g),
+        acyclic: {
+            let (offsets, targets) = g.path_successors();
+            super::topological_order(n, offsets, targets).is_some()
+        },
+    };
+    members_of(group_of, groups, n)
+        .par_iter()
+        .enumerate()
+        // Per worker: a stamp per node (`seen[v] == gi + 1`: touched for group gi) and
+        // a count of freed referrers, so no buffer is cleared or hashed per group.
+        .map_init(
+            || Walk {
+                seen: vec![0u32; n],
+                freed_refs: vec![0u32; n],
+                stack: Vec::new(),
+            },
+            |walk, (gi, list)| {
+                let Some((&first, rest)) = list.split_first() else {
+                    return 0;
+                };
+                let l = rest.iter().fold(first, |acc, &v| ctx.lca(acc, v));
+                if l != ctx.spans.vroot && ctx.in_group(l as usize, gi) {
+                    return exclusive[l as usize];
+                }
+                let stamp = gi as u32 + 1;
+                if ctx.acyclic {
+                    ctx.freed_growing(list, stamp, walk)
+                } else {
+                    exclusive[l as usize].saturating_sub(ctx.kept_in_subtree(l, gi, stamp, walk))
+                }
+            },
+        )
+        .collect()
+}
+
+/// Pre-order intervals and depths of a dominator tree: `u` is in the subtree of `l`
+/// iff `tin[l] <= tin[u] < tout[l]`.
+struct Spans {
+    tin: Vec<u32>,
+    tout: Vec<u32>,
+    depth: Vec<u32>,
+    vroot: u32,
+}
+
+impl Spans {
+    /// One iterative depth-first walk of `tree` from `vroot`, O(n).
+    fn of(tree: &DominatorTree, vroot: u32) -> Spans {
+        let count = tree.idom.len();
+        let (mut tin, mut tout, mut depth) =
+            (vec![0u32; count], vec![0u32; count], vec![0u32; count]);
+        let mut clock = 0u32;
+        let mut stack: Vec<(u32, bool)> = vec![(vroot, false)];
+        while let Some((v, done)) = stack.pop() {
+            if done {
+                tout[v as usize] = clock;
+                continue;
+            }
+            tin[v as usize] = clock;
+            clock += 1;
+            stack.push((v, true));
+            for &c in tree.children[v as usize].iter().rev() {
+                depth[c as usize] = depth[v as usize] + 1;
+                stack.push((c, false));
+            }
         }
-        tin[v as usize] = clock;
-        clock += 1;
-        stack.push((v, true));
-        for &c in tree.children[v as usize].iter().rev() {
-            depth[c as usize] = depth[v as usize] + 1;
-            stack.push((c, false));
+        Spans {
+            tin,
+            tout,
+            depth,
+            vroot,
         }
     }
-    // Every node of a ClosureGraph is reachable from the virtual root; a node that is
-    // not (its idom is itself) is treated as hanging under the root, never looped on.
-    let lca = |mut a: u32, mut b: u32| {
-        while a != b {
-            let deeper = if depth[a as usize] >= depth[b as usize] {
-                &mut a
-            } else {
-                &mut b
-            };
-            let up = tree.idom[*deeper as usize];
-            if up == *deeper {
-                return vroot;
-            }
-            *deeper = up;
-        }
-        a
-    };
+}
+
+/// The member nodes of each group (`group_of[i]`), in node order.
+fn members_of(group_of: &[Option<u32>], groups: usize, n: usize) -> Vec<Vec<u32>> {
     let mut members: Vec<Vec<u32>> = vec![Vec::new(); groups];
     for (v, gi) in group_of.iter().enumerate().take(n) {
         if let Some(gi) = gi {
@@ -123,10 +168,14 @@ pub fn group_added_sizes(
             }
         }
     }
-    let (offsets, targets) = g.path_successors();
-    let succ = |v: usize| g.successors(v);
-    // In-degrees, the virtual root's edges to the roots included (a root is freed only
-    // as a member).
+    members
+}
+
+/// In-degree of every path, the virtual root's edges to the roots included (a root is
+/// freed only as a member).
+fn indegrees(g: &ClosureGraph) -> Vec<u32> {
+    let n = g.len();
+    let (_, targets) = g.path_successors();
     let mut indegree = vec![0u32; n];
     for &w in targets {
         indegree[w as usize] += 1;
@@ -136,90 +185,136 @@ pub fn group_added_sizes(
             *d += 1;
         }
     }
-    let acyclic = super::topological_order(n, offsets, targets).is_some();
-    let in_group = |v: usize, gi: usize| group_of.get(v).copied().flatten() == Some(gi as u32);
-    members
-        .par_iter()
-        .enumerate()
-        // Per worker: a stamp per node (`seen[v] == gi + 1`: touched for group gi) and
-        // a count of freed referrers, so no buffer is cleared or hashed per group.
-        .map_init(
-            || (vec![0u32; n], vec![0u32; n], Vec::<u32>::new()),
-            |(seen, freed_refs, stack), (gi, list)| {
-                let Some((&first, rest)) = list.split_first() else {
-                    return 0;
-                };
-                let stamp = gi as u32 + 1;
-                let l = rest.iter().fold(first, |acc, &v| lca(acc, v));
-                if l != vroot && in_group(l as usize, gi) {
-                    return exclusive[l as usize];
+    indegree
+}
+
+/// What every group's walk reads.
+struct Groups<'a> {
+    g: &'a ClosureGraph,
+    tree: &'a DominatorTree,
+    member: &'a [bool],
+    group_of: &'a [Option<u32>],
+    spans: Spans,
+    indegree: Vec<u32>,
+    acyclic: bool,
+}
+
+/// One worker's buffers, reused from group to group.
+struct Walk {
+    seen: Vec<u32>,
+    freed_refs: Vec<u32>,
+    stack: Vec<u32>,
+}
+
+impl Groups<'_> {
+    fn is_member(&self, v: usize) -> bool {
+        self.member.get(v).copied().unwrap_or(false)
+    }
+
+    fn in_group(&self, v: usize, gi: usize) -> bool {
+        self.group_of.get(v).copied().flatten() == Some(gi as u32)
+    }
+
+    /// Lowest common dominator of `a` and `b`. Every node of a ClosureGraph is
+    /// reachable from the virtual root; a node that is not (its idom is itself) is
+    /// treated as hanging under the root, never looped on.
+    fn lca(&self, mut a: u32, mut b: u32) -> u32 {
+        let depth = &self.spans.depth;
+        while a != b {
+            let deeper = if depth[a as usize] >= depth[b as usize] {
+                &mut a
+            } else {
+                &mut b
+            };
+            let up = self.tree.idom[*deeper as usize];
+            if up == *deeper {
+                return self.spans.vroot;
+            }
+            *deeper = up;
+        }
+        a
+    }
+
+    /// Acyclic graphs: the member size of the least set that holds the group's
+    /// `list` and every node all of whose referrers are in it, grown from the members
+    /// by counting each node's freed referrers. O(edges out of the set).
+    fn freed_growing(&self, list: &[u32], stamp: u32, walk: &mut Walk) -> u64 {
+        // FREED marks a node in the set.
+        const FREED: u32 = u32::MAX;
+        let Walk {
+            seen,
+            freed_refs,
+            stack,
+        } = walk;
+        stack.clear();
+        for &v in list {
+            seen[v as usize] = stamp;
+            freed_refs[v as usize] = FREED;
+            stack.push(v);
+        }
+        let mut freed = 0u64;
+        while let Some(v) = stack.pop() {
+            let v = v as usize;
+            if self.is_member(v) {
+                freed = freed.saturating_add(self.g.nar_sizes[v]);
+            }
+            for &w in self.g.successors(v) {
+                let wu = w as usize;
+                if seen[wu] != stamp {
+                    seen[wu] = stamp;
+                    freed_refs[wu] = 0;
                 }
-                stack.clear();
-                if acyclic {
-                    // Grow the freed set from the members; FREED marks a node in it.
-                    const FREED: u32 = u32::MAX;
-                    for &v in list {
-                        seen[v as usize] = stamp;
-                        freed_refs[v as usize] = FREED;
-                        stack.push(v);
-                    }
-                    let mut freed = 0u64;
-                    while let Some(v) = stack.pop() {
-                        let v = v as usize;
-                        if is_member(v) {
-                            freed = freed.saturating_add(g.nar_sizes[v]);
-                        }
-                        for &w in succ(v) {
-                            let wu = w as usize;
-                            if seen[wu] != stamp {
-                                seen[wu] = stamp;
-                                freed_refs[wu] = 0;
-                            }
-                            if freed_refs[wu] == FREED {
-                                continue;
-                            }
-                            freed_refs[wu] += 1;
-                            if freed_refs[wu] == indegree[wu] {
-                                freed_refs[wu] = FREED;
-                                stack.push(w);
-                            }
-                        }
-                    }
-                    return freed;
+                if freed_refs[wu] == FREED {
+                    continue;
                 }
-                // A search from `l` inside its subtree, avoiding the members, finds
-                // what stays; the rest of the subtree is freed.
-                let (lo, hi) = (tin[l as usize], tout[l as usize]);
-                if l == vroot {
-                    for r in &g.roots {
-                        let r = r.index();
-                        if !in_group(r, gi) && seen[r] != stamp {
-                            seen[r] = stamp;
-                            stack.push(r as u32);
-                        }
-                    }
-                } else {
-                    seen[l as usize] = stamp;
-                    stack.push(l);
+                freed_refs[wu] += 1;
+                if freed_refs[wu] == self.indegree[wu] {
+                    freed_refs[wu] = FREED;
+                    stack.push(w);
                 }
-                let mut kept = 0u64;
-                while let Some(v) = stack.pop() {
-                    let v = v as usize;
-                    if is_member(v) {
-                        kept = kept.saturating_add(g.nar_sizes[v]);
-                    }
-                    for &w in succ(v) {
-                        let wu = w as usize;
-                        if seen[wu] != stamp && (lo..hi).contains(&tin[wu]) && !in_group(wu, gi) {
-                            seen[wu] = stamp;
-                            stack.push(w);
-                        }
-                    }
+            }
+        }
+        freed
+    }
+
+    /// Inputs with a cycle: the member size of what stays in `l`'s dominator subtree
+    /// when group `gi` is left out, by a search from `l` (the roots, for the virtual
+    /// root) inside the subtree that avoids the group. O(subtree + its edges).
+    fn kept_in_subtree(&self, l: u32, gi: usize, stamp: u32, walk: &mut Walk) -> u64 {
+        let Walk { seen, stack, .. } = walk;
+        let (lo, hi) = (self.spans.tin[l as usize], self.spans.tout[l as usize]);
+        stack.clear();
+        if l == self.spans.vroot {
+            for r in &self.g.roots {
+                let r = r.index();
+                if !self.in_group(r, gi) && seen[r] != stamp {
+                    seen[r] = stamp;
+                    stack.push(r as u32);
                 }
-                exclusive[l as usize].saturating_sub(kept)
-            },
-        )
-        .collect()
+            }
+        } else {
+            seen[l as usize] = stamp;
+            stack.push(l);
+        }
+        let mut kept = 0u64;
+        while let Some(v) = stack.pop() {
+            let v = v as usize;
+            if self.is_member(v) {
+                kept = kept.saturating_add(self.g.nar_sizes[v]);
+            }
+            for &w in self.g.successors(v) {
+                let wu = w as usize;
+                if seen[wu] != stamp
+                    && (lo..hi).contains(&self.spans.tin[wu])
+                    && !self.in_group(wu, gi)
+                {
+                    seen[wu] = stamp;
+                    stack.push(w);
+                }
+            }
+        }
+        kept
+    }
 }
 
 #[cfg(test)]
