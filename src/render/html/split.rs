@@ -11,7 +11,7 @@ use super::escape::{esc, esc_lines};
 use super::page;
 use crate::render::text::{name_of, short_path};
 use crate::render::words::split::{action, heading, no_split};
-use crate::report::SplitReport;
+use crate::report::{SplitFor, SplitReport};
 use crate::store::format_size;
 
 /// Height of the stacked columns and width of one column (SVG units).
@@ -65,6 +65,42 @@ fn block(svg: &mut String, x: f64, y: f64, h: f64, fill: &str, label: &str, tip:
 /// `nixcut split PATH --format html`.
 pub(super) fn split(r: &SplitReport, out: &mut dyn Write) -> io::Result<()> {
     let head = heading(r);
+    let svg = picture(r);
+    page(out, &format!("nixcut split: {head}"), |out| {
+        writeln!(out, "<header><h1>{}</h1>", esc(&head))?;
+        if let Some(n) = &r.no_split {
+            writeln!(out, "<p class=\"sub\">{}</p></header>", esc(&no_split(n)))?;
+            return writeln!(out, "<main></main>");
+        }
+        writeln!(out, "</header><main><div class=\"map\">{svg}")?;
+        outputs_table(out, r)?;
+        if !r.actions.is_empty() {
+            writeln!(out, "<h2>Actions</h2><ul>")?;
+            for a in &r.actions {
+                writeln!(out, "<li>{}</li>", esc(&action(a)))?;
+            }
+            writeln!(out, "</ul>")?;
+        }
+        // The code's own line breaks are kept (no line of it holds a control character).
+        let lines: Vec<String> = r.nix.lines().map(str::to_string).collect();
+        writeln!(out, "<h2>Nix</h2><pre>{}</pre></div>", esc_lines(&lines))?;
+        writeln!(
+            out,
+            "<aside><div id=\"details\" hidden><h2>Selected</h2><pre></pre></div>"
+        )?;
+        if let Some(f) = &r.for_root {
+            closure_bars(out, f)?;
+        }
+        for w in &r.warnings {
+            writeln!(out, "<p class=\"warn\">warning: {}</p>", esc(w))?;
+        }
+        writeln!(out, "</aside></main>")
+    })
+}
+
+/// The picture: the package now as one block beside its proposed outputs, stacked,
+/// each as tall as its size.
+fn picture(r: &SplitReport) -> String {
     let needed = |name: &str| {
         r.for_root
             .as_ref()
@@ -129,69 +165,51 @@ pub(super) fn split(r: &SplitReport, out: &mut dyn Write) -> io::Result<()> {
         );
     }
     svg.push_str("</svg>");
+    svg
+}
 
-    page(out, &format!("nixcut split: {head}"), |out| {
-        writeln!(out, "<header><h1>{}</h1>", esc(&head))?;
-        if let Some(n) = &r.no_split {
-            writeln!(out, "<p class=\"sub\">{}</p></header>", esc(&no_split(n)))?;
-            return writeln!(out, "<main></main>");
-        }
-        writeln!(out, "</header><main><div class=\"map\">{svg}")?;
-        writeln!(out, "<h2>Outputs</h2><table><tr><th>output</th><th class=\"num\">size</th><th class=\"num\">files</th><th>references</th></tr>")?;
-        for o in &r.outputs {
-            let refs: Vec<String> = o
-                .references
-                .iter()
-                .map(|x| match &x.output {
-                    Some(out) => format!("(self) {out}"),
-                    None => short_path(&x.path),
-                })
-                .collect();
-            writeln!(
-                out,
-                "<tr><td class=\"name\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>",
-                esc(&o.name),
-                esc(&format_size(o.size)),
-                o.files,
-                esc(&refs.join(", "))
-            )?;
-        }
-        writeln!(out, "</table>")?;
-        if !r.actions.is_empty() {
-            writeln!(out, "<h2>Actions</h2><ul>")?;
-            for a in &r.actions {
-                writeln!(out, "<li>{}</li>", esc(&action(a)))?;
-            }
-            writeln!(out, "</ul>")?;
-        }
-        // The code's own line breaks are kept (no line of it holds a control character).
-        let lines: Vec<String> = r.nix.lines().map(str::to_string).collect();
-        writeln!(out, "<h2>Nix</h2><pre>{}</pre></div>", esc_lines(&lines))?;
+/// The outputs, with size, file count and references.
+fn outputs_table(out: &mut dyn Write, r: &SplitReport) -> io::Result<()> {
+    writeln!(out, "<h2>Outputs</h2><table><tr><th>output</th><th class=\"num\">size</th><th class=\"num\">files</th><th>references</th></tr>")?;
+    for o in &r.outputs {
+        let refs: Vec<String> = o
+            .references
+            .iter()
+            .map(|x| match &x.output {
+                Some(out) => format!("(self) {out}"),
+                None => short_path(&x.path),
+            })
+            .collect();
         writeln!(
             out,
-            "<aside><div id=\"details\" hidden><h2>Selected</h2><pre></pre></div>"
+            "<tr><td class=\"name\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>",
+            esc(&o.name),
+            esc(&format_size(o.size)),
+            o.files,
+            esc(&refs.join(", "))
         )?;
-        if let Some(f) = &r.for_root {
-            let max = f.closure_size_before.max(f.closure_size_after).max(1) as f64;
-            let bar = |bytes: u64, fill: &str| {
-                format!(
-                    "<div style=\"background:{fill};height:18px;width:{:.1}%;border-radius:3px\"></div>",
-                    bytes as f64 / max * 100.0
-                )
-            };
-            writeln!(
-                out,
-                "<h2>Closure of {}</h2><p class=\"num\">before {}</p>{}<p class=\"num\">after {}</p>{}",
-                esc(name_of(&f.root)),
-                esc(&format_size(f.closure_size_before)),
-                bar(f.closure_size_before, "#9aa3b0"),
-                esc(&format_size(f.closure_size_after)),
-                bar(f.closure_size_after, "#3b7dd8")
-            )?;
-        }
-        for w in &r.warnings {
-            writeln!(out, "<p class=\"warn\">warning: {}</p>", esc(w))?;
-        }
-        writeln!(out, "</aside></main>")
-    })
+    }
+    writeln!(out, "</table>")?;
+    Ok(())
+}
+
+/// ROOT's closure before and after the split, as two bars.
+fn closure_bars(out: &mut dyn Write, f: &SplitFor) -> io::Result<()> {
+    let max = f.closure_size_before.max(f.closure_size_after).max(1) as f64;
+    let bar = |bytes: u64, fill: &str| {
+        format!(
+            "<div style=\"background:{fill};height:18px;width:{:.1}%;border-radius:3px\"></div>",
+            bytes as f64 / max * 100.0
+        )
+    };
+    writeln!(
+        out,
+        "<h2>Closure of {}</h2><p class=\"num\">before {}</p>{}<p class=\"num\">after {}</p>{}",
+        esc(name_of(&f.root)),
+        esc(&format_size(f.closure_size_before)),
+        bar(f.closure_size_before, "#9aa3b0"),
+        esc(&format_size(f.closure_size_after)),
+        bar(f.closure_size_after, "#3b7dd8")
+    )?;
+    Ok(())
 }
