@@ -16,6 +16,7 @@ use nixcut::source::Files;
 /// without `--evidence-paths`.
 const DEFAULT_TOP: usize = 25;
 
+/// Run `nixcut why ROOT [TARGET]`.
 pub(super) fn run(cfg: &Config, a: &WhyArgs, rules: ClassRules) -> Result<Outcome> {
     let (format, style) = (cfg.format, &cfg.style);
     let style = &Style {
