@@ -462,17 +462,7 @@ pub fn why_chains_capped(
     // Evidence of every hop: scan every path on a chain that refers onwards.
     let mut edges = EdgeEvidence::new(c, evidence, &roots);
     if let (Some(ev), Some(tree)) = (edges.as_mut(), chains.tree.as_ref()) {
-        let mut on_chain = Vec::new();
-        let mut stack = vec![tree];
-        while let Some(n) = stack.pop() {
-            if !n.children.is_empty() {
-                if let Some(p) = g.paths.get(n.node as usize) {
-                    on_chain.push(p.clone());
-                }
-            }
-            stack.extend(n.children.iter());
-        }
-        ev.scan(&on_chain, progress);
+        ev.scan(&referring_on_chains(&g, tree), progress);
     }
     let via = |from: u32, to: u32| -> Option<HopEvidence> {
         let ev = edges.as_ref()?;
@@ -523,6 +513,24 @@ pub fn why_chains_capped(
     })
 }
 
+/// The paths of a chain tree that refer onwards (every node with children): the
+/// referrers whose files say how each hop is made.
+fn referring_on_chains(g: &ClosureGraph, tree: &ChainTreeNode) -> Vec<StorePath> {
+    let mut on_chain = Vec::new();
+    let mut stack = vec![tree];
+    while let Some(n) = stack.pop() {
+        if !n.children.is_empty() {
+            if let Some(p) = g.paths.get(n.node as usize) {
+                on_chain.push(p.clone());
+            }
+        }
+        stack.extend(n.children.iter());
+    }
+    on_chain
+}
+
+/// A chain tree of graph nodes as the report's tree of paths, each hop with the
+/// evidence `via` gives for it.
 fn convert(
     g: &ClosureGraph,
     sd: &crate::store::StoreDir,
