@@ -31,7 +31,10 @@ pub use rules::rules;
 pub use set_diff::{set_diff, SetDiffOptions, SetInput, SetLimits};
 pub use snapshot::{snapshot, SnapshotOptions};
 pub use split::{nar_size_of, savings, split, SplitOptions};
-pub use why::{why, why_chains, why_chains_capped, WhyOptions};
+pub use why::{
+    why, why_chains, why_chains_capped, why_evidence, why_ranking, why_report, WhyEvidence,
+    WhyOptions, WhyRanking,
+};
 
 /// Why an analysis could not run.
 #[derive(Debug, thiserror::Error)]

@@ -38,23 +38,23 @@ pub struct WhyOptions {
     pub timings: Timings,
 }
 
-/// `nixcut why ROOT`: every path with NAR, closure and added size, ranked. Three
-/// steps: the ranking ([`rank`], pure), the file evidence of its first rows ([`gather`],
-/// the only step that reads files, through `opts.evidence.files`), and the report
-/// ([`report`], pure).
+/// `nixcut why ROOT`: every path with NAR, closure and added size, ranked. The three
+/// steps a caller may also take one by one: the ranking ([`why_ranking`], pure), the
+/// file evidence of its first rows ([`why_evidence`], the only step that reads files,
+/// through `opts.evidence.files`), and the report ([`why_report`], pure).
 pub fn why(
     c: &Closure,
     opts: &WhyOptions,
     progress: Option<Progress<'_>>,
 ) -> Result<WhyReport, AnalysisError> {
-    let ranking = rank(c, opts)?;
-    let evidence = gather(c, &ranking, opts, progress);
-    Ok(report(c, &ranking, evidence.as_ref(), opts))
+    let ranking = why_ranking(c, opts)?;
+    let evidence = why_evidence(c, &ranking, opts, progress);
+    Ok(why_report(c, &ranking, evidence.as_ref(), opts))
 }
 
 /// The graph of the closure ranked: every path's added, closure and NAR size, its
 /// immediate dominator and its parent on a shortest chain, and the order of the rows.
-struct Ranking {
+pub struct WhyRanking {
     g: ClosureGraph,
     added: Vec<u64>,
     /// Immediate dominators, by node (the virtual root and unreachable nodes mean none).
@@ -70,7 +70,7 @@ struct Ranking {
 }
 
 /// Rank every path of the closure of `opts.root` by `opts.sort` (pure: no file is read).
-fn rank(c: &Closure, opts: &WhyOptions) -> Result<Ranking, AnalysisError> {
+pub fn why_ranking(c: &Closure, opts: &WhyOptions) -> Result<WhyRanking, AnalysisError> {
     let timings = &opts.timings;
     let g = graph_for(c, opts.root.as_deref(), timings)?;
     let n = g.len();
@@ -116,7 +116,7 @@ fn rank(c: &Closure, opts: &WhyOptions) -> Result<Ranking, AnalysisError> {
     keyed.par_sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     let order: Vec<usize> = keyed.into_iter().map(|(_, i)| i as usize).collect();
     timings.step("ranking");
-    Ok(Ranking {
+    Ok(WhyRanking {
         g,
         added,
         idom,
@@ -127,7 +127,7 @@ fn rank(c: &Closure, opts: &WhyOptions) -> Result<Ranking, AnalysisError> {
     })
 }
 
-impl Ranking {
+impl WhyRanking {
     /// How many of the first rows get file evidence (`--evidence-paths`, at most the
     /// shown rows).
     fn with_evidence(&self, opts: &WhyOptions) -> usize {
@@ -164,7 +164,7 @@ impl Ranking {
 
 /// What the files say about the first rows of a ranking: how their referrers refer to
 /// them, and the GPU share of their own files.
-struct Gathered<'a> {
+pub struct WhyEvidence<'a> {
     edges: EdgeEvidence<'a>,
     /// How many of the first rows have evidence.
     rows: usize,
@@ -178,12 +178,12 @@ struct Gathered<'a> {
 /// rows, and, from a store tree, read the GPU headers of those rows' own files. `None`
 /// when evidence is off or no files are available. The only step of `why` that reads
 /// files.
-fn gather<'a>(
+pub fn why_evidence<'a>(
     c: &'a Closure,
-    ranking: &Ranking,
+    ranking: &WhyRanking,
     opts: &'a WhyOptions,
     progress: Option<Progress<'_>>,
-) -> Option<Gathered<'a>> {
+) -> Option<WhyEvidence<'a>> {
     let g = &ranking.g;
     let consumer_roots: Vec<StorePath> =
         g.roots.iter().filter_map(|&r| g.path(r)).cloned().collect();
@@ -206,7 +206,7 @@ fn gather<'a>(
         .map(|&i| g.nar_sizes[i])
         .collect();
     let gpu = gpu_shares(c, &opts.evidence, &own, &nar_sizes);
-    Some(Gathered {
+    Some(WhyEvidence {
         edges,
         rows,
         referrers_of,
@@ -252,13 +252,13 @@ fn gpu_shares(
 }
 
 /// The report of a ranking and the evidence gathered for it (pure).
-fn report(
+pub fn why_report(
     c: &Closure,
-    ranking: &Ranking,
-    evidence: Option<&Gathered<'_>>,
+    ranking: &WhyRanking,
+    evidence: Option<&WhyEvidence<'_>>,
     opts: &WhyOptions,
 ) -> WhyReport {
-    let Ranking {
+    let WhyRanking {
         g, order, shown, ..
     } = ranking;
     let (n, shown) = (g.len(), *shown);
@@ -319,7 +319,7 @@ fn report(
 }
 
 /// The shown rows, each with its sizes, shortest chain and dominator (no evidence yet).
-fn rows(c: &Closure, ranking: &Ranking) -> Vec<WhyPath> {
+fn rows(c: &Closure, ranking: &WhyRanking) -> Vec<WhyPath> {
     let (g, order, parents, idom) = (&ranking.g, &ranking.order, &ranking.parents, &ranking.idom);
     let (n, shown) = (g.len(), ranking.shown);
     let sd = &c.store_dir;
@@ -461,17 +461,7 @@ pub fn why_chains_capped(
     // Evidence of every hop: scan every path on a chain that refers onwards.
     let mut edges = EdgeEvidence::new(c, evidence, &roots);
     if let (Some(ev), Some(tree)) = (edges.as_mut(), chains.tree.as_ref()) {
-        let mut on_chain = Vec::new();
-        let mut stack = vec![tree];
-        while let Some(n) = stack.pop() {
-            if !n.children.is_empty() {
-                if let Some(p) = g.paths.get(n.node as usize) {
-                    on_chain.push(p.clone());
-                }
-            }
-            stack.extend(n.children.iter());
-        }
-        ev.scan(&on_chain, progress);
+        ev.scan(&referring_on_chains(&g, tree), progress);
     }
     let via = |from: u32, to: u32| -> Option<HopEvidence> {
         let ev = edges.as_ref()?;
@@ -522,6 +512,24 @@ pub fn why_chains_capped(
     })
 }
 
+/// The paths of a chain tree that refer onwards (every node with children): the
+/// referrers whose files say how each hop is made.
+fn referring_on_chains(g: &ClosureGraph, tree: &ChainTreeNode) -> Vec<StorePath> {
+    let mut on_chain = Vec::new();
+    let mut stack = vec![tree];
+    while let Some(n) = stack.pop() {
+        if !n.children.is_empty() {
+            if let Some(p) = g.paths.get(n.node as usize) {
+                on_chain.push(p.clone());
+            }
+        }
+        stack.extend(n.children.iter());
+    }
+    on_chain
+}
+
+/// A chain tree of graph nodes as the report's tree of paths, each hop with the
+/// evidence `via` gives for it.
 fn convert(
     g: &ClosureGraph,
     sd: &crate::store::StoreDir,

@@ -194,3 +194,69 @@ fn cache_home() -> Option<PathBuf> {
                 .map(|h| h.join(".cache"))
         })
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::super::args::Cli;
+    use super::Config;
+
+    fn config(args: &[&str]) -> Config {
+        let cli = Cli::try_parse_from(args).expect("valid command line");
+        Config::new(&cli.global, &cli.command)
+    }
+
+    #[test]
+    fn the_http_client_is_made_only_when_an_input_may_come_over_http() {
+        // --no-cache: the client opens no narinfo cache (tests never touch ~/.cache).
+        let file = config(&["nixcut", "--no-cache", "why", "closure.json"]);
+        assert!(file.http.is_none());
+        let url = config(&["nixcut", "--no-cache", "why", "https://c.example/x.narinfo"]);
+        assert!(url.http.is_some());
+        let cache = config(&[
+            "nixcut",
+            "--no-cache",
+            "--cache",
+            "https://c.example",
+            "gpu",
+            "x",
+        ]);
+        assert!(cache.http.is_some());
+        assert_eq!(cache.caches, ["https://c.example"]);
+        let baseline = config(&[
+            "nixcut",
+            "--no-cache",
+            "check",
+            "a.json",
+            "--baseline",
+            "http://c.example/y.narinfo",
+        ]);
+        assert!(baseline.http.is_some());
+    }
+
+    #[test]
+    fn global_flags_become_plain_options() {
+        let c = config(&[
+            "nixcut",
+            "--no-cache",
+            "--quiet",
+            "--format",
+            "json",
+            "--root",
+            "rocblas",
+            "--store-dir",
+            "/gnu/store",
+            "rules",
+        ]);
+        assert!(c.quiet && c.no_cache);
+        assert_eq!(c.format, nixcut::render::Format::Json);
+        assert_eq!(c.root.as_deref(), Some("rocblas"));
+        assert_eq!(
+            c.load.store_dir.as_ref().map(|d| d.as_str()),
+            Some("/gnu/store")
+        );
+        // --no-cache: no scan cache, whatever the cache home.
+        assert!(c.scan_cache(c.no_cache).is_none());
+    }
+}

@@ -10,6 +10,7 @@ use super::{files_for, load_input, root_query, targets, Outcome};
 use nixcut::analysis;
 use nixcut::classify::ClassRules;
 
+/// Run `nixcut gpu ROOT`.
 pub(super) fn run(cfg: &Config, a: &GpuArgs, rules: ClassRules) -> Result<Outcome> {
     let (format, style) = (cfg.format, &cfg.style);
     let gpu_targets = targets::checked(&a.gpu_targets)?;

@@ -77,6 +77,8 @@ pub(super) fn stdin_at_most_once<'a>(inputs: impl IntoIterator<Item = &'a str>) 
     Ok(())
 }
 
+/// Load one input with the run's options (over HTTP when it is read from a cache),
+/// naming it in the error.
 pub(super) fn load_input(cfg: &Config, input: &str) -> Result<Closure> {
     let mut opts = cfg.load.clone();
     let bar = http::wire(cfg, input, &mut opts);

@@ -11,6 +11,8 @@ use nixcut::render::{render, Format, Report, Style};
 use super::config::Config;
 use super::progress::Progress;
 
+/// Print warnings on stderr, escaped, at most [`MAX_WARNINGS`] of them (none when
+/// `quiet`).
 pub(super) fn print_warnings(warnings: &[String], quiet: bool) {
     if quiet {
         return;
@@ -56,6 +58,7 @@ pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// Render the report on stdout; a closed stdout is reported as a broken pipe.
 pub(super) fn emit<'a>(report: impl Into<Report<'a>>, format: Format, style: &Style) -> Result<()> {
     let stdout = io::stdout();
     // Large reports: fewer, bigger writes.

@@ -11,6 +11,7 @@ use super::{explain, files_for, load_input, root_query, stdin_at_most_once, Outc
 use nixcut::analysis;
 use nixcut::classify::ClassRules;
 
+/// Run `nixcut refs`: every input's report, merged.
 pub(super) fn run(cfg: &Config, a: &RefsArgs, rules: ClassRules) -> Result<Outcome> {
     let (format, style) = (cfg.format, &cfg.style);
     let base = analysis::RefsOptions {

@@ -10,6 +10,7 @@ use super::{inputs, load_input, root_query, targets, Outcome};
 use nixcut::analysis;
 use nixcut::source;
 
+/// Run `nixcut split PATH [--for ROOT]`.
 pub(super) fn run(cfg: &Config, a: &SplitArgs) -> Result<Outcome> {
     let (format, style) = (cfg.format, &cfg.style);
     let gpu_targets = targets::checked(&a.gpu_targets)?;

@@ -16,6 +16,7 @@ use nixcut::source::Files;
 /// without `--evidence-paths`.
 const DEFAULT_TOP: usize = 25;
 
+/// Run `nixcut why ROOT [TARGET]`.
 pub(super) fn run(cfg: &Config, a: &WhyArgs, rules: ClassRules) -> Result<Outcome> {
     let (format, style) = (cfg.format, &cfg.style);
     let style = &Style {
@@ -70,7 +71,10 @@ pub(super) fn run(cfg: &Config, a: &WhyArgs, rules: ClassRules) -> Result<Outcom
                 },
                 timings: cfg.timings.clone(),
             };
-            let report = analysis::why(&closure, &opts, Some(&tick))?;
+            // Rank (pure), gather the files' evidence for the first rows, report.
+            let ranking = analysis::why_ranking(&closure, &opts)?;
+            let evidence = analysis::why_evidence(&closure, &ranking, &opts, Some(&tick));
+            let report = analysis::why_report(&closure, &ranking, evidence.as_ref(), &opts);
             show(cfg, bar, &report.warnings, &report, format, style)?;
             discard(report);
         }

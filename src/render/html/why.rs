@@ -161,14 +161,78 @@ struct Layout {
 /// dominator), then one [`squarify`] per drawn path places its drawn children.
 fn layout(r: &WhyReport) -> Layout {
     let n = r.paths.len();
+    let (children, top) = dominator_children(r);
+    let top_sum: u64 = top.iter().map(|&i| r.paths[i].added_size).sum();
+    let total = r.closure_size.max(top_sum).max(1) as f64;
+    let per_byte = W * H / total;
+    let (is_drawn, count) = drawn_paths(r, &children, &top, per_byte);
+    let mut placer = Placer {
+        r,
+        is_drawn: &is_drawn,
+        others: Vec::new(),
+    };
+    let mut stack: Vec<(usize, Rect, usize)> = Vec::new();
+    let mut branch = vec![usize::MAX; n];
+    let whole = Rect {
+        x: 0.0,
+        y: 0.0,
+        w: W,
+        h: H,
+    };
+    let total_bytes = r.closure_size.max(top_sum);
+    placer.place(None, whole, 0, (0, total_bytes), &top, &mut stack);
+    // Depth first, biggest first: parents are written before (under) their children.
+    stack.reverse();
+    let mut drawn = Vec::with_capacity(count);
+    while let Some((i, rect, depth)) = stack.pop() {
+        let p = &r.paths[i];
+        if branch[i] == usize::MAX {
+            branch[i] = i;
+        }
+        let mut next = Vec::new();
+        let own = placer.place(
+            Some(i),
+            rect,
+            depth,
+            (p.nar_size, p.added_size),
+            &children[i],
+            &mut next,
+        );
+        for &(c, _, _) in &next {
+            // A single root's dependencies start the branches; deeper paths inherit.
+            branch[c] = if depth == 1 && top.len() == 1 {
+                c
+            } else {
+                branch[i]
+            };
+        }
+        drawn.push(Drawn {
+            row: i,
+            rect,
+            depth,
+            own,
+            parent: !next.is_empty(),
+            branch: branch[i],
+        });
+        next.reverse();
+        stack.extend(next);
+    }
+    Layout {
+        drawn,
+        others: placer.others,
+    }
+}
+
+/// Dominator-tree children among the report's rows, and the rows with no dominator
+/// among them (they hang at the top).
+fn dominator_children(r: &WhyReport) -> (Vec<Vec<usize>>, Vec<usize>) {
     let index: HashMap<&str, usize> = r
         .paths
         .iter()
         .enumerate()
         .map(|(i, p)| (p.path.as_str(), i))
         .collect();
-    // Dominator-tree children among the report's paths; the rest hang at the top.
-    let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); r.paths.len()];
     let mut top: Vec<usize> = Vec::new();
     for (i, p) in r.paths.iter().enumerate() {
         match p.dominator.as_deref().and_then(|d| index.get(d)) {
@@ -176,12 +240,19 @@ fn layout(r: &WhyReport) -> Layout {
             _ => top.push(i),
         }
     }
-    let top_sum: u64 = top.iter().map(|&i| r.paths[i].added_size).sum();
-    let total = r.closure_size.max(top_sum).max(1) as f64;
-    let per_byte = W * H / total;
+    (children, top)
+}
+
+/// Which rows are drawn, and how many: largest added size first, parents before
+/// children, at most [`MAX_RECTS`], none smaller than [`MIN_AREA`] at `per_byte`.
+fn drawn_paths(
+    r: &WhyReport,
+    children: &[Vec<usize>],
+    top: &[usize],
+    per_byte: f64,
+) -> (Vec<bool>, usize) {
     let area = |bytes: u64| bytes as f64 * per_byte;
-    // Which paths are drawn: largest added size first, parents before children.
-    let mut is_drawn = vec![false; n];
+    let mut is_drawn = vec![false; r.paths.len()];
     let mut heap: BinaryHeap<(u64, Reverse<usize>)> = top
         .iter()
         .map(|&i| (r.paths[i].added_size, Reverse(i)))
@@ -199,20 +270,31 @@ fn layout(r: &WhyReport) -> Layout {
                 .map(|&c| (r.paths[c].added_size, Reverse(c))),
         );
     }
-    let mut out = Layout {
-        drawn: Vec::with_capacity(count),
-        others: Vec::new(),
-    };
-    // Lay out one level: `items` (drawn rows) plus an own block and an other block.
-    let mut place = |parent: Option<usize>,
-                     rect: Rect,
-                     depth: usize,
-                     own: u64,
-                     budget: u64,
-                     kids: &[usize],
-                     stack: &mut Vec<(usize, Rect, usize)>|
-     -> Rect {
-        let drawn_kids: Vec<usize> = kids.iter().copied().filter(|&c| is_drawn[c]).collect();
+    (is_drawn, count)
+}
+
+/// Places one level of the treemap at a time, collecting the "other" blocks.
+struct Placer<'a> {
+    r: &'a WhyReport,
+    is_drawn: &'a [bool],
+    others: Vec<Other>,
+}
+
+impl Placer<'_> {
+    /// Lay out one level in `rect`: the drawn rows of `kids` (pushed on `stack` with
+    /// their rectangles), an own block of `own` bytes and an other block for what is
+    /// left of `budget`. Returns the own block.
+    fn place(
+        &mut self,
+        parent: Option<usize>,
+        rect: Rect,
+        depth: usize,
+        (own, budget): (u64, u64),
+        kids: &[usize],
+        stack: &mut Vec<(usize, Rect, usize)>,
+    ) -> Rect {
+        let r = self.r;
+        let drawn_kids: Vec<usize> = kids.iter().copied().filter(|&c| self.is_drawn[c]).collect();
         let kids_sum: u64 = drawn_kids.iter().map(|&c| r.paths[c].added_size).sum();
         let other = budget.saturating_sub(own).saturating_sub(kids_sum);
         let mut sizes: Vec<f64> = drawn_kids
@@ -249,7 +331,7 @@ fn layout(r: &WhyReport) -> Layout {
         }
         let hidden = kids.len() - drawn_kids.len();
         if other > 0 {
-            out.others.push(Other {
+            self.others.push(Other {
                 parent,
                 rect: rects[sizes.len() - 1],
                 bytes: other,
@@ -258,56 +340,7 @@ fn layout(r: &WhyReport) -> Layout {
             });
         }
         rects[sizes.len() - 2]
-    };
-    let mut stack: Vec<(usize, Rect, usize)> = Vec::new();
-    let mut branch = vec![usize::MAX; n];
-    let whole = Rect {
-        x: 0.0,
-        y: 0.0,
-        w: W,
-        h: H,
-    };
-    let total_bytes = r.closure_size.max(top_sum);
-    place(None, whole, 0, 0, total_bytes, &top, &mut stack);
-    // Depth first, biggest first: parents are written before (under) their children.
-    stack.reverse();
-    let mut drawn = Vec::with_capacity(count);
-    while let Some((i, rect, depth)) = stack.pop() {
-        let p = &r.paths[i];
-        if branch[i] == usize::MAX {
-            branch[i] = i;
-        }
-        let mut next = Vec::new();
-        let own = place(
-            Some(i),
-            rect,
-            depth,
-            p.nar_size,
-            p.added_size,
-            &children[i],
-            &mut next,
-        );
-        for &(c, _, _) in &next {
-            // A single root's dependencies start the branches; deeper paths inherit.
-            branch[c] = if depth == 1 && top.len() == 1 {
-                c
-            } else {
-                branch[i]
-            };
-        }
-        drawn.push(Drawn {
-            row: i,
-            rect,
-            depth,
-            own,
-            parent: !next.is_empty(),
-            branch: branch[i],
-        });
-        next.reverse();
-        stack.extend(next);
     }
-    out.drawn = drawn;
-    out
 }
 
 /// The hover text of a path: full path, sizes, dominator, chain, evidence.
@@ -538,17 +571,30 @@ pub(super) fn why(r: &WhyReport, out: &mut dyn Write) -> io::Result<()> {
     gpu.dedup();
     let palette = Palette { gpu };
     let map = layout(r);
-    let mut svg = String::new();
-    let _ = write!(
-        svg,
-        "<svg class=\"pick\" viewBox=\"0 0 {W} {H}\" width=\"{W}\" height=\"{H}\" role=\"img\" aria-label=\"treemap of the closure by added size\">"
-    );
-    let _ = write!(
-        svg,
-        "<rect x=\"0\" y=\"0\" width=\"{W}\" height=\"{H}\" fill=\"#eef0f3\"/>"
-    );
-    let mut labels = Labels::default();
-    // Fill of every row: its verdict's colour, or without evidence its branch's.
+    let fills = fills(r, &cats, &palette, &map);
+    let svg = treemap(r, &map, &cats, &fills);
+    let title = format!("nixcut why: {}", header(r));
+    page(out, &title, |out| {
+        writeln!(out, "<header><h1>{}</h1>", esc(&header(r)))?;
+        writeln!(
+            out,
+            "<p class=\"sub\">Treemap of the dominator tree: each block is a store path, its area the <b>added size</b> (what leaving the path out would free), nested inside the path that dominates it. Hover for details, click to pin them.</p></header>"
+        )?;
+        writeln!(out, "<main><div class=\"map\">")?;
+        if r.closure_size == 0 {
+            writeln!(
+                out,
+                "<p class=\"warn\">No NAR sizes are known (the input has none): nothing to draw.</p>"
+            )?;
+        }
+        writeln!(out, "{svg}</div><aside>")?;
+        aside(out, r, &map, &cats, &palette, &fills)?;
+        writeln!(out, "</aside></main>")
+    })
+}
+
+/// The fill of every row: its verdict's colour, or without evidence its branch's.
+fn fills(r: &WhyReport, cats: &[Category], palette: &Palette, map: &Layout) -> Vec<String> {
     let mut fills: Vec<String> = cats.iter().map(|c| palette.fill(c).to_string()).collect();
     if r.evidence == EvidenceLevel::Graph {
         let mut rank: HashMap<usize, usize> = HashMap::new();
@@ -560,19 +606,23 @@ pub(super) fn why(r: &WhyReport, out: &mut dyn Write) -> io::Result<()> {
             fills[d.row] = lighten(base, t);
         }
     }
-    // Borders, one path per depth: drawn over the fills, deepest first, so that the
-    // border of a bigger block stays visible around its children.
-    let mut borders: Vec<String> = Vec::new();
-    let mut border = |depth: usize, rc: &Rect| {
-        if borders.len() <= depth {
-            borders.resize(depth + 1, String::new());
-        }
-        let _ = write!(
-            borders[depth],
-            "M{:.2} {:.2}h{:.2}v{:.2}h{:.2}Z",
-            rc.x, rc.y, rc.w, rc.h, -rc.w
-        );
-    };
+    fills
+}
+
+/// The treemap's `<svg>`: a block per drawn path and per other block, their borders
+/// and their labels.
+fn treemap(r: &WhyReport, map: &Layout, cats: &[Category], fills: &[String]) -> String {
+    let mut svg = String::new();
+    let _ = write!(
+        svg,
+        "<svg class=\"pick\" viewBox=\"0 0 {W} {H}\" width=\"{W}\" height=\"{H}\" role=\"img\" aria-label=\"treemap of the closure by added size\">"
+    );
+    let _ = write!(
+        svg,
+        "<rect x=\"0\" y=\"0\" width=\"{W}\" height=\"{H}\" fill=\"#eef0f3\"/>"
+    );
+    let mut labels = Labels::default();
+    let mut borders = Borders::default();
     for d in &map.drawn {
         let p = &r.paths[d.row];
         let cat = &cats[d.row];
@@ -586,7 +636,7 @@ pub(super) fn why(r: &WhyReport, out: &mut dyn Write) -> io::Result<()> {
             d.depth,
             rect_attrs(&d.rect)
         );
-        border(d.depth, &d.rect);
+        borders.add(d.depth, &d.rect);
         let size = format!(
             "{} · {}",
             format_size(p.added_size),
@@ -624,83 +674,103 @@ pub(super) fn why(r: &WhyReport, out: &mut dyn Write) -> io::Result<()> {
             o.bytes,
             rect_attrs(&o.rect)
         );
-        border(o.depth, &o.rect);
+        borders.add(o.depth, &o.rect);
         labels.plain(&o.rect, "other", &format_size(o.bytes), "#ffffff");
     }
-    for (depth, d) in borders.iter().enumerate().rev() {
-        if d.is_empty() {
-            continue;
-        }
-        let width = match depth {
-            0 => 3.0,
-            1 => 2.2,
-            2 => 1.3,
-            _ => 0.6,
-        };
-        let _ = write!(
-            svg,
-            "<path d=\"{d}\" fill=\"none\" stroke=\"#fff\" stroke-width=\"{width}\" pointer-events=\"none\"/>"
-        );
-    }
+    borders.write(&mut svg);
     svg.push_str(&labels.svg);
     svg.push_str("</svg>");
+    svg
+}
 
-    let title = format!("nixcut why: {}", header(r));
-    page(out, &title, |out| {
-        writeln!(out, "<header><h1>{}</h1>", esc(&header(r)))?;
+/// Borders, one path per depth: drawn over the fills, deepest first, so that the
+/// border of a bigger block stays visible around its children.
+#[derive(Default)]
+struct Borders(Vec<String>);
+
+impl Borders {
+    /// Outline `rc` at `depth`.
+    fn add(&mut self, depth: usize, rc: &Rect) {
+        if self.0.len() <= depth {
+            self.0.resize(depth + 1, String::new());
+        }
+        let _ = write!(
+            self.0[depth],
+            "M{:.2} {:.2}h{:.2}v{:.2}h{:.2}Z",
+            rc.x, rc.y, rc.w, rc.h, -rc.w
+        );
+    }
+
+    /// The borders as SVG paths, deepest first, thinner the deeper.
+    fn write(&self, svg: &mut String) {
+        for (depth, d) in self.0.iter().enumerate().rev() {
+            if d.is_empty() {
+                continue;
+            }
+            let width = match depth {
+                0 => 3.0,
+                1 => 2.2,
+                2 => 1.3,
+                _ => 0.6,
+            };
+            let _ = write!(
+                svg,
+                "<path d=\"{d}\" fill=\"none\" stroke=\"#fff\" stroke-width=\"{width}\" pointer-events=\"none\"/>"
+            );
+        }
+    }
+}
+
+/// The side panel: the total, the selected path, the legend, the top paths and the
+/// warnings.
+fn aside(
+    out: &mut dyn Write,
+    r: &WhyReport,
+    map: &Layout,
+    cats: &[Category],
+    palette: &Palette,
+    fills: &[String],
+) -> io::Result<()> {
+    writeln!(out, "<h2>Total</h2>")?;
+    writeln!(
+        out,
+        "<p class=\"num\" style=\"font-size:22px;margin:0\">{}</p><p class=\"sub\">{} paths; {} drawn</p>",
+        esc(&crate::render::words::why::size_or_unknown(
+            r.closure_size,
+            r.sizes_known
+        )),
+        r.path_count,
+        map.drawn.len()
+    )?;
+    writeln!(
+        out,
+        "<div id=\"details\" hidden><h2>Selected</h2><pre></pre></div>"
+    )?;
+    legend(out, r, cats, palette)?;
+    writeln!(out, "<h2>Top paths</h2><ol class=\"top\">")?;
+    for (i, p) in r.paths.iter().take(TOP_LIST).enumerate() {
+        let fill = &fills[i];
         writeln!(
             out,
-            "<p class=\"sub\">Treemap of the dominator tree: each block is a store path, its area the <b>added size</b> (what leaving the path out would free), nested inside the path that dominates it. Hover for details, click to pin them.</p></header>"
+            "<li title=\"{}\"><span class=\"num\">{}</span><span class=\"sw\" style=\"background:{fill}\"></span><span class=\"name\">{}</span></li>",
+            esc_lines(&tooltip(r, p, &cats[i])),
+            esc(&format_size(p.added_size)),
+            esc(name_of(&p.path))
         )?;
-        writeln!(out, "<main><div class=\"map\">")?;
-        if r.closure_size == 0 {
-            writeln!(
-                out,
-                "<p class=\"warn\">No NAR sizes are known (the input has none): nothing to draw.</p>"
-            )?;
-        }
-        writeln!(out, "{svg}</div><aside>")?;
-        writeln!(out, "<h2>Total</h2>")?;
+    }
+    writeln!(out, "</ol><p class=\"sub\">{}.</p>", esc(sort_note(r)))?;
+    if let Some(rest) = &r.rest {
         writeln!(
             out,
-            "<p class=\"num\" style=\"font-size:22px;margin:0\">{}</p><p class=\"sub\">{} paths; {} drawn</p>",
-            esc(&crate::render::words::why::size_or_unknown(
-                r.closure_size,
-                r.sizes_known
-            )),
-            r.path_count,
-            map.drawn.len()
+            "<p class=\"sub\">… {} more paths ({} NAR) not in the report.</p>",
+            rest.count,
+            esc(&format_size(rest.nar_size))
         )?;
-        writeln!(
-            out,
-            "<div id=\"details\" hidden><h2>Selected</h2><pre></pre></div>"
-        )?;
-        legend(out, r, &cats, &palette)?;
-        writeln!(out, "<h2>Top paths</h2><ol class=\"top\">")?;
-        for (i, p) in r.paths.iter().take(TOP_LIST).enumerate() {
-            let fill = &fills[i];
-            writeln!(
-                out,
-                "<li title=\"{}\"><span class=\"num\">{}</span><span class=\"sw\" style=\"background:{fill}\"></span><span class=\"name\">{}</span></li>",
-                esc_lines(&tooltip(r, p, &cats[i])),
-                esc(&format_size(p.added_size)),
-                esc(name_of(&p.path))
-            )?;
-        }
-        writeln!(out, "</ol><p class=\"sub\">{}.</p>", esc(sort_note(r)))?;
-        if let Some(rest) = &r.rest {
-            writeln!(
-                out,
-                "<p class=\"sub\">… {} more paths ({} NAR) not in the report.</p>",
-                rest.count,
-                esc(&format_size(rest.nar_size))
-            )?;
-        }
-        for w in &r.warnings {
-            writeln!(out, "<p class=\"warn\">warning: {}</p>", esc(w))?;
-        }
-        writeln!(out, "</aside></main>")
-    })
+    }
+    for w in &r.warnings {
+        writeln!(out, "<p class=\"warn\">warning: {}</p>", esc(w))?;
+    }
+    Ok(())
 }
 
 /// The legend: each category present, with its bytes of added size at the top level.

@@ -215,62 +215,116 @@ fn numeric(s: &str) -> bool {
 /// not fit, those in `drop` are left out, in that order, until they do. Returns the
 /// table and the headers it left out (for a note under it).
 fn fit(t: &Table, style: &Style, drop: &[usize]) -> (Table, Vec<String>) {
-    let header: Vec<String> = t
-        .header()
-        .map(|h| h.cell_iter().map(|c| glue_units(&c.content())).collect())
-        .unwrap_or_default();
-    let rows: Vec<Vec<String>> = t
-        .row_iter()
-        .map(|r| r.cell_iter().map(|c| glue_units(&c.content())).collect())
-        .collect();
-    let n = header
-        .len()
-        .max(rows.iter().map(Vec::len).max().unwrap_or(0));
-    let word = |s: &String| {
-        s.split([' ', '\n'])
-            .map(|w| w.chars().count())
-            .max()
-            .unwrap_or(0)
+    let cols = Columns::of(t);
+    let (widths, hidden) = match style.width.map(usize::from) {
+        Some(width) => cols.fit(width, drop),
+        None => (cols.natural.clone(), vec![false; cols.n]),
     };
-    let cell = |r: &Vec<String>, i: usize| r.get(i).cloned().unwrap_or_default();
-    let mut min: Vec<usize> = (0..n)
-        .map(|i| {
-            rows.iter()
-                .chain(std::iter::once(&header))
-                .map(|r| word(&cell(r, i)))
+    let out = cols.table(style, &widths, &hidden);
+    let names = (0..cols.n)
+        .filter(|&i| hidden[i])
+        .map(|i| cols.cell(&cols.header, i).replace(GLUE, " "))
+        .collect();
+    (out, names)
+}
+
+/// A table's cells as text (units glued to their numbers), and what each column
+/// needs: its longest word, its longest line, and whether it holds numbers only.
+struct Columns {
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+    /// How many columns.
+    n: usize,
+    /// Each column's longest word (never split across lines).
+    min: Vec<usize>,
+    /// Each column's longest line.
+    natural: Vec<usize>,
+    /// Columns of numbers, right-aligned.
+    right: Vec<bool>,
+}
+
+impl Columns {
+    /// Read the cells of `t` and measure its columns.
+    fn of(t: &Table) -> Columns {
+        let header: Vec<String> = t
+            .header()
+            .map(|h| h.cell_iter().map(|c| glue_units(&c.content())).collect())
+            .unwrap_or_default();
+        let rows: Vec<Vec<String>> = t
+            .row_iter()
+            .map(|r| r.cell_iter().map(|c| glue_units(&c.content())).collect())
+            .collect();
+        let n = header
+            .len()
+            .max(rows.iter().map(Vec::len).max().unwrap_or(0));
+        let mut cols = Columns {
+            header,
+            rows,
+            n,
+            min: Vec::new(),
+            natural: Vec::new(),
+            right: Vec::new(),
+        };
+        let word = |s: &String| {
+            s.split([' ', '\n'])
+                .map(|w| w.chars().count())
                 .max()
                 .unwrap_or(0)
-        })
-        .collect();
-    let right: Vec<bool> = (0..n)
-        .map(|i| {
-            let cells: Vec<String> = rows
-                .iter()
-                .map(|r| cell(r, i))
-                .filter(|c| !c.is_empty())
-                .collect();
-            !cells.is_empty() && cells.iter().all(|c| numeric(c))
-        })
-        .collect();
-    let natural: Vec<usize> = (0..n)
-        .map(|i| {
-            rows.iter()
-                .chain(std::iter::once(&header))
-                .flat_map(|r| {
-                    cell(r, i)
-                        .lines()
-                        .map(|l| l.chars().count())
-                        .collect::<Vec<_>>()
-                })
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut hidden = vec![false; n];
-    // `│ a ┆ b │`: three columns of border and padding per column, and one.
-    let borders = |hidden: &[bool]| 3 * hidden.iter().filter(|h| !**h).count() + 1;
-    let mut widths = natural.clone();
-    if let Some(width) = style.width.map(usize::from) {
+        };
+        cols.min = (0..n)
+            .map(|i| {
+                cols.rows
+                    .iter()
+                    .chain(std::iter::once(&cols.header))
+                    .map(|r| word(&cols.cell(r, i)))
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        cols.right = (0..n)
+            .map(|i| {
+                let cells: Vec<String> = cols
+                    .rows
+                    .iter()
+                    .map(|r| cols.cell(r, i))
+                    .filter(|c| !c.is_empty())
+                    .collect();
+                !cells.is_empty() && cells.iter().all(|c| numeric(c))
+            })
+            .collect();
+        cols.natural = (0..n)
+            .map(|i| {
+                cols.rows
+                    .iter()
+                    .chain(std::iter::once(&cols.header))
+                    .flat_map(|r| {
+                        cols.cell(r, i)
+                            .lines()
+                            .map(|l| l.chars().count())
+                            .collect::<Vec<_>>()
+                    })
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        cols
+    }
+
+    /// Cell `i` of row `r` (empty past its end).
+    fn cell(&self, r: &[String], i: usize) -> String {
+        r.get(i).cloned().unwrap_or_default()
+    }
+
+    /// The columns' widths within `width`, and which columns are left out: those in
+    /// `drop`, in order, until the rest fit; then the widest columns of words get
+    /// narrower; then the spare columns go to those that need the fewest to be whole.
+    fn fit(&self, width: usize, drop: &[usize]) -> (Vec<usize>, Vec<bool>) {
+        let (n, natural) = (self.n, &self.natural);
+        let mut min = self.min.clone();
+        let mut hidden = vec![false; n];
+        // `│ a ┆ b │`: three columns of border and padding per column, and one.
+        let borders = |hidden: &[bool]| 3 * hidden.iter().filter(|h| !**h).count() + 1;
+        let mut widths = natural.clone();
         let need = |hidden: &[bool], min: &[usize]| -> usize {
             (0..n)
                 .filter(|&i| !hidden[i])
@@ -291,7 +345,7 @@ fn fit(t: &Table, style: &Style, drop: &[usize]) -> (Table, Vec<String>) {
         while need(&hidden, &min) > width {
             let excess = need(&hidden, &min) - width;
             let Some(i) = (0..n)
-                .filter(|&i| !hidden[i] && !right[i] && min[i] > 8)
+                .filter(|&i| !hidden[i] && !self.right[i] && min[i] > 8)
                 .max_by_key(|&i| min[i])
             else {
                 break;
@@ -316,57 +370,60 @@ fn fit(t: &Table, style: &Style, drop: &[usize]) -> (Table, Vec<String>) {
                 spare -= give;
             }
         }
+        (widths, hidden)
     }
-    let mut out = new_table(style);
-    let fitted = |i: usize, text: String| -> String {
-        if text
-            .split([' ', '\n'])
-            .all(|w| w.chars().count() <= widths[i])
-        {
-            return text;
+
+    /// The table rebuilt with these widths, without the hidden columns; words longer
+    /// than their column are shortened in the middle.
+    fn table(&self, style: &Style, widths: &[usize], hidden: &[bool]) -> Table {
+        let n = self.n;
+        let mut out = new_table(style);
+        let fitted = |i: usize, text: String| -> String {
+            if text
+                .split([' ', '\n'])
+                .all(|w| w.chars().count() <= widths[i])
+            {
+                return text;
+            }
+            text.split('\n')
+                .map(|l| {
+                    l.split(' ')
+                        .map(|w| crate::render::text::shorten_middle(w, widths[i]))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let keep = |r: &Vec<String>| -> Vec<Cell> {
+            (0..n)
+                .filter(|&i| !hidden[i])
+                .map(|i| {
+                    let c = Cell::new(fitted(i, self.cell(r, i)));
+                    if self.right[i] {
+                        c.set_alignment(CellAlignment::Right)
+                    } else {
+                        c
+                    }
+                })
+                .collect()
+        };
+        if !self.header.is_empty() {
+            out.set_header(keep(&self.header));
         }
-        text.split('\n')
-            .map(|l| {
-                l.split(' ')
-                    .map(|w| crate::render::text::shorten_middle(w, widths[i]))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
-    let keep = |r: &Vec<String>| -> Vec<Cell> {
-        (0..n)
-            .filter(|&i| !hidden[i])
-            .map(|i| {
-                let c = Cell::new(fitted(i, cell(r, i)));
-                if right[i] {
-                    c.set_alignment(CellAlignment::Right)
-                } else {
-                    c
-                }
-            })
-            .collect()
-    };
-    if !header.is_empty() {
-        out.set_header(keep(&header));
-    }
-    for r in &rows {
-        out.add_row(keep(r));
-    }
-    for (k, i) in (0..n).filter(|&i| !hidden[i]).enumerate() {
-        if let Some(col) = out.column_mut(k) {
-            // The width with the padding on both sides.
-            col.set_constraint(ColumnConstraint::Absolute(Width::Fixed(
-                u16::try_from(widths[i] + 2).unwrap_or(u16::MAX),
-            )));
+        for r in &self.rows {
+            out.add_row(keep(r));
         }
+        for (k, i) in (0..n).filter(|&i| !hidden[i]).enumerate() {
+            if let Some(col) = out.column_mut(k) {
+                // The width with the padding on both sides.
+                col.set_constraint(ColumnConstraint::Absolute(Width::Fixed(
+                    u16::try_from(widths[i] + 2).unwrap_or(u16::MAX),
+                )));
+            }
+        }
+        out
     }
-    let names = (0..n)
-        .filter(|&i| hidden[i])
-        .map(|i| cell(&header, i).replace(GLUE, " "))
-        .collect();
-    (out, names)
 }
 
 /// A fitted table's text with every line marked [`WHOLE`].
