@@ -752,7 +752,7 @@ pub fn set_diff(
     opts.timings.step("set diff: packages that change nothing");
     let (old, new) = (&old, &new);
     let acc = cause_sums(old, new, &pk, &pairs);
-    crate::timing::step("set diff: causes");
+    opts.timings.step("set diff: causes");
     let pair_name: Vec<String> = pairs.iter().map(|p| key_name(&p.2)).collect();
     let found = ranked_causes(&acc, &pk);
     let cause_total: i128 = found.iter().map(|c| c.2.bytes).sum();

@@ -140,7 +140,6 @@ impl WhyRanking {
         let (g, n) = (&self.g, self.g.len());
         let mut referrers_of = Vec::with_capacity(rows);
         for &i in &self.order[..rows] {
-            let node = NodeIndex::new(i);
             let mut refs: Vec<usize> = g
                 .predecessors(i)
                 .iter()

@@ -161,9 +161,11 @@ pub(super) fn load_stream(
     content.load(path, opts)
 }
 
-/// Sniff the file or directory at `path`; files are read whole (up to `cap` bytes)
+/// Sniff the file or directory at `path`; files are read whole (up to the options'
+/// input cap)
 /// unless their first bytes show they are no input.
-pub(super) fn detect_content(path: &Path, cap: u64) -> Result<Content, LoadError> {
+pub(super) fn detect_content(path: &Path, opts: &LoadOptions) -> Result<Content, LoadError> {
+    let cap = opts.max_input();
     let meta = std::fs::metadata(path).map_err(|e| LoadError::io(path, e))?;
     if meta.is_dir() {
         return detect_dir(path);
@@ -175,7 +177,8 @@ pub(super) fn detect_content(path: &Path, cap: u64) -> Result<Content, LoadError
     };
     let content = sniff_text(text, path)?;
     if matches!(content, Content::Known(..)) {
-        crate::timing::step("load: read, UTF-8 check, format sniffing");
+        opts.timings
+            .step("load: read, UTF-8 check, format sniffing");
     }
     Ok(content)
 }
@@ -241,7 +244,6 @@ fn sniff_text(text: String, path: &Path) -> Result<Content, LoadError> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::DEFAULT_MAX_INPUT_BYTES;
     use super::*;
 
     fn fixture(name: &str) -> String {
@@ -265,7 +267,7 @@ mod tests {
             ("closure-info", Detected::ClosureInfoDir),
             ("binary-cache", Detected::BinaryCacheDir),
         ] {
-            match detect_content(Path::new(&fixture(name)), DEFAULT_MAX_INPUT_BYTES).unwrap() {
+            match detect_content(Path::new(&fixture(name)), &LoadOptions::default()).unwrap() {
                 Content::Known(f, _) => assert_eq!(f.kind, want, "{name}"),
                 Content::Unknown(seen) => panic!("{name}: {seen}"),
             }

@@ -363,7 +363,8 @@ pub fn load_roots(
         caches.put_warnings_first(&mut closure);
         closure.declared_roots = roots.to_vec();
         closure.origin = origin.to_string();
-        crate::timing::step("http: the walked union read from its record");
+        opts.timings
+            .step("http: the walked union read from its record");
         return Ok(closure);
     }
     let jobs: Vec<(String, Option<StorePath>)> = roots
@@ -371,7 +372,7 @@ pub fn load_roots(
         .map(|r| (r.hash_part().to_string(), Some(r.clone())))
         .collect();
     let result = caches.walk(opts).run_many(&jobs, origin);
-    crate::timing::step("http: narinfo walk");
+    opts.timings.step("http: narinfo walk");
     caches.client.end_lookups();
     // As for one root: the narinfos are kept only when the whole walk holds (no
     // failure, sizes within 2^64 - 1), so a fixed server is asked again next run.
@@ -384,7 +385,7 @@ pub fn load_roots(
     // A record holds one root; the set's roots are put back when it is read.
     closure.declared_roots = roots.iter().take(1).cloned().collect();
     caches.record(&closure, &cache_of, &key);
-    crate::timing::step("http: narinfo cache written");
+    opts.timings.step("http: narinfo cache written");
     closure.declared_roots = roots.to_vec();
     caches.put_warnings_first(&mut closure);
     Ok(closure)

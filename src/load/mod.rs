@@ -253,7 +253,7 @@ pub fn load(input: &str, opts: &LoadOptions) -> Result<Closure, LoadError> {
         // A store path that is itself a file in a format we know (a snapshot baseline
         // copied into the store by `"${./ci/closure-baseline.json}"`): read the file.
         Some((sp, sub, phys)) if sub.is_empty() && phys.is_file() => {
-            match detect_content(&phys, opts.max_input())? {
+            match detect_content(&phys, opts)? {
                 known @ Content::Known(..) => known.load(path, opts)?,
                 Content::Unknown(_) => live::load(path, &sp, opts)?,
             }
@@ -262,7 +262,7 @@ pub fn load(input: &str, opts: &LoadOptions) -> Result<Closure, LoadError> {
         Some((sp, sub, _)) if sub.is_empty() => live::load(path, &sp, opts)?,
         // A file or directory inside a store path: read it if it is a format we know,
         // else ask Nix about the store path that contains it.
-        Some((sp, _, phys)) => match detect_content(&phys, opts.max_input())? {
+        Some((sp, _, phys)) => match detect_content(&phys, opts)? {
             known @ Content::Known(..) => known.load(path, opts)?,
             Content::Unknown(_) => {
                 let mut c = live::load(path, &sp, opts)?;
@@ -274,7 +274,7 @@ pub fn load(input: &str, opts: &LoadOptions) -> Result<Closure, LoadError> {
                 c
             }
         },
-        None => detect_content(path, opts.max_input())?.load(path, opts)?,
+        None => detect_content(path, opts)?.load(path, opts)?,
     };
     finish(closure, path, opts)
 }

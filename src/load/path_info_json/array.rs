@@ -21,7 +21,7 @@ pub(super) fn read<'p>(
         let (chunks, end) = json_parts::parse_array(text, open, CHUNK, path_first, array_entry)?;
         json_parts::only_ws_after(text, end).then_some(chunks)
     });
-    let mut chunks: Chunks = parts_or_whole(text, path, parts, |de| {
+    let mut chunks: Chunks = parts_or_whole(text, path, &opts.timings, parts, |de| {
         serde::Deserializer::deserialize_seq(de, ArrayVisitor(std::marker::PhantomData))
     })?;
     // Any entry's store dir counts, a pathless invalid one's too.

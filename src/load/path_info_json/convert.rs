@@ -14,6 +14,7 @@ use crate::load::{LoadError, LoadOptions};
 use crate::store::{
     Closure, InvalidPath, PathInfo, SourceKind, StoreDir, StorePath, StorePathError,
 };
+use crate::timing::Timings;
 
 /// Accumulates entries into a closure, with the text at hand to locate errors.
 pub(super) struct Builder<'t, 'p> {
@@ -21,13 +22,16 @@ pub(super) struct Builder<'t, 'p> {
     pub(super) path: &'p Path,
     pub(super) store_dir: StoreDir,
     pub(super) closure: Closure,
+    /// Where the conversion steps report their times.
+    pub(super) timings: Timings,
 }
 
 impl<'t, 'p> Builder<'t, 'p> {
-    pub(super) fn new(text: &'t str, path: &'p Path) -> Builder<'t, 'p> {
+    pub(super) fn new(text: &'t str, path: &'p Path, timings: &Timings) -> Builder<'t, 'p> {
         Builder {
             text,
             path,
+            timings: timings.clone(),
             store_dir: StoreDir::default(),
             closure: Closure::new(
                 StoreDir::default(),
@@ -83,7 +87,7 @@ impl<'t, 'p> Builder<'t, 'p> {
             .collect();
         let shared = SharedPaths::new(sd.as_str(), keys);
         let shared = &shared;
-        crate::timing::step("load: interning the entries' paths");
+        self.timings.step("load: interning the entries' paths");
         let (text, path, store_dir) = (self.text, self.path, &self.store_dir);
         let converted: Vec<ConvertedChunk> = chunks
             .into_par_iter()
@@ -102,7 +106,7 @@ impl<'t, 'p> Builder<'t, 'p> {
                     .collect()
             })
             .collect();
-        crate::timing::step("load: converting entries");
+        self.timings.step("load: converting entries");
         // The first error in document order, as a sequential read would report it.
         let mut entries = converted
             .into_iter()
@@ -129,6 +133,7 @@ impl<'t, 'p> Builder<'t, 'p> {
             entries,
             sorted,
             without_size,
+            timings: self.timings,
         })
     }
 }
@@ -144,6 +149,8 @@ pub(super) struct Converted<'p> {
     /// every shape).
     pub(super) sorted: bool,
     pub(super) without_size: usize,
+    /// Where the path-map step reports its time.
+    pub(super) timings: Timings,
 }
 
 impl Converted<'_> {
@@ -155,6 +162,7 @@ impl Converted<'_> {
             entries,
             sorted,
             without_size,
+            timings,
         } = self;
         let infos = entries.into_iter().flatten().filter_map(|(c, _)| match c {
             Entry::Valid(info) => Some(info),
@@ -166,7 +174,7 @@ impl Converted<'_> {
         } else {
             closure.paths = dedup_sorted(&mut closure, path, infos.collect());
         }
-        crate::timing::step("load: the path map");
+        timings.step("load: the path map");
         if without_size > 0 {
             closure.warnings.push(format!(
                 "{}: {} path(s) have no narSize; their sizes are unknown",

@@ -19,7 +19,7 @@ pub(super) fn read<'p>(
         let (chunks, end) = json_parts::parse_map(text, open, CHUNK, entry_key)?;
         json_parts::only_ws_after(text, end).then_some(chunks)
     });
-    let entries: Chunks = parts_or_whole(text, path, parts, |de| {
+    let entries: Chunks = parts_or_whole(text, path, &opts.timings, parts, |de| {
         serde::Deserializer::deserialize_map(de, EntriesVisitor(std::marker::PhantomData))
     })?;
     let doc_sd = entries_store_dir(&entries);

@@ -143,7 +143,7 @@ fn parse_shape_split<'p>(
     // The offset of the document's first `{` or `[` when it is parsed in parts.
     let parallel = (text.len() >= split_from && rayon::current_num_threads() > 1)
         .then(|| json_parts::skip_ws(text, 0));
-    let b = Builder::new(text, path);
+    let b = Builder::new(text, path, &opts.timings);
     match shape {
         PathInfoShape::Array => array::read(b, parallel, opts),
         PathInfoShape::Keyed => keyed::read(b, parallel, opts),

@@ -224,6 +224,7 @@ impl<'de> serde::de::DeserializeSeed<'de> for EntriesSeed<'de> {
 pub(super) fn parts_or_whole<'d, T>(
     text: &'d str,
     path: &Path,
+    timings: &crate::timing::Timings,
     parts: Option<T>,
     whole: impl FnOnce(
         &mut serde_json::Deserializer<serde_json::de::StrRead<'d>>,
@@ -239,7 +240,7 @@ pub(super) fn parts_or_whole<'d, T>(
             v
         }
     };
-    crate::timing::step("load: JSON parsing");
+    timings.step("load: JSON parsing");
     Ok(value)
 }
 

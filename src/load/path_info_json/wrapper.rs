@@ -18,7 +18,7 @@ pub(super) fn read<'p>(
 ) -> Result<Converted<'p>, LoadError> {
     let (text, path) = (b.text, b.path);
     let parts = parallel.and_then(|open| wrapper_parts(text, open));
-    let doc: Wrapper = parts_or_whole(text, path, parts, |de| {
+    let doc: Wrapper = parts_or_whole(text, path, &opts.timings, parts, |de| {
         serde::Deserializer::deserialize_map(de, WrapperVisitor(std::marker::PhantomData))
     })?;
     if !(2..=3).contains(&doc.version) {
