@@ -528,6 +528,40 @@ mod tests {
             .join("\n")
     }
 
+    /// `gpu` and `split` remedies share one override text; values are Nix strings.
+    #[test]
+    fn one_override_text_for_every_remedy() {
+        let amd = GpuRebuild::GpuTargets {
+            attribute: "rocmPackages.rocblas".into(),
+            targets: vec!["gfx1030".into(), "gfx90a".into()],
+        };
+        assert_eq!(
+            amd.to_string(),
+            "rocmPackages.rocblas.override { gpuTargets = [ \"gfx1030\" \"gfx90a\" ]; }"
+        );
+        let cuda = GpuRebuild::CudaCapabilities {
+            capabilities: vec!["8.6".into()],
+        };
+        assert_eq!(
+            cuda.to_string(),
+            "import <nixpkgs> { config = { cudaSupport = true; cudaCapabilities = [ \"8.6\" ]; }; }"
+        );
+        let odd = GpuRebuild::GpuTargets {
+            attribute: "x".into(),
+            targets: vec!["a\"${b}".into()],
+        };
+        assert!(odd.to_string().contains(r#"[ "a\"\${b}" ]"#), "{odd}");
+        let join = DataDirJoin {
+            package: "rocblas".into(),
+            output: "gfx90a".into(),
+            directory: "lib/rocblas/library".into(),
+        };
+        assert_eq!(
+            join.to_string(),
+            "${symlinkJoin { name = \"rocblas-gfx90a-library\"; paths = [ \"${rocblas}/lib/rocblas/library\" \"${rocblas.gfx90a}/lib/rocblas/library\" ]; }}"
+        );
+    }
+
     /// The plan's GPU globs were written as a quoted `mv` of a file named `*gfx1010*`,
     /// which fails in a rebuild; they are `moveToOutput` globs again. Hostile names
     /// stay quoted.
