@@ -25,12 +25,13 @@ use super::split::{fact_sub_path, nar_size_of, nix_string};
 use super::AnalysisError;
 use crate::classify::{base_arch, ClassRules, EntryType, FileClass};
 use crate::elf::{DeviceContainer, DeviceObject};
-use crate::evidence::{Collector, EntryFact, Progress, ScanCache, ScannedPath};
+use crate::evidence::{Collector, EntryFact, PathWarning, Progress, ScanCache, ScannedPath};
 use crate::report::{
-    GpuArch, GpuChange, GpuOption, GpuPath, GpuRemedy, GpuReport, GpuVendor, SCHEMA_VERSION,
+    GpuArch, GpuChange, GpuOption, GpuPath, GpuRemedy, GpuReport, GpuVendor, GpuWarning,
+    SCHEMA_VERSION,
 };
 use crate::source::Files;
-use crate::store::{format_size, parse_package_name, Closure, StorePath};
+use crate::store::{parse_package_name, Closure, StorePath};
 
 /// Options of `nixcut gpu`.
 #[derive(Debug, Clone, Default)]
@@ -250,7 +251,10 @@ pub fn gpu(
         size.insert(p.clone(), s);
     }
     let closure_size: u64 = size.values().sum();
-    let mut warnings = load_warnings(c);
+    let mut warnings: Vec<GpuWarning> = load_warnings(c)
+        .into_iter()
+        .map(GpuWarning::Input)
+        .collect();
 
     let collector = Collector::new(c, opts.files.source(), opts.cache.as_ref())
         .rules(&opts.rules)
@@ -261,12 +265,12 @@ pub fn gpu(
     for s in scanned {
         match s.result {
             Ok((sp, _)) => {
-                warnings.extend(
-                    sp.warnings
-                        .iter()
-                        .filter(|w| w.contains("GPU code"))
-                        .map(|w| format!("{}: {w}", sd.display(&s.path))),
-                );
+                warnings.extend(sp.warnings.iter().filter(|w| w.is_gpu_code()).map(|w| {
+                    GpuWarning::Evidence {
+                        path: sd.display(&s.path),
+                        warning: PathWarning::Scan(w.clone()),
+                    }
+                }));
                 inventories.insert(s.path, sp);
             }
             Err(w) => unscanned.push((s.path, w)),
@@ -275,13 +279,12 @@ pub fn gpu(
     // Without any files, the one warning below says so; with some, name what failed.
     if !unscanned.is_empty() && opts.files.source().is_some() {
         let first = &unscanned[0];
-        warnings.push(format!(
-            "{} of {} paths could not be read, so their bytes are not split up (e.g. {}: {})",
-            unscanned.len(),
-            paths.len(),
-            sd.display(&first.0),
-            first.1
-        ));
+        warnings.push(GpuWarning::Unread {
+            count: unscanned.len(),
+            of: paths.len(),
+            example: sd.display(&first.0),
+            why: first.1.clone(),
+        });
     }
     let accounts: HashMap<&StorePath, Account> = inventories
         .iter()
@@ -298,11 +301,11 @@ pub fn gpu(
         let nar = size[p];
         // Never more GPU bytes than the path holds (a fat binary's headers may lie).
         if a.gpu_bytes().saturating_add(a.generic_bytes) > nar {
-            warnings.push(format!(
-                "{}: its files hold {} bytes of GPU code and data, more than its NAR size ({nar}) says; its GPU bytes are cut to the NAR size, so the architectures' figures add up to more than the total",
-                sd.display(p),
-                a.gpu_bytes().saturating_add(a.generic_bytes)
-            ));
+            warnings.push(GpuWarning::MoreThanNar {
+                path: sd.display(p),
+                bytes: a.gpu_bytes().saturating_add(a.generic_bytes),
+                nar,
+            });
         }
         let gpu = a.gpu_bytes().min(nar);
         let generic = a.generic_bytes.min(nar - gpu);
@@ -384,9 +387,7 @@ pub fn gpu(
         warnings: Vec::new(),
     };
     if opts.files.source().is_none() {
-        warnings.push(
-            "the files of these paths are not available: nothing could be split up by architecture; use --store-root or a binary cache with nar/".to_string(),
-        );
+        warnings.push(GpuWarning::FilesUnavailable);
     }
 
     let mut targets: Vec<String> = opts
@@ -402,9 +403,7 @@ pub fn gpu(
         let read_any = report.unscanned_bytes < report.closure_size;
         for t in &targets {
             if read_any && !present.contains(t.as_str()) {
-                warnings.push(format!(
-                    "--gpu-targets {t}: the closure holds no code or data for {t}"
-                ));
+                warnings.push(GpuWarning::TargetAbsent { target: t.clone() });
             }
         }
         report.kept = report
@@ -724,20 +723,12 @@ const ROCM_LIBRARIES: &[&str] = &[
 /// What no remedy can say: the targets name no architecture of a vendor whose code the
 /// closure holds, so that code would all go, and `gpuTargets = [ ]` or
 /// `cudaCapabilities = [ ]` is no setting nixpkgs builds.
-fn no_remedy_warnings(a: &After, targets: &[String]) -> Vec<String> {
+fn no_remedy_warnings(a: &After, targets: &[String]) -> Vec<GpuWarning> {
     let mut out = Vec::new();
-    for (vd, what, setting) in [
-        (GpuVendor::Amd, "AMD processor", "gpuTargets"),
-        (GpuVendor::Nvidia, "CUDA architecture", "cudaCapabilities"),
-    ] {
+    for vd in [GpuVendor::Amd, GpuVendor::Nvidia] {
         let bytes: u64 = a.saved_by_path.values().filter_map(|by| by.get(&vd)).sum();
         if bytes > 0 && !targets.iter().any(|t| vendor(t) == vd) {
-            out.push(format!(
-                "--gpu-targets names no {what}: the closure's {} of {what} code would all \
-                 go, which no {setting} setting does (build those packages without that GPU \
-                 support instead); no {setting} remedy is proposed",
-                format_size(bytes)
-            ));
+            out.push(GpuWarning::NoRemedy { vendor: vd, bytes });
         }
     }
     out

@@ -7,7 +7,7 @@ use crate::graph::{
 };
 use crate::report::{
     ChainNode, EvidenceLevel, HopEvidence, RestRow, SortKey, WhyChainsReport, WhyGpu, WhyPath,
-    WhyReport, SCHEMA_VERSION,
+    WhyReport, WhyWarning, SCHEMA_VERSION,
 };
 use crate::store::{Closure, StorePath};
 
@@ -168,7 +168,10 @@ pub fn why(
         })
         .collect::<Vec<WhyPath>>();
     crate::timing::step("rows with their chains");
-    let mut warnings = load_warnings(c);
+    let mut warnings: Vec<WhyWarning> = load_warnings(c)
+        .into_iter()
+        .map(WhyWarning::Input)
+        .collect();
     let mut level = EvidenceLevel::Graph;
     let mut savings = None;
     if let Some(ev) = &edges {
@@ -391,7 +394,10 @@ pub fn why_chains_capped(
         },
         verdict_scope: edges.as_ref().map(|e| e.scope()),
         warnings: {
-            let mut w = load_warnings(c);
+            let mut w: Vec<WhyWarning> = load_warnings(c)
+                .into_iter()
+                .map(WhyWarning::Input)
+                .collect();
             if let Some(ev) = &edges {
                 w.extend(ev.warnings());
             }

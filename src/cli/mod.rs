@@ -212,13 +212,13 @@ fn files_for(g: &GlobalArgs, closure: &Closure) -> Files {
     source::locate_with(closure, g.store_root.as_deref(), http::client_in_use())
 }
 
-fn print_warnings(warnings: &[String], quiet: bool) {
+fn print_warnings<W: std::fmt::Display>(warnings: &[W], quiet: bool) {
     if quiet {
         return;
     }
     let mut err = io::stderr().lock();
     for w in warnings.iter().take(MAX_WARNINGS) {
-        let _ = writeln!(err, "warning: {}", printable(w));
+        let _ = writeln!(err, "warning: {}", printable(&w.to_string()));
     }
     // Thousands of lines (a path whose 5,000 references no file shows) would bury the
     // report: the rest are counted, and the JSON report holds every one.
@@ -429,7 +429,7 @@ fn cache_home() -> Option<std::path::PathBuf> {
 fn show<'a>(
     g: &GlobalArgs,
     bar: Option<Progress>,
-    warnings: &[String],
+    warnings: &[impl std::fmt::Display],
     report: impl Into<Report<'a>>,
     format: Format,
     style: &Style,

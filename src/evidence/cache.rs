@@ -19,14 +19,14 @@ use super::{ElfLink, EntryFact, HitFact, ScannedPath, ScannedRef, SearchDir, Sea
 use crate::classify::{EntryType, EvidenceKind, FileClass, RuleId};
 use crate::elf::{DeviceContainer, DeviceObject};
 use crate::scan::IndexFile;
-use crate::scan::{Location, RelPath};
+use crate::scan::{Location, RelPath, ScanWarning};
 use crate::store::{NarHash, StorePath};
 
 /// Version of the cache file format; part of every key, so a new format never reads
 /// an old entry.
-pub const CACHE_FORMAT: u32 = 6;
+pub const CACHE_FORMAT: u32 = 7;
 
-const KEY_VERSION: &str = concat!("nixcut-scan-cache-6-", env!("CARGO_PKG_VERSION"));
+const KEY_VERSION: &str = concat!("nixcut-scan-cache-7-", env!("CARGO_PKG_VERSION"));
 const MAGIC: &str = "nixcut-scan-cache";
 
 /// A directory of cached scans.
@@ -228,7 +228,7 @@ struct WireEntry {
     bytes: u64,
     capped_total: u64,
     references: Vec<WireRef>,
-    warnings: Vec<String>,
+    warnings: Vec<ScanWarning>,
     entries: Vec<WireFile>,
     complete: bool,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -457,6 +457,7 @@ impl WireEntry {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scan::EntryProblem;
 
     fn sample(p: &StorePath) -> ScannedPath {
         ScannedPath {
@@ -477,7 +478,19 @@ mod tests {
                 }],
             }],
             capped_total: 1,
-            warnings: vec!["w".into()],
+            warnings: vec![
+                ScanWarning::entry(
+                    &RelPath::from_bytes(b"lib/\xfe".to_vec()),
+                    EntryProblem::ReadError {
+                        offset: 4,
+                        error: "gone".into(),
+                    },
+                ),
+                ScanWarning::TrailingBytes {
+                    nar: "x.nar".into(),
+                    bytes: 3,
+                },
+            ],
             entries: vec![EntryFact {
                 path: RelPath::from_bytes(b"lib/libx.so".to_vec()),
                 entry: EntryType::Executable,
@@ -547,5 +560,48 @@ mod tests {
         assert!(cache.get(&k, &p).is_none(), "truncated entry is a miss");
         cache.put(&k, &p, &sample(&p)).unwrap();
         assert!(cache.get(&k, &p).is_some(), "and is rewritten");
+    }
+
+    /// An entry of the previous format, whole and with a matching checksum, is a miss:
+    /// its facts have another shape (string warnings and details), never misread.
+    #[test]
+    fn an_entry_of_an_older_format_is_ignored() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = ScanCache::at(dir.path());
+        let p =
+            StorePath::from_base_name("9fm8cfjwd9nhpc06bz4fdgmc4gwdi2dq-rocblas-5.7.1").unwrap();
+        let h = NarHash::parse("sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=");
+        let k = cache.key(&p, Some(&h), &[], b"").unwrap();
+        cache.put(&k, &p, &sample(&p)).unwrap();
+        assert!(cache.get(&k, &p).is_some());
+        let bytes = std::fs::read(&k).unwrap();
+        let nl = bytes.iter().position(|&b| b == b'\n').unwrap();
+        let payload = &bytes[nl + 1..];
+        for old in 1..CACHE_FORMAT {
+            let mut entry =
+                format!("{MAGIC} {old} {}\n", hex(&Sha256::digest(payload))).into_bytes();
+            entry.extend_from_slice(payload);
+            std::fs::write(&k, &entry).unwrap();
+            assert!(cache.get(&k, &p).is_none(), "format {old} is a miss");
+        }
+        // An entry of format 6 as it was written: string warnings and details.
+        let v6 = format!(
+            r#"{{"path":"{p}","files":1,"bytes":1,"capped_total":0,"references":[],"warnings":["lib/x: cannot read: gone"],"entries":[],"complete":true}}"#
+        );
+        let mut entry = format!(
+            "{MAGIC} {CACHE_FORMAT} {}\n",
+            hex(&Sha256::digest(v6.as_bytes()))
+        )
+        .into_bytes();
+        entry.extend_from_slice(v6.as_bytes());
+        std::fs::write(&k, &entry).unwrap();
+        assert!(
+            cache.get(&k, &p).is_none(),
+            "string warnings are not read as facts, even under the current header"
+        );
+        assert!(
+            KEY_VERSION.contains(&format!("-{CACHE_FORMAT}-")),
+            "the key version names the format"
+        );
     }
 }

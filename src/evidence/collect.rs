@@ -11,8 +11,8 @@ use rayon::prelude::*;
 
 use super::cache::ScanCache;
 use super::{
-    ElfLink, EntryFact, Hit, HitFact, HitPlace, PathEvidence, Reference, ScanStatus, ScannedPath,
-    ScannedRef, SearchDir, SearchTag,
+    ElfLink, EntryFact, Hit, HitFact, HitPlace, NotScanned, PathEvidence, PathWarning, Reference,
+    ScanStatus, ScannedPath, ScannedRef, SearchDir, SearchTag,
 };
 use crate::classify::{
     hit_verdict, reference_verdict, ClassFacts, ClassRules, EntryType, EvidenceKind, FileClass,
@@ -48,8 +48,8 @@ pub struct Collector<'a> {
 pub struct Scanned {
     /// The store path.
     pub path: StorePath,
-    /// The scan and whether it came from the cache, or the warning of an unscanned path.
-    pub result: Result<(ScannedPath, bool), String>,
+    /// The scan and whether it came from the cache, or why the path was not scanned.
+    pub result: Result<(ScannedPath, bool), NotScanned>,
 }
 
 /// Answers "does the consumer reach this file of this store path?".
@@ -154,9 +154,7 @@ impl<'a> Collector<'a> {
             result,
         };
         let Some(source) = self.source else {
-            return done(Err(
-                "files unavailable: references are from the graph only".to_string()
-            ));
+            return done(Err(NotScanned::FilesUnavailable));
         };
         let candidates: Vec<StorePath> = match &self.discover {
             Some(all) => all.clone(),
@@ -223,26 +221,26 @@ impl<'a> Collector<'a> {
                 path: p.clone(),
                 status: ScanStatus::NotScanned,
                 references: registered.iter().map(|r| no_evidence(p, r)).collect(),
-                warnings: vec![warning],
+                warnings: vec![PathWarning::NotScanned(warning)],
                 entries: Vec::new(),
             },
         }
     }
 }
 
-/// Scan one path through the source; `Err` is the warning of an unscanned path.
+/// Scan one path through the source; `Err` says why it could not be.
 fn scan(
     source: &dyn FileSource,
     sd: &StoreDir,
     p: &StorePath,
     candidates: &[StorePath],
     rules: &ClassRules,
-) -> Result<ScannedPath, String> {
+) -> Result<ScannedPath, NotScanned> {
     let full = sd.display(p);
     let files = match source.open(p) {
         Ok(f) => f,
-        Err(e @ SourceError::Missing { .. }) => return Err(e.to_string()),
-        Err(e) => return Err(format!("cannot scan: {e}")),
+        Err(e @ SourceError::Missing { .. }) => return Err(NotScanned::Missing(e.to_string())),
+        Err(e) => return Err(NotScanned::Failed(e.to_string())),
     };
     let scanner = ReferenceScanner::new(candidates);
     // A library the source cannot tell about is taken as absent, as before listings.
@@ -256,8 +254,8 @@ fn scan(
         elf_facts: ElfFactsWhen::Always,
         ..ScanOptions::default()
     };
-    let scan =
-        scan_path_files(files, &full, &scanner, &opts).map_err(|e| format!("cannot scan: {e}"))?;
+    let scan = scan_path_files(files, &full, &scanner, &opts)
+        .map_err(|e| NotScanned::Failed(e.to_string()))?;
     let targets: HashMap<&[u8], &[u8]> = scan
         .files
         .iter()
@@ -478,28 +476,24 @@ fn derive(
             hits,
         });
     }
-    let mut warnings = scanned.warnings;
+    let mut warnings: Vec<PathWarning> = scanned
+        .warnings
+        .into_iter()
+        .map(PathWarning::Scan)
+        .collect();
     for r in registered {
         if !seen.contains(r) {
-            warnings.push(if scanned.complete {
-                format!(
-                    "Nix registered a reference to {} but no file shows its hash",
-                    sd.display(r)
-                )
-            } else {
-                format!(
-                    "Nix registered a reference to {}; no file that could be read shows its hash (some entries could not be read: see the warnings above)",
-                    sd.display(r)
-                )
+            warnings.push(PathWarning::RegisteredUnseen {
+                target: sd.display(r),
+                complete: scanned.complete,
             });
             references.push(no_evidence(p, r));
         }
     }
     if scanned.capped_total > 0 {
-        warnings.push(format!(
-            "{} hit(s) beyond the per-file cap were counted but not listed",
-            scanned.capped_total
-        ));
+        warnings.push(PathWarning::CappedHits {
+            hits: scanned.capped_total,
+        });
     }
     references.sort_by(|a, b| {
         b.verdict

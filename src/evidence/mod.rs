@@ -21,7 +21,7 @@ use crate::elf::DeviceObject;
 use std::collections::BTreeMap;
 
 use crate::classify::{EntryType, EvidenceKind, FileClass, RuleId, Verdict};
-use crate::scan::{Location, RelPath};
+use crate::scan::{Location, RelPath, ScanWarning};
 use crate::store::StorePath;
 
 /// What the scan found for one hit: facts, before any verdict.
@@ -132,8 +132,8 @@ pub struct ScannedPath {
     pub references: Vec<ScannedRef>,
     /// Hits beyond the per-file caps, over all files.
     pub capped_total: u64,
-    /// Per-file problems, each starting with the file's path.
-    pub warnings: Vec<String>,
+    /// Per-file problems.
+    pub warnings: Vec<ScanWarning>,
     /// Every entry, in NAR order.
     pub entries: Vec<EntryFact>,
     /// Whether every entry could be read (else some hashes may not have been seen).
@@ -220,10 +220,42 @@ pub struct PathEvidence {
     /// Its references: scanned ones strongest verdict first (then by path), unscanned
     /// ones in store-path order.
     pub references: Vec<Reference>,
-    /// Problems, each a sentence (file problems start with the file's path).
-    pub warnings: Vec<String>,
+    /// Problems with its files or its evidence.
+    pub warnings: Vec<PathWarning>,
     /// Every entry with its class (empty when not scanned).
     pub entries: Vec<EntryFact>,
+}
+
+/// A problem with the evidence of one store path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PathWarning {
+    /// A problem the scan got past (one file, or the NAR).
+    Scan(ScanWarning),
+    /// The path was not scanned: its references come from the graph only.
+    NotScanned(NotScanned),
+    /// Nix registered a reference to `target` (full store path) that no file shows.
+    RegisteredUnseen {
+        target: String,
+        /// Whether every entry could be read (else the hash may be in one that could
+        /// not).
+        complete: bool,
+    },
+    /// Hits beyond the per-file caps: counted, not listed.
+    CappedHits {
+        /// How many.
+        hits: u64,
+    },
+}
+
+/// Why a store path was not scanned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotScanned {
+    /// No file source was given.
+    FilesUnavailable,
+    /// The source does not hold the path (its message).
+    Missing(String),
+    /// The source or the scan failed (its message).
+    Failed(String),
 }
 
 impl PathEvidence {

@@ -14,8 +14,8 @@ use crate::elf::{
 use crate::store::HASH_LEN;
 
 use super::{
-    ElfFactsWhen, Evidence, FileScan, FileType, IndexFile, LocatedHit, Location, ReferenceScanner,
-    RelPath, Resolver, ScanOptions, StreamResult, HEAD_LEN,
+    ElfFactsWhen, EntryProblem, Evidence, FileScan, FileType, IndexFile, LocatedHit, Location,
+    ReferenceScanner, RelPath, Resolver, ScanOptions, ScanWarning, StreamResult, HEAD_LEN,
 };
 
 /// What the walkers know about the store path as a whole.
@@ -33,7 +33,7 @@ pub(crate) struct Context<'a> {
 pub(crate) struct Outcome {
     pub file: FileScan,
     pub evidence: Vec<Evidence>,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<ScanWarning>,
 }
 
 /// Hits in an entry's own name.
@@ -170,7 +170,7 @@ pub(crate) fn regular<S: ByteSource + ?Sized>(
     executable: bool,
     size: u64,
     contents: Contents<'_, S>,
-    mut warnings: Vec<String>,
+    mut warnings: Vec<ScanWarning>,
 ) -> Outcome {
     let mut hits = name_hits(ctx.scanner, &path);
     let mut evidence = name_evidence(&path, &hits, executable);
@@ -195,10 +195,15 @@ pub(crate) fn regular<S: ByteSource + ?Sized>(
                 if let Some(resolve) = ctx.resolver {
                     f.resolve_needed(&|lib: &str| resolve(lib.as_bytes()));
                 }
-                warnings.extend(f.warnings.iter().map(|w| format!("{path}: ELF {w}")));
+                let elf = f.warnings.iter().map(|w| EntryProblem::Elf(w.clone()));
+                let gpu = (f.gpu.warnings.iter()).map(|w| EntryProblem::ElfGpuCode(w.clone()));
+                warnings.extend(elf.chain(gpu).map(|p| ScanWarning::entry(&path, p)));
                 facts = Some(f);
             }
-            Err(e) => warnings.push(format!("{path}: analysed as plain bytes: {e}")),
+            Err(e) => warnings.push(ScanWarning::entry(
+                &path,
+                EntryProblem::NotElf(e.to_string()),
+            )),
         }
     }
 
@@ -209,7 +214,10 @@ pub(crate) fn regular<S: ByteSource + ?Sized>(
             Some(src) => GpuCode::detect_bundle_file(src),
             None => GpuCode::detect_bundle_file(head),
         };
-        warnings.extend(g.warnings.iter().map(|w| format!("{path}: GPU code: {w}")));
+        warnings.extend(
+            (g.warnings.iter())
+                .map(|w| ScanWarning::entry(&path, EntryProblem::BundleGpuCode(w.clone()))),
+        );
         Some(g)
     } else {
         None
@@ -258,11 +266,11 @@ pub(crate) fn regular<S: ByteSource + ?Sized>(
         });
     }
     if contents.scan.capped > 0 {
-        warnings.push(format!(
-            "{path}: {} more hits beyond the cap of {} per file were counted, not reported",
-            contents.scan.capped,
-            ctx.scanner.max_hits_per_file()
-        ));
+        let problem = EntryProblem::CappedHits {
+            more: contents.scan.capped,
+            cap: ctx.scanner.max_hits_per_file(),
+        };
+        warnings.push(ScanWarning::entry(&path, problem));
     }
     let file_type = if executable {
         FileType::Executable

@@ -15,6 +15,7 @@ mod capture;
 mod nar;
 mod scanner;
 mod tree;
+mod warning;
 
 use std::fmt;
 use std::io;
@@ -28,6 +29,7 @@ use crate::store::{StoreDir, StorePath};
 
 pub use nar::{nar_size, scan_nar, scan_nar_file};
 pub use scanner::{Hit, ReferenceScanner, ScanStream, StreamResult, DEFAULT_MAX_HITS_PER_FILE};
+pub use warning::{EntryProblem, ScanWarning};
 
 /// A path inside a store path as raw bytes, `/`-separated, empty for the top level.
 /// Names need not be UTF-8; [`fmt::Display`] escapes them.
@@ -83,6 +85,32 @@ impl RelPath {
 impl fmt::Display for RelPath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&escape_bytes(&self.0))
+    }
+}
+
+/// A string when the bytes are UTF-8, else the list of byte values (the scan cache's
+/// spelling).
+impl serde::Serialize for RelPath {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match std::str::from_utf8(&self.0) {
+            Ok(text) => s.serialize_str(text),
+            Err(_) => s.collect_seq(&self.0),
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for RelPath {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<RelPath, D::Error> {
+        #[derive(serde::Deserialize)]
+        #[serde(untagged)]
+        enum Spelled {
+            Text(String),
+            Raw(Vec<u8>),
+        }
+        Ok(match Spelled::deserialize(d)? {
+            Spelled::Text(t) => RelPath(t.into_bytes()),
+            Spelled::Raw(b) => RelPath(b),
+        })
     }
 }
 
@@ -229,8 +257,8 @@ pub struct PathScan {
     pub files: Vec<FileScan>,
     /// One per reported hit, in the order of `files`.
     pub evidence: Vec<Evidence>,
-    /// Per-file problems, each starting with the file's path.
-    pub warnings: Vec<String>,
+    /// Per-file problems.
+    pub warnings: Vec<ScanWarning>,
     /// The NAR serialisation's exact size, when every entry could be serialised.
     pub nar_size: Option<u64>,
 }

@@ -28,7 +28,10 @@ use crate::source::{open_nar, Compression};
 
 use super::analyse::{self, Contents, Context, Outcome};
 use super::capture::Capture;
-use super::{FileScan, FileType, PathScan, ReferenceScanner, RelPath, ScanError, ScanOptions};
+use super::{
+    EntryProblem, FileScan, FileType, PathScan, ReferenceScanner, RelPath, ScanError, ScanOptions,
+    ScanWarning,
+};
 
 const MAX_TOKEN: u64 = 64;
 const MAX_NAME: u64 = 4096;
@@ -187,10 +190,10 @@ impl<'a, R: Read> NarWalker<'a, R> {
             }
         }
         if trailing > 0 {
-            self.scan.warnings.push(format!(
-                "{}: {trailing} bytes after the end of the NAR ignored",
-                self.label
-            ));
+            self.scan.warnings.push(ScanWarning::TrailingBytes {
+                nar: self.label.clone(),
+                bytes: trailing,
+            });
         }
         self.scan.nar_size = Some(size);
         Ok(self.scan)
@@ -397,9 +400,8 @@ impl<'a, R: Read> NarWalker<'a, R> {
                         match tempfile::tempfile() {
                             Ok(f) => Some(Spool::Disk(f)),
                             Err(e) => {
-                                warnings.push(format!(
-                                    "{path}: no temporary file to analyse this ELF file: {e}"
-                                ));
+                                let problem = EntryProblem::NoSpoolFile(e.to_string());
+                                warnings.push(ScanWarning::entry(&path, problem));
                                 None
                             }
                         }
@@ -414,9 +416,8 @@ impl<'a, R: Read> NarWalker<'a, R> {
                     Some(Spool::Memory(v)) => v.extend_from_slice(chunk),
                     Some(Spool::Disk(f)) => {
                         if let Err(e) = f.write_all(chunk) {
-                            warnings.push(format!(
-                                "{path}: cannot spool this ELF file for analysis: {e}"
-                            ));
+                            let problem = EntryProblem::CannotSpool(e.to_string());
+                            warnings.push(ScanWarning::entry(&path, problem));
                             spool = None;
                         }
                     }
@@ -438,7 +439,8 @@ impl<'a, R: Read> NarWalker<'a, R> {
                     &disk
                 }
                 Err(e) => {
-                    warnings.push(format!("{path}: cannot reread the spooled ELF file: {e}"));
+                    let problem = EntryProblem::CannotRereadSpool(e.to_string());
+                    warnings.push(ScanWarning::entry(&path, problem));
                     &capture
                 }
             },

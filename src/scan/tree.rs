@@ -22,7 +22,10 @@ use crate::store::{StoreDir, StorePath};
 
 use super::analyse::{self, Contents, Context, Outcome};
 use super::nar::nar_size;
-use super::{PathScan, ReferenceScanner, RelPath, Resolver, ScanError, ScanOptions};
+use super::{
+    EntryProblem, PathScan, ReferenceScanner, RelPath, Resolver, ScanError, ScanOptions,
+    ScanWarning,
+};
 
 enum Kind {
     Directory,
@@ -105,7 +108,7 @@ pub(crate) fn scan_tree_at(
 
 struct Walk {
     entries: Vec<Entry>,
-    warnings: Vec<String>,
+    warnings: Vec<ScanWarning>,
     /// Whether every entry could be listed (so the NAR size is exact).
     complete: bool,
 }
@@ -121,8 +124,8 @@ impl Default for Walk {
 }
 
 impl Walk {
-    fn warn(&mut self, path: &RelPath, msg: impl std::fmt::Display) {
-        self.warnings.push(format!("{}: {msg}", display_path(path)));
+    fn warn(&mut self, path: &RelPath, problem: EntryProblem) {
+        self.warnings.push(ScanWarning::entry(path, problem));
         self.complete = false;
     }
 
@@ -139,7 +142,7 @@ impl Walk {
                         physical,
                         kind: Kind::Symlink(t.into_os_string().into_encoded_bytes()),
                     }),
-                    Err(e) => self.warn(&path, format_args!("cannot read symlink: {e}")),
+                    Err(e) => self.warn(&path, EntryProblem::CannotReadSymlink(e.to_string())),
                 }
             } else if ft.is_file() {
                 // Nix records the owner's execute bit.
@@ -164,13 +167,13 @@ impl Walk {
                         for e in rd {
                             match e {
                                 Ok(e) => names.push(e.file_name()),
-                                Err(e) => self.warn(&path, format_args!("cannot list: {e}")),
+                                Err(e) => self.warn(&path, EntryProblem::CannotList(e.to_string())),
                             }
                         }
                         names
                     }
                     Err(e) => {
-                        self.warn(&path, format_args!("cannot list directory: {e}"));
+                        self.warn(&path, EntryProblem::CannotListDirectory(e.to_string()));
                         continue;
                     }
                 };
@@ -181,17 +184,15 @@ impl Walk {
                     let child_path = path.join(name.as_bytes());
                     match fs::symlink_metadata(&child) {
                         Ok(m) => children.push((child, child_path, m)),
-                        Err(e) => self.warn(&child_path, format_args!("cannot stat: {e}")),
+                        Err(e) => self.warn(&child_path, EntryProblem::CannotStat(e.to_string())),
                     }
                 }
                 // Reversed, so that the first name is walked next.
                 stack.extend(children.into_iter().rev());
             } else {
                 let what = special_kind(&meta);
-                self.warn(
-                    &path,
-                    format_args!("skipped: a {what}, which a NAR cannot hold (not opened)"),
-                );
+                let what = what.to_string();
+                self.warn(&path, EntryProblem::Special { what });
             }
         }
     }
@@ -213,14 +214,6 @@ fn special_kind(meta: &Metadata) -> &'static str {
     }
 }
 
-fn display_path(p: &RelPath) -> String {
-    if p.is_root() {
-        String::from("(top level)")
-    } else {
-        p.to_string()
-    }
-}
-
 fn analyse_entry(ctx: &Context<'_>, e: Entry) -> Outcome {
     match e.kind {
         Kind::Directory => analyse::directory(ctx, e.path),
@@ -231,7 +224,8 @@ fn analyse_entry(ctx: &Context<'_>, e: Entry) -> Outcome {
             let src = match opened {
                 Ok(s) => Some(s),
                 Err(err) => {
-                    warnings.push(format!("{}: cannot read: {err}", display_path(&e.path)));
+                    let problem = EntryProblem::CannotOpen(err.to_string());
+                    warnings.push(ScanWarning::entry(&e.path, problem));
                     None
                 }
             };
@@ -242,9 +236,12 @@ fn analyse_entry(ctx: &Context<'_>, e: Entry) -> Outcome {
                 // rules read; ELF facts and bundle headers are read where they lie.
                 match src.read_vec(0, TEXT_SNIFF_LEN) {
                     Ok(h) => head = h,
-                    Err(err) => warnings.push(format!(
-                        "{}: read error at offset 0: {err}",
-                        display_path(&e.path)
+                    Err(err) => warnings.push(ScanWarning::entry(
+                        &e.path,
+                        EntryProblem::ReadError {
+                            offset: 0,
+                            error: err.to_string(),
+                        },
                     )),
                 }
             } else if let Some(src) = &src {
@@ -267,9 +264,12 @@ fn analyse_entry(ctx: &Context<'_>, e: Entry) -> Outcome {
                             off += n as u64;
                         }
                         Err(err) => {
-                            warnings.push(format!(
-                                "{}: read error at offset {off}: {err}",
-                                display_path(&e.path)
+                            warnings.push(ScanWarning::entry(
+                                &e.path,
+                                EntryProblem::ReadError {
+                                    offset: off,
+                                    error: err.to_string(),
+                                },
                             ));
                             break;
                         }
@@ -464,9 +464,10 @@ pub(crate) mod tests {
         assert!(made, "mkfifo (coreutils) failed");
         let s = scan(tmp.path(), &p);
         assert!(
-            s.warnings
-                .iter()
-                .any(|w| w.starts_with("lib/pipe: skipped: a FIFO")),
+            s.warnings.iter().any(
+                |w| matches!(w, ScanWarning::Entry { file, problem: EntryProblem::Special { what } }
+                    if file.as_bytes() == b"lib/pipe" && what == "FIFO")
+            ),
             "{:?}",
             s.warnings
         );
@@ -492,10 +493,10 @@ pub(crate) mod tests {
             .find(|x| x.path.to_string() == "lib/secret")
             .unwrap();
         if file.hits.is_empty() {
-            assert!(s
-                .warnings
-                .iter()
-                .any(|w| w.starts_with("lib/secret: cannot read")));
+            assert!(s.warnings.iter().any(
+                |w| matches!(w, ScanWarning::Entry { file, problem: EntryProblem::CannotOpen(_) }
+                    if file.as_bytes() == b"lib/secret")
+            ));
         }
         // The error path itself: a file that vanished between listing and reading.
         let e = Entry {
@@ -516,7 +517,8 @@ pub(crate) mod tests {
         };
         let o = analyse_entry(&ctx, e);
         assert!(
-            o.warnings[0].starts_with("gone: cannot read"),
+            matches!(&o.warnings[0], ScanWarning::Entry { file, problem: EntryProblem::CannotOpen(_) }
+                if file.as_bytes() == b"gone"),
             "{:?}",
             o.warnings
         );
@@ -541,9 +543,10 @@ pub(crate) mod tests {
             (EvidenceKind::Binary, RuleId::new("binary"))
         );
         assert!(
-            s.warnings
-                .iter()
-                .any(|w| w.starts_with("lib/broken.so: analysed as plain bytes")),
+            s.warnings.iter().any(
+                |w| matches!(w, ScanWarning::Entry { file, problem: EntryProblem::NotElf(_) }
+                    if file.as_bytes() == b"lib/broken.so")
+            ),
             "{:?}",
             s.warnings
         );

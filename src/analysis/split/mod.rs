@@ -22,8 +22,9 @@ use super::AnalysisError;
 use crate::classify::{ClassRules, EntryType, FileClass};
 use crate::evidence::{Collector, PathEvidence, Progress, ScanCache, ScanStatus};
 use crate::report::{
-    ArchRow, Assumption, Because, NoSplit, NoSplitReason, OutputReference, Remedy, RemedyOption,
-    SplitAction, SplitFor, SplitOutput, SplitReport, SCHEMA_VERSION,
+    ArchRow, Assumption, Because, CycleEdge, NoSplit, NoSplitReason, OutputReference, OutputUse,
+    Remedy, RemedyOption, SplitAction, SplitFor, SplitOutput, SplitReport, SplitWarning,
+    SCHEMA_VERSION,
 };
 use crate::source::Files;
 use crate::store::{Closure, StoreDir, StorePath};
@@ -104,12 +105,14 @@ pub fn split(
     let ev = evidence.pop().ok_or_else(|| AnalysisError::NoRoot {
         origin: c.origin.clone(),
     })?;
-    let mut warnings = load_warnings(c);
-    warnings.extend(
-        ev.warnings
-            .iter()
-            .map(|w| format!("{}: {w}", sd.display(&ev.path))),
-    );
+    let mut warnings: Vec<SplitWarning> = load_warnings(c)
+        .into_iter()
+        .map(SplitWarning::Input)
+        .collect();
+    warnings.extend(ev.warnings.iter().map(|w| SplitWarning::Evidence {
+        path: sd.display(&ev.path),
+        warning: w.clone(),
+    }));
     let package_size = c.paths.get(&pkg).and_then(|i| i.nar_size).unwrap_or(0);
     let targets: Vec<String> = opts
         .gpu_targets
@@ -211,7 +214,7 @@ fn build_outputs_needed(
     p: &Plan,
     referrers: &[PathEvidence],
     needed: &[String],
-) -> Vec<String> {
+) -> Vec<SplitWarning> {
     let tree = Tree::new(ev);
     let mut v = Vec::new();
     for name in needed
@@ -231,12 +234,11 @@ fn build_outputs_needed(
                 }
                 let (l, _) = p.land(&tree, &sub);
                 if p.outputs[l] == *name {
-                    uses.insert(format!(
-                        "{} {} names {}",
-                        r.path.name(),
-                        rel(&h.fact.file),
-                        rel_bytes(&sub)
-                    ));
+                    uses.insert(OutputUse {
+                        referrer: r.path.name().to_string(),
+                        file: rel(&h.fact.file),
+                        names: rel_bytes(&sub),
+                    });
                 }
             }
         }
@@ -244,12 +246,12 @@ fn build_outputs_needed(
         if uses.is_empty() {
             continue;
         }
-        let uses: Vec<String> = uses.into_iter().take(3).collect();
-        v.push(format!(
-            "the consumer still needs output {name} of {} ({}): what it uses moved there, so the split does not take {name} (nor what {name} refers to) out of its closure",
-            sd.display(&ev.path),
-            uses.join("; ")
-        ));
+        let uses: Vec<OutputUse> = uses.into_iter().take(3).collect();
+        v.push(SplitWarning::OutputStillNeeded {
+            output: name.clone(),
+            package: sd.display(&ev.path),
+            uses,
+        });
     }
     v
 }
@@ -267,7 +269,7 @@ fn plan_without_cycles(
     opts: &SplitOptions,
     ev: &PathEvidence,
     targets: &[String],
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<SplitWarning>,
 ) -> (Plan, Vec<SplitAction>) {
     let mut forced: BTreeMap<usize, String> = BTreeMap::new();
     for round in 0.. {
@@ -291,17 +293,15 @@ fn plan_without_cycles(
             }
             v
         };
-        let sides: Vec<String> = cycle
+        let edges: Vec<CycleEdge> = cycle
             .iter()
-            .map(|&(a, b)| {
-                format!(
-                    "{} ({}) names {}",
-                    files(a, b).join(", "),
-                    p.outputs[a],
-                    p.outputs[b]
-                )
+            .map(|&(a, b)| CycleEdge {
+                files: files(a, b),
+                from: p.outputs[a].clone(),
+                to: p.outputs[b].clone(),
             })
             .collect();
+        let outputs: Vec<String> = cycle.iter().map(|(a, _)| p.outputs[*a].clone()).collect();
         // The edge to cut: real files, from an output other than out when there is one.
         let cut = cycle
             .iter()
@@ -314,29 +314,16 @@ fn plan_without_cycles(
                 for &f in &p.edges[&(a, b)] {
                     forced.insert(f, p.outputs[b].clone());
                 }
-                warnings.push(format!(
-                    "outputs {} would refer to each other in a cycle, which Nix refuses: {}; so {} go(es) to {} instead",
-                    cycle
-                        .iter()
-                        .map(|(a, _)| p.outputs[*a].as_str())
-                        .collect::<Vec<_>>()
-                        .join(" and "),
-                    sides.join("; "),
-                    moved.join(", "),
-                    p.outputs[b]
-                ));
+                warnings.push(SplitWarning::CycleBroken {
+                    outputs,
+                    edges,
+                    moved,
+                    to: p.outputs[b].clone(),
+                });
             }
             _ => {
                 warnings.extend(w);
-                warnings.push(format!(
-                    "outputs {} still refer to each other in a cycle: {}; Nix will refuse this split",
-                    cycle
-                        .iter()
-                        .map(|(a, _)| p.outputs[*a].as_str())
-                        .collect::<Vec<_>>()
-                        .join(" and "),
-                    sides.join("; ")
-                ));
+                warnings.push(SplitWarning::CycleRemains { outputs, edges });
                 return (p, rewrites);
             }
         }
@@ -399,7 +386,7 @@ fn check_config(
     opts: &SplitOptions,
     ev: &PathEvidence,
     p: &mut Plan,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<SplitWarning>,
 ) -> Vec<SplitAction> {
     let physical = match opts.files.source().map(|s| s.open(&ev.path)) {
         Some(Ok(crate::source::PathFiles::Tree { physical })) => Some(physical),
@@ -430,10 +417,9 @@ fn check_config(
             .enumerate()
             .any(|(f, e)| config::is_config_file(e.path.as_bytes()) && moved(f));
     if unread {
-        warnings.push(format!(
-            "{}: the files come from NARs, so the paths its CMake and pkg-config files build from their own location were not checked after the moves",
-            sd.display(&ev.path)
-        ));
+        warnings.push(SplitWarning::ConfigUnchecked {
+            package: sd.display(&ev.path),
+        });
     }
     let rewrites = config::rewrites(ev, &sd.display(&ev.path), p, &read);
     let outputs = p.outputs.clone();
@@ -459,7 +445,11 @@ fn check_config(
 /// The package's own absolute paths (`$out/SUB`) in files, where SUB moved to another
 /// output: rewritten to that output (`moveToOutput` rewrites nothing). A path that is
 /// a prefix of another path the file names that stays is left, with a warning.
-fn self_path_rewrites(ev: &PathEvidence, p: &Plan, warnings: &mut Vec<String>) -> Vec<SplitAction> {
+fn self_path_rewrites(
+    ev: &PathEvidence,
+    p: &Plan,
+    warnings: &mut Vec<SplitWarning>,
+) -> Vec<SplitAction> {
     let mut v = Vec::new();
     let tree = Tree::new(ev);
     for (&f, subs) in &p.self_paths {
@@ -486,10 +476,11 @@ fn self_path_rewrites(ev: &PathEvidence, p: &Plan, warnings: &mut Vec<String>) -
             });
             let sub_s = rel_bytes(sub);
             if clash {
-                warnings.push(format!(
-                    "{file}: $out/{sub_s} is also the start of another path it names, so it is not rewritten to ${}",
-                    p.outputs[l]
-                ));
+                warnings.push(SplitWarning::PrefixNotRewritten {
+                    file: file.clone(),
+                    sub: sub_s,
+                    output: p.outputs[l].clone(),
+                });
                 continue;
             }
             v.push(SplitAction::Rewrite {

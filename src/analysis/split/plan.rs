@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::classify::{EntryType, EvidenceKind, FileClass, Verdict};
 use crate::evidence::{EntryFact, Hit, HitFact, PathEvidence};
-use crate::report::{AssumptionReason, Because};
+use crate::report::{AssumptionReason, Because, SplitWarning};
 use crate::store::StorePath;
 
 /// The runtime output: every split keeps it.
@@ -79,7 +79,7 @@ pub struct Plan {
     /// Hits into the package itself that landed by default.
     pub assumptions: Vec<SelfLanding>,
     /// Problems worth a warning.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<SplitWarning>,
 }
 
 /// A hit of the package into itself that landed on an output by default.
@@ -338,12 +338,11 @@ pub fn plan_with(ev: &PathEvidence, targets: &[String], forced: &BTreeMap<usize,
                 // script an interpreter runs (`main.py`): a run-time use, kept.
                 EvidenceKind::ElfSourcePath if used_at_run_time(h, &r.target) => {
                     per_file.entry(f).or_insert((true, Vec::new())).0 = false;
-                    let msg = format!(
-                        "{}: names {}/{}, which a program may use at run time (a compiler's -I directory, a script an interpreter runs), so the reference is kept",
-                        String::from_utf8_lossy(entries[f].path.as_bytes()),
-                        r.target,
-                        String::from_utf8_lossy(&sub_path(h, &r.target))
-                    );
+                    let msg = SplitWarning::KeptForRunTime {
+                        file: String::from_utf8_lossy(entries[f].path.as_bytes()).into_owned(),
+                        target: r.target.to_string(),
+                        sub: String::from_utf8_lossy(&sub_path(h, &r.target)).into_owned(),
+                    };
                     if !warnings.contains(&msg) {
                         warnings.push(msg);
                     }
@@ -396,11 +395,10 @@ pub fn plan_with(ev: &PathEvidence, targets: &[String], forced: &BTreeMap<usize,
             .map(String::as_str)
             .collect();
         if !patterns.is_empty() {
-            warnings.push(format!(
-                "{}: its RUNPATH is kept whole: it formats library names for dlopen ({}), so any directory of it may supply one",
-                String::from_utf8_lossy(entries[f].path.as_bytes()),
-                patterns.join(", ")
-            ));
+            warnings.push(SplitWarning::DlopenPatterns {
+                file: String::from_utf8_lossy(entries[f].path.as_bytes()).into_owned(),
+                patterns: patterns.iter().map(|p| p.to_string()).collect(),
+            });
             continue;
         }
         let mut kept = Vec::new();
@@ -413,10 +411,9 @@ pub fn plan_with(ev: &PathEvidence, targets: &[String], forced: &BTreeMap<usize,
             }
         }
         if !ok {
-            warnings.push(format!(
-                "{}: a RUNPATH entry could not be expanded, so its RUNPATH is left as it is",
-                String::from_utf8_lossy(entries[f].path.as_bytes())
-            ));
+            warnings.push(SplitWarning::RunpathUnexpanded {
+                file: String::from_utf8_lossy(entries[f].path.as_bytes()).into_owned(),
+            });
             continue;
         }
         rpaths.push(RpathEdit {
@@ -830,13 +827,17 @@ mod tests {
             Verdict::Removable,
             "/nix/store/11111111111111111111111111111111-dep-1.0/share/app/main.py",
         );
-        for (h, named) in [(dir, "-dep-1.0/include"), (script, "/share/app/main.py")] {
+        for (h, named) in [(dir, "include"), (script, "share/app/main.py")] {
             let p = plan(&package(vec![h]), &[]);
             assert!(p.remove_refs.is_empty(), "{:?}", p.remove_refs);
             let dep = StorePath::from_base_name(DEP).unwrap();
             assert_eq!(p.references[0].get(&(dep, None)), Some(&1));
             assert!(
-                p.warnings.iter().any(|w| w.contains(named)),
+                p.warnings.iter().any(|w| matches!(
+                    w,
+                    SplitWarning::KeptForRunTime { target, sub, .. }
+                        if target.ends_with("-dep-1.0") && sub == named
+                )),
                 "{:?}",
                 p.warnings
             );
