@@ -231,7 +231,7 @@ pub fn parse_narinfo(text: &str, path: &Path, sd: &StoreDir) -> Result<NarInfo, 
         match key {
             "StorePath" => {
                 let sp = sd.parse_path(value).map_err(|e| {
-                    let hint = super::json::with_store_dir_hint(e.to_string(), sd);
+                    let hint = super::json::with_store_dir_hint(&e, sd);
                     err(n, &format!("a store path ({hint})"), value)
                 })?;
                 store_path = Some(sp);

@@ -139,7 +139,7 @@ pub fn parse(text: &str, path: &Path, opts: &LoadOptions) -> Result<Closure, Loa
                 path,
                 s,
                 entry,
-                format!("{what}{}", with_store_dir_hint(err.to_string(), &sd)),
+                format!("{what}{}", with_store_dir_hint(&err, &sd)),
             )
         })
     };
