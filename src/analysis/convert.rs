@@ -13,7 +13,7 @@ pub(crate) fn evidence_item(h: &Hit) -> EvidenceItem {
         file: h.fact.file.to_string(),
         offset: h.fact.location.offset(),
         kind: h.fact.kind,
-        detail: h.fact.detail.clone(),
+        detail: h.fact.detail.to_string(),
         verdict: h.verdict.clone(),
         file_class: h.place.class.clone(),
         reached: h.place.reached,

@@ -15,6 +15,8 @@
 //!   from its hits ([`reference_verdict`]: strongest wins, GPU architectures merged).
 //! - [`DataDirRule`]: the data directories a library opens beside itself, where its
 //!   strings do not say (the fallback of `crate::reach`; `[[data_dir]]` in a rules file).
+//! - [`HitDetail`]: what a hit's surroundings say (the library, the search directory,
+//!   the bytes around it), typed; its `Display` is the `detail` of reports.
 //! - [`text`]: byte helpers that cut and escape evidence details.
 //!
 //! Every stage is a pure function of facts: the walkers (`crate::scan`) call the kind
@@ -23,6 +25,7 @@
 
 mod class;
 mod data_dir;
+mod detail;
 mod elf;
 mod gpu_arch;
 mod kind;
@@ -37,6 +40,7 @@ pub use class::{
     CLASS_OUT,
 };
 pub use data_dir::{builtin_data_dirs, data_dir_rules, merge_data_dirs, DataBase, DataDirRule};
+pub use detail::{Excerpt, HitDetail, SearchDirHit, SearchTag, SearchUse};
 pub use elf::{
     classify_hit, names_source_path, HitClass, ELF_HIT_RULES, SOURCE_EXTENSIONS, STRING_CAP,
 };

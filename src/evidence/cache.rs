@@ -5,7 +5,8 @@
 //! Store paths never change, so a scan is valid forever for the same path, NAR hash,
 //! candidate set, class rules and tool version; all five make the file name. The file is a header
 //! line `nixcut-scan-cache <format> <sha256 of the payload>` and the payload, JSON of the
-//! wire structs below (raw bytes for names and symlink targets that are not UTF-8). An
+//! wire structs below, which hold the scanner's own [`HitFact`]s and warnings as they
+//! are (raw bytes for names, targets and excerpts that are not UTF-8). An
 //! entry whose header, checksum or payload does not match, or that describes another
 //! path, is a miss and is rewritten: it is never trusted. Entries are written atomically
 //! (temporary file, then rename), so a crash leaves no half-written entry.
@@ -16,17 +17,17 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::{ElfLink, EntryFact, HitFact, ScannedPath, ScannedRef, SearchDir, SearchTag};
-use crate::classify::{EntryType, EvidenceKind, FileClass, RuleId};
+use crate::classify::{EntryType, FileClass, RuleId};
 use crate::elf::{DeviceContainer, DeviceObject};
 use crate::scan::IndexFile;
-use crate::scan::{Location, RelPath, ScanWarning};
+use crate::scan::{RelPath, ScanWarning};
 use crate::store::{NarHash, StorePath};
 
 /// Version of the cache file format; part of every key, so a new format never reads
 /// an old entry.
-pub const CACHE_FORMAT: u32 = 7;
+pub const CACHE_FORMAT: u32 = 8;
 
-const KEY_VERSION: &str = concat!("nixcut-scan-cache-7-", env!("CARGO_PKG_VERSION"));
+const KEY_VERSION: &str = concat!("nixcut-scan-cache-8-", env!("CARGO_PKG_VERSION"));
 const MAGIC: &str = "nixcut-scan-cache";
 
 /// A directory of cached scans.
@@ -135,34 +136,10 @@ impl WireBytes {
 }
 
 #[derive(Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-enum WirePlace {
-    Contents,
-    SymlinkTarget,
-    FileName,
-}
-
-#[derive(Serialize, Deserialize)]
-struct WireHit {
-    file: WireBytes,
-    place: WirePlace,
-    offset: u64,
-    kind: EvidenceKind,
-    kind_rule: RuleId,
-    detail: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    symlink_target: Option<WireBytes>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    target_exists: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    runpath_dir: Option<String>,
-}
-
-#[derive(Serialize, Deserialize)]
 struct WireRef {
     /// Base name `<hash>-<name>`.
     target: String,
-    hits: Vec<WireHit>,
+    hits: Vec<HitFact>,
     capped: u64,
 }
 
@@ -351,30 +328,7 @@ impl WireEntry {
                 .map(|r| WireRef {
                     target: r.target.to_string(),
                     capped: r.capped,
-                    hits: r
-                        .hits
-                        .iter()
-                        .map(|h| {
-                            let (place, offset) = match h.location {
-                                Location::Contents { offset } => (WirePlace::Contents, offset),
-                                Location::SymlinkTarget { offset } => {
-                                    (WirePlace::SymlinkTarget, offset)
-                                }
-                                Location::FileName { offset } => (WirePlace::FileName, offset),
-                            };
-                            WireHit {
-                                file: WireBytes::of(h.file.as_bytes()),
-                                place,
-                                offset,
-                                kind: h.kind,
-                                kind_rule: h.kind_rule,
-                                detail: h.detail.clone(),
-                                symlink_target: h.symlink_target.as_deref().map(WireBytes::of),
-                                target_exists: h.target_exists,
-                                runpath_dir: h.runpath_dir.clone(),
-                            }
-                        })
-                        .collect(),
+                    hits: r.hits.clone(),
                 })
                 .collect(),
             warnings: s.warnings.clone(),
@@ -403,27 +357,9 @@ impl WireEntry {
         let mut references = Vec::with_capacity(self.references.len());
         for r in self.references {
             let target = StorePath::from_base_name(&r.target).ok()?;
-            let hits = r
-                .hits
-                .into_iter()
-                .map(|h| HitFact {
-                    file: RelPath::from_bytes(h.file.into_bytes()),
-                    location: match h.place {
-                        WirePlace::Contents => Location::Contents { offset: h.offset },
-                        WirePlace::SymlinkTarget => Location::SymlinkTarget { offset: h.offset },
-                        WirePlace::FileName => Location::FileName { offset: h.offset },
-                    },
-                    kind: h.kind,
-                    kind_rule: h.kind_rule,
-                    detail: h.detail,
-                    symlink_target: h.symlink_target.map(WireBytes::into_bytes),
-                    target_exists: h.target_exists,
-                    runpath_dir: h.runpath_dir,
-                })
-                .collect();
             references.push(ScannedRef {
                 target,
-                hits,
+                hits: r.hits,
                 capped: r.capped,
             });
         }
@@ -457,7 +393,8 @@ impl WireEntry {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scan::EntryProblem;
+    use crate::classify::{EvidenceKind, Excerpt, HitDetail, SearchDirHit, SearchUse};
+    use crate::scan::{EntryProblem, Location};
 
     fn sample(p: &StorePath) -> ScannedPath {
         ScannedPath {
@@ -466,16 +403,41 @@ mod tests {
             references: vec![ScannedRef {
                 target: p.clone(),
                 capped: 1,
-                hits: vec![HitFact {
-                    file: RelPath::from_bytes(b"lib/\xff\\odd".to_vec()),
-                    location: Location::SymlinkTarget { offset: 11 },
-                    kind: EvidenceKind::Symlink,
-                    kind_rule: RuleId::new("symlink-target"),
-                    detail: "/nix/store/…".into(),
-                    symlink_target: Some(b"/nix/store/x/\x80".to_vec()),
-                    target_exists: Some(true),
-                    runpath_dir: None,
-                }],
+                hits: vec![
+                    HitFact {
+                        file: RelPath::from_bytes(b"lib/\xff\\odd".to_vec()),
+                        location: Location::SymlinkTarget { offset: 11 },
+                        kind: EvidenceKind::Symlink,
+                        kind_rule: RuleId::new("symlink-target"),
+                        detail: HitDetail::SymlinkTarget(b"/nix/store/x/\x80".to_vec()),
+                        target_exists: Some(true),
+                    },
+                    HitFact {
+                        file: RelPath::from_bytes(b"lib/libx.so".to_vec()),
+                        location: Location::Contents { offset: 99 },
+                        kind: EvidenceKind::ElfRunpathUnused,
+                        kind_rule: RuleId::new("elf-rpath-shadowed"),
+                        detail: HitDetail::SearchDir(SearchDirHit {
+                            tag: SearchTag::Rpath,
+                            dir: Some("/nix/store/x/lib".into()),
+                            raw: "$ORIGIN/../lib".into(),
+                            supplies: SearchUse::Needed(vec!["liby.so".into()]),
+                        }),
+                        target_exists: None,
+                    },
+                    HitFact {
+                        file: RelPath::from_bytes(b"bin/x".to_vec()),
+                        location: Location::Contents { offset: 7 },
+                        kind: EvidenceKind::Binary,
+                        kind_rule: RuleId::new("binary"),
+                        detail: HitDetail::Excerpt(Excerpt {
+                            bytes: b"\0\xfe/nix/store/x".to_vec(),
+                            cut_left: true,
+                            cut_right: false,
+                        }),
+                        target_exists: None,
+                    },
+                ],
             }],
             capped_total: 1,
             warnings: vec![

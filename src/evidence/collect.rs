@@ -256,12 +256,6 @@ fn scan(
     };
     let scan = scan_path_files(files, &full, &scanner, &opts)
         .map_err(|e| NotScanned::Failed(e.to_string()))?;
-    let targets: HashMap<&[u8], &[u8]> = scan
-        .files
-        .iter()
-        .filter(|f| f.file_type == FileType::Symlink && !f.hits.is_empty())
-        .filter_map(|f| Some((f.path.as_bytes(), f.symlink_target.as_deref()?)))
-        .collect();
     let mut entries: Vec<EntryFact> = scan.files.iter().map(|f| entry_fact(f, rules)).collect();
     let index: HashMap<&[u8], usize> = scan
         .files
@@ -270,36 +264,26 @@ fn scan(
         .map(|(i, f)| (f.path.as_bytes(), i))
         .collect();
     let mut by_ref: BTreeMap<u32, Vec<HitFact>> = BTreeMap::new();
-    for e in &scan.evidence {
-        if matches!(e.kind, EvidenceKind::Script | EvidenceKind::ElfString) {
+    for (candidate, mut fact) in scan.evidence {
+        if matches!(fact.kind, EvidenceKind::Script | EvidenceKind::ElfString) {
             if let (Some(&i), Some(target)) = (
-                index.get(e.file.as_bytes()),
-                candidates.get(e.candidate as usize),
+                index.get(fact.file.as_bytes()),
+                candidates.get(candidate as usize),
             ) {
-                if let Some(name) = named_path(sd, &e.detail, target) {
+                if let Some(name) = named_path(sd, fact.detail.around(), target) {
                     if !entries[i].names.contains(&name) {
                         entries[i].names.push(name);
                     }
                 }
             }
         }
-        let symlink_target = (e.kind == EvidenceKind::Symlink)
-            .then(|| targets.get(e.file.as_bytes()).map(|t| t.to_vec()))
-            .flatten();
-        let target_exists = match &symlink_target {
-            Some(t) if can_resolve && t.starts_with(b"/") => source.exists(t),
+        fact.target_exists = match fact.detail.symlink_target() {
+            Some(t) if can_resolve && fact.kind == EvidenceKind::Symlink && t.starts_with(b"/") => {
+                source.exists(t)
+            }
             _ => None,
         };
-        by_ref.entry(e.candidate).or_default().push(HitFact {
-            file: e.file.clone(),
-            location: e.location,
-            kind: e.kind,
-            kind_rule: e.rule,
-            detail: e.detail.clone(),
-            symlink_target,
-            target_exists,
-            runpath_dir: e.runpath_dir.clone(),
-        });
+        by_ref.entry(candidate).or_default().push(fact);
     }
     let references = by_ref
         .into_iter()
@@ -399,23 +383,22 @@ fn elf_link(e: &ElfFacts) -> ElfLink {
     }
 }
 
-/// The absolute path into the store that a hit's detail names around `target`'s hash:
-/// from the store directory prefix to the first byte that cannot be in a path. `None`
-/// for a bare hash.
-fn named_path(sd: &StoreDir, detail: &str, target: &StorePath) -> Option<Vec<u8>> {
-    let hash = target.hash_part();
-    let at = detail.find(hash)?;
+/// The absolute path into the store that the bytes around a hit name around
+/// `target`'s hash: from the store directory prefix to the first byte that cannot be in
+/// a path. `None` for a bare hash.
+fn named_path(sd: &StoreDir, around: &[u8], target: &StorePath) -> Option<Vec<u8>> {
+    let at = memchr::memmem::find(around, target.hash_part().as_bytes())?;
     let prefix = format!("{}/", sd.as_str());
     let start = at.checked_sub(prefix.len())?;
-    if detail.get(start..at)? != prefix {
+    if &around[start..at] != prefix.as_bytes() {
         return None;
     }
     let is_path = |b: u8| b.is_ascii_alphanumeric() || b"+._?=/-".contains(&b);
-    let end = detail.as_bytes()[at..]
+    let end = around[at..]
         .iter()
         .position(|&b| !is_path(b))
-        .map_or(detail.len(), |i| at + i);
-    Some(detail.as_bytes()[start..end].to_vec())
+        .map_or(around.len(), |i| at + i);
+    Some(around[start..end].to_vec())
 }
 
 /// Verdicts for what a scan found, and the registered references it did not find.

@@ -20,41 +20,12 @@ pub use collect::{Collector, Progress, ReachedFn, Scanned};
 use crate::elf::DeviceObject;
 use std::collections::BTreeMap;
 
+pub use crate::classify::SearchTag;
+pub use crate::scan::HitFact;
+
 use crate::classify::{EntryType, EvidenceKind, FileClass, RuleId, Verdict};
-use crate::scan::{Location, RelPath, ScanWarning};
+use crate::scan::{RelPath, ScanWarning};
 use crate::store::StorePath;
-
-/// What the scan found for one hit: facts, before any verdict.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HitFact {
-    /// The file (or directory, or symlink) holding the hit.
-    pub file: RelPath,
-    /// Where in it.
-    pub location: Location,
-    /// What kind of place that is.
-    pub kind: EvidenceKind,
-    /// The rule that gave the kind.
-    pub kind_rule: RuleId,
-    /// Human-readable context: the string, the line, escaped bytes …
-    pub detail: String,
-    /// A symlink's target, raw (not UTF-8 in general, never escaped).
-    pub symlink_target: Option<Vec<u8>>,
-    /// For a symlink with an absolute target: whether the source found the target
-    /// (`None` when the source cannot tell).
-    pub target_exists: Option<bool>,
-    /// For a hit in an ELF `DT_RUNPATH`/`DT_RPATH` entry: the entry's directory.
-    pub runpath_dir: Option<String>,
-}
-
-/// Which dynamic tag a search directory came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SearchTag {
-    /// `DT_RUNPATH`: searched for the file's own `DT_NEEDED` libraries only.
-    Runpath,
-    /// `DT_RPATH`: searched for the file's libraries and, unless they have a
-    /// `DT_RUNPATH`, for those of the libraries it loads.
-    Rpath,
-}
 
 /// One RUNPATH/RPATH directory of an ELF file.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -554,23 +554,25 @@ mod tests {
         let big: Vec<_> = from_nar
             .evidence
             .iter()
+            .map(|(_, e)| e)
             .filter(|e| e.file.as_bytes() == b"share/big.txt")
             .collect();
         assert_eq!(big.len(), 4);
         assert!(big.iter().all(|e| e.kind == EvidenceKind::Text));
-        assert!(big[1].detail.starts_with(H1), "{}", big[1].detail);
+        let around = big[1].detail.around();
+        assert!(around.starts_with(H1.as_bytes()), "{}", big[1].detail);
 
         // The ELF file, if built: RUNPATH entries resolved the same way.
-        if let Some(e) = from_nar
+        if let Some((_, e)) = from_nar
             .evidence
             .iter()
-            .find(|e| e.file.as_bytes() == b"bin/prog")
+            .find(|(_, e)| e.file.as_bytes() == b"bin/prog")
         {
             let kinds: Vec<_> = from_nar
                 .evidence
                 .iter()
-                .filter(|x| x.file.as_bytes() == b"bin/prog")
-                .map(|x| (x.kind, x.candidate))
+                .filter(|(_, x)| x.file.as_bytes() == b"bin/prog")
+                .map(|(candidate, x)| (x.kind, *candidate))
                 .collect();
             assert!(
                 kinds.contains(&(EvidenceKind::ElfRunpathUnused, 0)),

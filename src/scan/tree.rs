@@ -388,8 +388,9 @@ pub(crate) mod tests {
         let kind_of = |file: &str| -> Vec<(EvidenceKind, &str)> {
             s.evidence
                 .iter()
+                .map(|(_, e)| e)
                 .filter(|e| e.file.to_string() == file)
-                .map(|e| (e.kind, e.rule.as_str()))
+                .map(|e| (e.kind, e.kind_rule.as_str()))
                 .collect()
         };
         use EvidenceKind as K;
@@ -422,21 +423,24 @@ pub(crate) mod tests {
             .find(|f| f.path.as_bytes() == b"bin/run")
             .unwrap();
         assert_eq!(run.file_type, FileType::Executable);
-        let script = s
-            .evidence
+        let facts: Vec<&crate::scan::HitFact> = s.evidence.iter().map(|(_, e)| e).collect();
+        let script = facts
             .iter()
             .find(|e| e.file.as_bytes() == b"bin/run")
             .unwrap();
-        assert_eq!(script.detail, format!("#!/nix/store/{H1}-bash/bin/sh"));
+        assert_eq!(
+            script.detail.to_string(),
+            format!("#!/nix/store/{H1}-bash/bin/sh")
+        );
         assert_eq!(script.location, Location::Contents { offset: 13 });
-        let bin = s.evidence.iter().find(|e| e.kind == K::Binary).unwrap();
+        let bin = facts.iter().find(|e| e.kind == K::Binary).unwrap();
         assert_eq!(bin.location, Location::Contents { offset: 4 });
         assert!(
-            bin.detail.starts_with("\\x00\\x01\\x02\\x03"),
+            bin.detail.around().starts_with(b"\x00\x01\x02\x03"),
             "{}",
             bin.detail
         );
-        let named = s.evidence.iter().find(|e| e.kind == K::FileName).unwrap();
+        let named = facts.iter().find(|e| e.kind == K::FileName).unwrap();
         assert_eq!(named.location, Location::FileName { offset: 0 });
         assert!(s.warnings.is_empty(), "{:?}", s.warnings);
         assert_eq!(s.referenced(), vec![0, 1, 2]);
@@ -533,13 +537,13 @@ pub(crate) mod tests {
         bytes.extend_from_slice(H1.as_bytes());
         fs::write(root.join("lib/broken.so"), bytes).unwrap();
         let s = scan(tmp.path(), &p);
-        let e = s
+        let (_, e) = s
             .evidence
             .iter()
-            .find(|e| e.file.as_bytes() == b"lib/broken.so")
+            .find(|(_, e)| e.file.as_bytes() == b"lib/broken.so")
             .unwrap();
         assert_eq!(
-            (e.kind, e.rule),
+            (e.kind, e.kind_rule),
             (EvidenceKind::Binary, RuleId::new("binary"))
         );
         assert!(
@@ -618,12 +622,12 @@ pub(crate) mod tests {
         let f = StorePath::from_base_name(&format!("{SELF}-file")).unwrap();
         let s = scan(tmp.path(), &f);
         assert_eq!(s.files.len(), 1);
-        assert_eq!(s.evidence[0].location, Location::Contents { offset: 0 });
+        assert_eq!(s.evidence[0].1.location, Location::Contents { offset: 0 });
         let l = StorePath::from_base_name(&format!("{SELF}-link")).unwrap();
         let s = scan(tmp.path(), &l);
-        assert_eq!(s.evidence[0].kind, EvidenceKind::Symlink);
+        assert_eq!(s.evidence[0].1.kind, EvidenceKind::Symlink);
         assert_eq!(
-            s.evidence[0].location,
+            s.evidence[0].1.location,
             Location::SymlinkTarget { offset: 11 }
         );
     }
@@ -669,7 +673,7 @@ mod deep_tests {
             "the top, 2,000 directories and the file"
         );
         assert_eq!(s.evidence.len(), 1);
-        assert!(s.evidence[0].file.as_bytes().ends_with(b"/d/f"));
+        assert!(s.evidence[0].1.file.as_bytes().ends_with(b"/d/f"));
         assert!(s.nar_size.is_some(), "the walk is complete");
     }
 }

@@ -181,7 +181,7 @@ pub fn because_of(h: &Hit) -> Because {
         offset: Some(h.fact.location.offset()),
         kind: h.fact.kind.to_string(),
         rule: h.rule.to_string(),
-        detail: h.fact.detail.clone(),
+        detail: h.fact.detail.to_string(),
         count: 1,
     }
 }
@@ -198,10 +198,7 @@ pub fn fact_sub_path(fact: &HitFact, target: &StorePath) -> Vec<u8> {
         return Vec::new();
     }
     let base = target.to_string();
-    let hay: &[u8] = match &fact.symlink_target {
-        Some(t) => t,
-        None => fact.detail.as_bytes(),
-    };
+    let hay: &[u8] = fact.detail.around();
     let Some(at) = find(hay, base.as_bytes()) else {
         return Vec::new();
     };
@@ -210,7 +207,9 @@ pub fn fact_sub_path(fact: &HitFact, target: &StorePath) -> Vec<u8> {
         return Vec::new();
     };
     let is_path = |b: u8| {
-        fact.symlink_target.is_some() || b.is_ascii_alphanumeric() || b"+._?=/-,@~".contains(&b)
+        fact.detail.symlink_target().is_some()
+            || b.is_ascii_alphanumeric()
+            || b"+._?=/-,@~".contains(&b)
     };
     let end = rest.iter().position(|&b| !is_path(b)).unwrap_or(rest.len());
     let mut s = rest[..end].to_vec();
@@ -277,7 +276,7 @@ fn used_at_run_time(h: &Hit, target: &StorePath) -> bool {
 /// The search-path directory a hit of file `e` sits in, when the loader searches it
 /// (the typed ELF facts: its active entries, not a DT_RPATH that DT_RUNPATH shadows).
 fn searched_dir<'a>(e: &EntryFact, h: &'a Hit) -> Option<&'a String> {
-    let dir = h.fact.runpath_dir.as_ref()?;
+    let dir = h.fact.detail.runpath_dir()?;
     let elf = e.elf.as_ref()?;
     elf.search
         .iter()
@@ -539,7 +538,7 @@ pub fn plan_with(ev: &PathEvidence, targets: &[String], forced: &BTreeMap<usize,
             if h.fact.kind == EvidenceKind::ElfRunpathUnused
                 && removed_rpath
                     .get(&f)
-                    .zip(h.fact.runpath_dir.as_ref())
+                    .zip(h.fact.detail.runpath_dir())
                     .is_some_and(|(d, dir)| d.contains(dir))
             {
                 continue;
@@ -682,10 +681,10 @@ mod tests {
                 location: Location::Contents { offset: 7 },
                 kind,
                 kind_rule: RuleId::new("test"),
-                detail: detail.to_string(),
-                symlink_target: None,
+                detail: crate::classify::HitDetail::Excerpt(crate::classify::Excerpt::whole(
+                    detail.as_bytes(),
+                )),
                 target_exists: None,
-                runpath_dir: None,
             },
             place: HitPlace {
                 class: FileClass::Out,
