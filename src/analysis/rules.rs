@@ -2,7 +2,7 @@
 //! name, a description of what it matches and what it gives.
 
 use crate::classify::{
-    verdict_rules, ClassRules, FileClassName, Gives, HitCondition, Matcher, Place, CLASS_OUT,
+    verdict_rules, ClassRules, FileClassName, Gives, HitCondition, Matcher, Region, CLASS_OUT,
     ELF_HIT_RULES, FILE_RULES,
 };
 use crate::report::{
@@ -87,9 +87,9 @@ pub fn rules(rules: &ClassRules, rules_file: Option<String>) -> RulesReport {
 fn describe_matcher(m: &Matcher) -> String {
     let list = |v: &[&str]| v.join(" ");
     match *m {
-        Matcher::In(Place::Contents) => "a hit in file contents".into(),
-        Matcher::In(Place::SymlinkTarget) => "a hit in a symlink target".into(),
-        Matcher::In(Place::FileName) => "a hit in a directory entry name".into(),
+        Matcher::In(Region::Contents) => "a hit in file contents".into(),
+        Matcher::In(Region::SymlinkTarget) => "a hit in a symlink target".into(),
+        Matcher::In(Region::FileName) => "a hit in a directory entry name".into(),
         Matcher::UnderDir(d) => format!("under {}", list(d)),
         Matcher::NameEndsWith(s) => format!("name ends with {}", list(s)),
         Matcher::NameEndsWithIgnoreCase(s) => {

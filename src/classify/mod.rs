@@ -2,7 +2,7 @@
 //! lives here, as data, and names itself with a [`RuleId`].
 //!
 //! - [`EvidenceKind`]: the kinds of the SPEC (JSON `kind`).
-//! - [`kinds`]: file rules, the kind of a hit outside an analysed ELF file (by place,
+//! - [`file_rules`]: file rules, the kind of a hit outside an analysed ELF file (by place,
 //!   path, then contents).
 //! - `elf`: ELF rules, the kind of a hit inside an ELF file, from `crate::elf`'s facts
 //!   ([`classify_hit`]).
@@ -27,9 +27,9 @@ mod class;
 mod data_dir;
 mod detail;
 mod elf;
+mod evidence_kind;
+pub mod file_rules;
 mod gpu_arch;
-mod kind;
-pub mod kinds;
 mod rule;
 mod rules_file;
 pub mod text;
@@ -44,11 +44,11 @@ pub use detail::{Excerpt, HitDetail, SearchDirHit, SearchTag, SearchUse};
 pub use elf::{
     classify_hit, names_source_path, HitClass, ELF_HIT_RULES, SOURCE_EXTENSIONS, STRING_CAP,
 };
+pub use evidence_kind::{EvidenceKind, UnknownKind};
+pub use file_rules::{file_rule, FileFacts, FileRule, Matcher, Region, FILE_RULES};
 pub use gpu_arch::{
     arch_of_name, is_known_gpu_arch, known_gpu_archs, miopen_db_arch, nearest_gpu_archs,
 };
-pub use kind::{EvidenceKind, UnknownKind};
-pub use kinds::{file_rule, FileFacts, FileRule, Matcher, Place, FILE_RULES};
 pub use rule::RuleId;
 pub use rules_file::{class_rules_from_file, parse_data_dirs, parse_rules_file, RulesFileError};
 pub use verdict::{

@@ -11,8 +11,8 @@ use rayon::prelude::*;
 
 use super::cache::ScanCache;
 use super::{
-    ElfLink, EntryFact, Hit, HitFact, HitPlace, NotScanned, PathEvidence, PathWarning, Reference,
-    ScanStatus, ScannedPath, ScannedRef, SearchDir, SearchTag,
+    ElfLink, EntryFact, HitFact, HitPlace, JudgedHit, NotScanned, PathEvidence, PathWarning,
+    Reference, ScanStatus, ScannedPath, ScannedRef, SearchDir, SearchTag,
 };
 use crate::classify::{
     hit_verdict, reference_verdict, ClassFacts, ClassRules, EntryType, EvidenceKind, FileClass,
@@ -419,7 +419,7 @@ fn derive(
     let mut references: Vec<Reference> = Vec::with_capacity(scanned.references.len());
     for r in scanned.references {
         seen.insert(r.target.clone());
-        let hits: Vec<Hit> = r
+        let hits: Vec<JudgedHit> = r
             .hits
             .into_iter()
             .map(|fact| {
@@ -435,7 +435,7 @@ fn derive(
                     class,
                     reached: place.reached,
                 });
-                Hit {
+                JudgedHit {
                     fact,
                     place,
                     verdict,

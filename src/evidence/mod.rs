@@ -114,9 +114,9 @@ pub struct ScannedPath {
     pub indexes: Vec<(u32, crate::scan::IndexFile)>,
 }
 
-/// One hit with its verdict.
+/// One hit judged: the scan's fact wrapped with where it lies and its verdict.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Hit {
+pub struct JudgedHit {
     /// What the scan found.
     pub fact: HitFact,
     /// The class of its file and whether the consumer reaches it.
@@ -145,7 +145,7 @@ pub struct Reference {
     /// Hit counts per evidence kind.
     pub kinds: BTreeMap<EvidenceKind, u64>,
     /// Every reported hit, in scan order.
-    pub hits: Vec<Hit>,
+    pub hits: Vec<JudgedHit>,
 }
 
 /// Where a hit lies, for the verdict: the file's class and, with a consumer, whether the

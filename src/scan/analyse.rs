@@ -4,9 +4,9 @@
 //! left in memory).
 
 use crate::classify::classify_hit;
-use crate::classify::kinds::{hit_detail, CONTEXT_WINDOW};
+use crate::classify::file_rules::{hit_detail, CONTEXT_WINDOW};
 use crate::classify::text::{looks_like_text, TEXT_SNIFF_LEN};
-use crate::classify::{file_rule, FileFacts, HitDetail, Place};
+use crate::classify::{file_rule, FileFacts, HitDetail, Region};
 use crate::elf::{
     has_bundle_magic, has_elf_magic, index_loads, is_index_name, is_manifest_name, manifest_names,
     names_in_data, ByteSource, ElfFacts, GpuCode, MAX_INDEX,
@@ -54,7 +54,7 @@ pub(crate) fn name_hits(scanner: &ReferenceScanner, path: &RelPath) -> Vec<Locat
 fn name_evidence(path: &RelPath, hits: &[LocatedHit], executable: bool) -> Vec<(u32, HitFact)> {
     let rule = file_rule(&FileFacts {
         path: path.as_bytes(),
-        place: Place::FileName,
+        place: Region::FileName,
         executable,
         head: &[],
     });
@@ -106,7 +106,7 @@ pub(crate) fn symlink(ctx: &Context<'_>, path: RelPath, target: Vec<u8>) -> Outc
     let mut evidence = name_evidence(&path, &hits, false);
     let rule = file_rule(&FileFacts {
         path: path.as_bytes(),
-        place: Place::SymlinkTarget,
+        place: Region::SymlinkTarget,
         executable: false,
         head: &[],
     });
@@ -227,7 +227,7 @@ pub(crate) fn regular<S: ByteSource + ?Sized>(
 
     let rule = file_rule(&FileFacts {
         path: path.as_bytes(),
-        place: Place::Contents,
+        place: Region::Contents,
         executable,
         head,
     });

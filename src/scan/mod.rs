@@ -5,7 +5,7 @@
 //! targets and entry names in NAR order, either from disk ([`scan_store_path`]) or from
 //! a NAR stream ([`scan_nar`], [`scan_nar_file`]), and give identical [`PathScan`]s for
 //! the same tree. Each hit becomes a [`HitFact`] with a kind: ELF files with hits are
-//! analysed by `crate::elf`, everything else by the rules of `crate::classify::kinds`.
+//! analysed by `crate::elf`, everything else by the rules of `crate::classify::file_rules`.
 //!
 //! Problems with single files (unreadable, special, malformed ELF) are warnings in the
 //! [`PathScan`]; only an unreadable top level or a corrupt NAR is a [`ScanError`].
@@ -22,13 +22,15 @@ use std::io;
 use std::path::Path;
 
 use crate::classify::text::escape_bytes;
-use crate::classify::{EvidenceKind, HitDetail, Place, RuleId};
+use crate::classify::{EvidenceKind, HitDetail, Region, RuleId};
 use crate::elf::ElfFacts;
 use crate::source::PathFiles;
 use crate::store::{StoreDir, StorePath};
 
 pub use nar::{nar_size, scan_nar, scan_nar_file};
-pub use scanner::{Hit, ReferenceScanner, ScanStream, StreamResult, DEFAULT_MAX_HITS_PER_FILE};
+pub use scanner::{
+    HashMatch, ReferenceScanner, ScanStream, StreamResult, DEFAULT_MAX_HITS_PER_FILE,
+};
 pub use warning::{EntryProblem, ScanWarning};
 
 /// A path inside a store path as raw bytes, `/`-separated, empty for the top level.
@@ -154,12 +156,12 @@ impl Location {
         }
     }
 
-    /// The place, without the offset.
-    pub fn place(&self) -> Place {
+    /// The region, without the offset.
+    pub fn region(&self) -> Region {
         match self {
-            Location::Contents { .. } => Place::Contents,
-            Location::SymlinkTarget { .. } => Place::SymlinkTarget,
-            Location::FileName { .. } => Place::FileName,
+            Location::Contents { .. } => Region::Contents,
+            Location::SymlinkTarget { .. } => Region::SymlinkTarget,
+            Location::FileName { .. } => Region::FileName,
         }
     }
 }

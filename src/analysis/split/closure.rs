@@ -165,7 +165,7 @@ pub fn walk(
     // Outputs of split package `s` that `hits` (of a referrer's reference to it) land on.
     let mut land = |from: &StorePath,
                     s: usize,
-                    hits: Option<&[crate::evidence::Hit]>,
+                    hits: Option<&[crate::evidence::JudgedHit]>,
                     not_scanned: bool|
      -> BTreeSet<usize> {
         let mut set = BTreeSet::new();
@@ -313,7 +313,7 @@ pub fn walk(
                         (Some(l), _) => next.push(Node::Output(s, *l)),
                         (None, Some(&q)) => {
                             // Another split package: land the hits in this output's files.
-                            let hits: Vec<crate::evidence::Hit> = ev
+                            let hits: Vec<crate::evidence::JudgedHit> = ev
                                 .reference(t)
                                 .map(|r| {
                                     r.hits

@@ -16,7 +16,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::classify::{EntryType, EvidenceKind, FileClass, Verdict};
-use crate::evidence::{EntryFact, Hit, HitFact, PathEvidence};
+use crate::evidence::{EntryFact, HitFact, JudgedHit, PathEvidence};
 use crate::report::{AssumptionReason, Because, SplitWarning};
 use crate::store::StorePath;
 
@@ -175,7 +175,7 @@ fn output_rank(name: &str) -> (usize, String) {
 }
 
 /// The evidence item of a hit.
-pub fn because_of(h: &Hit) -> Because {
+pub fn because_of(h: &JudgedHit) -> Because {
     Because {
         file: String::from_utf8_lossy(h.fact.file.as_bytes()).into_owned(),
         offset: Some(h.fact.location.offset()),
@@ -188,7 +188,7 @@ pub fn because_of(h: &Hit) -> Because {
 
 /// The sub-path inside `target` that a hit names: what follows `<hash>-<name>/` in the
 /// symlink target or the hit's string; empty for a bare hash or the top directory.
-pub fn sub_path(h: &Hit, target: &StorePath) -> Vec<u8> {
+pub fn sub_path(h: &JudgedHit, target: &StorePath) -> Vec<u8> {
     fact_sub_path(&h.fact, target)
 }
 
@@ -260,7 +260,7 @@ const RUN_TIME_SOURCES: &[&str] = &["py", "cl"];
 /// Whether a source-path hit names what a program may use at run time: a directory of
 /// its target (`include`, `lib/gcc/include`: a JIT's `-I`) or a [`RUN_TIME_SOURCES`]
 /// file, rather than a compiled source file (`include/x.hpp`, `src/a.c`).
-fn used_at_run_time(h: &Hit, target: &StorePath) -> bool {
+fn used_at_run_time(h: &JudgedHit, target: &StorePath) -> bool {
     let sub = sub_path(h, target);
     let last = sub.rsplit(|&b| b == b'/').next().unwrap_or(&sub);
     let ext = match last.iter().rposition(|&b| b == b'.') {
@@ -275,7 +275,7 @@ fn used_at_run_time(h: &Hit, target: &StorePath) -> bool {
 
 /// The search-path directory a hit of file `e` sits in, when the loader searches it
 /// (the typed ELF facts: its active entries, not a DT_RPATH that DT_RUNPATH shadows).
-fn searched_dir<'a>(e: &EntryFact, h: &'a Hit) -> Option<&'a String> {
+fn searched_dir<'a>(e: &EntryFact, h: &'a JudgedHit) -> Option<&'a String> {
     let dir = h.fact.detail.runpath_dir()?;
     let elf = e.elf.as_ref()?;
     elf.search
@@ -300,7 +300,7 @@ pub fn plan_with(ev: &PathEvidence, targets: &[String], forced: &BTreeMap<usize,
     let mut deletes: BTreeMap<usize, Vec<Because>> = BTreeMap::new();
     let mut remove_refs: BTreeMap<StorePath, (BTreeSet<usize>, Vec<Because>)> = BTreeMap::new();
     let mut rpath_drop: BTreeMap<usize, (Vec<String>, Vec<Because>)> = BTreeMap::new();
-    let file_of = |h: &Hit| tree.by_path.get(h.fact.file.as_bytes()).copied();
+    let file_of = |h: &JudgedHit| tree.by_path.get(h.fact.file.as_bytes()).copied();
     let searched = |f: usize, h| searched_dir(&entries[f], h);
     for r in &ev.references {
         // Files where every hit of this reference is removable by remove-references-to.
@@ -674,8 +674,8 @@ mod tests {
         }
     }
 
-    fn hit(file: &str, kind: EvidenceKind, verdict: Verdict, detail: &str) -> Hit {
-        Hit {
+    fn hit(file: &str, kind: EvidenceKind, verdict: Verdict, detail: &str) -> JudgedHit {
+        JudgedHit {
             fact: HitFact {
                 file: RelPath::from_bytes(file.as_bytes().to_vec()),
                 location: Location::Contents { offset: 7 },
@@ -695,7 +695,7 @@ mod tests {
         }
     }
 
-    fn reference(target: &str, hits: Vec<Hit>) -> Reference {
+    fn reference(target: &str, hits: Vec<JudgedHit>) -> Reference {
         Reference {
             target: StorePath::from_base_name(target).unwrap(),
             registered: true,
@@ -710,7 +710,7 @@ mod tests {
 
     /// lib/libp.so (lib), lib/cmake/p/p.cmake (dev, naming $out/include and dep),
     /// include/p.h (dev).
-    fn package(lib_hits: Vec<Hit>) -> PathEvidence {
+    fn package(lib_hits: Vec<JudgedHit>) -> PathEvidence {
         use EntryType::{Directory as D, Regular as R};
         let me = format!("/nix/store/{PKG}");
         let mut dep_hits = lib_hits;

@@ -18,9 +18,10 @@ pub const BINARY_CONTEXT: usize = 32;
 /// Bytes around a hit a classifier may need (the walkers keep at least this much).
 pub const CONTEXT_WINDOW: usize = LINE_CAP + 64;
 
-/// Where in the serialised store path a hit lies.
+/// Which part of a serialised entry a hit lies in ([`crate::scan::Location`] without
+/// the offset).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Place {
+pub enum Region {
     /// File contents.
     Contents,
     /// A symlink's target.
@@ -35,7 +36,7 @@ pub struct FileFacts<'a> {
     /// Path relative to the store path, `/`-separated (empty for the top level).
     pub path: &'a [u8],
     /// Where the hit lies.
-    pub place: Place,
+    pub place: Region,
     /// Whether the file is executable.
     pub executable: bool,
     /// The first bytes of the file (up to `TEXT_SNIFF_LEN`); empty for non-files.
@@ -52,7 +53,7 @@ impl FileFacts<'_> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Matcher {
     /// The hit is in this place.
-    In(Place),
+    In(Region),
     /// The path is below one of these directories (given with a trailing `/`).
     UnderDir(&'static [&'static str]),
     /// The file name ends with one of these.
@@ -118,12 +119,12 @@ const fn rule(name: &'static str, matcher: Matcher, kind: EvidenceKind) -> FileR
 pub static FILE_RULES: &[FileRule] = &[
     rule(
         "symlink-target",
-        Matcher::In(Place::SymlinkTarget),
+        Matcher::In(Region::SymlinkTarget),
         EvidenceKind::Symlink,
     ),
     rule(
         "entry-name",
-        Matcher::In(Place::FileName),
+        Matcher::In(Region::FileName),
         EvidenceKind::FileName,
     ),
     rule(
@@ -224,7 +225,7 @@ mod tests {
     fn kind_of(path: &str, executable: bool, head: &[u8]) -> (EvidenceKind, RuleId) {
         let r = file_rule(&FileFacts {
             path: path.as_bytes(),
-            place: Place::Contents,
+            place: Region::Contents,
             executable,
             head,
         });
@@ -303,8 +304,8 @@ mod tests {
     #[test]
     fn place_rules_come_first() {
         for (place, kind) in [
-            (Place::SymlinkTarget, EvidenceKind::Symlink),
-            (Place::FileName, EvidenceKind::FileName),
+            (Region::SymlinkTarget, EvidenceKind::Symlink),
+            (Region::FileName, EvidenceKind::FileName),
         ] {
             let r = file_rule(&FileFacts {
                 path: b"share/doc/x",
