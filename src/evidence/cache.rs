@@ -396,6 +396,17 @@ mod tests {
     use crate::classify::{EvidenceKind, Excerpt, HitDetail, SearchDirHit, SearchUse};
     use crate::scan::{EntryProblem, Location};
 
+    fn hit(file: &[u8], location: Location, kind: EvidenceKind, detail: HitDetail) -> HitFact {
+        HitFact {
+            file: RelPath::from_bytes(file.to_vec()),
+            location,
+            kind,
+            kind_rule: RuleId::new("test"),
+            detail,
+            target_exists: None,
+        }
+    }
+
     fn sample(p: &StorePath) -> ScannedPath {
         ScannedPath {
             files: 3,
@@ -405,38 +416,35 @@ mod tests {
                 capped: 1,
                 hits: vec![
                     HitFact {
-                        file: RelPath::from_bytes(b"lib/\xff\\odd".to_vec()),
-                        location: Location::SymlinkTarget { offset: 11 },
-                        kind: EvidenceKind::Symlink,
-                        kind_rule: RuleId::new("symlink-target"),
-                        detail: HitDetail::SymlinkTarget(b"/nix/store/x/\x80".to_vec()),
                         target_exists: Some(true),
+                        ..hit(
+                            b"lib/\xff\\odd",
+                            Location::SymlinkTarget { offset: 11 },
+                            EvidenceKind::Symlink,
+                            HitDetail::SymlinkTarget(b"/nix/store/x/\x80".to_vec()),
+                        )
                     },
-                    HitFact {
-                        file: RelPath::from_bytes(b"lib/libx.so".to_vec()),
-                        location: Location::Contents { offset: 99 },
-                        kind: EvidenceKind::ElfRunpathUnused,
-                        kind_rule: RuleId::new("elf-rpath-shadowed"),
-                        detail: HitDetail::SearchDir(SearchDirHit {
+                    hit(
+                        b"lib/libx.so",
+                        Location::Contents { offset: 99 },
+                        EvidenceKind::ElfRunpathUnused,
+                        HitDetail::SearchDir(SearchDirHit {
                             tag: SearchTag::Rpath,
                             dir: Some("/nix/store/x/lib".into()),
                             raw: "$ORIGIN/../lib".into(),
                             supplies: SearchUse::Needed(vec!["liby.so".into()]),
                         }),
-                        target_exists: None,
-                    },
-                    HitFact {
-                        file: RelPath::from_bytes(b"bin/x".to_vec()),
-                        location: Location::Contents { offset: 7 },
-                        kind: EvidenceKind::Binary,
-                        kind_rule: RuleId::new("binary"),
-                        detail: HitDetail::Excerpt(Excerpt {
+                    ),
+                    hit(
+                        b"bin/x",
+                        Location::Contents { offset: 7 },
+                        EvidenceKind::Binary,
+                        HitDetail::Excerpt(Excerpt {
                             bytes: b"\0\xfe/nix/store/x".to_vec(),
                             cut_left: true,
                             cut_right: false,
                         }),
-                        target_exists: None,
-                    },
+                    ),
                 ],
             }],
             capped_total: 1,
