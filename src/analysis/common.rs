@@ -1,5 +1,5 @@
 //! Helpers every analysis shares: choosing the roots of a loaded closure, building its
-//! graph, the warnings a report must carry about the input, and where it came from.
+//! graph, the loader's warnings a report carries, and where the input came from.
 
 use crate::graph::ClosureGraph;
 use crate::report::SourceRef;
@@ -61,20 +61,9 @@ pub(crate) fn graph_for(
     Ok(g)
 }
 
-/// The loader's warnings, plus what a report must say about invalid paths and unknown
-/// sizes when the loader did not already say it.
+/// The loader's warnings, as the loader worded them. Every loader that records an
+/// invalid path or leaves a NAR size unknown says so among them (see
+/// [`Closure::warnings`]), so a report needs to add nothing about either.
 pub(crate) fn load_warnings(c: &Closure) -> Vec<String> {
-    let mut w = c.warnings.clone();
-    for inv in &c.invalid {
-        if !c.warnings.iter().any(|x| x.contains(&inv.path)) {
-            w.push(format!(
-                "{} is listed as invalid ({}); it is not counted",
-                inv.path, inv.why
-            ));
-        }
-    }
-    if !c.has_sizes() && !c.warnings.iter().any(|x| x.contains("size")) {
-        w.push("NAR sizes are unknown for some paths (size unknown counts as 0)".to_string());
-    }
-    w
+    c.warnings.clone()
 }

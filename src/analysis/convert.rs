@@ -2,18 +2,18 @@
 //! becomes the `refs` report's [`RefsPath`], a [`Reference`] a [`RefEntry`] or a `why`
 //! hop ([`HopEvidence`]). Strings are made here and nowhere earlier.
 
-use crate::evidence::{Hit, PathEvidence, Reference, ScanStatus};
+use crate::evidence::{JudgedHit, PathEvidence, Reference, ScanStatus};
 use crate::report::{EvidenceItem, HopEvidence, RefEntry, RefsPath};
 use crate::store::StoreDir;
 
 /// One hit as the report shows it: its verdict rule, with the rule that gave the kind
 /// in parentheses.
-pub(crate) fn evidence_item(h: &Hit) -> EvidenceItem {
+pub(crate) fn evidence_item(h: &JudgedHit) -> EvidenceItem {
     EvidenceItem {
         file: h.fact.file.to_string(),
         offset: h.fact.location.offset(),
         kind: h.fact.kind,
-        detail: h.fact.detail.clone(),
+        detail: h.fact.detail.to_string(),
         verdict: h.verdict.clone(),
         file_class: h.place.class.clone(),
         reached: h.place.reached,

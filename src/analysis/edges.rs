@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::classify::ClassRules;
 use crate::evidence::{Collector, PathEvidence, Progress, ScanCache, Scanned};
-use crate::report::{HopEvidence, VerdictScope};
+use crate::report::{HopEvidence, VerdictScope, WhyWarning};
 use crate::source::Files;
 use crate::store::{Closure, StorePath};
 
@@ -144,14 +144,17 @@ impl<'a> EdgeEvidence<'a> {
         self.collected.values().collect()
     }
 
-    /// Warnings of the collected paths, prefixed with the path.
-    pub(crate) fn warnings(&self) -> Vec<String> {
+    /// Warnings of the collected paths, with the path.
+    pub(crate) fn warnings(&self) -> Vec<WhyWarning> {
         let sd = &self.closure.store_dir;
         self.collected
             .values()
             .flat_map(|e| {
                 let path = sd.display(&e.path);
-                e.warnings.iter().map(move |w| format!("{path}: {w}"))
+                e.warnings.iter().map(move |w| WhyWarning::Evidence {
+                    path: path.clone(),
+                    warning: w.clone(),
+                })
             })
             .collect()
     }

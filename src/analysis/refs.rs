@@ -13,7 +13,7 @@ use super::convert::refs_path;
 use super::AnalysisError;
 use crate::classify::ClassRules;
 use crate::evidence::{Collector, Progress, ScanCache};
-use crate::report::{EvidenceLevel, RefsReport, SCHEMA_VERSION};
+use crate::report::{EvidenceLevel, RefsReport, RefsWarning, SCHEMA_VERSION};
 use crate::source::{Files, FilesFrom};
 use crate::store::{Closure, StorePath};
 
@@ -102,21 +102,17 @@ pub fn refs(
             refs_path(sd, &e, opts.max_evidence)
         })
         .collect();
-    let mut warnings = load_warnings(c);
+    let mut warnings: Vec<RefsWarning> = load_warnings(c)
+        .into_iter()
+        .map(RefsWarning::Input)
+        .collect();
     if let Files::Unavailable { looked_in } = &opts.files {
-        let looked = if looked_in.as_os_str().is_empty() {
-            "no store directory was given".to_string()
-        } else {
-            format!("not in {}", looked_in.display())
-        };
-        warnings.push(format!(
-            "the files of these paths are not available ({looked}, no NARs in the input): evidence is graph-level only; use --store-root or a binary cache with nar/"
-        ));
+        let looked_in =
+            (!looked_in.as_os_str().is_empty()).then(|| looked_in.display().to_string());
+        warnings.push(RefsWarning::FilesUnavailable { looked_in });
     }
     if let (Some(file), None) = (&opts.explain, &reached) {
-        warnings.push(format!(
-            "--explain {file}: the files are not available, so what the consumer reaches cannot be worked out"
-        ));
+        warnings.push(RefsWarning::ExplainWithoutFiles { file: file.clone() });
     }
     let files_from = opts.files.kind();
     Ok(RefsReport {

@@ -33,8 +33,9 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::graph::{closure_sizes, ClosureGraph};
 use crate::report::{
-    Cause, CauseChange, FailedRoot, GrowthLimit, RebuildSummary, RootCause, RootCounts, RootDiff,
-    RootSide, SetCheck, SetDiffReport, SetRest, SetSide, SetTotal, SCHEMA_VERSION,
+    Cause, CauseChange, DiffWarning, FailedRoot, GrowthLimit, RebuildSummary, RootCause,
+    RootCounts, RootDiff, RootSide, SetCheck, SetDiffReport, SetRest, SetSide, SetTotal,
+    Side as DiffSideName, SCHEMA_VERSION,
 };
 use crate::store::{parse_package_name, Closure, StorePath};
 
@@ -1121,13 +1122,13 @@ fn set_check(
 }
 
 /// Both sides' load warnings, each marked with its side.
-fn set_warnings(old: &Side, new: &Side) -> Vec<String> {
+fn set_warnings(old: &Side, new: &Side) -> Vec<DiffWarning> {
     let mut warnings = Vec::new();
-    for (label, s) in [("OLD", old), ("NEW", new)] {
+    for (side, s) in [(DiffSideName::Old, old), (DiffSideName::New, new)] {
         warnings.extend(
             load_warnings(s.closure)
                 .into_iter()
-                .map(|w| format!("{label}: {w}")),
+                .map(|message| DiffWarning { side, message }),
         );
     }
     warnings

@@ -7,7 +7,7 @@ use crate::graph::{
 };
 use crate::report::{
     ChainNode, EvidenceLevel, HopEvidence, RestRow, SortKey, WhyChainsReport, WhyGpu, WhyPath,
-    WhyReport, SCHEMA_VERSION,
+    WhyReport, WhyWarning, SCHEMA_VERSION,
 };
 use crate::store::{Closure, StorePath};
 
@@ -264,7 +264,10 @@ pub fn why_report(
     let sd = &c.store_dir;
     let mut paths = rows(c, ranking);
     opts.timings.step("rows with their chains");
-    let mut warnings = load_warnings(c);
+    let mut warnings: Vec<WhyWarning> = load_warnings(c)
+        .into_iter()
+        .map(WhyWarning::Input)
+        .collect();
     let mut level = EvidenceLevel::Graph;
     let mut savings = None;
     if let Some(ev) = evidence {
@@ -502,7 +505,10 @@ pub fn why_chains_capped(
         },
         verdict_scope: edges.as_ref().map(|e| e.scope()),
         warnings: {
-            let mut w = load_warnings(c);
+            let mut w: Vec<WhyWarning> = load_warnings(c)
+                .into_iter()
+                .map(WhyWarning::Input)
+                .collect();
             if let Some(ev) = &edges {
                 w.extend(ev.warnings());
             }

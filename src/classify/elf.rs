@@ -10,8 +10,8 @@
 use crate::elf::{ByteSource, ElfFacts, RunpathTag, SectionKind};
 use crate::store::HASH_LEN;
 
-use super::text::{binary_context, cstr_around, escaped_excerpt};
-use super::{EvidenceKind, RuleId};
+use super::text::{binary_context, cstr_around};
+use super::{EvidenceKind, Excerpt, HitDetail, RuleId, SearchDirHit, SearchTag, SearchUse};
 
 /// Longest string kept on each side of a hit in an `elf-string` detail.
 pub const STRING_CAP: usize = 4096;
@@ -28,23 +28,19 @@ pub const SOURCE_EXTENSIONS: &[&str] = &[
 pub struct HitClass {
     /// The evidence kind.
     pub kind: EvidenceKind,
-    /// Human-readable detail (the string, the directory and what it supplies …).
-    pub detail: String,
+    /// What the hit's surroundings say (the library, the directory and what it
+    /// supplies, the string …).
+    pub detail: HitDetail,
     /// The rule that decided.
     pub rule: RuleId,
-    /// For a hit in a `DT_RUNPATH`/`DT_RPATH` entry: that entry's directory, as data
-    /// (`$ORIGIN` expanded when it could be), so that no caller reads it back from
-    /// `detail`.
-    pub runpath_dir: Option<String>,
 }
 
 impl HitClass {
-    fn new(kind: EvidenceKind, rule: &'static str, detail: String) -> HitClass {
+    fn new(kind: EvidenceKind, rule: &'static str, detail: HitDetail) -> HitClass {
         HitClass {
             kind,
             detail,
             rule: RuleId::new(rule),
-            runpath_dir: None,
         }
     }
 }
@@ -128,75 +124,67 @@ pub fn classify_hit<S: ByteSource + ?Sized>(facts: &ElfFacts, offset: u64, src: 
         .as_ref()
         .filter(|i| i.range.contains(&offset))
     {
-        return HitClass::new(K::ElfInterpreter, "elf-pt-interp", i.value.clone());
+        let detail = HitDetail::Interpreter(i.value.clone());
+        return HitClass::new(K::ElfInterpreter, "elf-pt-interp", detail);
     }
     if let Some(n) = facts.needed.iter().find(|n| n.range.contains(&offset)) {
-        return HitClass::new(
-            K::ElfNeeded,
-            "elf-needed-absolute",
-            format!("DT_NEEDED {}", n.value),
-        );
+        let detail = HitDetail::Needed(n.value.clone());
+        return HitClass::new(K::ElfNeeded, "elf-needed-absolute", detail);
     }
     if let Some(e) = facts.runpath.iter().find(|e| e.range.contains(&offset)) {
-        let tag = match e.tag {
-            RunpathTag::Runpath => "RUNPATH",
-            RunpathTag::Rpath => "RPATH",
-        };
-        let dir = e.dir.as_deref().unwrap_or(&e.raw);
-        let c = if !e.active {
-            HitClass::new(
+        let (kind, rule, supplies) = if !e.active {
+            (
                 K::ElfRunpathUnused,
                 "elf-rpath-shadowed",
-                format!("{dir} (DT_RPATH, ignored because DT_RUNPATH is present)"),
+                SearchUse::Shadowed,
             )
         } else if !facts.needed_resolved || e.dir.is_none() {
-            HitClass::new(
-                K::ElfNeeded,
-                "elf-runpath-unchecked",
-                format!("{dir} ({tag}; which DT_NEEDED libraries it supplies was not checked)"),
-            )
+            (K::ElfNeeded, "elf-runpath-unchecked", SearchUse::Unchecked)
         } else if e.supplies.is_empty() && !e.dlopen.is_empty() {
-            HitClass::new(
-                K::ElfRunpathDlopen,
-                "elf-runpath-supplies-dlopen",
-                format!("{dir} supplies {} (named for dlopen)", e.dlopen.join(", ")),
-            )
+            let names = SearchUse::Dlopen(e.dlopen.clone());
+            (K::ElfRunpathDlopen, "elf-runpath-supplies-dlopen", names)
         } else if e.supplies.is_empty() {
-            HitClass::new(
+            (
                 K::ElfRunpathUnused,
                 "elf-runpath-supplies-nothing",
-                dir.to_string(),
+                SearchUse::Nothing,
             )
         } else {
-            HitClass::new(
-                K::ElfNeeded,
-                "elf-runpath-supplies-needed",
-                format!("{dir} supplies {}", e.supplies.join(", ")),
-            )
+            let libs = SearchUse::Needed(e.supplies.clone());
+            (K::ElfNeeded, "elf-runpath-supplies-needed", libs)
         };
-        return HitClass {
-            runpath_dir: e.dir.clone(),
-            ..c
-        };
+        let detail = HitDetail::SearchDir(SearchDirHit {
+            tag: match e.tag {
+                RunpathTag::Runpath => SearchTag::Runpath,
+                RunpathTag::Rpath => SearchTag::Rpath,
+            },
+            dir: e.dir.clone(),
+            raw: e.raw.clone(),
+            supplies,
+        });
+        return HitClass::new(kind, rule, detail);
     }
     let Some(section) = facts.section_at(offset) else {
-        return HitClass::new(
-            K::ElfOther,
-            "elf-outside-sections",
-            format!(
-                "outside any section: {}",
-                context(src, offset, 0..src.len())
-            ),
-        );
+        let around = context(src, offset, 0..src.len());
+        let detail = HitDetail::OutsideSections(around);
+        return HitClass::new(K::ElfOther, "elf-outside-sections", detail);
     };
     let name = &section.name;
+    let in_section = |gpu: bool, around: Option<Excerpt>| HitDetail::Section {
+        name: name.clone(),
+        gpu,
+        around,
+    };
+    let string =
+        |(s, _): (Option<Excerpt>, bool)| s.map_or(HitDetail::Unreadable, HitDetail::Excerpt);
     match section.kind {
         SectionKind::Interp => {
-            let (s, _) = string_at(src, offset, section.range.clone());
+            let s = string(string_at(src, offset, section.range.clone()));
             HitClass::new(K::ElfInterpreter, "elf-interp-section", s)
         }
         SectionKind::Data | SectionKind::DynStr => {
             let (s, is_source) = string_at(src, offset, section.range.clone());
+            let s = string((s, is_source));
             match (is_source, section.kind) {
                 (true, _) => HitClass::new(K::ElfSourcePath, "elf-source-path", s),
                 (false, SectionKind::DynStr) => HitClass::new(K::ElfString, "elf-dynstr-string", s),
@@ -205,37 +193,32 @@ pub fn classify_hit<S: ByteSource + ?Sized>(facts: &ElfFacts, offset: u64, src: 
         }
         SectionKind::Debug => {
             let (s, _) = string_at(src, offset, section.range.clone());
-            HitClass::new(K::ElfDebug, "elf-debug-section", format!("{name}: {s}"))
+            HitClass::new(K::ElfDebug, "elf-debug-section", in_section(false, s))
         }
-        SectionKind::Gpu => HitClass::new(
-            K::ElfOther,
-            "elf-gpu-code",
-            format!(
-                "{name} (GPU code): {}",
-                context(src, offset, section.range.clone())
-            ),
-        ),
-        SectionKind::Other => HitClass::new(
-            K::ElfOther,
-            "elf-other-section",
-            format!("{name}: {}", context(src, offset, section.range.clone())),
-        ),
+        SectionKind::Gpu => {
+            let around = context(src, offset, section.range.clone());
+            HitClass::new(K::ElfOther, "elf-gpu-code", in_section(true, around))
+        }
+        SectionKind::Other => {
+            let around = context(src, offset, section.range.clone());
+            HitClass::new(K::ElfOther, "elf-other-section", in_section(false, around))
+        }
     }
 }
 
-/// The escaped NUL-terminated string around `offset` within `limit`, and whether the
-/// path holding the hash names a source file or include directory.
+/// The NUL-terminated string around `offset` within `limit` (`None`: unreadable), and
+/// whether the path holding the hash names a source file or include directory.
 fn string_at<S: ByteSource + ?Sized>(
     src: &S,
     offset: u64,
     limit: std::ops::Range<u64>,
-) -> (String, bool) {
+) -> (Option<Excerpt>, bool) {
     let lo = offset.saturating_sub(STRING_CAP as u64).max(limit.start);
     let hi = offset
         .saturating_add((HASH_LEN + STRING_CAP) as u64)
         .min(limit.end);
     let Ok(buf) = src.read_vec(lo, hi.saturating_sub(lo) as usize) else {
-        return (String::from("(unreadable)"), false);
+        return (None, false);
     };
     let pos = (offset - lo) as usize;
     let e = cstr_around(&buf, pos, HASH_LEN, STRING_CAP);
@@ -243,16 +226,29 @@ fn string_at<S: ByteSource + ?Sized>(
     let cut_left = e.cut_left || (e.start == 0 && lo > limit.start);
     let cut_right = e.cut_right || (e.start + e.bytes.len() == buf.len() && hi < limit.end);
     let is_source = names_source_path(e.bytes, pos - e.start);
-    (escaped_excerpt(e.bytes, cut_left, cut_right), is_source)
+    let excerpt = Excerpt {
+        bytes: e.bytes.to_vec(),
+        cut_left,
+        cut_right,
+    };
+    (Some(excerpt), is_source)
 }
 
-fn context<S: ByteSource + ?Sized>(src: &S, offset: u64, limit: std::ops::Range<u64>) -> String {
+/// The bytes around `offset` within `limit` (`None`: unreadable).
+fn context<S: ByteSource + ?Sized>(
+    src: &S,
+    offset: u64,
+    limit: std::ops::Range<u64>,
+) -> Option<Excerpt> {
     let lo = offset.saturating_sub(32).max(limit.start);
     let hi = offset.saturating_add(64).min(limit.end);
-    match src.read_vec(lo, hi.saturating_sub(lo) as usize) {
-        Ok(buf) => binary_context(&buf, (offset - lo) as usize, HASH_LEN, 32),
-        Err(_) => String::from("(unreadable)"),
-    }
+    let buf = src.read_vec(lo, hi.saturating_sub(lo) as usize).ok()?;
+    Some(Excerpt::whole(binary_context(
+        &buf,
+        (offset - lo) as usize,
+        HASH_LEN,
+        32,
+    )))
 }
 
 fn is_path_delimiter(b: u8) -> bool {
@@ -377,7 +373,7 @@ mod tests {
         );
         let needed = hits.iter().find(|(i, _)| *i == 0).unwrap();
         assert_eq!(
-            needed.1.detail,
+            needed.1.detail.to_string(),
             format!("/nix/store/{H_LIB}-foo/lib supplies libfoo.so")
         );
         assert_eq!(needed.1.rule, "elf-runpath-supplies-needed");
@@ -385,10 +381,13 @@ mod tests {
             .iter()
             .find(|(i, k)| *i == 3 && k.kind == K::ElfString)
             .unwrap();
-        assert_eq!(string.1.detail, format!("/nix/store/{H_STR}-share/data"));
+        assert_eq!(
+            string.1.detail.to_string(),
+            format!("/nix/store/{H_STR}-share/data")
+        );
         let source = hits.iter().find(|(i, _)| *i == 2).unwrap();
         assert_eq!(
-            source.1.detail,
+            source.1.detail.to_string(),
             format!("Error in /nix/store/{H_SRC}-tensile/include/x.hpp")
         );
     }

@@ -2,7 +2,7 @@
 //! lives here, as data, and names itself with a [`RuleId`].
 //!
 //! - [`EvidenceKind`]: the kinds of the SPEC (JSON `kind`).
-//! - [`kinds`]: file rules, the kind of a hit outside an analysed ELF file (by place,
+//! - [`file_rules`]: file rules, the kind of a hit outside an analysed ELF file (by place,
 //!   path, then contents).
 //! - `elf`: ELF rules, the kind of a hit inside an ELF file, from `crate::elf`'s facts
 //!   ([`classify_hit`]).
@@ -20,6 +20,8 @@
 //!   nixpkgs attribute and option, the data they open, its environment variable).
 //! - [`split_rules`]: what `split` does with one hit (keep it, drop a RUNPATH entry,
 //!   `remove-references-to`, delete the file), by verdict, kind and class.
+//! - [`HitDetail`]: what a hit's surroundings say (the library, the search directory,
+//!   the bytes around it), typed; its `Display` is the `detail` of reports.
 //! - [`text`]: byte helpers that cut and escape evidence details.
 //!
 //! Every stage is a pure function of facts: the walkers (`crate::scan`) call the kind
@@ -28,11 +30,12 @@
 
 mod class;
 mod data_dir;
+mod detail;
 mod elf;
+mod evidence_kind;
+pub mod file_rules;
 mod gpu_arch;
 mod gpu_libs;
-mod kind;
-pub mod kinds;
 mod rule;
 mod rules_file;
 mod split_policy;
@@ -43,9 +46,12 @@ pub use class::{
     ClassFacts, ClassMatcher, ClassOf, ClassRule, ClassRules, EntryType, FileClass, CLASS_OUT,
 };
 pub use data_dir::{builtin_data_dirs, data_dir_rules, merge_data_dirs, DataBase, DataDirRule};
+pub use detail::{Excerpt, HitDetail, SearchDirHit, SearchTag, SearchUse};
 pub use elf::{
     classify_hit, names_source_path, HitClass, ELF_HIT_RULES, SOURCE_EXTENSIONS, STRING_CAP,
 };
+pub use evidence_kind::{EvidenceKind, UnknownKind};
+pub use file_rules::{file_rule, FileFacts, FileRule, Matcher, Region, FILE_RULES};
 pub use gpu_arch::{
     arch_of_name, base_arch, is_gpu_arch_name, is_known_gpu_arch, known_gpu_archs, miopen_db_arch,
     nearest_gpu_archs, GpuTarget, GpuVendor,
@@ -53,8 +59,6 @@ pub use gpu_arch::{
 pub use gpu_libs::{
     gpu_library, library_of_data_dir, GpuLibrary, GpuOption, LibraryData, GPU_LIBRARIES,
 };
-pub use kind::{EvidenceKind, UnknownKind};
-pub use kinds::{file_rule, FileFacts, FileRule, Matcher, Place, FILE_RULES};
 pub use rule::RuleId;
 pub use rules_file::{class_rules_from_file, parse_data_dirs, parse_rules_file, RulesFileError};
 pub use split_policy::{

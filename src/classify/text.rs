@@ -111,12 +111,12 @@ fn bounded_around(
     }
 }
 
-/// `len` bytes on each side of the hit (and the hit), escaped, for binary evidence.
-pub fn binary_context(buf: &[u8], pos: usize, hash_len: usize, len: usize) -> String {
+/// `len` bytes on each side of the hit (and the hit), for binary evidence.
+pub fn binary_context(buf: &[u8], pos: usize, hash_len: usize, len: usize) -> &[u8] {
     let pos = pos.min(buf.len());
     let start = pos.saturating_sub(len);
     let end = (pos + hash_len + len).min(buf.len());
-    escape_bytes(&buf[start..end])
+    &buf[start..end]
 }
 
 /// Escape a slice with `…` markers where it was cut.
@@ -130,6 +130,34 @@ pub fn escaped_excerpt(bytes: &[u8], cut_left: bool, cut_right: bool) -> String 
         s.push('…');
     }
     s
+}
+
+/// Serde for raw bytes (`#[serde(with = "raw_bytes")]`): a string when they are
+/// UTF-8, else the list of byte values, so that stored text stays readable.
+pub mod raw_bytes {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// Write `b` as a string, or as its byte values when it is not UTF-8.
+    pub fn serialize<S: Serializer>(b: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        match std::str::from_utf8(b) {
+            Ok(text) => s.serialize_str(text),
+            Err(_) => s.collect_seq(b),
+        }
+    }
+
+    /// Read what [`serialize`] wrote.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Spelled {
+            Text(String),
+            Raw(Vec<u8>),
+        }
+        Ok(match Spelled::deserialize(d)? {
+            Spelled::Text(t) => t.into_bytes(),
+            Spelled::Raw(b) => b,
+        })
+    }
 }
 
 #[cfg(test)]

@@ -13,13 +13,13 @@ use super::progress::Progress;
 
 /// Print warnings on stderr, escaped, at most [`MAX_WARNINGS`] of them (none when
 /// `quiet`).
-pub(super) fn print_warnings(warnings: &[String], quiet: bool) {
+pub(super) fn print_warnings<W: std::fmt::Display>(warnings: &[W], quiet: bool) {
     if quiet {
         return;
     }
     let mut err = io::stderr().lock();
     for w in warnings.iter().take(MAX_WARNINGS) {
-        let _ = writeln!(err, "warning: {}", printable(w));
+        let _ = writeln!(err, "warning: {}", printable(&w.to_string()));
     }
     // Thousands of lines (a path whose 5,000 references no file shows) would bury the
     // report: the rest are counted, and the JSON report holds every one.
@@ -121,7 +121,7 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
 pub(super) fn show<'a>(
     cfg: &Config,
     bar: Option<Progress>,
-    warnings: &[String],
+    warnings: &[impl std::fmt::Display],
     report: impl Into<Report<'a>>,
     format: Format,
     style: &Style,

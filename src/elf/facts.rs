@@ -124,7 +124,7 @@ pub struct ElfFacts {
     pub data_paths: Vec<String>,
     /// Whether [`ElfFacts::resolve_needed`] has run.
     pub needed_resolved: bool,
-    /// Parts of the file that could not be read.
+    /// Parts of the file that could not be read (those of its GPU code are in `gpu`).
     pub warnings: Vec<String>,
 }
 
@@ -189,13 +189,6 @@ impl ElfFacts {
             facts.warnings.push(format!("dynamic section: {e}"));
         }
         facts.gpu = GpuCode::detect(src, &facts.sections, facts.machine, facts.flags);
-        let gpu_warnings: Vec<String> = facts
-            .gpu
-            .warnings
-            .iter()
-            .map(|w| format!("GPU code: {w}"))
-            .collect();
-        facts.warnings.extend(gpu_warnings);
         Ok(facts)
     }
 

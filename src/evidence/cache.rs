@@ -4,7 +4,8 @@
 //!
 //! Store paths never change, so a scan is valid forever for the same path, NAR hash,
 //! candidate set, class rules and tool version; all five make the file name. The file is
-//! the payload, JSON of the wire structs below (raw bytes for names and symlink targets
+//! the payload, JSON of the wire structs below, which hold the scanner's own
+//! [`HitFact`]s and warnings as they are (raw bytes for names, targets and excerpts
 //! that are not UTF-8), in the checksummed framing of `crate::store::frame`. An entry
 //! whose frame, checksum or payload does not match, or that describes another path, is
 //! a miss and is rewritten: it is never trusted. Entries are written atomically
@@ -18,19 +19,19 @@ use sha2::{Digest, Sha256};
 use crate::store::frame::{Frame, Opened};
 
 use super::{ElfLink, EntryFact, HitFact, ScannedPath, ScannedRef, SearchDir, SearchTag};
-use crate::classify::{EntryType, EvidenceKind, FileClass, RuleId};
+use crate::classify::{EntryType, FileClass, RuleId};
 use crate::elf::{DeviceContainer, DeviceObject};
 use crate::scan::IndexFile;
-use crate::scan::{Location, RelPath};
+use crate::scan::{RelPath, ScanWarning};
 use crate::store::{NarHash, StorePath};
 
 /// Version of the cache file format; part of every key, so a new format never reads
 /// an old entry.
-pub const CACHE_FORMAT: u32 = 7;
+pub const CACHE_FORMAT: u32 = 8;
 
-const KEY_VERSION: &str = concat!("nixcut-scan-cache-7-", env!("CARGO_PKG_VERSION"));
+const KEY_VERSION: &str = concat!("nixcut-scan-cache-8-", env!("CARGO_PKG_VERSION"));
 
-/// The framing of an entry (format 7 moved from a text header line to this frame).
+/// The framing of an entry (format 7 moved from a text header line to this frame; format 8 stores typed hit details and warnings).
 const FRAME: Frame = Frame {
     magic: b"nixcut-scan\n\0\0\0\0",
     format: CACHE_FORMAT,
@@ -131,34 +132,10 @@ impl WireBytes {
 }
 
 #[derive(Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-enum WirePlace {
-    Contents,
-    SymlinkTarget,
-    FileName,
-}
-
-#[derive(Serialize, Deserialize)]
-struct WireHit {
-    file: WireBytes,
-    place: WirePlace,
-    offset: u64,
-    kind: EvidenceKind,
-    kind_rule: RuleId,
-    detail: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    symlink_target: Option<WireBytes>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    target_exists: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    runpath_dir: Option<String>,
-}
-
-#[derive(Serialize, Deserialize)]
 struct WireRef {
     /// Base name `<hash>-<name>`.
     target: String,
-    hits: Vec<WireHit>,
+    hits: Vec<HitFact>,
     capped: u64,
 }
 
@@ -224,7 +201,7 @@ struct WireEntry {
     bytes: u64,
     capped_total: u64,
     references: Vec<WireRef>,
-    warnings: Vec<String>,
+    warnings: Vec<ScanWarning>,
     entries: Vec<WireFile>,
     complete: bool,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -347,30 +324,7 @@ impl WireEntry {
                 .map(|r| WireRef {
                     target: r.target.to_string(),
                     capped: r.capped,
-                    hits: r
-                        .hits
-                        .iter()
-                        .map(|h| {
-                            let (place, offset) = match h.location {
-                                Location::Contents { offset } => (WirePlace::Contents, offset),
-                                Location::SymlinkTarget { offset } => {
-                                    (WirePlace::SymlinkTarget, offset)
-                                }
-                                Location::FileName { offset } => (WirePlace::FileName, offset),
-                            };
-                            WireHit {
-                                file: WireBytes::of(h.file.as_bytes()),
-                                place,
-                                offset,
-                                kind: h.kind,
-                                kind_rule: h.kind_rule,
-                                detail: h.detail.clone(),
-                                symlink_target: h.symlink_target.as_deref().map(WireBytes::of),
-                                target_exists: h.target_exists,
-                                runpath_dir: h.runpath_dir.clone(),
-                            }
-                        })
-                        .collect(),
+                    hits: r.hits.clone(),
                 })
                 .collect(),
             warnings: s.warnings.clone(),
@@ -399,27 +353,9 @@ impl WireEntry {
         let mut references = Vec::with_capacity(self.references.len());
         for r in self.references {
             let target = StorePath::from_base_name(&r.target).ok()?;
-            let hits = r
-                .hits
-                .into_iter()
-                .map(|h| HitFact {
-                    file: RelPath::from_bytes(h.file.into_bytes()),
-                    location: match h.place {
-                        WirePlace::Contents => Location::Contents { offset: h.offset },
-                        WirePlace::SymlinkTarget => Location::SymlinkTarget { offset: h.offset },
-                        WirePlace::FileName => Location::FileName { offset: h.offset },
-                    },
-                    kind: h.kind,
-                    kind_rule: h.kind_rule,
-                    detail: h.detail,
-                    symlink_target: h.symlink_target.map(WireBytes::into_bytes),
-                    target_exists: h.target_exists,
-                    runpath_dir: h.runpath_dir,
-                })
-                .collect();
             references.push(ScannedRef {
                 target,
-                hits,
+                hits: r.hits,
                 capped: r.capped,
             });
         }
@@ -453,6 +389,19 @@ impl WireEntry {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::classify::{EvidenceKind, Excerpt, HitDetail, SearchDirHit, SearchUse};
+    use crate::scan::{EntryProblem, Location};
+
+    fn hit(file: &[u8], location: Location, kind: EvidenceKind, detail: HitDetail) -> HitFact {
+        HitFact {
+            file: RelPath::from_bytes(file.to_vec()),
+            location,
+            kind,
+            kind_rule: RuleId::new("test"),
+            detail,
+            target_exists: None,
+        }
+    }
 
     fn sample(p: &StorePath) -> ScannedPath {
         ScannedPath {
@@ -461,19 +410,53 @@ mod tests {
             references: vec![ScannedRef {
                 target: p.clone(),
                 capped: 1,
-                hits: vec![HitFact {
-                    file: RelPath::from_bytes(b"lib/\xff\\odd".to_vec()),
-                    location: Location::SymlinkTarget { offset: 11 },
-                    kind: EvidenceKind::Symlink,
-                    kind_rule: RuleId::new("symlink-target"),
-                    detail: "/nix/store/…".into(),
-                    symlink_target: Some(b"/nix/store/x/\x80".to_vec()),
-                    target_exists: Some(true),
-                    runpath_dir: None,
-                }],
+                hits: vec![
+                    HitFact {
+                        target_exists: Some(true),
+                        ..hit(
+                            b"lib/\xff\\odd",
+                            Location::SymlinkTarget { offset: 11 },
+                            EvidenceKind::Symlink,
+                            HitDetail::SymlinkTarget(b"/nix/store/x/\x80".to_vec()),
+                        )
+                    },
+                    hit(
+                        b"lib/libx.so",
+                        Location::Contents { offset: 99 },
+                        EvidenceKind::ElfRunpathUnused,
+                        HitDetail::SearchDir(SearchDirHit {
+                            tag: SearchTag::Rpath,
+                            dir: Some("/nix/store/x/lib".into()),
+                            raw: "$ORIGIN/../lib".into(),
+                            supplies: SearchUse::Needed(vec!["liby.so".into()]),
+                        }),
+                    ),
+                    hit(
+                        b"bin/x",
+                        Location::Contents { offset: 7 },
+                        EvidenceKind::Binary,
+                        HitDetail::Excerpt(Excerpt {
+                            bytes: b"\0\xfe/nix/store/x".to_vec(),
+                            cut_left: true,
+                            cut_right: false,
+                        }),
+                    ),
+                ],
             }],
             capped_total: 1,
-            warnings: vec!["w".into()],
+            warnings: vec![
+                ScanWarning::entry(
+                    &RelPath::from_bytes(b"lib/\xfe".to_vec()),
+                    EntryProblem::ReadError {
+                        offset: 4,
+                        error: "gone".into(),
+                    },
+                ),
+                ScanWarning::TrailingBytes {
+                    nar: "x.nar".into(),
+                    bytes: 3,
+                },
+            ],
             entries: vec![EntryFact {
                 path: RelPath::from_bytes(b"lib/libx.so".to_vec()),
                 entry: EntryType::Executable,
@@ -572,6 +555,16 @@ mod tests {
             KEY_VERSION,
             concat!("nixcut-scan-cache-6-", env!("CARGO_PKG_VERSION")),
             "a new layout has new keys"
+        );
+        // An entry of format 6's shape (string warnings and details) in the current
+        // frame: not read as facts.
+        let v6 = format!(
+            r#"{{"path":"{p}","files":1,"bytes":1,"capped_total":0,"references":[],"warnings":["lib/x: cannot read: gone"],"entries":[],"complete":true}}"#
+        );
+        std::fs::write(&k, FRAME.seal(v6.as_bytes())).unwrap();
+        assert!(
+            cache.get(&k, &p).is_none(),
+            "string warnings are not read as facts, even in the current frame"
         );
     }
 }

@@ -11,8 +11,8 @@ use rayon::prelude::*;
 
 use super::cache::ScanCache;
 use super::{
-    ElfLink, EntryFact, Hit, HitFact, HitPlace, PathEvidence, Reference, ScanStatus, ScannedPath,
-    ScannedRef, SearchDir, SearchTag,
+    ElfLink, EntryFact, HitFact, HitPlace, JudgedHit, NotScanned, PathEvidence, PathWarning,
+    Reference, ScanStatus, ScannedPath, ScannedRef, SearchDir, SearchTag,
 };
 use crate::classify::{
     hit_verdict, reference_verdict, ClassFacts, ClassRules, EntryType, EvidenceKind, FileClass,
@@ -48,8 +48,8 @@ pub struct Collector<'a> {
 pub struct Scanned {
     /// The store path.
     pub path: StorePath,
-    /// The scan and whether it came from the cache, or the warning of an unscanned path.
-    pub result: Result<(ScannedPath, bool), String>,
+    /// The scan and whether it came from the cache, or why the path was not scanned.
+    pub result: Result<(ScannedPath, bool), NotScanned>,
 }
 
 /// Answers "does the consumer reach this file of this store path?".
@@ -154,9 +154,7 @@ impl<'a> Collector<'a> {
             result,
         };
         let Some(source) = self.source else {
-            return done(Err(
-                "files unavailable: references are from the graph only".to_string()
-            ));
+            return done(Err(NotScanned::FilesUnavailable));
         };
         let candidates: Vec<StorePath> = match &self.discover {
             Some(all) => all.clone(),
@@ -223,26 +221,26 @@ impl<'a> Collector<'a> {
                 path: p.clone(),
                 status: ScanStatus::NotScanned,
                 references: registered.iter().map(|r| no_evidence(p, r)).collect(),
-                warnings: vec![warning],
+                warnings: vec![PathWarning::NotScanned(warning)],
                 entries: Vec::new(),
             },
         }
     }
 }
 
-/// Scan one path through the source; `Err` is the warning of an unscanned path.
+/// Scan one path through the source; `Err` says why it could not be.
 fn scan(
     source: &dyn FileSource,
     sd: &StoreDir,
     p: &StorePath,
     candidates: &[StorePath],
     rules: &ClassRules,
-) -> Result<ScannedPath, String> {
+) -> Result<ScannedPath, NotScanned> {
     let full = sd.display(p);
     let files = match source.open(p) {
         Ok(f) => f,
-        Err(e @ SourceError::Missing { .. }) => return Err(e.to_string()),
-        Err(e) => return Err(format!("cannot scan: {e}")),
+        Err(e @ SourceError::Missing { .. }) => return Err(NotScanned::Missing(e.to_string())),
+        Err(e) => return Err(NotScanned::Failed(e.to_string())),
     };
     let scanner = ReferenceScanner::new(candidates);
     // A library the source cannot tell about is taken as absent, as before listings.
@@ -256,14 +254,8 @@ fn scan(
         elf_facts: ElfFactsWhen::Always,
         ..ScanOptions::default()
     };
-    let scan =
-        scan_path_files(files, &full, &scanner, &opts).map_err(|e| format!("cannot scan: {e}"))?;
-    let targets: HashMap<&[u8], &[u8]> = scan
-        .files
-        .iter()
-        .filter(|f| f.file_type == FileType::Symlink && !f.hits.is_empty())
-        .filter_map(|f| Some((f.path.as_bytes(), f.symlink_target.as_deref()?)))
-        .collect();
+    let scan = scan_path_files(files, &full, &scanner, &opts)
+        .map_err(|e| NotScanned::Failed(e.to_string()))?;
     let mut entries: Vec<EntryFact> = scan.files.iter().map(|f| entry_fact(f, rules)).collect();
     let index: HashMap<&[u8], usize> = scan
         .files
@@ -272,36 +264,26 @@ fn scan(
         .map(|(i, f)| (f.path.as_bytes(), i))
         .collect();
     let mut by_ref: BTreeMap<u32, Vec<HitFact>> = BTreeMap::new();
-    for e in &scan.evidence {
-        if matches!(e.kind, EvidenceKind::Script | EvidenceKind::ElfString) {
+    for (candidate, mut fact) in scan.evidence {
+        if matches!(fact.kind, EvidenceKind::Script | EvidenceKind::ElfString) {
             if let (Some(&i), Some(target)) = (
-                index.get(e.file.as_bytes()),
-                candidates.get(e.candidate as usize),
+                index.get(fact.file.as_bytes()),
+                candidates.get(candidate as usize),
             ) {
-                if let Some(name) = named_path(sd, &e.detail, target) {
+                if let Some(name) = named_path(sd, fact.detail.around(), target) {
                     if !entries[i].names.contains(&name) {
                         entries[i].names.push(name);
                     }
                 }
             }
         }
-        let symlink_target = (e.kind == EvidenceKind::Symlink)
-            .then(|| targets.get(e.file.as_bytes()).map(|t| t.to_vec()))
-            .flatten();
-        let target_exists = match &symlink_target {
-            Some(t) if can_resolve && t.starts_with(b"/") => source.exists(t),
+        fact.target_exists = match fact.detail.symlink_target() {
+            Some(t) if can_resolve && fact.kind == EvidenceKind::Symlink && t.starts_with(b"/") => {
+                source.exists(t)
+            }
             _ => None,
         };
-        by_ref.entry(e.candidate).or_default().push(HitFact {
-            file: e.file.clone(),
-            location: e.location,
-            kind: e.kind,
-            kind_rule: e.rule,
-            detail: e.detail.clone(),
-            symlink_target,
-            target_exists,
-            runpath_dir: e.runpath_dir.clone(),
-        });
+        by_ref.entry(candidate).or_default().push(fact);
     }
     let references = by_ref
         .into_iter()
@@ -401,23 +383,22 @@ fn elf_link(e: &ElfFacts) -> ElfLink {
     }
 }
 
-/// The absolute path into the store that a hit's detail names around `target`'s hash:
-/// from the store directory prefix to the first byte that cannot be in a path. `None`
-/// for a bare hash.
-fn named_path(sd: &StoreDir, detail: &str, target: &StorePath) -> Option<Vec<u8>> {
-    let hash = target.hash_part();
-    let at = detail.find(hash)?;
+/// The absolute path into the store that the bytes around a hit name around
+/// `target`'s hash: from the store directory prefix to the first byte that cannot be in
+/// a path. `None` for a bare hash.
+fn named_path(sd: &StoreDir, around: &[u8], target: &StorePath) -> Option<Vec<u8>> {
+    let at = memchr::memmem::find(around, target.hash_part().as_bytes())?;
     let prefix = format!("{}/", sd.as_str());
     let start = at.checked_sub(prefix.len())?;
-    if detail.get(start..at)? != prefix {
+    if &around[start..at] != prefix.as_bytes() {
         return None;
     }
     let is_path = |b: u8| b.is_ascii_alphanumeric() || b"+._?=/-".contains(&b);
-    let end = detail.as_bytes()[at..]
+    let end = around[at..]
         .iter()
         .position(|&b| !is_path(b))
-        .map_or(detail.len(), |i| at + i);
-    Some(detail.as_bytes()[start..end].to_vec())
+        .map_or(around.len(), |i| at + i);
+    Some(around[start..end].to_vec())
 }
 
 /// Verdicts for what a scan found, and the registered references it did not find.
@@ -438,7 +419,7 @@ fn derive(
     let mut references: Vec<Reference> = Vec::with_capacity(scanned.references.len());
     for r in scanned.references {
         seen.insert(r.target.clone());
-        let hits: Vec<Hit> = r
+        let hits: Vec<JudgedHit> = r
             .hits
             .into_iter()
             .map(|fact| {
@@ -454,7 +435,7 @@ fn derive(
                     class,
                     reached: place.reached,
                 });
-                Hit {
+                JudgedHit {
                     fact,
                     place,
                     verdict,
@@ -478,28 +459,24 @@ fn derive(
             hits,
         });
     }
-    let mut warnings = scanned.warnings;
+    let mut warnings: Vec<PathWarning> = scanned
+        .warnings
+        .into_iter()
+        .map(PathWarning::Scan)
+        .collect();
     for r in registered {
         if !seen.contains(r) {
-            warnings.push(if scanned.complete {
-                format!(
-                    "Nix registered a reference to {} but no file shows its hash",
-                    sd.display(r)
-                )
-            } else {
-                format!(
-                    "Nix registered a reference to {}; no file that could be read shows its hash (some entries could not be read: see the warnings above)",
-                    sd.display(r)
-                )
+            warnings.push(PathWarning::RegisteredUnseen {
+                target: sd.display(r),
+                complete: scanned.complete,
             });
             references.push(no_evidence(p, r));
         }
     }
     if scanned.capped_total > 0 {
-        warnings.push(format!(
-            "{} hit(s) beyond the per-file cap were counted but not listed",
-            scanned.capped_total
-        ));
+        warnings.push(PathWarning::CappedHits {
+            hits: scanned.capped_total,
+        });
     }
     references.sort_by(|a, b| {
         b.verdict

@@ -20,41 +20,12 @@ pub use collect::{Collector, Progress, ReachedFn, Scanned};
 use crate::elf::DeviceObject;
 use std::collections::BTreeMap;
 
+pub use crate::classify::SearchTag;
+pub use crate::scan::HitFact;
+
 use crate::classify::{EntryType, EvidenceKind, FileClass, RuleId, Verdict};
-use crate::scan::{Location, RelPath};
+use crate::scan::{RelPath, ScanWarning};
 use crate::store::StorePath;
-
-/// What the scan found for one hit: facts, before any verdict.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HitFact {
-    /// The file (or directory, or symlink) holding the hit.
-    pub file: RelPath,
-    /// Where in it.
-    pub location: Location,
-    /// What kind of place that is.
-    pub kind: EvidenceKind,
-    /// The rule that gave the kind.
-    pub kind_rule: RuleId,
-    /// Human-readable context: the string, the line, escaped bytes …
-    pub detail: String,
-    /// A symlink's target, raw (not UTF-8 in general, never escaped).
-    pub symlink_target: Option<Vec<u8>>,
-    /// For a symlink with an absolute target: whether the source found the target
-    /// (`None` when the source cannot tell).
-    pub target_exists: Option<bool>,
-    /// For a hit in an ELF `DT_RUNPATH`/`DT_RPATH` entry: the entry's directory.
-    pub runpath_dir: Option<String>,
-}
-
-/// Which dynamic tag a search directory came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SearchTag {
-    /// `DT_RUNPATH`: searched for the file's own `DT_NEEDED` libraries only.
-    Runpath,
-    /// `DT_RPATH`: searched for the file's libraries and, unless they have a
-    /// `DT_RUNPATH`, for those of the libraries it loads.
-    Rpath,
-}
 
 /// One RUNPATH/RPATH directory of an ELF file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -132,8 +103,8 @@ pub struct ScannedPath {
     pub references: Vec<ScannedRef>,
     /// Hits beyond the per-file caps, over all files.
     pub capped_total: u64,
-    /// Per-file problems, each starting with the file's path.
-    pub warnings: Vec<String>,
+    /// Per-file problems.
+    pub warnings: Vec<ScanWarning>,
     /// Every entry, in NAR order.
     pub entries: Vec<EntryFact>,
     /// Whether every entry could be read (else some hashes may not have been seen).
@@ -143,9 +114,9 @@ pub struct ScannedPath {
     pub indexes: Vec<(u32, crate::scan::IndexFile)>,
 }
 
-/// One hit with its verdict.
+/// One hit judged: the scan's fact wrapped with where it lies and its verdict.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Hit {
+pub struct JudgedHit {
     /// What the scan found.
     pub fact: HitFact,
     /// The class of its file and whether the consumer reaches it.
@@ -174,7 +145,7 @@ pub struct Reference {
     /// Hit counts per evidence kind.
     pub kinds: BTreeMap<EvidenceKind, u64>,
     /// Every reported hit, in scan order.
-    pub hits: Vec<Hit>,
+    pub hits: Vec<JudgedHit>,
 }
 
 /// Where a hit lies, for the verdict: the file's class and, with a consumer, whether the
@@ -220,10 +191,42 @@ pub struct PathEvidence {
     /// Its references: scanned ones strongest verdict first (then by path), unscanned
     /// ones in store-path order.
     pub references: Vec<Reference>,
-    /// Problems, each a sentence (file problems start with the file's path).
-    pub warnings: Vec<String>,
+    /// Problems with its files or its evidence.
+    pub warnings: Vec<PathWarning>,
     /// Every entry with its class (empty when not scanned).
     pub entries: Vec<EntryFact>,
+}
+
+/// A problem with the evidence of one store path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PathWarning {
+    /// A problem the scan got past (one file, or the NAR).
+    Scan(ScanWarning),
+    /// The path was not scanned: its references come from the graph only.
+    NotScanned(NotScanned),
+    /// Nix registered a reference to `target` (full store path) that no file shows.
+    RegisteredUnseen {
+        target: String,
+        /// Whether every entry could be read (else the hash may be in one that could
+        /// not).
+        complete: bool,
+    },
+    /// Hits beyond the per-file caps: counted, not listed.
+    CappedHits {
+        /// How many.
+        hits: u64,
+    },
+}
+
+/// Why a store path was not scanned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotScanned {
+    /// No file source was given.
+    FilesUnavailable,
+    /// The source does not hold the path (its message).
+    Missing(String),
+    /// The source or the scan failed (its message).
+    Failed(String),
 }
 
 impl PathEvidence {

@@ -214,7 +214,7 @@ fn narinfo_error(e: NarinfoError, path: &Path, sd: &StoreDir) -> LoadError {
             &got,
         ),
         NarinfoError::StorePath { line, value, error } => {
-            let hint = super::json::with_store_dir_hint(error.to_string(), sd);
+            let hint = super::json::with_store_dir_hint(&error, sd);
             text(line, format!("a store path ({hint})"), &value)
         }
         NarinfoError::Number { line, key, value } => text(line, format!("a {key} number"), &value),

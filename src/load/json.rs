@@ -8,7 +8,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use super::LoadError;
-use crate::store::StoreDir;
+use crate::store::{StoreDir, StorePathError};
 
 /// The shape of a JSON input.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,12 +91,15 @@ pub fn classify(v: &Value) -> JsonShape {
     }
 }
 
-/// Add a hint about `--store-dir` to a store-path error about the store directory.
-pub(crate) fn with_store_dir_hint(msg: String, sd: &StoreDir) -> String {
-    if msg.starts_with("`/") && msg.contains("not inside the store directory") {
-        format!("{msg} (the input's store directory is taken to be {sd}; pass --store-dir if it is another)")
-    } else {
-        msg
+/// A store-path error's message, with a hint about `--store-dir` when it is an
+/// absolute path outside the store directory.
+pub(crate) fn with_store_dir_hint(e: &StorePathError, sd: &StoreDir) -> String {
+    match e {
+        StorePathError::NotInStore(path, _) if path.starts_with('/') => format!(
+            "{e} (the input's store directory is taken to be {sd}; pass --store-dir if it is \
+             another)"
+        ),
+        _ => e.to_string(),
     }
 }
 

@@ -112,7 +112,7 @@ pub fn parse(
     };
     let parse_path = |lines: &Lines, l: &str, what: &str| -> Result<StorePath, LoadError> {
         store_dir.parse_path(l).map_err(|e| {
-            let expected = format!("{what} ({})", e_hint(&e.to_string(), store_dir));
+            let expected = format!("{what} ({})", e_hint(&e, store_dir));
             lines.error(lines.line, &expected, Some(l))
         })
     };
@@ -172,8 +172,8 @@ pub fn parse(
     Ok(closure)
 }
 
-fn e_hint(msg: &str, sd: &StoreDir) -> String {
-    super::json::with_store_dir_hint(msg.to_string(), sd)
+fn e_hint(e: &crate::store::StorePathError, sd: &StoreDir) -> String {
+    super::json::with_store_dir_hint(e, sd)
 }
 
 #[cfg(test)]

@@ -138,7 +138,7 @@ impl Reader<'_> {
                 self.path,
                 s,
                 entry,
-                format!("{what}{}", with_store_dir_hint(err.to_string(), &self.sd)),
+                format!("{what}{}", with_store_dir_hint(&err, &self.sd)),
             )
         })
     }

@@ -65,15 +65,9 @@ pub fn parse(text: &str, path: &Path, opts: &LoadOptions) -> Result<Closure, Loa
             }
         })?;
         for e in entries {
-            let sp = sd.parse_path(&e.path).map_err(|err| {
-                located(
-                    text,
-                    path,
-                    &e.path,
-                    key,
-                    with_store_dir_hint(err.to_string(), &sd),
-                )
-            })?;
+            let sp = sd
+                .parse_path(&e.path)
+                .map_err(|err| located(text, path, &e.path, key, with_store_dir_hint(&err, &sd)))?;
             let mut info = PathInfo::new(sp);
             info.nar_hash = e.nar_hash.as_deref().map(NarHash::parse);
             info.nar_size = e.nar_size;
@@ -85,7 +79,7 @@ pub fn parse(text: &str, path: &Path, opts: &LoadOptions) -> Result<Closure, Loa
                         path,
                         r,
                         &e.path,
-                        format!("reference: {}", with_store_dir_hint(err.to_string(), &sd)),
+                        format!("reference: {}", with_store_dir_hint(&err, &sd)),
                     )
                 })?;
                 info.references.push(rp);

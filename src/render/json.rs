@@ -333,7 +333,7 @@ mod tests {
                     outputs: vec!["out".into()],
                 }],
             }),
-            warnings: vec!["w\u{85}".into()],
+            warnings: vec![crate::report::WhyWarning::Input("w\u{85}".into())],
         }
     }
 

@@ -59,7 +59,39 @@ pub struct GpuReport {
     pub changed: Vec<GpuChange>,
     /// What to do in nixpkgs' terms.
     pub remedies: Vec<GpuRemedy>,
-    pub warnings: Vec<String>,
+    /// JSON: one sentence each.
+    pub warnings: Vec<GpuWarning>,
+}
+
+/// A warning of `gpu`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GpuWarning {
+    /// A warning from loading the input, as loading worded it (or any warning of a
+    /// report read back from JSON: its sentence).
+    Input(String),
+    /// A problem reading the GPU code of a path's files.
+    Evidence {
+        /// The path (full store path).
+        path: String,
+        warning: crate::evidence::PathWarning,
+    },
+    /// `count` of `of` paths could not be read, so their bytes are not split up.
+    Unread {
+        count: usize,
+        of: usize,
+        /// The first of them (full store path) and why.
+        example: String,
+        why: crate::evidence::NotScanned,
+    },
+    /// The files of `path` hold more GPU bytes than its NAR size: cut to it.
+    MoreThanNar { path: String, bytes: u64, nar: u64 },
+    /// No files at all: nothing could be split up by architecture.
+    FilesUnavailable,
+    /// `--gpu-targets T`: the closure holds nothing for T.
+    TargetAbsent { target: String },
+    /// The targets name no architecture of `vendor`, whose `bytes` of code would all
+    /// go: no remedy is proposed.
+    NoRemedy { vendor: GpuVendor, bytes: u64 },
 }
 
 /// One base architecture.

@@ -7,8 +7,8 @@
 //! binary's output into its own mirror structs; the structs here need not refuse
 //! unknown fields (and cannot, where they flatten a shared header).
 //!
-//! Reports hold facts, not prose: where the JSON has a sentence (check failures,
-//! warnings a command adds, diff version changes), the struct holds an enum or struct
+//! Reports hold facts, not prose: where the JSON has a sentence (check failures, every
+//! report's warnings, diff version changes), the struct holds an enum or struct
 //! of what the sentence says, and `crate::render::words` both words it and serialises
 //! it as that sentence. The few derived figures a renderer needs (a hop's hit count,
 //! a package's path counts) are methods here, so that every format shows the same.
@@ -36,9 +36,13 @@ pub use diff::{
     PathCounts, PathDiff, Side, VersionChange,
 };
 pub use files_from::FilesFrom;
-pub use gpu::{GpuArch, GpuChange, GpuOption, GpuPath, GpuRemedy, GpuReport, GpuVendor};
+pub use gpu::{
+    GpuArch, GpuChange, GpuOption, GpuPath, GpuRemedy, GpuReport, GpuVendor, GpuWarning,
+};
 pub use nix::{is_plain, DataDirJoin, GpuRebuild, SplitNix};
-pub use refs::{EvidenceItem, Explanation, ReachStep, ReachVia, RefEntry, RefsPath, RefsReport};
+pub use refs::{
+    EvidenceItem, Explanation, ReachStep, ReachVia, RefEntry, RefsPath, RefsReport, RefsWarning,
+};
 pub use rules::{ClassRow, DataDirRow, KindRow, RuleSource, RulesReport, SplitRow, VerdictRow};
 pub use set_diff::{
     Cause, CauseChange, FailedRoot, GrowthLimit, RebuildSummary, RootCause, RootCounts, RootDiff,
@@ -48,15 +52,43 @@ pub use snapshot::{
     Snapshot, SnapshotHeader, SnapshotPath, SNAPSHOT_KIND, SNAPSHOT_SCHEMA_VERSION,
 };
 pub use split::{
-    ArchRow, Assumption, AssumptionReason, Because, NoSplit, NoSplitReason, OutputReference,
-    Remedy, RemedyOption, SplitAction, SplitFor, SplitOutput, SplitReport, WhySavings,
-    WhySuggestion,
+    ArchRow, Assumption, AssumptionReason, Because, CycleEdge, NoSplit, NoSplitReason,
+    OutputReference, OutputUse, Remedy, RemedyOption, SplitAction, SplitFor, SplitOutput,
+    SplitReport, SplitWarning, WhySavings, WhySuggestion,
 };
 pub use why::{
     ChainNode, HopEvidence, RestRow, SortKey, WhyChainsReport, WhyGpu, WhyPath, WhyReport,
+    WhyWarning,
 };
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
+
+/// Warnings are facts written as sentences (`crate::render::words` serialises them); a
+/// sentence cannot be read back into its facts. A report read back (a saved document
+/// rendered again) keeps each warning as its sentence, in the variant that holds words
+/// made elsewhere (`Input`), so it renders as it did.
+macro_rules! read_back_as_words {
+    ($($t:ident),* $(,)?) => {$(
+        impl<'de> Deserialize<'de> for $t {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                String::deserialize(d).map($t::Input)
+            }
+        }
+    )*};
+}
+
+read_back_as_words!(WhyWarning, RefsWarning, SplitWarning, GpuWarning);
+
+/// A path's evidence warnings have no variant for words made elsewhere: a `refs`
+/// report whose paths carry warnings cannot be read back (an empty list reads fine).
+impl<'de> Deserialize<'de> for crate::evidence::PathWarning {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let sentence = String::deserialize(d)?;
+        Err(serde::de::Error::custom(format_args!(
+            "the warning `{sentence}` cannot be read back into its facts"
+        )))
+    }
+}
 
 /// Version of every JSON document nixcut writes.
 pub const SCHEMA_VERSION: u32 = 1;

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{EvidenceLevel, SourceRef};
 use crate::classify::{EvidenceKind, FileClass, Verdict};
+use crate::evidence::PathWarning;
 
 /// `nixcut refs PATH…` / `nixcut refs --closure ROOT`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -26,7 +27,8 @@ pub struct RefsReport {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_evidence: Option<u64>,
     pub paths: Vec<RefsPath>,
-    pub warnings: Vec<String>,
+    /// JSON: one sentence each.
+    pub warnings: Vec<RefsWarning>,
     /// `--explain FILE`: how the consumer reaches that file (absent otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub explain: Option<Explanation>,
@@ -103,7 +105,26 @@ pub struct RefsPath {
     pub files_scanned: u64,
     pub bytes_scanned: u64,
     pub references: Vec<RefEntry>,
-    pub warnings: Vec<String>,
+    /// Problems with its files or evidence (JSON: one sentence each).
+    pub warnings: Vec<PathWarning>,
+}
+
+/// A warning of `refs` about the whole run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RefsWarning {
+    /// A warning from loading the input, as loading worded it (or any warning of a
+    /// report read back from JSON: its sentence).
+    Input(String),
+    /// No files to scan: the evidence is graph-level only.
+    FilesUnavailable {
+        /// The directory looked in (`None`: no store directory was given).
+        looked_in: Option<String>,
+    },
+    /// `--explain FILE` without files: what the consumer reaches is unknown.
+    ExplainWithoutFiles {
+        /// FILE as given.
+        file: String,
+    },
 }
 
 /// One reference with its evidence.

@@ -42,8 +42,9 @@
 
 use serde::{Deserialize, Serialize};
 
-/// The report of a diff (or check) of two package sets.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// The report of a diff (or check) of two package sets. `Serialize` only: its warnings
+/// are sentences in JSON, which cannot be read back into their facts.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SetDiffReport {
     pub schema_version: u32,
     pub old: SetSide,
@@ -61,8 +62,8 @@ pub struct SetDiffReport {
     pub rest: Option<SetRest>,
     /// The gate, for `check`.
     pub check: Option<SetCheck>,
-    /// Problems loading either set (`OLD: …`, `NEW: …`).
-    pub warnings: Vec<String>,
+    /// Problems loading either set (JSON: `OLD: …`, `NEW: …`).
+    pub warnings: Vec<super::DiffWarning>,
     /// Rows a table or Markdown shows before collapsing the rest (not in the JSON).
     #[serde(skip)]
     pub show: usize,

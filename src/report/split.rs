@@ -38,7 +38,91 @@ pub struct SplitReport {
     pub remedies: Vec<Remedy>,
     /// Set when nothing is worth splitting.
     pub no_split: Option<NoSplit>,
-    pub warnings: Vec<String>,
+    /// JSON: one sentence each.
+    pub warnings: Vec<SplitWarning>,
+}
+
+/// A warning of `split`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SplitWarning {
+    /// A warning from loading the input, as loading worded it (or any warning of a
+    /// report read back from JSON: its sentence).
+    Input(String),
+    /// A problem with the evidence of the package (full store path).
+    Evidence {
+        path: String,
+        warning: crate::evidence::PathWarning,
+    },
+    /// Outputs would refer to each other in a cycle (Nix refuses it), so the files of
+    /// one edge move to the output they name instead.
+    CycleBroken {
+        /// The outputs of the cycle.
+        outputs: Vec<String>,
+        /// Its edges.
+        edges: Vec<CycleEdge>,
+        /// The files moved.
+        moved: Vec<String>,
+        /// Where to.
+        to: String,
+    },
+    /// A cycle between outputs remains after every round: Nix will refuse the split.
+    CycleRemains {
+        outputs: Vec<String>,
+        edges: Vec<CycleEdge>,
+    },
+    /// The package's CMake and pkg-config files were not read (NARs), so the paths
+    /// they build from their own location were not checked after the moves.
+    ConfigUnchecked {
+        /// The package (full store path).
+        package: String,
+    },
+    /// `$out/SUB` in `file` is also the start of another path the file names, so it is
+    /// not rewritten to `$OUTPUT`.
+    PrefixNotRewritten {
+        file: String,
+        sub: String,
+        output: String,
+    },
+    /// `file` names `target/sub`, which a program may use at run time (a compiler's
+    /// `-I` directory, a script an interpreter runs): the reference is kept.
+    KeptForRunTime {
+        file: String,
+        /// The referenced store path (base name).
+        target: String,
+        sub: String,
+    },
+    /// `file` formats library names for dlopen (`patterns`): its RUNPATH is kept whole.
+    DlopenPatterns { file: String, patterns: Vec<String> },
+    /// A RUNPATH entry of `file` could not be expanded: its RUNPATH is left as it is.
+    RunpathUnexpanded { file: String },
+    /// The consumer still needs the build-only output `output` of `package`: what its
+    /// files use moved there.
+    OutputStillNeeded {
+        output: String,
+        /// The package (full store path).
+        package: String,
+        /// The first few uses (`referrer file names sub-path`).
+        uses: Vec<OutputUse>,
+    },
+}
+
+/// One edge of a cycle between outputs: the files of `from` that name `to`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CycleEdge {
+    pub files: Vec<String>,
+    pub from: String,
+    pub to: String,
+}
+
+/// A file of a referrer naming a path of the package.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct OutputUse {
+    /// The referrer's name (without its hash).
+    pub referrer: String,
+    /// The file, inside the referrer.
+    pub file: String,
+    /// The path named, inside the package.
+    pub names: String,
 }
 
 /// One proposed output.

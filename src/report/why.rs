@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{EvidenceLevel, SourceRef};
+use crate::evidence::PathWarning;
 
 /// What `why` ranks by (JSON `sort`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -68,7 +69,22 @@ pub struct WhyReport {
     /// suggestion (`nixcut split`), and each suggestion's saving.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub savings: Option<super::WhySavings>,
-    pub warnings: Vec<String>,
+    /// JSON: one sentence each.
+    pub warnings: Vec<WhyWarning>,
+}
+
+/// A warning of `why` (both documents).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WhyWarning {
+    /// A warning from loading the input, as loading worded it (or any warning of a
+    /// report read back from JSON: its sentence).
+    Input(String),
+    /// A problem with the evidence of one scanned path.
+    Evidence {
+        /// The path (full store path).
+        path: String,
+        warning: PathWarning,
+    },
 }
 
 /// One path of a [`WhyReport`].
@@ -176,7 +192,8 @@ pub struct WhyChainsReport {
     /// With file evidence: whom the hops' verdicts judge for (as in `why ROOT`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict_scope: Option<super::VerdictScope>,
-    pub warnings: Vec<String>,
+    /// JSON: one sentence each.
+    pub warnings: Vec<WhyWarning>,
 }
 
 /// A node of the chain tree.

@@ -1,12 +1,12 @@
-//! Turning one entry's hits into [`FileScan`] and [`Evidence`], shared by the tree and
+//! Turning one entry's hits into [`FileScan`] and [`HitFact`]s, shared by the tree and
 //! NAR walkers so that both classify identically: the walkers only differ in where the
 //! bytes come from (a [`ByteSource`] over a file on disk, or over what a NAR stream
 //! left in memory).
 
 use crate::classify::classify_hit;
-use crate::classify::kinds::{hit_detail, name_detail, CONTEXT_WINDOW};
+use crate::classify::file_rules::{hit_detail, CONTEXT_WINDOW};
 use crate::classify::text::{looks_like_text, TEXT_SNIFF_LEN};
-use crate::classify::{file_rule, FileFacts, Place};
+use crate::classify::{file_rule, FileFacts, HitDetail, Region};
 use crate::elf::{
     has_bundle_magic, has_elf_magic, index_loads, is_index_name, is_manifest_name, manifest_names,
     names_in_data, ByteSource, ElfFacts, GpuCode, MAX_INDEX,
@@ -14,8 +14,8 @@ use crate::elf::{
 use crate::store::HASH_LEN;
 
 use super::{
-    ElfFactsWhen, Evidence, FileScan, FileType, IndexFile, LocatedHit, Location, ReferenceScanner,
-    RelPath, Resolver, ScanOptions, StreamResult, HEAD_LEN,
+    ElfFactsWhen, EntryProblem, FileScan, FileType, HitFact, IndexFile, LocatedHit, Location,
+    ReferenceScanner, RelPath, Resolver, ScanOptions, ScanWarning, StreamResult, HEAD_LEN,
 };
 
 /// What the walkers know about the store path as a whole.
@@ -32,8 +32,8 @@ pub(crate) struct Context<'a> {
 #[derive(Debug)]
 pub(crate) struct Outcome {
     pub file: FileScan,
-    pub evidence: Vec<Evidence>,
-    pub warnings: Vec<String>,
+    pub evidence: Vec<(u32, HitFact)>,
+    pub warnings: Vec<ScanWarning>,
 }
 
 /// Hits in an entry's own name.
@@ -51,22 +51,24 @@ pub(crate) fn name_hits(scanner: &ReferenceScanner, path: &RelPath) -> Vec<Locat
         .collect()
 }
 
-fn name_evidence(path: &RelPath, hits: &[LocatedHit], executable: bool) -> Vec<Evidence> {
+fn name_evidence(path: &RelPath, hits: &[LocatedHit], executable: bool) -> Vec<(u32, HitFact)> {
     let rule = file_rule(&FileFacts {
         path: path.as_bytes(),
-        place: Place::FileName,
+        place: Region::FileName,
         executable,
         head: &[],
     });
     hits.iter()
-        .map(|h| Evidence {
-            file: path.clone(),
-            location: h.location,
-            kind: rule.kind,
-            detail: name_detail(path.name()),
-            candidate: h.candidate,
-            rule: rule.name,
-            runpath_dir: None,
+        .map(|h| {
+            let fact = HitFact {
+                file: path.clone(),
+                location: h.location,
+                kind: rule.kind,
+                kind_rule: rule.name,
+                detail: HitDetail::Name(path.name().to_vec()),
+                target_exists: None,
+            };
+            (h.candidate, fact)
         })
         .collect()
 }
@@ -104,7 +106,7 @@ pub(crate) fn symlink(ctx: &Context<'_>, path: RelPath, target: Vec<u8>) -> Outc
     let mut evidence = name_evidence(&path, &hits, false);
     let rule = file_rule(&FileFacts {
         path: path.as_bytes(),
-        place: Place::SymlinkTarget,
+        place: Region::SymlinkTarget,
         executable: false,
         head: &[],
     });
@@ -114,15 +116,15 @@ pub(crate) fn symlink(ctx: &Context<'_>, path: RelPath, target: Vec<u8>) -> Outc
             location,
             candidate: h.candidate,
         });
-        evidence.push(Evidence {
+        let fact = HitFact {
             file: path.clone(),
             location,
             kind: rule.kind,
-            detail: name_detail(&target),
-            candidate: h.candidate,
-            rule: rule.name,
-            runpath_dir: None,
-        });
+            kind_rule: rule.name,
+            detail: HitDetail::SymlinkTarget(target.clone()),
+            target_exists: None,
+        };
+        evidence.push((h.candidate, fact));
     }
     let mut file = entry(path, FileType::Symlink, target.len() as u64, hits);
     file.symlink_target = Some(target);
@@ -170,7 +172,7 @@ pub(crate) fn regular<S: ByteSource + ?Sized>(
     executable: bool,
     size: u64,
     contents: Contents<'_, S>,
-    mut warnings: Vec<String>,
+    mut warnings: Vec<ScanWarning>,
 ) -> Outcome {
     let mut hits = name_hits(ctx.scanner, &path);
     let mut evidence = name_evidence(&path, &hits, executable);
@@ -195,10 +197,15 @@ pub(crate) fn regular<S: ByteSource + ?Sized>(
                 if let Some(resolve) = ctx.resolver {
                     f.resolve_needed(&|lib: &str| resolve(lib.as_bytes()));
                 }
-                warnings.extend(f.warnings.iter().map(|w| format!("{path}: ELF {w}")));
+                let elf = f.warnings.iter().map(|w| EntryProblem::Elf(w.clone()));
+                let gpu = (f.gpu.warnings.iter()).map(|w| EntryProblem::ElfGpuCode(w.clone()));
+                warnings.extend(elf.chain(gpu).map(|p| ScanWarning::entry(&path, p)));
                 facts = Some(f);
             }
-            Err(e) => warnings.push(format!("{path}: analysed as plain bytes: {e}")),
+            Err(e) => warnings.push(ScanWarning::entry(
+                &path,
+                EntryProblem::NotElf(e.to_string()),
+            )),
         }
     }
 
@@ -209,7 +216,10 @@ pub(crate) fn regular<S: ByteSource + ?Sized>(
             Some(src) => GpuCode::detect_bundle_file(src),
             None => GpuCode::detect_bundle_file(head),
         };
-        warnings.extend(g.warnings.iter().map(|w| format!("{path}: GPU code: {w}")));
+        warnings.extend(
+            (g.warnings.iter())
+                .map(|w| ScanWarning::entry(&path, EntryProblem::BundleGpuCode(w.clone()))),
+        );
         Some(g)
     } else {
         None
@@ -217,7 +227,7 @@ pub(crate) fn regular<S: ByteSource + ?Sized>(
 
     let rule = file_rule(&FileFacts {
         path: path.as_bytes(),
-        place: Place::Contents,
+        place: Region::Contents,
         executable,
         head,
     });
@@ -228,11 +238,9 @@ pub(crate) fn regular<S: ByteSource + ?Sized>(
             location,
             candidate: h.candidate,
         });
-        let mut runpath_dir = None;
         let (kind, detail, rule_name) = match (&facts, contents.source) {
             (Some(f), Some(src)) => {
                 let c = classify_hit(f, h.offset, src);
-                runpath_dir = c.runpath_dir;
                 (c.kind, c.detail, c.rule)
             }
             (_, Some(src)) => {
@@ -241,28 +249,28 @@ pub(crate) fn regular<S: ByteSource + ?Sized>(
                 let hi = h.offset + (HASH_LEN + CONTEXT_WINDOW) as u64;
                 let detail = match src.read_vec(lo, (hi - lo) as usize) {
                     Ok(w) => hit_detail(is_text, &w, (h.offset - lo) as usize, HASH_LEN),
-                    Err(_) => String::from("(unreadable)"),
+                    Err(_) => HitDetail::Unreadable,
                 };
                 (rule.kind, detail, rule.name)
             }
-            (_, None) => (rule.kind, String::from("(unreadable)"), rule.name),
+            (_, None) => (rule.kind, HitDetail::Unreadable, rule.name),
         };
-        evidence.push(Evidence {
+        let fact = HitFact {
             file: path.clone(),
             location,
             kind,
+            kind_rule: rule_name,
             detail,
-            candidate: h.candidate,
-            rule: rule_name,
-            runpath_dir,
-        });
+            target_exists: None,
+        };
+        evidence.push((h.candidate, fact));
     }
     if contents.scan.capped > 0 {
-        warnings.push(format!(
-            "{path}: {} more hits beyond the cap of {} per file were counted, not reported",
-            contents.scan.capped,
-            ctx.scanner.max_hits_per_file()
-        ));
+        let problem = EntryProblem::CappedHits {
+            more: contents.scan.capped,
+            cap: ctx.scanner.max_hits_per_file(),
+        };
+        warnings.push(ScanWarning::entry(&path, problem));
     }
     let file_type = if executable {
         FileType::Executable

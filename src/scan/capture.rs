@@ -6,7 +6,7 @@
 
 use std::io;
 
-use crate::classify::kinds::CONTEXT_WINDOW;
+use crate::classify::file_rules::CONTEXT_WINDOW;
 use crate::classify::text::TEXT_SNIFF_LEN;
 use crate::elf::ByteSource;
 use crate::store::HASH_LEN;

@@ -4,8 +4,8 @@
 //! serialise a store path the way Nix does before scanning it, file contents, symlink
 //! targets and entry names in NAR order, either from disk ([`scan_store_path`]) or from
 //! a NAR stream ([`scan_nar`], [`scan_nar_file`]), and give identical [`PathScan`]s for
-//! the same tree. Each hit becomes an [`Evidence`] with a kind: ELF files with hits are
-//! analysed by `crate::elf`, everything else by the rules of `crate::classify::kinds`.
+//! the same tree. Each hit becomes a [`HitFact`] with a kind: ELF files with hits are
+//! analysed by `crate::elf`, everything else by the rules of `crate::classify::file_rules`.
 //!
 //! Problems with single files (unreadable, special, malformed ELF) are warnings in the
 //! [`PathScan`]; only an unreadable top level or a corrupt NAR is a [`ScanError`].
@@ -15,19 +15,23 @@ mod capture;
 mod nar;
 mod scanner;
 mod tree;
+mod warning;
 
 use std::fmt;
 use std::io;
 use std::path::Path;
 
 use crate::classify::text::escape_bytes;
-use crate::classify::{EvidenceKind, Place, RuleId};
+use crate::classify::{EvidenceKind, HitDetail, Region, RuleId};
 use crate::elf::ElfFacts;
 use crate::source::PathFiles;
 use crate::store::{StoreDir, StorePath};
 
 pub use nar::{nar_size, scan_nar, scan_nar_file};
-pub use scanner::{Hit, ReferenceScanner, ScanStream, StreamResult, DEFAULT_MAX_HITS_PER_FILE};
+pub use scanner::{
+    HashMatch, ReferenceScanner, ScanStream, StreamResult, DEFAULT_MAX_HITS_PER_FILE,
+};
+pub use warning::{EntryProblem, ScanWarning};
 
 /// A path inside a store path as raw bytes, `/`-separated, empty for the top level.
 /// Names need not be UTF-8; [`fmt::Display`] escapes them.
@@ -86,6 +90,20 @@ impl fmt::Display for RelPath {
     }
 }
 
+/// A string when the bytes are UTF-8, else the list of byte values (the scan cache's
+/// spelling).
+impl serde::Serialize for RelPath {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        crate::classify::text::raw_bytes::serialize(&self.0, s)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for RelPath {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<RelPath, D::Error> {
+        crate::classify::text::raw_bytes::deserialize(d).map(RelPath)
+    }
+}
+
 impl fmt::Debug for RelPath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "RelPath({:?})", escape_bytes(&self.0))
@@ -106,7 +124,10 @@ pub enum FileType {
 }
 
 /// Where a hit lies in the serialised store path.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
 pub enum Location {
     /// Byte offset in the file's contents.
     Contents {
@@ -135,12 +156,12 @@ impl Location {
         }
     }
 
-    /// The place, without the offset.
-    pub fn place(&self) -> Place {
+    /// The region, without the offset.
+    pub fn region(&self) -> Region {
         match self {
-            Location::Contents { .. } => Place::Contents,
-            Location::SymlinkTarget { .. } => Place::SymlinkTarget,
-            Location::FileName { .. } => Place::FileName,
+            Location::Contents { .. } => Region::Contents,
+            Location::SymlinkTarget { .. } => Region::SymlinkTarget,
+            Location::FileName { .. } => Region::FileName,
         }
     }
 }
@@ -195,27 +216,28 @@ pub enum IndexFile {
 /// How many leading bytes of each regular file [`FileScan::head`] keeps.
 pub const HEAD_LEN: usize = 64;
 
-/// One hit with its classification.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Evidence {
+/// What the scan found about one hit: facts, before any verdict. The walkers emit it,
+/// the scan cache stores it, `crate::evidence` wraps it with a verdict and the reports
+/// project it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct HitFact {
     /// The file (or directory, or symlink) holding the hit.
     pub file: RelPath,
     /// Where in it.
     pub location: Location,
     /// What kind of place that is.
     pub kind: EvidenceKind,
-    /// Human-readable context: a string, a line, escaped bytes, a directory …
-    pub detail: String,
-    /// Candidate index in the [`ReferenceScanner`].
-    pub candidate: u32,
     /// The rule that gave the kind.
-    pub rule: RuleId,
-    /// For a hit in an ELF search-path entry: its directory (see
-    /// [`crate::classify::HitClass::runpath_dir`]).
-    pub runpath_dir: Option<String>,
+    pub kind_rule: RuleId,
+    /// What the hit's surroundings say.
+    pub detail: HitDetail,
+    /// For a hit in a symlink's absolute target: whether the file source found the
+    /// target (`None` when it cannot tell, or was not asked: the walkers never ask).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_exists: Option<bool>,
 }
 
-impl Evidence {
+impl HitFact {
     /// The byte offset of the hit in its place.
     pub fn offset(&self) -> u64 {
         self.location.offset()
@@ -227,10 +249,10 @@ impl Evidence {
 pub struct PathScan {
     /// Entries in NAR order (directories before their sorted children).
     pub files: Vec<FileScan>,
-    /// One per reported hit, in the order of `files`.
-    pub evidence: Vec<Evidence>,
-    /// Per-file problems, each starting with the file's path.
-    pub warnings: Vec<String>,
+    /// Every reported hit with the index of its candidate, in the order of `files`.
+    pub evidence: Vec<(u32, HitFact)>,
+    /// Per-file problems.
+    pub warnings: Vec<ScanWarning>,
     /// The NAR serialisation's exact size, when every entry could be serialised.
     pub nar_size: Option<u64>,
 }
@@ -460,7 +482,7 @@ mod tests {
             let from_dir = scan_store_path(&sd, None, &sp, &scanner, &fs_opts).unwrap();
             assert_eq!(from_nar.files, from_dir.files, "{p}");
             assert_eq!(from_nar.evidence, from_dir.evidence, "{p}");
-            for e in &from_dir.evidence {
+            for (_, e) in &from_dir.evidence {
                 *kinds.entry(e.kind.as_str()).or_insert(0usize) += 1;
             }
             checked += 1;

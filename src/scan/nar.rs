@@ -28,7 +28,10 @@ use crate::source::{open_nar, Compression};
 
 use super::analyse::{self, Contents, Context, Outcome};
 use super::capture::Capture;
-use super::{FileScan, FileType, PathScan, ReferenceScanner, RelPath, ScanError, ScanOptions};
+use super::{
+    EntryProblem, FileScan, FileType, PathScan, ReferenceScanner, RelPath, ScanError, ScanOptions,
+    ScanWarning,
+};
 
 const MAX_TOKEN: u64 = 64;
 const MAX_NAME: u64 = 4096;
@@ -187,10 +190,10 @@ impl<'a, R: Read> NarWalker<'a, R> {
             }
         }
         if trailing > 0 {
-            self.scan.warnings.push(format!(
-                "{}: {trailing} bytes after the end of the NAR ignored",
-                self.label
-            ));
+            self.scan.warnings.push(ScanWarning::TrailingBytes {
+                nar: self.label.clone(),
+                bytes: trailing,
+            });
         }
         self.scan.nar_size = Some(size);
         Ok(self.scan)
@@ -397,9 +400,8 @@ impl<'a, R: Read> NarWalker<'a, R> {
                         match tempfile::tempfile() {
                             Ok(f) => Some(Spool::Disk(f)),
                             Err(e) => {
-                                warnings.push(format!(
-                                    "{path}: no temporary file to analyse this ELF file: {e}"
-                                ));
+                                let problem = EntryProblem::NoSpoolFile(e.to_string());
+                                warnings.push(ScanWarning::entry(&path, problem));
                                 None
                             }
                         }
@@ -414,9 +416,8 @@ impl<'a, R: Read> NarWalker<'a, R> {
                     Some(Spool::Memory(v)) => v.extend_from_slice(chunk),
                     Some(Spool::Disk(f)) => {
                         if let Err(e) = f.write_all(chunk) {
-                            warnings.push(format!(
-                                "{path}: cannot spool this ELF file for analysis: {e}"
-                            ));
+                            let problem = EntryProblem::CannotSpool(e.to_string());
+                            warnings.push(ScanWarning::entry(&path, problem));
                             spool = None;
                         }
                     }
@@ -438,7 +439,8 @@ impl<'a, R: Read> NarWalker<'a, R> {
                     &disk
                 }
                 Err(e) => {
-                    warnings.push(format!("{path}: cannot reread the spooled ELF file: {e}"));
+                    let problem = EntryProblem::CannotRereadSpool(e.to_string());
+                    warnings.push(ScanWarning::entry(&path, problem));
                     &capture
                 }
             },
@@ -552,23 +554,25 @@ mod tests {
         let big: Vec<_> = from_nar
             .evidence
             .iter()
+            .map(|(_, e)| e)
             .filter(|e| e.file.as_bytes() == b"share/big.txt")
             .collect();
         assert_eq!(big.len(), 4);
         assert!(big.iter().all(|e| e.kind == EvidenceKind::Text));
-        assert!(big[1].detail.starts_with(H1), "{}", big[1].detail);
+        let around = big[1].detail.around();
+        assert!(around.starts_with(H1.as_bytes()), "{}", big[1].detail);
 
         // The ELF file, if built: RUNPATH entries resolved the same way.
-        if let Some(e) = from_nar
+        if let Some((_, e)) = from_nar
             .evidence
             .iter()
-            .find(|e| e.file.as_bytes() == b"bin/prog")
+            .find(|(_, e)| e.file.as_bytes() == b"bin/prog")
         {
             let kinds: Vec<_> = from_nar
                 .evidence
                 .iter()
-                .filter(|x| x.file.as_bytes() == b"bin/prog")
-                .map(|x| (x.kind, x.candidate))
+                .filter(|(_, x)| x.file.as_bytes() == b"bin/prog")
+                .map(|(candidate, x)| (x.kind, *candidate))
                 .collect();
             assert!(
                 kinds.contains(&(EvidenceKind::ElfRunpathUnused, 0)),

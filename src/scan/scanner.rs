@@ -49,9 +49,10 @@ fn prefix_key(window: &[u8]) -> usize {
         | usize::from(DIGIT[window[3] as usize])
 }
 
-/// One occurrence of a candidate hash.
+/// One occurrence of a candidate hash in a byte stream (before it is placed in a file:
+/// see [`super::LocatedHit`], then [`super::HitFact`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Hit {
+pub struct HashMatch {
     /// Byte offset of the first hash character, from the start of the scanned stream.
     pub offset: u64,
     /// Index of the candidate in the scanner (see [`ReferenceScanner::candidate`]).
@@ -137,7 +138,7 @@ impl ReferenceScanner {
 
     /// Scan one buffer; offsets are relative to its start. Capped like a stream; use
     /// [`ReferenceScanner::stream`] to learn how many hits were dropped.
-    pub fn scan_slice(&self, data: &[u8]) -> Vec<Hit> {
+    pub fn scan_slice(&self, data: &[u8]) -> Vec<HashMatch> {
         let mut s = self.stream();
         s.feed(data);
         s.finish().hits
@@ -191,7 +192,7 @@ pub struct ScanStream<'s> {
     /// Absolute offset of the next byte to be fed.
     pos: u64,
     cap: usize,
-    hits: Vec<Hit>,
+    hits: Vec<HashMatch>,
     capped: u64,
 }
 
@@ -199,7 +200,7 @@ pub struct ScanStream<'s> {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct StreamResult {
     /// Reported hits, in offset order.
-    pub hits: Vec<Hit>,
+    pub hits: Vec<HashMatch>,
     /// Hits beyond the per-file cap: found, counted, not reported.
     pub capped: u64,
     /// Bytes scanned.
@@ -226,7 +227,7 @@ impl<'s> ScanStream<'s> {
 
     /// Scan the next chunk, also calling `on_hit` for each hit found in it (reported or
     /// capped), in offset order; used to capture context while the bytes are at hand.
-    pub fn feed_with(&mut self, chunk: &[u8], mut on_hit: impl FnMut(Hit)) {
+    pub fn feed_with(&mut self, chunk: &[u8], mut on_hit: impl FnMut(HashMatch)) {
         if chunk.is_empty() {
             return;
         }
@@ -242,7 +243,7 @@ impl<'s> ScanStream<'s> {
             let joint_len = self.tail_len + take;
             let tail_len = self.tail_len;
             scanner.search(&joint[..joint_len], tail_len, |i, c| {
-                let hit = Hit {
+                let hit = HashMatch {
                     offset: tail_start + i as u64,
                     candidate: c,
                 };
@@ -252,7 +253,7 @@ impl<'s> ScanStream<'s> {
         }
         // Windows that start in this chunk and end inside it.
         scanner.search(chunk, chunk.len(), |i, c| {
-            let hit = Hit {
+            let hit = HashMatch {
                 offset: start + i as u64,
                 candidate: c,
             };
@@ -276,7 +277,7 @@ impl<'s> ScanStream<'s> {
     }
 
     #[inline]
-    fn record(&mut self, hit: Hit) {
+    fn record(&mut self, hit: HashMatch) {
         if self.hits.len() < self.cap {
             self.hits.push(hit);
         } else {
@@ -290,7 +291,7 @@ impl<'s> ScanStream<'s> {
     }
 
     /// Hits reported so far.
-    pub fn hits(&self) -> &[Hit] {
+    pub fn hits(&self) -> &[HashMatch] {
         &self.hits
     }
 
@@ -319,10 +320,10 @@ mod tests {
     }
 
     /// The definition, without Nix's skipping: every window that is a candidate.
-    fn naive(s: &ReferenceScanner, data: &[u8]) -> Vec<Hit> {
+    fn naive(s: &ReferenceScanner, data: &[u8]) -> Vec<HashMatch> {
         (0..data.len().saturating_sub(HASH_LEN - 1))
             .filter_map(|p| {
-                s.lookup(&data[p..p + HASH_LEN]).map(|c| Hit {
+                s.lookup(&data[p..p + HASH_LEN]).map(|c| HashMatch {
                     offset: p as u64,
                     candidate: c,
                 })
@@ -349,11 +350,11 @@ mod tests {
         assert_eq!(
             hits,
             vec![
-                Hit {
+                HashMatch {
                     offset: 11,
                     candidate: 0
                 },
-                Hit {
+                HashMatch {
                     offset: 11 + 32 + 13,
                     candidate: 1
                 }
@@ -409,7 +410,7 @@ mod tests {
             let r = st.finish();
             assert_eq!(
                 r.hits,
-                vec![Hit {
+                vec![HashMatch {
                     offset: 7,
                     candidate: 1
                 }],
@@ -466,7 +467,7 @@ mod tests {
         plant((1 << 20) + 100, &H1.to_ascii_uppercase());
         let expect = naive(&s, &data);
         assert!(expect.len() >= 10, "{expect:?}");
-        assert!(expect.contains(&Hit {
+        assert!(expect.contains(&HashMatch {
             offset: (1 << 20) - 8,
             candidate: 1
         }));

@@ -22,7 +22,10 @@ use crate::store::{StoreDir, StorePath};
 
 use super::analyse::{self, Contents, Context, Outcome};
 use super::nar::nar_size;
-use super::{PathScan, ReferenceScanner, RelPath, Resolver, ScanError, ScanOptions};
+use super::{
+    EntryProblem, PathScan, ReferenceScanner, RelPath, Resolver, ScanError, ScanOptions,
+    ScanWarning,
+};
 
 enum Kind {
     Directory,
@@ -105,7 +108,7 @@ pub(crate) fn scan_tree_at(
 
 struct Walk {
     entries: Vec<Entry>,
-    warnings: Vec<String>,
+    warnings: Vec<ScanWarning>,
     /// Whether every entry could be listed (so the NAR size is exact).
     complete: bool,
 }
@@ -121,8 +124,8 @@ impl Default for Walk {
 }
 
 impl Walk {
-    fn warn(&mut self, path: &RelPath, msg: impl std::fmt::Display) {
-        self.warnings.push(format!("{}: {msg}", display_path(path)));
+    fn warn(&mut self, path: &RelPath, problem: EntryProblem) {
+        self.warnings.push(ScanWarning::entry(path, problem));
         self.complete = false;
     }
 
@@ -139,7 +142,7 @@ impl Walk {
                         physical,
                         kind: Kind::Symlink(t.into_os_string().into_encoded_bytes()),
                     }),
-                    Err(e) => self.warn(&path, format_args!("cannot read symlink: {e}")),
+                    Err(e) => self.warn(&path, EntryProblem::CannotReadSymlink(e.to_string())),
                 }
             } else if ft.is_file() {
                 // Nix records the owner's execute bit.
@@ -164,13 +167,13 @@ impl Walk {
                         for e in rd {
                             match e {
                                 Ok(e) => names.push(e.file_name()),
-                                Err(e) => self.warn(&path, format_args!("cannot list: {e}")),
+                                Err(e) => self.warn(&path, EntryProblem::CannotList(e.to_string())),
                             }
                         }
                         names
                     }
                     Err(e) => {
-                        self.warn(&path, format_args!("cannot list directory: {e}"));
+                        self.warn(&path, EntryProblem::CannotListDirectory(e.to_string()));
                         continue;
                     }
                 };
@@ -181,17 +184,15 @@ impl Walk {
                     let child_path = path.join(name.as_bytes());
                     match fs::symlink_metadata(&child) {
                         Ok(m) => children.push((child, child_path, m)),
-                        Err(e) => self.warn(&child_path, format_args!("cannot stat: {e}")),
+                        Err(e) => self.warn(&child_path, EntryProblem::CannotStat(e.to_string())),
                     }
                 }
                 // Reversed, so that the first name is walked next.
                 stack.extend(children.into_iter().rev());
             } else {
                 let what = special_kind(&meta);
-                self.warn(
-                    &path,
-                    format_args!("skipped: a {what}, which a NAR cannot hold (not opened)"),
-                );
+                let what = what.to_string();
+                self.warn(&path, EntryProblem::Special { what });
             }
         }
     }
@@ -213,14 +214,6 @@ fn special_kind(meta: &Metadata) -> &'static str {
     }
 }
 
-fn display_path(p: &RelPath) -> String {
-    if p.is_root() {
-        String::from("(top level)")
-    } else {
-        p.to_string()
-    }
-}
-
 fn analyse_entry(ctx: &Context<'_>, e: Entry) -> Outcome {
     match e.kind {
         Kind::Directory => analyse::directory(ctx, e.path),
@@ -231,7 +224,8 @@ fn analyse_entry(ctx: &Context<'_>, e: Entry) -> Outcome {
             let src = match opened {
                 Ok(s) => Some(s),
                 Err(err) => {
-                    warnings.push(format!("{}: cannot read: {err}", display_path(&e.path)));
+                    let problem = EntryProblem::CannotOpen(err.to_string());
+                    warnings.push(ScanWarning::entry(&e.path, problem));
                     None
                 }
             };
@@ -242,9 +236,12 @@ fn analyse_entry(ctx: &Context<'_>, e: Entry) -> Outcome {
                 // rules read; ELF facts and bundle headers are read where they lie.
                 match src.read_vec(0, TEXT_SNIFF_LEN) {
                     Ok(h) => head = h,
-                    Err(err) => warnings.push(format!(
-                        "{}: read error at offset 0: {err}",
-                        display_path(&e.path)
+                    Err(err) => warnings.push(ScanWarning::entry(
+                        &e.path,
+                        EntryProblem::ReadError {
+                            offset: 0,
+                            error: err.to_string(),
+                        },
                     )),
                 }
             } else if let Some(src) = &src {
@@ -267,9 +264,12 @@ fn analyse_entry(ctx: &Context<'_>, e: Entry) -> Outcome {
                             off += n as u64;
                         }
                         Err(err) => {
-                            warnings.push(format!(
-                                "{}: read error at offset {off}: {err}",
-                                display_path(&e.path)
+                            warnings.push(ScanWarning::entry(
+                                &e.path,
+                                EntryProblem::ReadError {
+                                    offset: off,
+                                    error: err.to_string(),
+                                },
                             ));
                             break;
                         }
@@ -388,8 +388,9 @@ pub(crate) mod tests {
         let kind_of = |file: &str| -> Vec<(EvidenceKind, &str)> {
             s.evidence
                 .iter()
+                .map(|(_, e)| e)
                 .filter(|e| e.file.to_string() == file)
-                .map(|e| (e.kind, e.rule.as_str()))
+                .map(|e| (e.kind, e.kind_rule.as_str()))
                 .collect()
         };
         use EvidenceKind as K;
@@ -422,21 +423,24 @@ pub(crate) mod tests {
             .find(|f| f.path.as_bytes() == b"bin/run")
             .unwrap();
         assert_eq!(run.file_type, FileType::Executable);
-        let script = s
-            .evidence
+        let facts: Vec<&crate::scan::HitFact> = s.evidence.iter().map(|(_, e)| e).collect();
+        let script = facts
             .iter()
             .find(|e| e.file.as_bytes() == b"bin/run")
             .unwrap();
-        assert_eq!(script.detail, format!("#!/nix/store/{H1}-bash/bin/sh"));
+        assert_eq!(
+            script.detail.to_string(),
+            format!("#!/nix/store/{H1}-bash/bin/sh")
+        );
         assert_eq!(script.location, Location::Contents { offset: 13 });
-        let bin = s.evidence.iter().find(|e| e.kind == K::Binary).unwrap();
+        let bin = facts.iter().find(|e| e.kind == K::Binary).unwrap();
         assert_eq!(bin.location, Location::Contents { offset: 4 });
         assert!(
-            bin.detail.starts_with("\\x00\\x01\\x02\\x03"),
+            bin.detail.around().starts_with(b"\x00\x01\x02\x03"),
             "{}",
             bin.detail
         );
-        let named = s.evidence.iter().find(|e| e.kind == K::FileName).unwrap();
+        let named = facts.iter().find(|e| e.kind == K::FileName).unwrap();
         assert_eq!(named.location, Location::FileName { offset: 0 });
         assert!(s.warnings.is_empty(), "{:?}", s.warnings);
         assert_eq!(s.referenced(), vec![0, 1, 2]);
@@ -464,9 +468,10 @@ pub(crate) mod tests {
         assert!(made, "mkfifo (coreutils) failed");
         let s = scan(tmp.path(), &p);
         assert!(
-            s.warnings
-                .iter()
-                .any(|w| w.starts_with("lib/pipe: skipped: a FIFO")),
+            s.warnings.iter().any(
+                |w| matches!(w, ScanWarning::Entry { file, problem: EntryProblem::Special { what } }
+                    if file.as_bytes() == b"lib/pipe" && what == "FIFO")
+            ),
             "{:?}",
             s.warnings
         );
@@ -492,10 +497,10 @@ pub(crate) mod tests {
             .find(|x| x.path.to_string() == "lib/secret")
             .unwrap();
         if file.hits.is_empty() {
-            assert!(s
-                .warnings
-                .iter()
-                .any(|w| w.starts_with("lib/secret: cannot read")));
+            assert!(s.warnings.iter().any(
+                |w| matches!(w, ScanWarning::Entry { file, problem: EntryProblem::CannotOpen(_) }
+                    if file.as_bytes() == b"lib/secret")
+            ));
         }
         // The error path itself: a file that vanished between listing and reading.
         let e = Entry {
@@ -516,7 +521,8 @@ pub(crate) mod tests {
         };
         let o = analyse_entry(&ctx, e);
         assert!(
-            o.warnings[0].starts_with("gone: cannot read"),
+            matches!(&o.warnings[0], ScanWarning::Entry { file, problem: EntryProblem::CannotOpen(_) }
+                if file.as_bytes() == b"gone"),
             "{:?}",
             o.warnings
         );
@@ -531,19 +537,20 @@ pub(crate) mod tests {
         bytes.extend_from_slice(H1.as_bytes());
         fs::write(root.join("lib/broken.so"), bytes).unwrap();
         let s = scan(tmp.path(), &p);
-        let e = s
+        let (_, e) = s
             .evidence
             .iter()
-            .find(|e| e.file.as_bytes() == b"lib/broken.so")
+            .find(|(_, e)| e.file.as_bytes() == b"lib/broken.so")
             .unwrap();
         assert_eq!(
-            (e.kind, e.rule),
+            (e.kind, e.kind_rule),
             (EvidenceKind::Binary, RuleId::new("binary"))
         );
         assert!(
-            s.warnings
-                .iter()
-                .any(|w| w.starts_with("lib/broken.so: analysed as plain bytes")),
+            s.warnings.iter().any(
+                |w| matches!(w, ScanWarning::Entry { file, problem: EntryProblem::NotElf(_) }
+                    if file.as_bytes() == b"lib/broken.so")
+            ),
             "{:?}",
             s.warnings
         );
@@ -615,12 +622,12 @@ pub(crate) mod tests {
         let f = StorePath::from_base_name(&format!("{SELF}-file")).unwrap();
         let s = scan(tmp.path(), &f);
         assert_eq!(s.files.len(), 1);
-        assert_eq!(s.evidence[0].location, Location::Contents { offset: 0 });
+        assert_eq!(s.evidence[0].1.location, Location::Contents { offset: 0 });
         let l = StorePath::from_base_name(&format!("{SELF}-link")).unwrap();
         let s = scan(tmp.path(), &l);
-        assert_eq!(s.evidence[0].kind, EvidenceKind::Symlink);
+        assert_eq!(s.evidence[0].1.kind, EvidenceKind::Symlink);
         assert_eq!(
-            s.evidence[0].location,
+            s.evidence[0].1.location,
             Location::SymlinkTarget { offset: 11 }
         );
     }
@@ -666,7 +673,7 @@ mod deep_tests {
             "the top, 2,000 directories and the file"
         );
         assert_eq!(s.evidence.len(), 1);
-        assert!(s.evidence[0].file.as_bytes().ends_with(b"/d/f"));
+        assert!(s.evidence[0].1.file.as_bytes().ends_with(b"/d/f"));
         assert!(s.nar_size.is_some(), "the walk is complete");
     }
 }

@@ -50,13 +50,15 @@ pub struct Closure {
     /// Roots the input names explicitly (a snapshot's root, the path queried in the
     /// live store). Empty when the input does not say.
     pub declared_roots: Vec<StorePath>,
-    /// Paths the input listed as invalid.
+    /// Paths the input listed as invalid (each also named in a warning).
     pub invalid: Vec<InvalidPath>,
     /// The input format.
     pub source: SourceKind,
     /// Where the input came from (file, directory or store path), for messages.
     pub origin: String,
-    /// Problems found while loading that did not stop it.
+    /// Problems found while loading that did not stop it, as the loader worded them.
+    /// A loader that records an invalid path, or leaves a NAR size unknown, says so
+    /// here: reports carry these sentences and add none of their own about either.
     pub warnings: Vec<String>,
 }
 

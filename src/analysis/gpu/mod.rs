@@ -32,8 +32,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use super::common::{load_warnings, pick_roots, source_ref};
 use super::AnalysisError;
 use crate::classify::{ClassRules, GpuTarget};
-use crate::evidence::{Collector, Progress, ScanCache, ScannedPath};
-use crate::report::{GpuArch, GpuPath, GpuReport, GpuVendor, SCHEMA_VERSION};
+use crate::evidence::{Collector, PathWarning, Progress, ScanCache, ScannedPath};
+use crate::report::{GpuArch, GpuPath, GpuReport, GpuVendor, GpuWarning, SCHEMA_VERSION};
 use crate::source::Files;
 use crate::store::{Closure, StoreDir, StorePath};
 use after::{after, AfterInput};
@@ -66,7 +66,10 @@ pub fn gpu(
     let mut paths: Vec<StorePath> = sub.paths.keys().cloned().collect();
     paths.sort();
     let size = nar_sizes(c, &sub, &paths)?;
-    let mut warnings = load_warnings(c);
+    let mut warnings: Vec<GpuWarning> = load_warnings(c)
+        .into_iter()
+        .map(GpuWarning::Input)
+        .collect();
     let (inventories, unscanned) = inventories(c, opts, &paths, progress, &mut warnings);
     let accounts: HashMap<&StorePath, Account> = inventories
         .iter()
@@ -101,9 +104,7 @@ pub fn gpu(
         warnings: Vec::new(),
     };
     if opts.files.source().is_none() {
-        warnings.push(
-            "the files of these paths are not available: nothing could be split up by architecture; use --store-root or a binary cache with nar/".to_string(),
-        );
+        warnings.push(GpuWarning::FilesUnavailable);
     }
     let mut targets: Vec<String> = opts
         .gpu_targets
@@ -153,7 +154,7 @@ fn inventories(
     opts: &GpuOptions,
     paths: &[StorePath],
     progress: Option<Progress<'_>>,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<GpuWarning>,
 ) -> (HashMap<StorePath, ScannedPath>, Vec<StorePath>) {
     let sd = &c.store_dir;
     let collector = Collector::new(c, opts.files.source(), opts.cache.as_ref())
@@ -164,12 +165,12 @@ fn inventories(
     for s in collector.scan(paths, progress) {
         match s.result {
             Ok((sp, _)) => {
-                warnings.extend(
-                    sp.warnings
-                        .iter()
-                        .filter(|w| w.contains("GPU code"))
-                        .map(|w| format!("{}: {w}", sd.display(&s.path))),
-                );
+                warnings.extend(sp.warnings.iter().filter(|w| w.is_gpu_code()).map(|w| {
+                    GpuWarning::Evidence {
+                        path: sd.display(&s.path),
+                        warning: PathWarning::Scan(w.clone()),
+                    }
+                }));
                 inventories.insert(s.path, sp);
             }
             Err(w) => unscanned.push((s.path, w)),
@@ -178,13 +179,12 @@ fn inventories(
     // Without any files, the one warning of `gpu` says so; with some, name what failed.
     if !unscanned.is_empty() && opts.files.source().is_some() {
         let first = &unscanned[0];
-        warnings.push(format!(
-            "{} of {} paths could not be read, so their bytes are not split up (e.g. {}: {})",
-            unscanned.len(),
-            paths.len(),
-            sd.display(&first.0),
-            first.1
-        ));
+        warnings.push(GpuWarning::Unread {
+            count: unscanned.len(),
+            of: paths.len(),
+            example: sd.display(&first.0),
+            why: first.1.clone(),
+        });
     }
     let unscanned = unscanned.into_iter().map(|(p, _)| p).collect();
     (inventories, unscanned)
@@ -209,7 +209,7 @@ fn tally(
     paths: &[StorePath],
     size: &HashMap<StorePath, u64>,
     accounts: &HashMap<&StorePath, Account>,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<GpuWarning>,
 ) -> Tally {
     let mut archs: BTreeMap<String, (ArchShare, Vec<String>)> = BTreeMap::new();
     let mut rows = Vec::new();
@@ -219,11 +219,11 @@ fn tally(
         let nar = size[p];
         // Never more GPU bytes than the path holds (a fat binary's headers may lie).
         if a.gpu_bytes().saturating_add(a.generic_bytes) > nar {
-            warnings.push(format!(
-                "{}: its files hold {} bytes of GPU code and data, more than its NAR size ({nar}) says; its GPU bytes are cut to the NAR size, so the architectures' figures add up to more than the total",
-                sd.display(p),
-                a.gpu_bytes().saturating_add(a.generic_bytes)
-            ));
+            warnings.push(GpuWarning::MoreThanNar {
+                path: sd.display(p),
+                bytes: a.gpu_bytes().saturating_add(a.generic_bytes),
+                nar,
+            });
         }
         let gpu = a.gpu_bytes().min(nar);
         let generic = a.generic_bytes.min(nar - gpu);
@@ -295,7 +295,7 @@ fn keep_only(
     report: &mut GpuReport,
     input: &AfterInput<'_>,
     targets: &[String],
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<GpuWarning>,
 ) {
     let sd = &c.store_dir;
     let present: BTreeSet<&str> = report.archs.iter().map(|a| a.arch.as_str()).collect();
@@ -303,9 +303,7 @@ fn keep_only(
     let read_any = report.unscanned_bytes < report.closure_size;
     for t in targets {
         if read_any && !present.contains(t.as_str()) {
-            warnings.push(format!(
-                "--gpu-targets {t}: the closure holds no code or data for {t}"
-            ));
+            warnings.push(GpuWarning::TargetAbsent { target: t.clone() });
         }
     }
     let (kept, dropped): (Vec<&GpuArch>, Vec<&GpuArch>) =

@@ -4,26 +4,18 @@
 
 use super::after::After;
 use crate::classify::{gpu_library, GpuTarget};
-use crate::report::{GpuOption, GpuRebuild, GpuRemedy, GpuVendor};
-use crate::store::{format_size, parse_package_name, Closure};
+use crate::report::{GpuOption, GpuRebuild, GpuRemedy, GpuVendor, GpuWarning};
+use crate::store::{parse_package_name, Closure};
 
 /// What no remedy can say: the targets name no architecture of a vendor whose code the
 /// closure holds, so that code would all go, and `gpuTargets = [ ]` or
 /// `cudaCapabilities = [ ]` is no setting nixpkgs builds.
-pub(super) fn no_remedy_warnings(a: &After, targets: &[String]) -> Vec<String> {
+pub(super) fn no_remedy_warnings(a: &After, targets: &[String]) -> Vec<GpuWarning> {
     let mut out = Vec::new();
-    for (vd, what, setting) in [
-        (GpuVendor::Amd, "AMD processor", "gpuTargets"),
-        (GpuVendor::Nvidia, "CUDA architecture", "cudaCapabilities"),
-    ] {
+    for vd in [GpuVendor::Amd, GpuVendor::Nvidia] {
         let bytes: u64 = a.saved_by_path.values().filter_map(|by| by.get(&vd)).sum();
         if bytes > 0 && !targets.iter().any(|t| GpuVendor::of_base(t) == vd) {
-            out.push(format!(
-                "--gpu-targets names no {what}: the closure's {} of {what} code would all \
-                 go, which no {setting} setting does (build those packages without that GPU \
-                 support instead); no {setting} remedy is proposed",
-                format_size(bytes)
-            ));
+            out.push(GpuWarning::NoRemedy { vendor: vd, bytes });
         }
     }
     out

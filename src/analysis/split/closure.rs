@@ -214,7 +214,7 @@ impl Landing<'_> {
         &mut self,
         from: &StorePath,
         s: usize,
-        hits: Option<&[crate::evidence::Hit]>,
+        hits: Option<&[crate::evidence::JudgedHit]>,
         not_scanned: bool,
     ) -> BTreeSet<usize> {
         let mut set = BTreeSet::new();
@@ -428,7 +428,7 @@ impl<'a> After<'a> {
                 (Some(l), _) => next.push(Node::Output(s, *l)),
                 (None, Some(&q)) => {
                     let tree = &self.landing.trees[s];
-                    let hits: Vec<crate::evidence::Hit> = ev
+                    let hits: Vec<crate::evidence::JudgedHit> = ev
                         .reference(t)
                         .map(|r| {
                             r.hits

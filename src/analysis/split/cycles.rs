@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::plan::{self, Plan, Tree};
 use super::{config, rel, rel_bytes, SplitOptions};
 use crate::evidence::PathEvidence;
-use crate::report::{Because, SplitAction};
+use crate::report::{Because, CycleEdge, SplitAction, SplitWarning};
 use crate::store::{StoreDir, StorePath};
 
 /// The store path output `o` of the split package gets (`out`: the package's own).
@@ -31,7 +31,7 @@ pub(super) fn plan_without_cycles(
     opts: &SplitOptions,
     ev: &PathEvidence,
     targets: &[String],
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<SplitWarning>,
 ) -> (Plan, Vec<SplitAction>) {
     let mut forced: BTreeMap<usize, String> = BTreeMap::new();
     for round in 0.. {
@@ -55,17 +55,15 @@ pub(super) fn plan_without_cycles(
             }
             v
         };
-        let sides: Vec<String> = cycle
+        let edges: Vec<CycleEdge> = cycle
             .iter()
-            .map(|&(a, b)| {
-                format!(
-                    "{} ({}) names {}",
-                    files(a, b).join(", "),
-                    p.outputs[a],
-                    p.outputs[b]
-                )
+            .map(|&(a, b)| CycleEdge {
+                files: files(a, b),
+                from: p.outputs[a].clone(),
+                to: p.outputs[b].clone(),
             })
             .collect();
+        let outputs: Vec<String> = cycle.iter().map(|(a, _)| p.outputs[*a].clone()).collect();
         // The edge to cut: real files, from an output other than out when there is one.
         let cut = cycle
             .iter()
@@ -78,29 +76,16 @@ pub(super) fn plan_without_cycles(
                 for &f in &p.edges[&(a, b)] {
                     forced.insert(f, p.outputs[b].clone());
                 }
-                warnings.push(format!(
-                    "outputs {} would refer to each other in a cycle, which Nix refuses: {}; so {} go(es) to {} instead",
-                    cycle
-                        .iter()
-                        .map(|(a, _)| p.outputs[*a].as_str())
-                        .collect::<Vec<_>>()
-                        .join(" and "),
-                    sides.join("; "),
-                    moved.join(", "),
-                    p.outputs[b]
-                ));
+                warnings.push(SplitWarning::CycleBroken {
+                    outputs,
+                    edges,
+                    moved,
+                    to: p.outputs[b].clone(),
+                });
             }
             _ => {
                 warnings.extend(w);
-                warnings.push(format!(
-                    "outputs {} still refer to each other in a cycle: {}; Nix will refuse this split",
-                    cycle
-                        .iter()
-                        .map(|(a, _)| p.outputs[*a].as_str())
-                        .collect::<Vec<_>>()
-                        .join(" and "),
-                    sides.join("; ")
-                ));
+                warnings.push(SplitWarning::CycleRemains { outputs, edges });
                 return (p, rewrites);
             }
         }
@@ -163,7 +148,7 @@ fn check_config(
     opts: &SplitOptions,
     ev: &PathEvidence,
     p: &mut Plan,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<SplitWarning>,
 ) -> Vec<SplitAction> {
     let physical = match opts.files.source().map(|s| s.open(&ev.path)) {
         Some(Ok(crate::source::PathFiles::Tree { physical })) => Some(physical),
@@ -194,10 +179,9 @@ fn check_config(
             .enumerate()
             .any(|(f, e)| config::is_config_file(e.path.as_bytes()) && moved(f));
     if unread {
-        warnings.push(format!(
-            "{}: the files come from NARs, so the paths its CMake and pkg-config files build from their own location were not checked after the moves",
-            sd.display(&ev.path)
-        ));
+        warnings.push(SplitWarning::ConfigUnchecked {
+            package: sd.display(&ev.path),
+        });
     }
     let rewrites = config::rewrites(ev, &sd.display(&ev.path), p, &read);
     let outputs = p.outputs.clone();
@@ -223,7 +207,11 @@ fn check_config(
 /// The package's own absolute paths (`$out/SUB`) in files, where SUB moved to another
 /// output: rewritten to that output (`moveToOutput` rewrites nothing). A path that is
 /// a prefix of another path the file names that stays is left, with a warning.
-fn self_path_rewrites(ev: &PathEvidence, p: &Plan, warnings: &mut Vec<String>) -> Vec<SplitAction> {
+fn self_path_rewrites(
+    ev: &PathEvidence,
+    p: &Plan,
+    warnings: &mut Vec<SplitWarning>,
+) -> Vec<SplitAction> {
     let mut v = Vec::new();
     let tree = Tree::new(ev);
     for (&f, subs) in &p.self_paths {
@@ -250,10 +238,11 @@ fn self_path_rewrites(ev: &PathEvidence, p: &Plan, warnings: &mut Vec<String>) -
             });
             let sub_s = rel_bytes(sub);
             if clash {
-                warnings.push(format!(
-                    "{file}: $out/{sub_s} is also the start of another path it names, so it is not rewritten to ${}",
-                    p.outputs[l]
-                ));
+                warnings.push(SplitWarning::PrefixNotRewritten {
+                    file: file.clone(),
+                    sub: sub_s,
+                    output: p.outputs[l].clone(),
+                });
                 continue;
             }
             v.push(SplitAction::Rewrite {

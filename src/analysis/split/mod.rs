@@ -30,7 +30,8 @@ pub(crate) use crate::classify::is_gpu_arch_name as is_gpu_output;
 use crate::classify::{ClassRules, EntryType, GpuTarget};
 use crate::evidence::{Collector, PathEvidence, Progress, ScanCache, ScanStatus};
 use crate::report::{
-    Assumption, NoSplit, NoSplitReason, SplitFor, SplitNix, SplitReport, SCHEMA_VERSION,
+    Assumption, NoSplit, NoSplitReason, OutputUse, SplitFor, SplitNix, SplitReport, SplitWarning,
+    SCHEMA_VERSION,
 };
 use crate::source::Files;
 use crate::store::{Closure, StoreDir, StorePath};
@@ -67,12 +68,14 @@ pub fn split(
     let sd = &c.store_dir;
     let (pkg, root) = package_and_root(c, opts)?;
     let (ev, referrers) = scan_evidence(c, opts, &pkg, root.as_ref(), progress)?;
-    let mut warnings = load_warnings(c);
-    warnings.extend(
-        ev.warnings
-            .iter()
-            .map(|w| format!("{}: {w}", sd.display(&ev.path))),
-    );
+    let mut warnings: Vec<SplitWarning> = load_warnings(c)
+        .into_iter()
+        .map(SplitWarning::Input)
+        .collect();
+    warnings.extend(ev.warnings.iter().map(|w| SplitWarning::Evidence {
+        path: sd.display(&ev.path),
+        warning: w.clone(),
+    }));
     let package_size = c.paths.get(&pkg).and_then(|i| i.nar_size).unwrap_or(0);
     let targets: Vec<String> = opts
         .gpu_targets
@@ -253,7 +256,7 @@ fn build_outputs_needed(
     p: &Plan,
     referrers: &[PathEvidence],
     needed: &[String],
-) -> Vec<String> {
+) -> Vec<SplitWarning> {
     let tree = Tree::new(ev);
     let mut v = Vec::new();
     for name in needed
@@ -273,12 +276,11 @@ fn build_outputs_needed(
                 }
                 let (l, _) = p.land(&tree, &sub);
                 if p.outputs[l] == *name {
-                    uses.insert(format!(
-                        "{} {} names {}",
-                        r.path.name(),
-                        rel(&h.fact.file),
-                        rel_bytes(&sub)
-                    ));
+                    uses.insert(OutputUse {
+                        referrer: r.path.name().to_string(),
+                        file: rel(&h.fact.file),
+                        names: rel_bytes(&sub),
+                    });
                 }
             }
         }
@@ -286,12 +288,12 @@ fn build_outputs_needed(
         if uses.is_empty() {
             continue;
         }
-        let uses: Vec<String> = uses.into_iter().take(3).collect();
-        v.push(format!(
-            "the consumer still needs output {name} of {} ({}): what it uses moved there, so the split does not take {name} (nor what {name} refers to) out of its closure",
-            sd.display(&ev.path),
-            uses.join("; ")
-        ));
+        let uses: Vec<OutputUse> = uses.into_iter().take(3).collect();
+        v.push(SplitWarning::OutputStillNeeded {
+            output: name.clone(),
+            package: sd.display(&ev.path),
+            uses,
+        });
     }
     v
 }

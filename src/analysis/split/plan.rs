@@ -18,8 +18,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use crate::classify::{
     split_policy, EntryType, EvidenceKind, FileClass, SplitEffect, SplitFacts, Verdict,
 };
-use crate::evidence::{EntryFact, Hit, HitFact, PathEvidence};
-use crate::report::{AssumptionReason, Because};
+use crate::evidence::{EntryFact, HitFact, JudgedHit, PathEvidence};
+use crate::report::{AssumptionReason, Because, SplitWarning};
 use crate::store::StorePath;
 
 /// The runtime output: every split keeps it.
@@ -81,7 +81,7 @@ pub struct Plan {
     /// Hits into the package itself that landed by default.
     pub assumptions: Vec<SelfLanding>,
     /// Problems worth a warning.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<SplitWarning>,
 }
 
 /// A hit of the package into itself that landed on an output by default.
@@ -177,20 +177,20 @@ fn output_rank(name: &str) -> (usize, String) {
 }
 
 /// The evidence item of a hit.
-pub fn because_of(h: &Hit) -> Because {
+pub fn because_of(h: &JudgedHit) -> Because {
     Because {
         file: String::from_utf8_lossy(h.fact.file.as_bytes()).into_owned(),
         offset: Some(h.fact.location.offset()),
         kind: h.fact.kind.to_string(),
         rule: h.rule.to_string(),
-        detail: h.fact.detail.clone(),
+        detail: h.fact.detail.to_string(),
         count: 1,
     }
 }
 
 /// The sub-path inside `target` that a hit names: what follows `<hash>-<name>/` in the
 /// symlink target or the hit's string; empty for a bare hash or the top directory.
-pub fn sub_path(h: &Hit, target: &StorePath) -> Vec<u8> {
+pub fn sub_path(h: &JudgedHit, target: &StorePath) -> Vec<u8> {
     fact_sub_path(&h.fact, target)
 }
 
@@ -200,10 +200,7 @@ pub fn fact_sub_path(fact: &HitFact, target: &StorePath) -> Vec<u8> {
         return Vec::new();
     }
     let base = target.to_string();
-    let hay: &[u8] = match &fact.symlink_target {
-        Some(t) => t,
-        None => fact.detail.as_bytes(),
-    };
+    let hay: &[u8] = fact.detail.around();
     let Some(at) = find(hay, base.as_bytes()) else {
         return Vec::new();
     };
@@ -212,7 +209,9 @@ pub fn fact_sub_path(fact: &HitFact, target: &StorePath) -> Vec<u8> {
         return Vec::new();
     };
     let is_path = |b: u8| {
-        fact.symlink_target.is_some() || b.is_ascii_alphanumeric() || b"+._?=/-,@~".contains(&b)
+        fact.detail.symlink_target().is_some()
+            || b.is_ascii_alphanumeric()
+            || b"+._?=/-,@~".contains(&b)
     };
     let end = rest.iter().position(|&b| !is_path(b)).unwrap_or(rest.len());
     let mut s = rest[..end].to_vec();
@@ -263,7 +262,7 @@ const RUN_TIME_SOURCES: &[&str] = &["py", "cl"];
 /// Whether a source-path hit names what a program may use at run time: a directory of
 /// its target (`include`, `lib/gcc/include`: a JIT's `-I`) or a [`RUN_TIME_SOURCES`]
 /// file, rather than a compiled source file (`include/x.hpp`, `src/a.c`).
-fn used_at_run_time(h: &Hit, target: &StorePath) -> bool {
+fn used_at_run_time(h: &JudgedHit, target: &StorePath) -> bool {
     let sub = sub_path(h, target);
     let last = sub.rsplit(|&b| b == b'/').next().unwrap_or(&sub);
     let ext = match last.iter().rposition(|&b| b == b'.') {
@@ -278,8 +277,8 @@ fn used_at_run_time(h: &Hit, target: &StorePath) -> bool {
 
 /// The search-path directory a hit of file `e` sits in, when the loader searches it
 /// (the typed ELF facts: its active entries, not a DT_RPATH that DT_RUNPATH shadows).
-fn searched_dir<'a>(e: &EntryFact, h: &'a Hit) -> Option<&'a String> {
-    let dir = h.fact.runpath_dir.as_ref()?;
+fn searched_dir<'a>(e: &EntryFact, h: &'a JudgedHit) -> Option<&'a String> {
+    let dir = h.fact.detail.runpath_dir()?;
     let elf = e.elf.as_ref()?;
     elf.search
         .iter()
@@ -347,7 +346,11 @@ struct Removals {
 /// Step 1: each hit's action by the split rules (`crate::classify::split_rules`):
 /// deletions, `remove-references-to` (only where every hit of that reference in that
 /// file allows it) and RUNPATH entries to drop.
-fn removable_evidence(ev: &PathEvidence, tree: &Tree<'_>, warnings: &mut Vec<String>) -> Removals {
+fn removable_evidence(
+    ev: &PathEvidence,
+    tree: &Tree<'_>,
+    warnings: &mut Vec<SplitWarning>,
+) -> Removals {
     let entries = &ev.entries;
     let mut deletes: BTreeMap<usize, Vec<Because>> = BTreeMap::new();
     let mut remove_refs: BTreeMap<StorePath, (BTreeSet<usize>, Vec<Because>)> = BTreeMap::new();
@@ -388,12 +391,11 @@ fn removable_evidence(ev: &PathEvidence, tree: &Tree<'_>, warnings: &mut Vec<Str
                 }
                 SplitEffect::KeepRunTimeUse => {
                     per_file.entry(f).or_insert((true, Vec::new())).0 = false;
-                    let msg = format!(
-                        "{}: names {}/{}, which a program may use at run time (a compiler's -I directory, a script an interpreter runs), so the reference is kept",
-                        String::from_utf8_lossy(entries[f].path.as_bytes()),
-                        r.target,
-                        String::from_utf8_lossy(&sub_path(h, &r.target))
-                    );
+                    let msg = SplitWarning::KeptForRunTime {
+                        file: String::from_utf8_lossy(entries[f].path.as_bytes()).into_owned(),
+                        target: r.target.to_string(),
+                        sub: String::from_utf8_lossy(&sub_path(h, &r.target)).into_owned(),
+                    };
                     if !warnings.contains(&msg) {
                         warnings.push(msg);
                     }
@@ -430,7 +432,7 @@ fn rpath_edits(
     entries: &[EntryFact],
     rpath_drop: BTreeMap<usize, (Vec<String>, Vec<Because>)>,
     deletes: &BTreeMap<usize, Vec<Because>>,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<SplitWarning>,
 ) -> Vec<RpathEdit> {
     let mut rpaths = Vec::new();
     for (f, (drop, because)) in rpath_drop {
@@ -445,11 +447,10 @@ fn rpath_edits(
             .map(String::as_str)
             .collect();
         if !patterns.is_empty() {
-            warnings.push(format!(
-                "{}: its RUNPATH is kept whole: it formats library names for dlopen ({}), so any directory of it may supply one",
-                String::from_utf8_lossy(entries[f].path.as_bytes()),
-                patterns.join(", ")
-            ));
+            warnings.push(SplitWarning::DlopenPatterns {
+                file: String::from_utf8_lossy(entries[f].path.as_bytes()).into_owned(),
+                patterns: patterns.iter().map(|p| p.to_string()).collect(),
+            });
             continue;
         }
         let mut kept = Vec::new();
@@ -462,10 +463,9 @@ fn rpath_edits(
             }
         }
         if !ok {
-            warnings.push(format!(
-                "{}: a RUNPATH entry could not be expanded, so its RUNPATH is left as it is",
-                String::from_utf8_lossy(entries[f].path.as_bytes())
-            ));
+            warnings.push(SplitWarning::RunpathUnexpanded {
+                file: String::from_utf8_lossy(entries[f].path.as_bytes()).into_owned(),
+            });
             continue;
         }
         rpaths.push(RpathEdit {
@@ -603,7 +603,7 @@ impl Plan {
                 if h.fact.kind == EvidenceKind::ElfRunpathUnused
                     && removed_rpath
                         .get(&f)
-                        .zip(h.fact.runpath_dir.as_ref())
+                        .zip(h.fact.detail.runpath_dir())
                         .is_some_and(|(d, dir)| d.contains(dir))
                 {
                     continue;
@@ -627,7 +627,7 @@ impl Plan {
         &mut self,
         ev: &PathEvidence,
         tree: &Tree<'_>,
-        h: &Hit,
+        h: &JudgedHit,
         f: usize,
         o: usize,
         grow: &mut [u64],
@@ -754,17 +754,17 @@ mod tests {
         }
     }
 
-    fn hit(file: &str, kind: EvidenceKind, verdict: Verdict, detail: &str) -> Hit {
-        Hit {
+    fn hit(file: &str, kind: EvidenceKind, verdict: Verdict, detail: &str) -> JudgedHit {
+        JudgedHit {
             fact: HitFact {
                 file: RelPath::from_bytes(file.as_bytes().to_vec()),
                 location: Location::Contents { offset: 7 },
                 kind,
                 kind_rule: RuleId::new("test"),
-                detail: detail.to_string(),
-                symlink_target: None,
+                detail: crate::classify::HitDetail::Excerpt(crate::classify::Excerpt::whole(
+                    detail.as_bytes(),
+                )),
                 target_exists: None,
-                runpath_dir: None,
             },
             place: HitPlace {
                 class: FileClass::Out,
@@ -775,7 +775,7 @@ mod tests {
         }
     }
 
-    fn reference(target: &str, hits: Vec<Hit>) -> Reference {
+    fn reference(target: &str, hits: Vec<JudgedHit>) -> Reference {
         Reference {
             target: StorePath::from_base_name(target).unwrap(),
             registered: true,
@@ -790,7 +790,7 @@ mod tests {
 
     /// lib/libp.so (lib), lib/cmake/p/p.cmake (dev, naming $out/include and dep),
     /// include/p.h (dev).
-    fn package(lib_hits: Vec<Hit>) -> PathEvidence {
+    fn package(lib_hits: Vec<JudgedHit>) -> PathEvidence {
         use EntryType::{Directory as D, Regular as R};
         let me = format!("/nix/store/{PKG}");
         let mut dep_hits = lib_hits;
@@ -906,13 +906,17 @@ mod tests {
             Verdict::Removable,
             "/nix/store/11111111111111111111111111111111-dep-1.0/share/app/main.py",
         );
-        for (h, named) in [(dir, "-dep-1.0/include"), (script, "/share/app/main.py")] {
+        for (h, named) in [(dir, "include"), (script, "share/app/main.py")] {
             let p = plan(&package(vec![h]), &[]);
             assert!(p.remove_refs.is_empty(), "{:?}", p.remove_refs);
             let dep = StorePath::from_base_name(DEP).unwrap();
             assert_eq!(p.references[0].get(&(dep, None)), Some(&1));
             assert!(
-                p.warnings.iter().any(|w| w.contains(named)),
+                p.warnings.iter().any(|w| matches!(
+                    w,
+                    SplitWarning::KeptForRunTime { target, sub, .. }
+                        if target.ends_with("-dep-1.0") && sub == named
+                )),
                 "{:?}",
                 p.warnings
             );

@@ -383,7 +383,7 @@ impl<'a, 'd> Converter<'a, 'd> {
         let own_store_dir = own.is_some();
         let path = self
             .store_path(key, &sd, own_store_dir)
-            .map_err(|e| self.located(key, key, with_store_dir_hint(e.to_string(), &sd)))?;
+            .map_err(|e| self.located(key, key, with_store_dir_hint(&e, &sd)))?;
         let mut info = PathInfo::new(path);
         info.nar_hash = raw.nar_hash.as_ref().map(RawHash::to_nar_hash);
         info.nar_size = raw.nar_size;
@@ -406,7 +406,7 @@ impl<'a, 'd> Converter<'a, 'd> {
                     self.located(
                         r,
                         key,
-                        format!("reference: {}", with_store_dir_hint(e.to_string(), &sd)),
+                        format!("reference: {}", with_store_dir_hint(&e, &sd)),
                     )
                 })?,
             };

@@ -154,7 +154,11 @@ pub(super) fn gpu(r: &GpuReport, out: &mut dyn Write) -> io::Result<()> {
             )?;
         }
         for w in &r.warnings {
-            writeln!(out, "<p class=\"warn\">warning: {}</p>", esc(w))?;
+            writeln!(
+                out,
+                "<p class=\"warn\">warning: {}</p>",
+                esc(&w.to_string())
+            )?;
         }
         writeln!(out, "</div></main>")
     })

@@ -127,7 +127,7 @@ pub(super) fn set_diff(r: &SetDiffReport, out: &mut dyn Write) -> io::Result<()>
         }
         let _ = writeln!(s, "</table><p class=\"sub\">{}</p>", esc(words::NOTE));
         for w in &r.warnings {
-            let _ = writeln!(s, "<p class=\"sub\">warning: {}</p>", esc(w));
+            let _ = writeln!(s, "<p class=\"sub\">warning: {}</p>", esc(&w.to_string()));
         }
         let _ = writeln!(s, "</div>");
         out.write_all(s.as_bytes())

@@ -90,7 +90,11 @@ pub(super) fn split(r: &SplitReport, out: &mut dyn Write) -> io::Result<()> {
         )?;
         closure_bars(r, out)?;
         for w in &r.warnings {
-            writeln!(out, "<p class=\"warn\">warning: {}</p>", esc(w))?;
+            writeln!(
+                out,
+                "<p class=\"warn\">warning: {}</p>",
+                esc(&w.to_string())
+            )?;
         }
         writeln!(out, "</aside></main>")
     })

@@ -768,7 +768,11 @@ fn aside(
         )?;
     }
     for w in &r.warnings {
-        writeln!(out, "<p class=\"warn\">warning: {}</p>", esc(w))?;
+        writeln!(
+            out,
+            "<p class=\"warn\">warning: {}</p>",
+            esc(&w.to_string())
+        )?;
     }
     Ok(())
 }
@@ -827,7 +831,11 @@ pub(super) fn chains(r: &WhyChainsReport, out: &mut dyn Write) -> io::Result<()>
             writeln!(out, "</pre>")?;
         }
         for w in &r.warnings {
-            writeln!(out, "<p class=\"warn\">warning: {}</p>", esc(w))?;
+            writeln!(
+                out,
+                "<p class=\"warn\">warning: {}</p>",
+                esc(&w.to_string())
+            )?;
         }
         writeln!(out, "</div></main>")
     })
@@ -932,7 +940,8 @@ mod tests {
             serde_json::to_string(hostile).unwrap().trim_matches('"'),
         );
         let mut r: WhyReport = serde_json::from_str(&json).unwrap();
-        r.warnings.push(hostile.to_string());
+        r.warnings
+            .push(crate::report::WhyWarning::Input(hostile.to_string()));
         let mut page = Vec::new();
         why(&r, &mut page).unwrap();
         let page = String::from_utf8(page).unwrap();

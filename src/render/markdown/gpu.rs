@@ -102,7 +102,7 @@ pub(super) fn gpu(r: &GpuReport, out: &mut dyn Write) -> io::Result<()> {
         }
     }
     for w in &r.warnings {
-        writeln!(out, "\n> warning: {}", md_cell(w))?;
+        writeln!(out, "\n> warning: {}", md_cell(&w.to_string()))?;
     }
     Ok(())
 }

@@ -48,7 +48,7 @@ pub(super) fn refs(r: &RefsReport, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out)?;
     }
     for w in &r.warnings {
-        writeln!(out, "> **warning:** {}", md_cell(w))?;
+        writeln!(out, "> **warning:** {}", md_cell(&w.to_string()))?;
     }
     Ok(())
 }

@@ -110,7 +110,7 @@ pub(super) fn set_diff(r: &SetDiffReport, out: &mut dyn Write) -> io::Result<()>
     let _ = writeln!(tail, "\n_{}_", md_cell(words::NOTE));
     let mut warned = 0;
     for w in &r.warnings {
-        let line = format!("\n> **warning:** {}\n", md_cell(w));
+        let line = format!("\n> **warning:** {}\n", md_cell(&w.to_string()));
         if tail.len() + line.len() > 4096 {
             break;
         }

@@ -79,7 +79,7 @@ pub(super) fn split(r: &SplitReport, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "\n{fence}nix\n{}{fence}", r.nix)?;
     }
     for w in &r.warnings {
-        writeln!(out, "\n> warning: {}", md_cell(w))?;
+        writeln!(out, "\n> warning: {}", md_cell(&w.to_string()))?;
     }
     Ok(())
 }

@@ -65,7 +65,7 @@ pub(super) fn why(r: &WhyReport, out: &mut dyn Write) -> io::Result<()> {
         }
     }
     for w in &r.warnings {
-        writeln!(out, "\n> **warning:** {}", md_cell(w))?;
+        writeln!(out, "\n> **warning:** {}", md_cell(&w.to_string()))?;
     }
     Ok(())
 }
@@ -82,7 +82,7 @@ pub(super) fn chains(r: &WhyChainsReport, out: &mut dyn Write) -> io::Result<()>
         writeln!(out, "{fence}")?;
     }
     for w in &r.warnings {
-        writeln!(out, "\n> **warning:** {}", md_cell(w))?;
+        writeln!(out, "\n> **warning:** {}", md_cell(&w.to_string()))?;
     }
     Ok(())
 }

@@ -114,3 +114,57 @@ pub(crate) fn targets(t: &[String], max: usize) -> String {
     }
     format!("{}, … ({} variants)", t[..max].join(", "), t.len())
 }
+
+impl std::fmt::Display for crate::report::GpuWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::report::{GpuVendor, GpuWarning as W};
+        match self {
+            W::Input(w) => f.write_str(w),
+            W::Evidence { path, warning } => write!(f, "{path}: {warning}"),
+            W::Unread {
+                count,
+                of,
+                example,
+                why,
+            } => write!(
+                f,
+                "{count} of {of} paths could not be read, so their bytes are not split up \
+                 (e.g. {example}: {why})"
+            ),
+            W::MoreThanNar { path, bytes, nar } => write!(
+                f,
+                "{path}: its files hold {bytes} bytes of GPU code and data, more than its NAR \
+                 size ({nar}) says; its GPU bytes are cut to the NAR size, so the \
+                 architectures' figures add up to more than the total"
+            ),
+            W::FilesUnavailable => f.write_str(
+                "the files of these paths are not available: nothing could be split up by \
+                 architecture; use --store-root or a binary cache with nar/",
+            ),
+            W::TargetAbsent { target } => write!(
+                f,
+                "--gpu-targets {target}: the closure holds no code or data for {target}"
+            ),
+            W::NoRemedy { vendor, bytes } => {
+                let (what, setting) = match vendor {
+                    GpuVendor::Amd => ("AMD processor", "gpuTargets"),
+                    GpuVendor::Nvidia => ("CUDA architecture", "cudaCapabilities"),
+                };
+                write!(
+                    f,
+                    "--gpu-targets names no {what}: the closure's {} of {what} code would all \
+                     go, which no {setting} setting does (build those packages without that \
+                     GPU support instead); no {setting} remedy is proposed",
+                    format_size(*bytes)
+                )
+            }
+        }
+    }
+}
+
+/// In JSON a warning is its sentence.
+impl serde::Serialize for crate::report::GpuWarning {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}

@@ -1,11 +1,12 @@
 //! The words of every report: what each fact says in English, one module per report,
 //! shared by the text formats (`table`, `markdown`) and, for the few facts the JSON
-//! contract carries as sentences (check failures and warnings, diff version changes
-//! and warnings), by JSON too: their `Serialize` impls live here and write the same
+//! contract carries as sentences (check failures, every report's warnings, diff
+//! version changes), by JSON too: their `Serialize` impls live here and write the same
 //! sentence (`crate::report` explains why).
 
 pub(crate) mod check;
 pub(crate) mod diff;
+pub(crate) mod evidence;
 pub(crate) mod gpu;
 pub(crate) mod refs;
 pub(crate) mod rules;

@@ -93,3 +93,36 @@ pub(crate) fn explain_heading(e: &Explanation) -> String {
         }
     }
 }
+
+impl std::fmt::Display for crate::report::RefsWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::report::RefsWarning as W;
+        match self {
+            W::Input(w) => f.write_str(w),
+            W::FilesUnavailable { looked_in } => {
+                let looked = match looked_in {
+                    None => "no store directory was given".to_string(),
+                    Some(dir) => format!("not in {dir}"),
+                };
+                write!(
+                    f,
+                    "the files of these paths are not available ({looked}, no NARs in the \
+                     input): evidence is graph-level only; use --store-root or a binary \
+                     cache with nar/"
+                )
+            }
+            W::ExplainWithoutFiles { file } => write!(
+                f,
+                "--explain {file}: the files are not available, so what the consumer \
+                 reaches cannot be worked out"
+            ),
+        }
+    }
+}
+
+/// In JSON a warning is its sentence.
+impl serde::Serialize for crate::report::RefsWarning {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}

@@ -5,7 +5,7 @@
 use std::fmt::{self, Write as _};
 
 use crate::classify::{
-    EvidenceKind, FileClassName, Gives, HitCondition, Matcher, Place, SplitCondition, SplitEffect,
+    EvidenceKind, FileClassName, Gives, HitCondition, Matcher, Region, SplitCondition, SplitEffect,
 };
 use crate::report::RulesReport;
 
@@ -34,9 +34,9 @@ impl fmt::Display for Matcher {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let list = |v: &[&str]| v.join(" ");
         match *self {
-            Matcher::In(Place::Contents) => f.write_str("a hit in file contents"),
-            Matcher::In(Place::SymlinkTarget) => f.write_str("a hit in a symlink target"),
-            Matcher::In(Place::FileName) => f.write_str("a hit in a directory entry name"),
+            Matcher::In(Region::Contents) => f.write_str("a hit in file contents"),
+            Matcher::In(Region::SymlinkTarget) => f.write_str("a hit in a symlink target"),
+            Matcher::In(Region::FileName) => f.write_str("a hit in a directory entry name"),
             Matcher::UnderDir(d) => write!(f, "under {}", list(d)),
             Matcher::NameEndsWith(s) => write!(f, "name ends with {}", list(s)),
             Matcher::NameEndsWithIgnoreCase(s) => {

@@ -166,3 +166,104 @@ pub(crate) fn remedy_groups(remedies: &[Remedy]) -> Vec<(String, Vec<String>)> {
         })
         .collect()
 }
+
+/// `lib/a.so lib/b.so (out) names dev`.
+impl std::fmt::Display for crate::report::CycleEdge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} ({}) names {}",
+            self.files.join(", "),
+            self.from,
+            self.to
+        )
+    }
+}
+
+fn joined<T: std::fmt::Display>(items: &[T], sep: &str) -> String {
+    items
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(sep)
+}
+
+impl std::fmt::Display for crate::report::SplitWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::report::SplitWarning as W;
+        match self {
+            W::Input(w) => f.write_str(w),
+            W::Evidence { path, warning } => write!(f, "{path}: {warning}"),
+            W::CycleBroken {
+                outputs,
+                edges,
+                moved,
+                to,
+            } => write!(
+                f,
+                "outputs {} would refer to each other in a cycle, which Nix refuses: {}; so \
+                 {} go(es) to {to} instead",
+                outputs.join(" and "),
+                joined(edges, "; "),
+                moved.join(", ")
+            ),
+            W::CycleRemains { outputs, edges } => write!(
+                f,
+                "outputs {} still refer to each other in a cycle: {}; Nix will refuse this \
+                 split",
+                outputs.join(" and "),
+                joined(edges, "; ")
+            ),
+            W::ConfigUnchecked { package } => write!(
+                f,
+                "{package}: the files come from NARs, so the paths its CMake and pkg-config \
+                 files build from their own location were not checked after the moves"
+            ),
+            W::PrefixNotRewritten { file, sub, output } => write!(
+                f,
+                "{file}: $out/{sub} is also the start of another path it names, so it is not \
+                 rewritten to ${output}"
+            ),
+            W::KeptForRunTime { file, target, sub } => write!(
+                f,
+                "{file}: names {target}/{sub}, which a program may use at run time (a \
+                 compiler's -I directory, a script an interpreter runs), so the reference is \
+                 kept"
+            ),
+            W::DlopenPatterns { file, patterns } => write!(
+                f,
+                "{file}: its RUNPATH is kept whole: it formats library names for dlopen ({}), \
+                 so any directory of it may supply one",
+                patterns.join(", ")
+            ),
+            W::RunpathUnexpanded { file } => write!(
+                f,
+                "{file}: a RUNPATH entry could not be expanded, so its RUNPATH is left as it is"
+            ),
+            W::OutputStillNeeded {
+                output,
+                package,
+                uses,
+            } => {
+                let uses: Vec<String> = uses
+                    .iter()
+                    .map(|u| format!("{} {} names {}", u.referrer, u.file, u.names))
+                    .collect();
+                write!(
+                    f,
+                    "the consumer still needs output {output} of {package} ({}): what it uses \
+                     moved there, so the split does not take {output} (nor what {output} \
+                     refers to) out of its closure",
+                    uses.join("; ")
+                )
+            }
+        }
+    }
+}
+
+/// In JSON a warning is its sentence.
+impl serde::Serialize for crate::report::SplitWarning {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}

@@ -355,3 +355,21 @@ pub(crate) fn shell_word(s: &str) -> String {
         format!("'{}'", s.replace('\'', "'\\''"))
     }
 }
+
+/// `/nix/store/…-x: lib/libx.so: cannot read: …`.
+impl std::fmt::Display for crate::report::WhyWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::report::WhyWarning as W;
+        match self {
+            W::Input(w) => f.write_str(w),
+            W::Evidence { path, warning } => write!(f, "{path}: {warning}"),
+        }
+    }
+}
+
+/// In JSON a warning is its sentence.
+impl serde::Serialize for crate::report::WhyWarning {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}

@@ -7,8 +7,9 @@
 //! first match wins and every piece of evidence carries the rule's name. ELF files are
 //! classified by `crate::elf` first; these rules are the fallback for everything else.
 
-use super::text::{binary_context, escape_bytes, escaped_excerpt, line_around, looks_like_text};
+use super::text::{binary_context, line_around, looks_like_text};
 use super::{EvidenceKind, RuleId};
+use super::{Excerpt, HitDetail};
 
 /// Longest part of a line kept on each side of a hit in a `script`/`text` detail.
 pub const LINE_CAP: usize = 256;
@@ -17,9 +18,10 @@ pub const BINARY_CONTEXT: usize = 32;
 /// Bytes around a hit a classifier may need (the walkers keep at least this much).
 pub const CONTEXT_WINDOW: usize = LINE_CAP + 64;
 
-/// Where in the serialised store path a hit lies.
+/// Which part of a serialised entry a hit lies in ([`crate::scan::Location`] without
+/// the offset).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Place {
+pub enum Region {
     /// File contents.
     Contents,
     /// A symlink's target.
@@ -34,7 +36,7 @@ pub struct FileFacts<'a> {
     /// Path relative to the store path, `/`-separated (empty for the top level).
     pub path: &'a [u8],
     /// Where the hit lies.
-    pub place: Place,
+    pub place: Region,
     /// Whether the file is executable.
     pub executable: bool,
     /// The first bytes of the file (up to `TEXT_SNIFF_LEN`); empty for non-files.
@@ -51,7 +53,7 @@ impl FileFacts<'_> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Matcher {
     /// The hit is in this place.
-    In(Place),
+    In(Region),
     /// The path is below one of these directories (given with a trailing `/`).
     UnderDir(&'static [&'static str]),
     /// The file name ends with one of these.
@@ -117,12 +119,12 @@ const fn rule(name: &'static str, matcher: Matcher, kind: EvidenceKind) -> FileR
 pub static FILE_RULES: &[FileRule] = &[
     rule(
         "symlink-target",
-        Matcher::In(Place::SymlinkTarget),
+        Matcher::In(Region::SymlinkTarget),
         EvidenceKind::Symlink,
     ),
     rule(
         "entry-name",
-        Matcher::In(Place::FileName),
+        Matcher::In(Region::FileName),
         EvidenceKind::FileName,
     ),
     rule(
@@ -203,18 +205,17 @@ pub fn file_rule(f: &FileFacts<'_>) -> &'static FileRule {
 /// The detail of a hit at `window[pos..]`: the line around it for text, escaped bytes
 /// around it otherwise. `window` holds at least [`CONTEXT_WINDOW`] bytes on each side of
 /// the hit where the file has them.
-pub fn hit_detail(is_text: bool, window: &[u8], pos: usize, hash_len: usize) -> String {
-    if is_text {
+pub fn hit_detail(is_text: bool, window: &[u8], pos: usize, hash_len: usize) -> HitDetail {
+    HitDetail::Excerpt(if is_text {
         let e = line_around(window, pos, hash_len, LINE_CAP);
-        escaped_excerpt(e.bytes, e.cut_left, e.cut_right)
+        Excerpt {
+            bytes: e.bytes.to_vec(),
+            cut_left: e.cut_left,
+            cut_right: e.cut_right,
+        }
     } else {
-        binary_context(window, pos, hash_len, BINARY_CONTEXT)
-    }
-}
-
-/// The escaped entry name or symlink target, as the detail of a name or target hit.
-pub fn name_detail(bytes: &[u8]) -> String {
-    escape_bytes(bytes)
+        Excerpt::whole(binary_context(window, pos, hash_len, BINARY_CONTEXT))
+    })
 }
 
 #[cfg(test)]
@@ -224,7 +225,7 @@ mod tests {
     fn kind_of(path: &str, executable: bool, head: &[u8]) -> (EvidenceKind, RuleId) {
         let r = file_rule(&FileFacts {
             path: path.as_bytes(),
-            place: Place::Contents,
+            place: Region::Contents,
             executable,
             head,
         });
@@ -303,8 +304,8 @@ mod tests {
     #[test]
     fn place_rules_come_first() {
         for (place, kind) in [
-            (Place::SymlinkTarget, EvidenceKind::Symlink),
-            (Place::FileName, EvidenceKind::FileName),
+            (Region::SymlinkTarget, EvidenceKind::Symlink),
+            (Region::FileName, EvidenceKind::FileName),
         ] {
             let r = file_rule(&FileFacts {
                 path: b"share/doc/x",
@@ -320,12 +321,13 @@ mod tests {
     fn details() {
         let w = b"a\nexport X=/nix/store/HASH/bin\nb";
         let pos = 18;
-        assert_eq!(hit_detail(true, w, pos, 4), "export X=/nix/store/HASH/bin");
+        let text = |w: &[u8], pos, len| hit_detail(true, w, pos, len).to_string();
+        assert_eq!(text(w, pos, 4), "export X=/nix/store/HASH/bin");
         let long = [b'x'; 1000];
-        let d = hit_detail(true, &long, 500, 32);
+        let d = text(&long, 500, 32);
         assert!(d.starts_with('…') && d.ends_with('…'), "{d}");
         assert_eq!(d.chars().filter(|&c| c == 'x').count(), 2 * LINE_CAP + 32);
         let d = hit_detail(false, b"\0\0ab\xffcd\0", 2, 2);
-        assert_eq!(d, "\\x00\\x00ab\\xffcd\\x00");
+        assert_eq!(d.to_string(), "\\x00\\x00ab\\xffcd\\x00");
     }
 }

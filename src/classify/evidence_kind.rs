@@ -1,6 +1,6 @@
 //! [`EvidenceKind`]: where in a file a reference hash sits, named exactly as the SPEC's
 //! "Evidence kinds" table (the JSON `kind`). The ELF analysis (`crate::elf`) and the
-//! file rules (`super::kinds`) produce kinds; the verdict rules read them.
+//! file rules (`super::file_rules`) produce kinds; the verdict rules read them.
 
 use std::fmt;
 use std::str::FromStr;
