@@ -188,19 +188,13 @@ struct PathCounts {
 /// Every path of both sides, grouped by package name.
 fn groups<'s>(o: &'s Side<'_>, n: &'s Side<'_>) -> BTreeMap<&'s str, Group> {
     let mut groups: BTreeMap<&str, Group> = BTreeMap::new();
-    for i in 0..o.g.len() {
-        groups
-            .entry(parse_package_name(o.name(i)).pname)
-            .or_default()
-            .old
-            .push(i);
-    }
-    for i in 0..n.g.len() {
-        groups
-            .entry(parse_package_name(n.name(i)).pname)
-            .or_default()
-            .new
-            .push(i);
+    for (side, is_old) in [(o, true), (n, false)] {
+        for i in 0..side.g.len() {
+            let g = groups
+                .entry(parse_package_name(side.name(i)).pname)
+                .or_default();
+            if is_old { &mut g.old } else { &mut g.new }.push(i);
+        }
     }
     groups
 }
