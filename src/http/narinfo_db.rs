@@ -7,7 +7,7 @@
 //! fetched anew). Beside them, one record per closure walked, keyed by the cache list
 //! and the root's hash (a closure never changes either, since its narinfos do not):
 //! the parsed closure in the loader's binary form (`crate::load::closure_record`,
-//! opaque here), so a warm run reads one row instead of one per path.
+//! framed by `crate::store::frame`; opaque here), so a warm run reads one row instead of one per path.
 //! One file rather than one file per narinfo: a warm run of a
 //! 20,000-path closure reads it in a few dozen milliseconds (one read transaction,
 //! memory-mapped), and a cold run writes it in one transaction. Several processes may

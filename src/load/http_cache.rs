@@ -15,7 +15,8 @@
 //! request per cache (that file may change, narinfos and closures do not), and tells
 //! the client which cache each path came from, for the file source to find NARs by.
 //!
-//! narinfos are parsed by `binary_cache::parse_narinfo`, so a malformed one is an error
+//! narinfos are parsed by `crate::store::narinfo` (worded by
+//! `binary_cache::parse_narinfo`), so a malformed one is an error
 //! naming its URL and line. The result is a [`Closure`] of kind
 //! [`SourceKind::HttpCache`]; the NARs are not touched here (see
 //! `crate::source::HttpSource`, which finds them through the same client).

@@ -1,7 +1,7 @@
 //! JSON inputs in general: parsing with positions in errors, telling the JSON shapes
 //! apart by their structure ([`classify`]: path-info of any Nix version, structured
 //! attrs, snapshot), and locating an entry's text for an error. The per-format readers
-//! (`path_info_json.rs`, `structured_attrs.rs`) build on these and not on each other.
+//! (`path_info_json/`, `structured_attrs.rs`) build on these and not on each other.
 
 use std::path::Path;
 

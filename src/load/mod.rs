@@ -8,9 +8,11 @@
 //! `./result`, is read from the local store's database, or queried through the installed
 //! `nix` when the database cannot be read (even when that store path is itself, say, a
 //! closureInfo output: name a file inside it, `result/registration`, to read the file
-//! instead). Each format lives in its own
-//! file; all of them fill the vocabulary of `crate::store` and nothing else. The graph
-//! layer reads the resulting [`Closure`].
+//! instead). Each format lives in its own module; all of them fill the vocabulary of
+//! `crate::store` and nothing else. Which format an input is, is decided in one table
+//! (`detect.rs`); reading an input's bytes under the size cap is `read.rs`, and which
+//! store path an input is, `in_store.rs`. The graph layer reads the resulting
+//! [`Closure`].
 //!
 //! Errors are [`LoadError`]s naming the file and the position (line and column for
 //! JSON, line and what was expected for text). Problems that do not stop loading

@@ -9,7 +9,7 @@
 //! - a `schema_version` above [`SNAPSHOT_SCHEMA_VERSION`] is refused
 //!   ([`LoadError::Unsupported`]) with the nixcut version that wrote it;
 //! - a file cut short is refused as truncated, even though it no longer parses as
-//!   JSON: `super::sniff_text` routes anything starting `{"kind": "nixcut-snapshot"`
+//!   JSON: `super::detect` routes anything starting `{"kind": "nixcut-snapshot"`
 //!   here ([`looks_like_snapshot`]);
 //! - `path_count` and `closure_size` must match the paths listed, every reference and
 //!   root must be listed, and no path may appear twice.
