@@ -9,7 +9,7 @@ use crate::report::{
     ChainNode, EvidenceLevel, HopEvidence, RestRow, SortKey, WhyChainsReport, WhyGpu, WhyPath,
     WhyReport, SCHEMA_VERSION,
 };
-use crate::store::{Closure, StorePath};
+use crate::store::{Bytes, Closure, StorePath};
 
 use rayon::prelude::*;
 
@@ -81,7 +81,7 @@ pub fn why(
     // Largest first; ties in store-path order (node order) for stable output. The
     // keys are computed once and sorted on every core (the index breaks every tie, so
     // an unstable sort gives the one order).
-    let mut keyed: Vec<((u64, u64, u64), u32)> = (0..n).map(|i| (key(i), i as u32)).collect();
+    let mut keyed: Vec<((Bytes, Bytes, Bytes), u32)> = (0..n).map(|i| (key(i), i as u32)).collect();
     keyed.par_sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     let order: Vec<usize> = keyed.into_iter().map(|(_, i)| i as usize).collect();
     crate::timing::step("ranking");
@@ -150,9 +150,9 @@ pub fn why(
         .map(|(&i, chain)| {
             WhyPath {
                 path: name(i).to_string(),
-                nar_size: g.nar_sizes[i],
-                closure_size: closure[i],
-                added_size: added[i],
+                nar_size: g.nar_sizes[i].get(),
+                closure_size: closure[i].get(),
+                added_size: added[i].get(),
                 chain,
                 // The virtual root (index n) and unreachable nodes (themselves) mean none.
                 dominator: idom
@@ -224,7 +224,11 @@ pub fn why(
     }
     let rest = (shown < n).then(|| RestRow {
         count: n - shown,
-        nar_size: order[shown..].iter().map(|&i| g.nar_sizes[i]).sum(),
+        nar_size: order[shown..]
+            .iter()
+            .map(|&i| g.nar_sizes[i])
+            .sum::<Bytes>()
+            .get(),
     });
     let root_strings: Vec<String> = g
         .roots
@@ -236,7 +240,7 @@ pub fn why(
         root: root_strings.first().cloned().unwrap_or_default(),
         roots: root_strings,
         source: source_ref(c),
-        closure_size: g.total_size(),
+        closure_size: g.total_size().get(),
         path_count: n,
         sizes_known: g.sizes_known,
         sort: opts.sort,
@@ -266,25 +270,25 @@ fn few_closure_sizes(sort: SortKey, shown: usize, n: usize) -> Option<usize> {
 fn top_closure_sizes(
     g: &ClosureGraph,
     sort: SortKey,
-    added: &[u64],
+    added: &[Bytes],
     shown: usize,
     cap: usize,
-) -> Option<Vec<u64>> {
+) -> Option<Vec<Bytes>> {
     let n = g.len();
     let primary = |i: usize| match sort {
         SortKey::Nar => g.nar_sizes[i],
         _ => added[i],
     };
-    let mut keys: Vec<u64> = (0..n).map(primary).collect();
+    let mut keys: Vec<Bytes> = (0..n).map(primary).collect();
     let threshold = match shown {
-        0 => return Some(vec![0; n]),
+        0 => return Some(vec![Bytes::ZERO; n]),
         k => *keys.select_nth_unstable_by(k - 1, |a, b| b.cmp(a)).1,
     };
     let candidates: Vec<usize> = (0..n).filter(|&i| primary(i) >= threshold).collect();
     if candidates.len() > cap {
         return None;
     }
-    let mut closure = vec![0u64; n];
+    let mut closure = vec![Bytes::ZERO; n];
     for (&i, size) in candidates.iter().zip(closure_sizes_of(g, &candidates)) {
         closure[i] = size;
     }
@@ -381,7 +385,7 @@ pub fn why_chains_capped(
             .saturating_sub(usize::from(start == g.virtual_root())),
         chains_not_shown: max_chains
             .map(|_| u64::try_from(chains.chain_count - chains.chains_shown).unwrap_or(u64::MAX)),
-        target_added_size: added[t.index()],
+        target_added_size: added[t.index()].get(),
         tree: tree_out,
         evidence: if edges.is_some() {
             EvidenceLevel::Files
@@ -415,7 +419,7 @@ fn convert(
         let i = n.node as usize;
         ChainNode {
             path: g.paths.get(i).map(|p| sd.display(p)).unwrap_or_default(),
-            nar_size: g.nar_sizes.get(i).copied().unwrap_or(0),
+            nar_size: g.nar_sizes.get(i).map_or(0, |s| s.get()),
             repeat: n.repeat,
             via,
             children: Vec::new(),
