@@ -31,7 +31,7 @@ use crate::report::{
     CheckWarning, ClosureHeader, ClosureRef, Contributor, ExtraPaths, MaxSizeCheck, PathGroup,
     RestRow, SourceRef,
 };
-use crate::store::{Closure, StoreDir};
+use crate::store::{Bytes, Closure, StoreDir};
 
 use super::common::{load_warnings, pick_roots, source_ref};
 use super::AnalysisError;
@@ -92,12 +92,12 @@ impl Measured<'_> {
         self.is_root.get(i).copied().unwrap_or(false)
     }
 
-    fn contributor(&self, i: usize, added: u64) -> Contributor {
+    fn contributor(&self, i: usize, added: Bytes) -> Contributor {
         let node = petgraph::graph::NodeIndex::new(i);
         Contributor {
             path: self.sd().display(&self.g.paths[i]),
-            nar_size: self.g.nar_sizes[i],
-            added_size: added,
+            nar_size: self.g.nar_sizes[i].get(),
+            added_size: added.get(),
             chain: self
                 .g
                 .chain_to(&self.parents, node)
@@ -108,7 +108,7 @@ impl Measured<'_> {
     }
 
     /// Non-root nodes ranked by `added` (then NAR size, then store-path order).
-    fn ranked(&self, added: &[u64], include: impl Fn(usize) -> bool) -> Vec<usize> {
+    fn ranked(&self, added: &[Bytes], include: impl Fn(usize) -> bool) -> Vec<usize> {
         let mut order: Vec<usize> = (0..self.g.len())
             .filter(|&i| include(i) && !self.is_root(i))
             .collect();
@@ -129,14 +129,19 @@ impl Measured<'_> {
         let shown = top.min(order.len());
         let rest = (shown < order.len()).then(|| RestRow {
             count: order.len() - shown,
-            nar_size: order[shown..].iter().map(|&i| self.g.nar_sizes[i]).sum(),
+            nar_size: order[shown..]
+                .iter()
+                .map(|&i| self.g.nar_sizes[i])
+                .sum::<Bytes>()
+                .get(),
         });
         ExtraPaths {
             count: only.iter().filter(|&&x| x).count(),
             size: (0..self.g.len())
                 .filter(|&i| only[i])
                 .map(|i| self.g.nar_sizes[i])
-                .sum(),
+                .sum::<Bytes>()
+                .get(),
             top: order[..shown]
                 .iter()
                 .map(|&i| self.contributor(i, exclusive[i]))
@@ -210,7 +215,7 @@ pub fn check(c: &Closure, opts: &CheckOptions) -> Result<CheckReport, AnalysisEr
         });
     }
     let m = measured(c, g);
-    let size = m.g.total_size();
+    let size = m.g.total_size().get();
     let root_names: Vec<String> =
         m.g.roots
             .iter()
@@ -291,7 +296,7 @@ impl Criteria<'_> {
         warnings: &mut Vec<CheckWarning>,
     ) -> Result<BaselineCheck, AnalysisError> {
         let r = Reference::new(bc, "a baseline")?;
-        let baseline_size = r.g.total_size();
+        let baseline_size = r.g.total_size().get();
         let (limit, pct, bytes) = match growth {
             Growth::Percent(p) => {
                 let extra = (baseline_size as f64 * p / 100.0).floor() as u64;
@@ -346,7 +351,7 @@ impl Criteria<'_> {
         failures: &mut Vec<CheckFailure>,
     ) -> Result<AgainstCheck, AnalysisError> {
         let r = Reference::new(oc, "--against")?;
-        let other_size = r.g.total_size();
+        let other_size = r.g.total_size().get();
         if other_size == 0 {
             return Err(AnalysisError::EmptyReference {
                 origin: oc.origin.clone(),

@@ -17,7 +17,7 @@
 //! (`crate::graph::group_added_sizes` has the bound and a measured case): a mass
 //! rebuild of 100,000 paths takes about as long as reading its two files.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::graph::{
     dominator_tree, exclusive_added_sizes, group_added_sizes, ClosureGraph, DominatorTree,
@@ -26,7 +26,7 @@ use crate::report::{
     ClosureRef, DiffReport, DiffRest, DiffSide, DiffWarning, PackageChange, PackageDiff,
     PathChange, PathDiff, Side as Which, VersionChange, SCHEMA_VERSION,
 };
-use crate::store::{parse_package_name, Closure};
+use crate::store::{parse_package_name, Bytes, Closure, StorePath};
 
 use super::common::{load_warnings, pick_roots, source_ref};
 use super::AnalysisError;
@@ -38,6 +38,8 @@ pub struct DiffOptions {
     pub root: Option<String>,
     /// `--top N`: show the first N packages, summarise the rest.
     pub top: Option<usize>,
+    /// Where the steps report their times (`NIXCUT_TIMINGS`).
+    pub timings: crate::timing::Timings,
 }
 
 /// One side, prepared: graph, which nodes the other side lacks, their added sizes.
@@ -46,7 +48,7 @@ struct Side<'a> {
     g: ClosureGraph,
     tree: Option<DominatorTree>,
     only: Vec<bool>,
-    exclusive: Vec<u64>,
+    exclusive: Vec<Bytes>,
 }
 
 impl<'a> Side<'a> {
@@ -62,21 +64,20 @@ impl<'a> Side<'a> {
         })
     }
 
-    fn mark_only(&mut self, other: &ClosureGraph) {
-        let theirs: HashSet<_> = other.paths.iter().collect();
-        self.only = self.g.paths.iter().map(|p| !theirs.contains(p)).collect();
+    /// The dominator tree and the exclusive added sizes over `only` (set first).
+    fn dominate(&mut self) {
         let tree = dominator_tree(&self.g);
         self.exclusive = exclusive_added_sizes(&self.g, &tree, &self.only);
         self.tree = Some(tree);
     }
 
     /// What leaving each group's nodes out frees among this side's own paths.
-    fn group_sizes(&self, group_of: &[Option<u32>], groups: usize) -> Vec<u64> {
+    fn group_sizes(&self, group_of: &[Option<u32>], groups: usize) -> Vec<Bytes> {
         match &self.tree {
             Some(tree) => {
                 group_added_sizes(&self.g, tree, &self.exclusive, &self.only, group_of, groups)
             }
-            None => vec![0; groups],
+            None => vec![Bytes::ZERO; groups],
         }
     }
 
@@ -94,7 +95,7 @@ impl<'a> Side<'a> {
                 roots,
                 source: source_ref(self.closure),
             },
-            closure_size: self.g.total_size(),
+            closure_size: self.g.total_size().get(),
             path_count: self.g.len(),
             sizes_known: self.g.sizes_known,
         }
@@ -105,6 +106,21 @@ impl<'a> Side<'a> {
     }
 }
 
+/// Which paths of `mine` are not in `theirs`, both in store-path order (a graph's node
+/// order): one merge of the two lists, O(n + m) comparisons and no hashing (a hash set
+/// of 100,000 paths cost more than the merge).
+fn missing_from(mine: &[StorePath], theirs: &[StorePath]) -> Vec<bool> {
+    let mut j = 0;
+    mine.iter()
+        .map(|p| {
+            while theirs.get(j).is_some_and(|t| t < p) {
+                j += 1;
+            }
+            theirs.get(j) != Some(p)
+        })
+        .collect()
+}
+
 /// Per package: node indices on each side.
 #[derive(Default)]
 struct Group {
@@ -113,10 +129,17 @@ struct Group {
 }
 /// Diff two closures.
 pub fn diff(old: &Closure, new: &Closure, opts: &DiffOptions) -> Result<DiffReport, AnalysisError> {
-    let mut o = Side::new(old, opts.root.as_deref())?;
-    let mut n = Side::new(new, opts.root.as_deref())?;
-    o.mark_only(&n.g);
-    n.mark_only(&o.g);
+    // The two sides are independent until they are compared: each on a core.
+    let (o, n) = rayon::join(
+        || Side::new(old, opts.root.as_deref()),
+        || Side::new(new, opts.root.as_deref()),
+    );
+    let (mut o, mut n) = (o?, n?);
+    o.only = missing_from(&o.g.paths, &n.g.paths);
+    n.only = missing_from(&n.g.paths, &o.g.paths);
+    rayon::join(|| o.dominate(), || n.dominate());
+    opts.timings
+        .step("diff: graphs, dominators, exclusive sizes");
 
     let groups = groups(&o, &n);
     let changed: Vec<(&str, &Group)> = groups
@@ -125,13 +148,17 @@ pub fn diff(old: &Closure, new: &Closure, opts: &DiffOptions) -> Result<DiffRepo
         .map(|(k, g)| (*k, g))
         .collect();
     let (group_of_old, group_of_new) = group_of(&o, &n, &changed);
-    let removed_sizes = o.group_sizes(&group_of_old, changed.len());
-    let added_sizes = n.group_sizes(&group_of_new, changed.len());
+    let (removed_sizes, added_sizes) = rayon::join(
+        || o.group_sizes(&group_of_old, changed.len()),
+        || n.group_sizes(&group_of_new, changed.len()),
+    );
+    opts.timings
+        .step("diff: what each changed package adds and removes");
 
     let mut counts = PathCounts::default();
     let mut packages: Vec<PackageDiff> = Vec::with_capacity(changed.len());
     for (gi, (pname, g)) in changed.iter().enumerate() {
-        let exclusive = (added_sizes[gi], removed_sizes[gi]);
+        let exclusive = (added_sizes[gi].get(), removed_sizes[gi].get());
         packages.push(package_diff(&o, &n, pname, g, exclusive, &mut counts));
     }
     packages.sort_by(|a, b| {
@@ -254,8 +281,8 @@ fn package_diff(
         gone: gone.iter().map(|s| s.to_string()).collect(),
         came: came.iter().map(|s| s.to_string()).collect(),
     };
-    let old_size: u64 = g.old.iter().map(|&i| o.g.nar_sizes[i]).sum();
-    let new_size: u64 = g.new.iter().map(|&i| n.g.nar_sizes[i]).sum();
+    let old_size = g.old.iter().map(|&i| o.g.nar_sizes[i]).sum::<Bytes>().get();
+    let new_size = g.new.iter().map(|&i| n.g.nar_sizes[i]).sum::<Bytes>().get();
     let paths = path_diffs(o, n, g, counts);
     PackageDiff {
         package: pname.to_string(),
@@ -314,10 +341,10 @@ fn path_diffs(o: &Side<'_>, n: &Side<'_>, g: &Group, counts: &mut PathCounts) ->
                 output: parsed.output.to_string(),
                 old_path: oi.map(|i| osd.display(&o.g.paths[i])),
                 new_path: ni.map(|i| nsd.display(&n.g.paths[i])),
-                old_nar_size: oi.map(|i| o.g.nar_sizes[i]),
-                new_nar_size: ni.map(|i| n.g.nar_sizes[i]),
-                added_size: ni.map_or(0, |i| n.exclusive[i]),
-                removed_size: oi.map_or(0, |i| o.exclusive[i]),
+                old_nar_size: oi.map(|i| o.g.nar_sizes[i].get()),
+                new_nar_size: ni.map(|i| n.g.nar_sizes[i].get()),
+                added_size: ni.map_or(0, |i| n.exclusive[i].get()),
+                removed_size: oi.map_or(0, |i| o.exclusive[i].get()),
             });
         }
     }
@@ -434,5 +461,19 @@ mod tests {
         assert!(r.packages.is_empty());
         assert_eq!(r.closure_size_delta, 0);
         assert_eq!(r.paths_unchanged, 2);
+    }
+
+    #[test]
+    fn missing_from_matches_a_set_lookup() {
+        use crate::graph::testutil::path;
+        let mut mine: Vec<StorePath> = (0..40).filter(|i| i % 3 != 0).map(path).collect();
+        let mut theirs: Vec<StorePath> = (0..50).filter(|i| i % 2 == 0).map(path).collect();
+        mine.sort();
+        theirs.sort();
+        let set: std::collections::HashSet<&StorePath> = theirs.iter().collect();
+        let expect: Vec<bool> = mine.iter().map(|p| !set.contains(p)).collect();
+        assert_eq!(missing_from(&mine, &theirs), expect);
+        assert_eq!(missing_from(&mine, &[]), vec![true; mine.len()]);
+        assert!(missing_from(&[], &theirs).is_empty());
     }
 }

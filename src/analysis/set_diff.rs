@@ -37,7 +37,7 @@ use crate::report::{
     RootCounts, RootDiff, RootSide, SetCheck, SetDiffReport, SetRest, SetSide, SetTotal,
     Side as DiffSideName, SCHEMA_VERSION,
 };
-use crate::store::{parse_package_name, Closure, StorePath};
+use crate::store::{parse_package_name, Bytes, Closure, StorePath};
 
 use super::common::load_warnings;
 
@@ -79,7 +79,7 @@ pub struct SetLimits {
 struct Side<'a> {
     closure: &'a Closure,
     g: ClosureGraph,
-    sizes: Vec<u64>,
+    sizes: Vec<Bytes>,
     /// Node of each declared root.
     root_node: Vec<u32>,
     /// Component of each node; components in an order with predecessors first; their
@@ -235,7 +235,7 @@ impl<'a> Side<'a> {
         seen.insert(root);
         let mut out: FxHashMap<u32, u64> = FxHashMap::default();
         while let Some(v) = stack.pop() {
-            *out.entry(self.pkg[v as usize]).or_default() += self.g.nar_sizes[v as usize];
+            *out.entry(self.pkg[v as usize]).or_default() += self.g.nar_sizes[v as usize].get();
             for &w in self.succ(v as usize) {
                 if seen.insert(w) {
                     stack.push(w);
@@ -393,11 +393,11 @@ fn packages(old: &mut Side, new: &mut Side) -> Packages {
             }
             let mut a: Vec<(&str, u64, u32)> = os
                 .iter()
-                .map(|&v| (old.name(v as usize), old.g.nar_sizes[v as usize], v))
+                .map(|&v| (old.name(v as usize), old.g.nar_sizes[v as usize].get(), v))
                 .collect();
             let mut b: Vec<(&str, u64, u32)> = ns
                 .iter()
-                .map(|&v| (new.name(v as usize), new.g.nar_sizes[v as usize], v))
+                .map(|&v| (new.name(v as usize), new.g.nar_sizes[v as usize].get(), v))
                 .collect();
             a.sort_unstable();
             b.sort_unstable();
@@ -647,7 +647,7 @@ fn block_causes(
             let bytes: i128 = ns
                 .iter()
                 .map(|&v| {
-                    new.g.nar_sizes[v as usize] as i128
+                    new.g.nar_sizes[v as usize].get() as i128
                         * popcount(&and(new.row(rn, v), &added)) as i128
                 })
                 .sum();
@@ -657,7 +657,7 @@ fn block_causes(
             let bytes: i128 = os
                 .iter()
                 .map(|&v| {
-                    old.g.nar_sizes[v as usize] as i128
+                    old.g.nar_sizes[v as usize].get() as i128
                         * popcount(&and(old.row(ro, v), &removed)) as i128
                 })
                 .sum();
@@ -667,8 +667,8 @@ fn block_causes(
             continue;
         };
         if os.len() == 1 && ns.len() == 1 {
-            let d =
-                new.g.nar_sizes[ns[0] as usize] as i128 - old.g.nar_sizes[os[0] as usize] as i128;
+            let d = new.g.nar_sizes[ns[0] as usize].get() as i128
+                - old.g.nar_sizes[os[0] as usize].get() as i128;
             let first = base + first_bit(&both).unwrap_or(0);
             let cnt = popcount(&both);
             match d.cmp(&0) {
@@ -696,12 +696,12 @@ fn block_causes(
                 let o: i128 = os
                     .iter()
                     .filter(|&&v| has(old.row(ro, v)))
-                    .map(|&v| old.g.nar_sizes[v as usize] as i128)
+                    .map(|&v| old.g.nar_sizes[v as usize].get() as i128)
                     .sum();
                 let n: i128 = ns
                     .iter()
                     .filter(|&&v| has(new.row(rn, v)))
-                    .map(|&v| new.g.nar_sizes[v as usize] as i128)
+                    .map(|&v| new.g.nar_sizes[v as usize].get() as i128)
                     .sum();
                 let first = base + (wi * 64 + bit) as u32;
                 match (n - o).cmp(&0) {
@@ -945,7 +945,7 @@ fn root_side(s: &Side, i: usize) -> RootSide {
     let v = s.root_node[i] as usize;
     RootSide {
         path: s.display(v),
-        closure_size: s.sizes[v],
+        closure_size: s.sizes[v].get(),
     }
 }
 
@@ -1074,8 +1074,8 @@ fn set_check(
         Some(l) => pairs
             .iter()
             .filter(|(o, n, _)| {
-                let so = old.sizes[old.root_node[*o] as usize];
-                let sn = new.sizes[new.root_node[*n] as usize];
+                let so = old.sizes[old.root_node[*o] as usize].get();
+                let sn = new.sizes[new.root_node[*n] as usize].get();
                 l.exceeded(so, sn as i64 - so as i64)
             })
             .count(),
@@ -1141,7 +1141,7 @@ fn set_side(s: &Side, origin: &str) -> SetSide {
         graph: s.closure.origin.clone(),
         roots: s.root_node.len(),
         path_count: s.g.len(),
-        union_size: s.g.total_size(),
+        union_size: s.g.total_size().get(),
         sizes_known: s.g.sizes_known,
     }
 }
@@ -1187,7 +1187,7 @@ fn rebuild_summary(old: &Side, new: &Side, roots_rebuilt_same_size: usize) -> Re
             old_only
                 .entry(p.name())
                 .or_default()
-                .push(old.g.nar_sizes[v]);
+                .push(old.g.nar_sizes[v].get());
         }
     }
     let mut s = RebuildSummary {
@@ -1203,9 +1203,9 @@ fn rebuild_summary(old: &Side, new: &Side, roots_rebuilt_same_size: usize) -> Re
         match old_only.get(p.name()) {
             Some(sizes) => {
                 s.paths_rebuilt += 1;
-                if sizes.contains(&new.g.nar_sizes[v]) {
+                if sizes.contains(&new.g.nar_sizes[v].get()) {
                     s.paths_rebuilt_same_size += 1;
-                    s.bytes_rebuilt_same_size += new.g.nar_sizes[v];
+                    s.bytes_rebuilt_same_size += new.g.nar_sizes[v].get();
                 }
             }
             None => s.paths_added += 1,

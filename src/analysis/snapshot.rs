@@ -78,9 +78,9 @@ pub fn snapshot(c: &Closure, opts: &SnapshotOptions) -> Result<Snapshot, Analysi
             let info = c.paths.get(p)?;
             Some(SnapshotPath {
                 path: sd.display(p),
-                nar_size: g.nar_sizes[i],
+                nar_size: g.nar_sizes[i].get(),
                 nar_hash: info.nar_hash.as_ref().map(|h| h.to_sri()),
-                closure_size: closure[i],
+                closure_size: closure[i].get(),
                 references: info.references.iter().map(|r| sd.display(r)).collect(),
                 deriver: info.deriver.as_ref().map(|d| sd.display(d)),
             })
@@ -96,7 +96,7 @@ pub fn snapshot(c: &Closure, opts: &SnapshotOptions) -> Result<Snapshot, Analysi
         root: root_strings.first().cloned().unwrap_or_default(),
         roots: root_strings,
         created_from,
-        closure_size: g.total_size(),
+        closure_size: g.total_size().get(),
         path_count: paths.len(),
         paths,
     })

@@ -9,7 +9,7 @@ use crate::report::{
     ChainNode, EvidenceLevel, HopEvidence, RestRow, SortKey, WhyChainsReport, WhyGpu, WhyPath,
     WhyReport, WhyWarning, SCHEMA_VERSION,
 };
-use crate::store::{Closure, StorePath};
+use crate::store::{Bytes, Closure, StorePath};
 
 use petgraph::graph::NodeIndex;
 use rayon::prelude::*;
@@ -56,13 +56,13 @@ pub fn why(
 /// immediate dominator and its parent on a shortest chain, and the order of the rows.
 pub struct WhyRanking {
     g: ClosureGraph,
-    added: Vec<u64>,
+    added: Vec<Bytes>,
     /// Immediate dominators, by node (the virtual root and unreachable nodes mean none).
     idom: Vec<u32>,
     /// Each node's parent on a shortest chain from the virtual root.
     parents: Vec<Option<NodeIndex<u32>>>,
     /// Closure sizes: exact for every path that can be shown (see [`top_closure_sizes`]).
-    closure: Vec<u64>,
+    closure: Vec<Bytes>,
     /// Node indices, largest first.
     order: Vec<usize>,
     /// How many rows are shown (the rest are summarised).
@@ -112,7 +112,7 @@ pub fn why_ranking(c: &Closure, opts: &WhyOptions) -> Result<WhyRanking, Analysi
     // Largest first; ties in store-path order (node order) for stable output. The
     // keys are computed once and sorted on every core (the index breaks every tie, so
     // an unstable sort gives the one order).
-    let mut keyed: Vec<((u64, u64, u64), u32)> = (0..n).map(|i| (key(i), i as u32)).collect();
+    let mut keyed: Vec<((Bytes, Bytes, Bytes), u32)> = (0..n).map(|i| (key(i), i as u32)).collect();
     keyed.par_sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     let order: Vec<usize> = keyed.into_iter().map(|(_, i)| i as usize).collect();
     timings.step("ranking");
@@ -202,7 +202,7 @@ pub fn why_evidence<'a>(
         .collect();
     let nar_sizes: Vec<u64> = ranking.order[..rows]
         .iter()
-        .map(|&i| g.nar_sizes[i])
+        .map(|&i| g.nar_sizes[i].get())
         .collect();
     let gpu = gpu_shares(c, &opts.evidence, &own, &nar_sizes);
     Some(WhyEvidence {
@@ -294,7 +294,11 @@ pub fn why_report(
     }
     let rest = (shown < n).then(|| RestRow {
         count: n - shown,
-        nar_size: order[shown..].iter().map(|&i| g.nar_sizes[i]).sum(),
+        nar_size: order[shown..]
+            .iter()
+            .map(|&i| g.nar_sizes[i])
+            .sum::<Bytes>()
+            .get(),
     });
     let root_strings: Vec<String> = g
         .roots
@@ -306,7 +310,7 @@ pub fn why_report(
         root: root_strings.first().cloned().unwrap_or_default(),
         roots: root_strings,
         source: source_ref(c),
-        closure_size: g.total_size(),
+        closure_size: g.total_size().get(),
         path_count: n,
         sizes_known: g.sizes_known,
         sort: opts.sort,
@@ -357,9 +361,9 @@ fn rows(c: &Closure, ranking: &WhyRanking) -> Vec<WhyPath> {
         .map(|(&i, chain)| {
             WhyPath {
                 path: name(i).to_string(),
-                nar_size: g.nar_sizes[i],
-                closure_size: ranking.closure[i],
-                added_size: ranking.added[i],
+                nar_size: g.nar_sizes[i].get(),
+                closure_size: ranking.closure[i].get(),
+                added_size: ranking.added[i].get(),
                 chain,
                 // The virtual root (index n) and unreachable nodes (themselves) mean none.
                 dominator: idom
@@ -391,25 +395,25 @@ fn few_closure_sizes(sort: SortKey, shown: usize, n: usize) -> Option<usize> {
 fn top_closure_sizes(
     g: &ClosureGraph,
     sort: SortKey,
-    added: &[u64],
+    added: &[Bytes],
     shown: usize,
     cap: usize,
-) -> Option<Vec<u64>> {
+) -> Option<Vec<Bytes>> {
     let n = g.len();
     let primary = |i: usize| match sort {
         SortKey::Nar => g.nar_sizes[i],
         _ => added[i],
     };
-    let mut keys: Vec<u64> = (0..n).map(primary).collect();
+    let mut keys: Vec<Bytes> = (0..n).map(primary).collect();
     let threshold = match shown {
-        0 => return Some(vec![0; n]),
+        0 => return Some(vec![Bytes::ZERO; n]),
         k => *keys.select_nth_unstable_by(k - 1, |a, b| b.cmp(a)).1,
     };
     let candidates: Vec<usize> = (0..n).filter(|&i| primary(i) >= threshold).collect();
     if candidates.len() > cap {
         return None;
     }
-    let mut closure = vec![0u64; n];
+    let mut closure = vec![Bytes::ZERO; n];
     for (&i, size) in candidates.iter().zip(closure_sizes_of(g, &candidates)) {
         closure[i] = size;
     }
@@ -496,7 +500,7 @@ pub fn why_chains_capped(
             .saturating_sub(usize::from(start == g.virtual_root())),
         chains_not_shown: max_chains
             .map(|_| u64::try_from(chains.chain_count - chains.chains_shown).unwrap_or(u64::MAX)),
-        target_added_size: added[t.index()],
+        target_added_size: added[t.index()].get(),
         tree: tree_out,
         evidence: if edges.is_some() {
             EvidenceLevel::Files
@@ -551,7 +555,7 @@ fn convert(
         let i = n.node as usize;
         ChainNode {
             path: g.paths.get(i).map(|p| sd.display(p)).unwrap_or_default(),
-            nar_size: g.nar_sizes.get(i).copied().unwrap_or(0),
+            nar_size: g.nar_sizes.get(i).map_or(0, |s| s.get()),
             repeat: n.repeat,
             via,
             children: Vec::new(),

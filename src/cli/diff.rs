@@ -57,6 +57,7 @@ pub(super) fn run(cfg: &Config, a: &DiffArgs) -> Result<Outcome> {
     within_signed_sizes(&old)?;
     within_signed_sizes(&new)?;
     let opts = DiffOptions {
+        timings: cfg.timings.clone(),
         root: super::root_query(cfg, &old)?,
         top: match (a.top, a.all, format) {
             (_, true, _) => None,

@@ -1,25 +1,30 @@
 //! Closure size of every path: the NAR sizes of everything it reaches, itself included.
 //!
-//! Exact for any graph, cycles included. The graph is condensed into strongly connected
-//! components in post-order (a component's successors come before it). Targets are
+//! Exact for any graph, cycles included. The graph is condensed into components in an
+//! order where a component's successors come before it: in an acyclic graph (every
+//! closure Nix writes) each path alone, in reverse topological order, with no search;
+//! otherwise the strongly connected components (`super::components`). Targets are
 //! taken in blocks of `64·W` components; for each block one pass in post-order ORs the
 //! successors' reach bitsets (a component can only reach components before it, so the
 //! pass starts at the block), and each component's weighted sum is read off its bits
-//! through per-byte lookup tables. Rows that reach none or all of a block are kept as
-//! a state, not bits. Worst case O((m + n·W) · n / (64·W) / 2) word operations, blocks
-//! in parallel (rayon); memory per worker: W words per row that reaches part of the
-//! block, and one running total per component. Measured figures in BENCHMARKS.md.
+//! through per-byte lookup tables (from the bits a row misses when it has more set
+//! than not). Rows that reach none or all of a block are kept as a state, not bits.
+//! Worst case O((m + n·W) · n / (64·W) / 2) word operations, blocks in parallel
+//! (rayon); memory per worker: W words per row that reaches part of the block, and one
+//! running total per component. Measured figures in BENCHMARKS.md (the yardstick's
+//! `layered` shape, where most rows reach part of most blocks, is the costly case).
 
 use rayon::prelude::*;
 
 use super::{saturating_sum, ClosureGraph};
+use crate::store::Bytes;
 
 /// Words of bitset per component per block.
 const W: usize = 16;
 const BLOCK: usize = 64 * W;
 
 /// Closure size of each path (index = node index; the virtual root not included).
-pub fn closure_sizes(g: &ClosureGraph) -> Vec<u64> {
+pub fn closure_sizes(g: &ClosureGraph) -> Vec<Bytes> {
     let n = g.len();
     if n == 0 {
         return Vec::new();
@@ -100,7 +105,9 @@ pub fn closure_sizes(g: &ClosureGraph) -> Vec<u64> {
             a
         })
         .unwrap_or_else(|| vec![0u64; nc]);
-    (0..n).map(|v| comp_total[comp_of[v] as usize]).collect()
+    (0..n)
+        .map(|v| Bytes::new(comp_total[comp_of[v] as usize]))
+        .collect()
 }
 
 /// The component of every path and each component's NAR size, components numbered
@@ -114,7 +121,7 @@ fn condense(g: &ClosureGraph, offsets: &[u32], targets: &[u32]) -> (Vec<u32>, Ve
         let mut comp_size = vec![0u64; n];
         for (c, &v) in order.iter().rev().enumerate() {
             comp_of[v as usize] = c as u32;
-            comp_size[c] = g.nar_sizes[v as usize];
+            comp_size[c] = g.nar_sizes[v as usize].get();
         }
         return (comp_of, comp_size);
     }
@@ -123,7 +130,7 @@ fn condense(g: &ClosureGraph, offsets: &[u32], targets: &[u32]) -> (Vec<u32>, Ve
     for members in super::components(g) {
         let c = comp_size.len() as u32;
         comp_size.push(saturating_sum(
-            members.iter().map(|&v| g.nar_sizes[v as usize]),
+            members.iter().map(|&v| g.nar_sizes[v as usize].get()),
         ));
         for v in members {
             comp_of[v as usize] = c;
@@ -137,7 +144,7 @@ fn condense(g: &ClosureGraph, offsets: &[u32], targets: &[u32]) -> (Vec<u32>, Ve
 /// it). Up to 64 paths in an acyclic graph (every closure Nix writes): one pass in
 /// topological order carries a 64-bit mask of the paths that reach each node, O(n + m)
 /// for all of them together. Otherwise one walk per path, in parallel: O(k · (n + m)).
-pub fn closure_sizes_of(g: &ClosureGraph, nodes: &[usize]) -> Vec<u64> {
+pub fn closure_sizes_of(g: &ClosureGraph, nodes: &[usize]) -> Vec<Bytes> {
     let n = g.len();
     let (offsets, targets) = g.path_successors();
     let succ = |v: usize| g.successors(v);
@@ -157,7 +164,7 @@ pub fn closure_sizes_of(g: &ClosureGraph, nodes: &[usize]) -> Vec<u64> {
                     }
                 }
             }
-            let mut sums = vec![0u64; nodes.len()];
+            let mut sums = vec![Bytes::ZERO; nodes.len()];
             for (v, &m) in reached_by.iter().enumerate() {
                 let mut m = m;
                 while m != 0 {
@@ -175,10 +182,10 @@ pub fn closure_sizes_of(g: &ClosureGraph, nodes: &[usize]) -> Vec<u64> {
             || (vec![0u32; n], Vec::<u32>::new(), 0u32),
             |(seen, stack, stamp), &v| {
                 if v >= n {
-                    return 0;
+                    return Bytes::ZERO;
                 }
                 *stamp += 1;
-                let mut total = 0u64;
+                let mut total = Bytes::ZERO;
                 seen[v] = *stamp;
                 stack.clear();
                 stack.push(v as u32);
@@ -393,7 +400,7 @@ mod tests {
             let some: Vec<usize> = (0..n).step_by(n / 60 + 1).collect();
             let few = closure_sizes_of(&g, &some);
             for (k, &v) in some.iter().enumerate() {
-                prop_assert_eq!(few[k], brute(&sizes, &refs, v), "node {}", v);
+                prop_assert_eq!(few[k].get(), brute(&sizes, &refs, v), "node {}", v);
             }
         }
 
@@ -430,7 +437,7 @@ mod tests {
             prop_assert_eq!(g.len(), n);
             let got = closure_sizes(&g);
             for v in (0..n).step_by(n / 100 + 1) {
-                prop_assert_eq!(got[v], brute(&sizes, &refs, v), "node {}", v);
+                prop_assert_eq!(got[v].get(), brute(&sizes, &refs, v), "node {}", v);
             }
         }
 
@@ -454,7 +461,7 @@ mod tests {
                 let some: Vec<usize> = (0..n).step_by(step).collect();
                 let few = closure_sizes_of(&g, &some);
                 for (k, &v) in some.iter().enumerate() {
-                    prop_assert_eq!(got[v], brute(&sizes, &refs, v), "node {}", v);
+                    prop_assert_eq!(got[v].get(), brute(&sizes, &refs, v), "node {}", v);
                     prop_assert_eq!(few[k], got[v], "few, node {}", v);
                 }
             }

@@ -14,6 +14,7 @@
 //! tree gives the added sizes (O(n)).
 
 use super::ClosureGraph;
+use crate::store::Bytes;
 
 /// The dominator tree of a [`ClosureGraph`], rooted at its virtual root.
 #[derive(Debug, Clone)]
@@ -118,10 +119,10 @@ impl DominatorTree {
 
 /// Added size of every path: the NAR sizes of its dominator subtree. Index `i` is
 /// path `i`; the last entry (the virtual root) is the closure size. O(n).
-pub fn added_sizes(g: &ClosureGraph, tree: &DominatorTree) -> Vec<u64> {
+pub fn added_sizes(g: &ClosureGraph, tree: &DominatorTree) -> Vec<Bytes> {
     let n = g.len();
-    let mut added: Vec<u64> = g.nar_sizes.clone();
-    added.push(0);
+    let mut added: Vec<Bytes> = g.nar_sizes.clone();
+    added.push(Bytes::ZERO);
     let order = tree.preorder(n as u32);
     for &v in order.iter().rev() {
         let d = tree.idom[v as usize];
@@ -205,8 +206,9 @@ mod tests {
             // Node order is store-path order, which testutil::path keeps equal to i.
             let roots: Vec<usize> = g.roots.iter().map(|r| r.index()).collect();
             let expect = brute_force_added(&sizes, &refs, &roots);
+            let added: Vec<u64> = added.iter().map(|a| a.get()).collect();
             prop_assert_eq!(&added[..sizes.len()], &expect[..]);
-            prop_assert_eq!(added[sizes.len()], g.total_size());
+            prop_assert_eq!(added[sizes.len()], g.total_size().get());
         }
     }
 
@@ -216,6 +218,6 @@ mod tests {
         let c = closure(&[1, 10, 100, 1000], &[vec![1, 2], vec![3], vec![3], vec![]]);
         let g = ClosureGraph::new(&c, &[]);
         let added = added_sizes(&g, &dominator_tree(&g));
-        assert_eq!(&added[..4], &[1111, 10, 100, 1000]);
+        assert_eq!(&added[..4], &[1111, 10, 100, 1000].map(Bytes::new));
     }
 }

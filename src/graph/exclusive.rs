@@ -17,22 +17,27 @@
 //! the exclusive size that leaving the whole set out would free.
 
 use super::{ClosureGraph, DominatorTree};
+use crate::store::Bytes;
 
 /// For every node: the NAR size of the `member` nodes in its dominator subtree.
 /// Index `i` is path `i`; the last entry (the virtual root) is the total size of all
 /// members. O(n).
-pub fn exclusive_added_sizes(g: &ClosureGraph, tree: &DominatorTree, member: &[bool]) -> Vec<u64> {
+pub fn exclusive_added_sizes(
+    g: &ClosureGraph,
+    tree: &DominatorTree,
+    member: &[bool],
+) -> Vec<Bytes> {
     let n = g.len();
-    let mut added: Vec<u64> = (0..n)
+    let mut added: Vec<Bytes> = (0..n)
         .map(|i| {
             if member.get(i).copied().unwrap_or(false) {
                 g.nar_sizes[i]
             } else {
-                0
+                Bytes::ZERO
             }
         })
         .collect();
-    added.push(0);
+    added.push(Bytes::ZERO);
     let order = tree.preorder(n as u32);
     for &v in order.iter().rev() {
         let d = tree.idom[v as usize];
@@ -70,11 +75,11 @@ pub fn exclusive_added_sizes(g: &ClosureGraph, tree: &DominatorTree, member: &[b
 pub fn group_added_sizes(
     g: &ClosureGraph,
     tree: &DominatorTree,
-    exclusive: &[u64],
+    exclusive: &[Bytes],
     member: &[bool],
     group_of: &[Option<u32>],
     groups: usize,
-) -> Vec<u64> {
+) -> Vec<Bytes> {
     use rayon::prelude::*;
     let n = g.len();
     let ctx = Groups {
@@ -102,7 +107,7 @@ pub fn group_added_sizes(
             },
             |walk, (gi, list)| {
                 let Some((&first, rest)) = list.split_first() else {
-                    return 0;
+                    return Bytes::ZERO;
                 };
                 let l = rest.iter().fold(first, |acc, &v| ctx.lca(acc, v));
                 if l != ctx.spans.vroot && ctx.in_group(l as usize, gi) {
@@ -238,7 +243,7 @@ impl Groups<'_> {
     /// Acyclic graphs: the member size of the least set that holds the group's
     /// `list` and every node all of whose referrers are in it, grown from the members
     /// by counting each node's freed referrers. O(edges out of the set).
-    fn freed_growing(&self, list: &[u32], stamp: u32, walk: &mut Walk) -> u64 {
+    fn freed_growing(&self, list: &[u32], stamp: u32, walk: &mut Walk) -> Bytes {
         // FREED marks a node in the set.
         const FREED: u32 = u32::MAX;
         let Walk {
@@ -252,7 +257,7 @@ impl Groups<'_> {
             freed_refs[v as usize] = FREED;
             stack.push(v);
         }
-        let mut freed = 0u64;
+        let mut freed = Bytes::ZERO;
         while let Some(v) = stack.pop() {
             let v = v as usize;
             if self.is_member(v) {
@@ -280,7 +285,7 @@ impl Groups<'_> {
     /// Inputs with a cycle: the member size of what stays in `l`'s dominator subtree
     /// when group `gi` is left out, by a search from `l` (the roots, for the virtual
     /// root) inside the subtree that avoids the group. O(subtree + its edges).
-    fn kept_in_subtree(&self, l: u32, gi: usize, stamp: u32, walk: &mut Walk) -> u64 {
+    fn kept_in_subtree(&self, l: u32, gi: usize, stamp: u32, walk: &mut Walk) -> Bytes {
         let Walk { seen, stack, .. } = walk;
         let (lo, hi) = (self.spans.tin[l as usize], self.spans.tout[l as usize]);
         stack.clear();
@@ -296,7 +301,7 @@ impl Groups<'_> {
             seen[l as usize] = stamp;
             stack.push(l);
         }
-        let mut kept = 0u64;
+        let mut kept = Bytes::ZERO;
         while let Some(v) = stack.pop() {
             let v = v as usize;
             if self.is_member(v) {
@@ -398,7 +403,12 @@ mod tests {
             let set: HashSet<usize> = (0..sizes.len())
                 .filter(|&v| group_of[v] == Some(gi as u32))
                 .collect();
-            prop_assert_eq!(got_size, brute(sizes, refs, member, &set), "group {}", gi);
+            prop_assert_eq!(
+                got_size.get(),
+                brute(sizes, refs, member, &set),
+                "group {}",
+                gi
+            );
         }
         Ok(())
     }
@@ -441,7 +451,7 @@ mod tests {
             let ex = exclusive_added_sizes(&g, &tree, &member);
             for (v, &got) in ex.iter().take(sizes.len()).enumerate() {
                 let set: HashSet<usize> = [v].into();
-                prop_assert_eq!(got, brute(&sizes, &refs, &member, &set), "node {}", v);
+                prop_assert_eq!(got.get(), brute(&sizes, &refs, &member, &set), "node {}", v);
             }
             check_groups(&sizes, &refs, &member, &group)?;
         }

@@ -29,7 +29,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
 
-use crate::store::{Closure, PathInfo, StorePath};
+use crate::store::{Bytes, Closure, PathInfo, StorePath};
 
 /// Sum sizes without wrapping: sizes add up to at most `u64::MAX`. Loaders refuse inputs
 /// whose NAR sizes overflow (`crate::load`), so saturation only guards closures built by
@@ -49,7 +49,7 @@ pub struct ClosureGraph {
     /// The store paths, in node order.
     pub paths: Vec<StorePath>,
     /// NAR size of each path (0 when unknown; see `sizes_known`).
-    pub nar_sizes: Vec<u64>,
+    pub nar_sizes: Vec<Bytes>,
     /// Whether every NAR size was known.
     pub sizes_known: bool,
     /// The roots, as node indices.
@@ -147,10 +147,10 @@ impl ClosureGraph {
             if keep[i] {
                 new_id[i] = paths.len() as u32;
                 paths.push(info.path.clone());
-                nar_sizes.push(info.nar_size.unwrap_or_else(|| {
+                nar_sizes.push(Bytes::new(info.nar_size.unwrap_or_else(|| {
                     sizes_known = false;
                     0
-                }));
+                })));
             }
         }
         let n = paths.len();
@@ -243,17 +243,17 @@ impl ClosureGraph {
     /// Sum of the NAR sizes of every path reachable from the roots: the closure size.
     /// (After construction every path is reachable, so this is the sum of all.)
     /// Saturates at `u64::MAX` rather than wrapping; see [`ClosureGraph::checked_total_size`].
-    pub fn total_size(&self) -> u64 {
-        saturating_sum(self.nar_sizes.iter().copied())
+    pub fn total_size(&self) -> Bytes {
+        self.nar_sizes.iter().copied().sum()
     }
 
     /// The closure size, or `None` when the NAR sizes add up to more than `u64::MAX`.
     /// Every size the graph computes (closure, added, exclusive sizes) is a sum over a
     /// subset of the nodes, so when this is `Some` none of them saturates.
-    pub fn checked_total_size(&self) -> Option<u64> {
+    pub fn checked_total_size(&self) -> Option<Bytes> {
         self.nar_sizes
             .iter()
-            .try_fold(0u64, |acc, &s| acc.checked_add(s))
+            .try_fold(Bytes::ZERO, |acc, &s| acc.checked_add(s))
     }
 
     /// Breadth-first parents from `start`: `parent[v]` is the node before `v` on one
@@ -370,12 +370,12 @@ mod tests {
         let g = ClosureGraph::new(&c, &[]);
         assert_eq!(g.len(), 4);
         assert_eq!(g.roots.len(), 2);
-        assert_eq!(g.total_size(), 15);
+        assert_eq!(g.total_size(), Bytes::new(15));
         let parents = g.bfs_parents(g.virtual_root());
         let chain = g.chain_to(&parents, NodeIndex::new(2));
         assert_eq!(chain.len(), 2, "{chain:?}");
         let only0 = ClosureGraph::new(&c, &[path(0)]);
         assert_eq!(only0.len(), 3);
-        assert_eq!(only0.total_size(), 7);
+        assert_eq!(only0.total_size(), Bytes::new(7));
     }
 }

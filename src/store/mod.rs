@@ -4,6 +4,7 @@
 //! This module does no I/O. Loaders (`crate::load`) fill a [`Closure`]; the graph layer
 //! (`crate::graph`) turns it into one compressed graph; analysis and reports read both.
 
+mod bytes;
 mod closure;
 pub mod frame;
 mod hash;
@@ -14,6 +15,7 @@ mod path;
 mod size;
 mod text;
 
+pub use bytes::Bytes;
 pub use closure::{package_name, Closure, InvalidPath, RootSelectionError, SourceKind};
 pub use hash::NarHash;
 pub use name::{parse_package_name, PackageName};
