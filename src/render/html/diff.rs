@@ -159,13 +159,7 @@ pub(super) fn diff(r: &DiffReport, out: &mut dyn Write) -> io::Result<()> {
             esc(&format_size(r.new.closure_size)),
             if r.closure_size_delta > 0 { GROW } else if r.closure_size_delta < 0 { SHRINK } else { "inherit" },
             esc(&format_delta(r.closure_size_delta)))?;
-        for w in &r.warnings {
-            writeln!(
-                out,
-                "<p class=\"warn\">warning: {}</p>",
-                esc(&w.to_string())
-            )?;
-        }
+        super::warnings(out, &r.warnings)?;
         writeln!(out, "</aside></main>")
     })
 }

@@ -153,13 +153,7 @@ pub(super) fn gpu(r: &GpuReport, out: &mut dyn Write) -> io::Result<()> {
                 esc(&m.nix)
             )?;
         }
-        for w in &r.warnings {
-            writeln!(
-                out,
-                "<p class=\"warn\">warning: {}</p>",
-                esc(&w.to_string())
-            )?;
-        }
+        super::warnings(out, &r.warnings)?;
         writeln!(out, "</div></main>")
     })
 }

@@ -24,6 +24,18 @@ use std::io::{self, Write};
 
 use super::Report;
 
+/// One `<p class="warn">` line per warning of a report, each escaped.
+fn warnings(out: &mut dyn Write, warnings: &[impl std::fmt::Display]) -> io::Result<()> {
+    for w in warnings {
+        writeln!(
+            out,
+            "<p class=\"warn\">warning: {}</p>",
+            esc(&w.to_string())
+        )?;
+    }
+    Ok(())
+}
+
 /// Write `report` as one HTML page.
 pub(super) fn render(report: Report<'_>, out: &mut dyn Write) -> io::Result<()> {
     match report {

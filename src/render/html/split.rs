@@ -89,13 +89,7 @@ pub(super) fn split(r: &SplitReport, out: &mut dyn Write) -> io::Result<()> {
             "<aside><div id=\"details\" hidden><h2>Selected</h2><pre></pre></div>"
         )?;
         closure_bars(r, out)?;
-        for w in &r.warnings {
-            writeln!(
-                out,
-                "<p class=\"warn\">warning: {}</p>",
-                esc(&w.to_string())
-            )?;
-        }
+        super::warnings(out, &r.warnings)?;
         writeln!(out, "</aside></main>")
     })
 }

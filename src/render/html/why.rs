@@ -767,13 +767,7 @@ fn aside(
             esc(&format_size(rest.nar_size))
         )?;
     }
-    for w in &r.warnings {
-        writeln!(
-            out,
-            "<p class=\"warn\">warning: {}</p>",
-            esc(&w.to_string())
-        )?;
-    }
+    super::warnings(out, &r.warnings)?;
     Ok(())
 }
 
@@ -830,13 +824,7 @@ pub(super) fn chains(r: &WhyChainsReport, out: &mut dyn Write) -> io::Result<()>
             }
             writeln!(out, "</pre>")?;
         }
-        for w in &r.warnings {
-            writeln!(
-                out,
-                "<p class=\"warn\">warning: {}</p>",
-                esc(&w.to_string())
-            )?;
-        }
+        super::warnings(out, &r.warnings)?;
         writeln!(out, "</div></main>")
     })
 }
