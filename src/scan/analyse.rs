@@ -165,6 +165,62 @@ fn index_file<S: ByteSource + ?Sized>(
     }
 }
 
+/// The ELF facts of a file with hits (or of every ELF file when asked), its search
+/// directories resolved from where it sits; problems reading them go to `warnings`.
+fn elf_facts<S: ByteSource + ?Sized>(
+    ctx: &Context<'_>,
+    path: &RelPath,
+    src: &S,
+    warnings: &mut Vec<ScanWarning>,
+) -> Option<ElfFacts> {
+    let origin = ctx.logical_root.map(|root| {
+        let parent = path.parent();
+        if parent.is_empty() {
+            root.to_string()
+        } else {
+            format!("{root}/{}", String::from_utf8_lossy(parent))
+        }
+    });
+    match ElfFacts::parse(src, origin.as_deref()) {
+        Ok(mut f) => {
+            (f.dlopen, f.data_paths) = names_in_data(&f, src);
+            if let Some(resolve) = ctx.resolver {
+                f.resolve_needed(&|lib: &str| resolve(lib.as_bytes()));
+            }
+            let elf = f.warnings.iter().map(|w| EntryProblem::Elf(w.clone()));
+            let gpu = (f.gpu.warnings.iter()).map(|w| EntryProblem::ElfGpuCode(w.clone()));
+            warnings.extend(elf.chain(gpu).map(|p| ScanWarning::entry(path, p)));
+            Some(f)
+        }
+        Err(e) => {
+            warnings.push(ScanWarning::entry(
+                path,
+                EntryProblem::NotElf(e.to_string()),
+            ));
+            None
+        }
+    }
+}
+
+/// A standalone offload bundle: its entries' sizes from its header (positional reads;
+/// a streamed file offers its first bytes, `head`).
+fn standalone_bundle<S: ByteSource + ?Sized>(
+    path: &RelPath,
+    head: &[u8],
+    source: Option<&S>,
+    warnings: &mut Vec<ScanWarning>,
+) -> GpuCode {
+    let g = match source {
+        Some(src) => GpuCode::detect_bundle_file(src),
+        None => GpuCode::detect_bundle_file(head),
+    };
+    warnings.extend(
+        (g.warnings.iter())
+            .map(|w| ScanWarning::entry(path, EntryProblem::BundleGpuCode(w.clone()))),
+    );
+    g
+}
+
 /// A regular file: its name and its contents, ELF-analysed when it has hits.
 pub(crate) fn regular<S: ByteSource + ?Sized>(
     ctx: &Context<'_>,
@@ -180,50 +236,13 @@ pub(crate) fn regular<S: ByteSource + ?Sized>(
     let is_elf = has_elf_magic(head);
     let content_hits = &contents.scan.hits;
 
-    let mut facts = None;
     let want_facts = !content_hits.is_empty() || ctx.opts.elf_facts == ElfFactsWhen::Always;
-    if let (true, true, Some(src)) = (is_elf, want_facts, contents.source) {
-        let origin = ctx.logical_root.map(|root| {
-            let parent = path.parent();
-            if parent.is_empty() {
-                root.to_string()
-            } else {
-                format!("{root}/{}", String::from_utf8_lossy(parent))
-            }
-        });
-        match ElfFacts::parse(src, origin.as_deref()) {
-            Ok(mut f) => {
-                (f.dlopen, f.data_paths) = names_in_data(&f, src);
-                if let Some(resolve) = ctx.resolver {
-                    f.resolve_needed(&|lib: &str| resolve(lib.as_bytes()));
-                }
-                let elf = f.warnings.iter().map(|w| EntryProblem::Elf(w.clone()));
-                let gpu = (f.gpu.warnings.iter()).map(|w| EntryProblem::ElfGpuCode(w.clone()));
-                warnings.extend(elf.chain(gpu).map(|p| ScanWarning::entry(&path, p)));
-                facts = Some(f);
-            }
-            Err(e) => warnings.push(ScanWarning::entry(
-                &path,
-                EntryProblem::NotElf(e.to_string()),
-            )),
-        }
-    }
-
-    // A standalone bundle: its entries' sizes from its header (positional reads; a
-    // streamed file offers its first bytes).
-    let bundle = if !is_elf && has_bundle_magic(head) {
-        let g = match contents.source {
-            Some(src) => GpuCode::detect_bundle_file(src),
-            None => GpuCode::detect_bundle_file(head),
-        };
-        warnings.extend(
-            (g.warnings.iter())
-                .map(|w| ScanWarning::entry(&path, EntryProblem::BundleGpuCode(w.clone()))),
-        );
-        Some(g)
-    } else {
-        None
+    let facts = match (is_elf, want_facts, contents.source) {
+        (true, true, Some(src)) => elf_facts(ctx, &path, src, &mut warnings),
+        _ => None,
     };
+    let bundle = (!is_elf && has_bundle_magic(head))
+        .then(|| standalone_bundle(&path, head, contents.source, &mut warnings));
 
     let rule = file_rule(&FileFacts {
         path: path.as_bytes(),
