@@ -9,6 +9,12 @@
 //! Cost: one breadth-first walk before and one after, O(paths + references + hits of
 //! edges into split packages), over the numbered closure of [`Indexed`] (built once,
 //! O(paths + references) with one hash lookup per reference).
+//!
+//! Why not `crate::graph::ClosureGraph`, the one graph the other analyses share: this
+//! walk needs what that graph drops on purpose. It keeps references to paths outside the
+//! loaded closure (a referrer may name a split package that way), a size per path that
+//! may be unknown (an error here, 0 there), and each path's references in the input's
+//! order, which sets the order of the assumptions in the report.
 
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
