@@ -81,6 +81,26 @@ pub struct EntryFact {
     pub device: Vec<DeviceObject>,
 }
 
+#[cfg(test)]
+impl EntryFact {
+    /// An entry with no ELF, script or device facts, classed by rule `test`: what unit
+    /// tests of reachability, GPU accounting and split plans build their trees from.
+    pub(crate) fn bare(path: &str, entry: EntryType, size: u64, class: FileClass) -> EntryFact {
+        EntryFact {
+            path: RelPath::from_bytes(path.as_bytes().to_vec()),
+            entry,
+            size,
+            class,
+            class_rule: RuleId::new("test"),
+            symlink_target: None,
+            elf: None,
+            shebang: None,
+            names: Vec::new(),
+            device: Vec::new(),
+        }
+    }
+}
+
 /// The hits of one candidate reference in one store path's scan.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScannedRef {

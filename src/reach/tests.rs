@@ -1,7 +1,7 @@
 //! Reachability on hand-made inventories: each test is one loader rule.
 
 use super::*;
-use crate::classify::{FileClass, RuleId};
+use crate::classify::FileClass;
 use crate::evidence::{ElfLink, SearchDir};
 
 const SD: &str = "/nix/store";
@@ -16,18 +16,7 @@ fn abs(p: &StorePath, rel: &str) -> String {
 }
 
 fn e(path: &str, entry: EntryType) -> EntryFact {
-    EntryFact {
-        path: RelPath::from_bytes(path.as_bytes().to_vec()),
-        entry,
-        size: 1,
-        class: FileClass::Out,
-        class_rule: RuleId::new("test"),
-        symlink_target: None,
-        elf: None,
-        shebang: None,
-        names: Vec::new(),
-        device: Vec::new(),
-    }
+    EntryFact::bare(path, entry, 1, FileClass::Out)
 }
 
 fn dir(path: &str) -> EntryFact {

@@ -148,23 +148,10 @@ pub fn account(entries: &[EntryFact]) -> Account {
 mod tests {
     use super::super::after::cut;
     use super::*;
-    use crate::classify::RuleId;
-    use crate::scan::RelPath;
     use std::collections::HashSet;
 
     fn e(path: &str, entry: EntryType, size: u64, class: FileClass) -> EntryFact {
-        EntryFact {
-            path: RelPath::from_bytes(path.as_bytes().to_vec()),
-            entry,
-            size,
-            class,
-            class_rule: RuleId::new("test"),
-            symlink_target: None,
-            elf: None,
-            shebang: None,
-            names: Vec::new(),
-            device: Vec::new(),
-        }
+        EntryFact::bare(path, entry, size, class)
     }
 
     fn obj(target: &str, container: DeviceContainer, stored: u64, code: u64) -> DeviceObject {

@@ -740,18 +740,7 @@ mod tests {
     const DEP: &str = "11111111111111111111111111111111-dep-1.0";
 
     fn entry(path: &str, entry: EntryType, size: u64, class: FileClass) -> EntryFact {
-        EntryFact {
-            path: RelPath::from_bytes(path.as_bytes().to_vec()),
-            entry,
-            size,
-            class,
-            class_rule: RuleId::new("test"),
-            symlink_target: None,
-            elf: None,
-            shebang: None,
-            names: Vec::new(),
-            device: Vec::new(),
-        }
+        EntryFact::bare(path, entry, size, class)
     }
 
     fn hit(file: &str, kind: EvidenceKind, verdict: Verdict, detail: &str) -> JudgedHit {
