@@ -6,17 +6,21 @@
 //! otherwise the strongly connected components (`super::components`). Targets are
 //! taken in blocks of `64·W` components; for each block one pass in post-order ORs the
 //! successors' reach bitsets (a component can only reach components before it, so the
-//! pass starts at the block), and each component's weighted sum is read off its bits
-//! through per-byte lookup tables (from the bits a row misses when it has more set
-//! than not). Rows that reach none or all of a block are kept as a state, not bits.
+//! pass starts at the block). Rows that reach none or all of a block are kept as a
+//! state, not bits. A row's weighted sum is its first successor's sum (kept with that
+//! successor's bits) plus the weight of the bits the row has beyond it, read word by
+//! word (an empty or full word at once, a word with few bits set or clear bit by bit,
+//! others through per-byte lookup tables); a row equal to its first successor's shares
+//! that successor's bits and sum.
 //! Blocks are taken last first, and each marks the edges into its targets that another
 //! successor already covers (a transitive reduction found on the way), which the lower
-//! blocks, the ones that walk most rows, then skip: on the yardstick's `layered` shape
-//! this cut the pass from 0.43 s to 0.31 s.
+//! blocks, the ones that walk most rows, then skip.
 //! Worst case O((m + n·W) · n / (64·W) / 2) word operations, blocks in parallel
-//! (rayon); memory per worker: W words per row that reaches part of the block, and one
-//! running total per component. Measured figures in BENCHMARKS.md (the yardstick's
-//! `layered` shape, where most rows reach part of most blocks, is the costly case).
+//! (rayon); memory per worker: W words and a sum per row that reaches part of the
+//! block, and one running total per component. Measured figures in BENCHMARKS.md (the
+//! yardstick's `layered` shape, where most rows reach part of most blocks, is the
+//! costly case: the edge marks cut the pass from 0.43 s to 0.31 s there, the sums
+//! taken from the first successor to about 0.24 s).
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
@@ -285,10 +289,29 @@ enum Row {
 /// Buffers [`block_sums`] reuses from block to block.
 #[derive(Default)]
 struct Scratch {
+    /// The bits of the rows that reach part of the block, `W` words a slot.
     reach: Vec<u64>,
+    /// The weighted sum of each slot's bits.
+    slot_sum: Vec<u64>,
+    /// Each row's slot in `reach` (when its state is `Mixed`).
     slot: Vec<u32>,
     state: Vec<Row>,
     table: Vec<u64>,
+}
+
+/// One block's targets: what [`weighted_sum`] reads the weight of a row's bits from.
+struct BlockWeights<'a> {
+    /// The targets' sizes (`size[start..end]`).
+    size: &'a [u64],
+    /// The bit pattern of a full row (the last block may be partial).
+    full: [u64; W],
+    /// The total size of the targets of each word of the bitset.
+    word_total: [u64; W],
+    /// The total size of the block's targets (saturated at `u64::MAX`).
+    block_total: u64,
+    /// Per-byte tables: `table[k * 256 + b]` is the total size of the targets selected
+    /// by byte value `b` at byte position `k` of the bitset.
+    table: &'a [u64],
 }
 
 /// For target components `start..start+BLOCK`, the weighted reach of every component
@@ -298,52 +321,39 @@ struct Scratch {
 /// Rows that reach nothing or everything of the block are kept as a state instead of
 /// bits, so on dense closures (where most paths reach most of what lies below them)
 /// the work per component stops at its first successor that reaches the whole block.
+/// A row that comes out equal to its first successor's (the later successors added
+/// nothing in this block) shares that successor's slot and sum instead of a copy: on
+/// the yardstick's `layered` shape, about a third of the rows that hold bits.
 fn block_sums(start: usize, graph: &BlockGraph<'_>, scratch: &mut Scratch, total: &mut [u64]) {
     let (succ, size, redundant) = (graph.succ, graph.size, graph.redundant);
     let nc = size.len();
     let end = (start + BLOCK).min(nc);
-    let width = end - start;
     let rows = nc - start;
     // Only rows that reach part of the block hold bits: `slot[row]` is their place in
     // `reach` (most rows reach all or none of a block, and a bitset for every row cost
     // 12.8 MB per worker and its cache misses).
     scratch.reach.clear();
+    scratch.slot_sum.clear();
     scratch.slot.clear();
     scratch.slot.resize(rows, 0);
-    let reach = &mut scratch.reach;
-    let slot = &mut scratch.slot;
     scratch.state.clear();
     scratch.state.resize(rows, Row::Zero);
-    let state = &mut scratch.state;
-    // The bit pattern of a full row (the last block may be partial).
-    let mut full = [0u64; W];
-    for bit in 0..width {
-        full[bit / 64] |= 1u64 << (bit % 64);
-    }
-    let block_total = saturating_sum(size[start..end].iter().copied());
-    // Per-byte tables: table[k][b] = total size of the targets selected by byte value
-    // b at byte position k of the block's bitset.
-    let nbytes = width.div_ceil(8);
-    scratch.table.clear();
-    scratch.table.resize(nbytes * 256, 0);
-    let table = &mut scratch.table;
-    for k in 0..nbytes {
-        for b in 1..256usize {
-            let low = b & (b - 1);
-            let bit = (b ^ low).trailing_zeros() as usize;
-            let t = start + k * 8 + bit;
-            let add = if t < end { size[t] } else { 0 };
-            table[k * 256 + b] = table[k * 256 + low].saturating_add(add);
-        }
-    }
+    let weights = block_weights(&size[start..end], &mut scratch.table);
+    let (reach, slot_sum) = (&mut scratch.reach, &mut scratch.slot_sum);
+    let (slot, state) = (&mut scratch.slot, &mut scratch.state);
     for (c, running) in total.iter_mut().enumerate().skip(start) {
         let c_succ = succ.of(c);
         let row = c - start;
         let mut mine = [0u64; W];
         let mut st = Row::Zero;
+        // The first successor that holds bits (its slot), and the bits the row has
+        // beyond that successor's: its own, and what later successors add.
+        let mut base: Option<u32> = None;
+        let mut extra = [0u64; W];
         if c < end {
             let bit = c - start;
             mine[bit / 64] |= 1u64 << (bit % 64);
+            extra[bit / 64] |= 1u64 << (bit % 64);
             st = Row::Mixed;
         }
         // Successor lists are sorted, and taken last first, down to the block's
@@ -373,59 +383,148 @@ fn block_sums(start: usize, graph: &BlockGraph<'_>, scratch: &mut Scratch, total
                     break;
                 }
                 Row::Mixed => {
-                    let at = slot[s - start] as usize * W;
-                    let other = &reach[at..at + W];
-                    for (a, b) in mine.iter_mut().zip(other) {
-                        *a |= *b;
+                    let theirs = slot[s - start];
+                    let at = theirs as usize * W;
+                    let other: &[u64; W] = reach[at..at + W].try_into().expect("W words");
+                    // (No successor reaches the row's own bit: components are acyclic.)
+                    if base.is_none() {
+                        for (a, b) in mine.iter_mut().zip(other) {
+                            *a |= *b;
+                        }
+                        base = Some(theirs);
+                    } else {
+                        or_into(&mut mine, &mut extra, other);
                     }
                     st = Row::Mixed;
                 }
             }
         }
-        if st == Row::Mixed && mine == full {
+        // (Folds, not `==`: an array comparison is a call to memcmp.)
+        let same = base.is_some() && extra.iter().fold(0, |a, &w| a | w) == 0;
+        // A row equal to a slot's is not full (that slot's row would be).
+        let missed = |row: &[u64; W]| {
+            row.iter()
+                .zip(&weights.full)
+                .fold(0, |a, (m, f)| a | (m ^ f))
+        };
+        if st == Row::Mixed && !same && missed(&mine) == 0 {
             st = Row::Full;
         }
-        if st == Row::Mixed {
-            slot[row] = (reach.len() / W) as u32;
-            reach.extend_from_slice(&mine);
-        }
         state[row] = st;
-        let sum = match st {
-            Row::Zero => 0,
-            Row::Full => block_total,
-            Row::Mixed => mixed_sum(&mine, &full, table, block_total),
+        let sum = match (st, base) {
+            (Row::Zero, _) => 0,
+            (Row::Full, _) => weights.block_total,
+            (Row::Mixed, Some(theirs)) if same => {
+                slot[row] = theirs;
+                slot_sum[theirs as usize]
+            }
+            (Row::Mixed, _) => {
+                // The first successor's sum and the weight of the bits beyond it.
+                let from = base.map_or(0, |b| slot_sum[b as usize]);
+                let sum = weighted_sum(&extra, &weights).saturating_add(from);
+                slot[row] = slot_sum.len() as u32;
+                slot_sum.push(sum);
+                reach.extend_from_slice(&mine);
+                sum
+            }
         };
         *running = running.saturating_add(sum);
     }
 }
 
-/// The total size of the targets a row's bits select, read off the per-byte tables:
-/// from the bits themselves when at most half are set, otherwise as the block's total
-/// minus the targets the row misses. Bytes that select nothing are skipped, so a row
-/// that reaches a few targets, or all but a few (most rows of deep closures), costs a
-/// few lookups instead of one per byte of the block.
-fn mixed_sum(mine: &[u64; W], full: &[u64; W], table: &[u64], block_total: u64) -> u64 {
-    let set: u32 = mine.iter().map(|w| w.count_ones()).sum();
-    let width: u32 = full.iter().map(|w| w.count_ones()).sum();
-    let lookup = |bits: &mut dyn Iterator<Item = u64>| -> u64 {
+/// `mine |= other`, and the bits that adds into `extra`. Not inlined: on its own the
+/// loop becomes vector instructions (SSE2, the baseline), inlined it stayed scalar.
+#[inline(never)]
+fn or_into(mine: &mut [u64; W], extra: &mut [u64; W], other: &[u64; W]) {
+    for i in 0..W {
+        extra[i] |= other[i] & !mine[i];
+        mine[i] |= other[i];
+    }
+}
+
+/// The weights of a block's targets (`size`, at most `BLOCK` of them), with the
+/// per-byte tables built in `table`.
+fn block_weights<'a>(size: &'a [u64], table: &'a mut Vec<u64>) -> BlockWeights<'a> {
+    let width = size.len();
+    let mut full = [0u64; W];
+    for bit in 0..width {
+        full[bit / 64] |= 1u64 << (bit % 64);
+    }
+    let mut word_total = [0u64; W];
+    for (wi, chunk) in size.chunks(64).enumerate() {
+        word_total[wi] = saturating_sum(chunk.iter().copied());
+    }
+    let block_total = saturating_sum(word_total.iter().copied());
+    // Every byte position, even past a partial block's end (their entries are 0): a
+    // word's eight lookups need no bounds of their own.
+    let nbytes = BLOCK / 8;
+    table.clear();
+    table.resize(nbytes * 256, 0);
+    for k in 0..nbytes {
+        for b in 1..256usize {
+            let low = b & (b - 1);
+            let bit = (b ^ low).trailing_zeros() as usize;
+            let add = size.get(k * 8 + bit).copied().unwrap_or(0);
+            table[k * 256 + b] = table[k * 256 + low].saturating_add(add);
+        }
+    }
+    BlockWeights {
+        size,
+        full,
+        word_total,
+        block_total,
+        table,
+    }
+}
+
+/// Whether `x` has at most four bits set (no popcount: the release build targets
+/// baseline x86-64, where `count_ones` is a long bit-twiddling sequence).
+fn few_bits(x: u64) -> bool {
+    let x = x & x.wrapping_sub(1);
+    let x = x & x.wrapping_sub(1);
+    let x = x & x.wrapping_sub(1);
+    let x = x & x.wrapping_sub(1);
+    x == 0
+}
+
+/// The total size of the targets `bits` select, word by word: nothing for an
+/// empty word, the word's total for a full one, the few targets set (or missed) for
+/// a word with at most four bits set (or clear), and eight per-byte table lookups
+/// otherwise (independent loads, no data-dependent loop). Exact with plain additions
+/// when the block's total does not saturate (every partial sum is at most it);
+/// otherwise every addition saturates.
+fn weighted_sum(bits: &[u64; W], w: &BlockWeights<'_>) -> u64 {
+    let bits_total = |mut word: u64, base: usize| -> u64 {
         let mut sum = 0u64;
-        for (wi, mut word) in bits.enumerate() {
-            while word != 0 {
-                let byte = word.trailing_zeros() as usize / 8;
-                let b = ((word >> (byte * 8)) & 0xff) as usize;
-                sum = sum.saturating_add(table[(wi * 8 + byte) * 256 + b]);
-                word &= !(0xffu64 << (byte * 8));
-            }
+        while word != 0 {
+            sum = sum.saturating_add(w.size[base + word.trailing_zeros() as usize]);
+            word &= word - 1;
         }
         sum
     };
-    // The complement only when the block's total did not saturate: then the targets
-    // missed add up to at most it, and the difference is exact.
-    if 2 * set <= width || block_total == u64::MAX {
-        lookup(&mut mine.iter().copied())
-    } else {
-        block_total - lookup(&mut mine.iter().zip(full).map(|(m, f)| !m & f))
+    if w.block_total == u64::MAX {
+        return bits.iter().enumerate().fold(0u64, |sum, (wi, &word)| {
+            sum.saturating_add(bits_total(word, wi * 64))
+        });
     }
+    let mut sum = 0u64;
+    for (wi, (&word, &full)) in bits.iter().zip(&w.full).enumerate() {
+        let missed = full & !word;
+        if word == 0 {
+        } else if missed == 0 {
+            sum += w.word_total[wi];
+        } else if few_bits(word) {
+            sum += bits_total(word, wi * 64);
+        } else if few_bits(missed) {
+            sum += w.word_total[wi] - bits_total(missed, wi * 64);
+        } else {
+            let t = &w.table[wi * 8 * 256..(wi + 1) * 8 * 256];
+            for k in 0..8 {
+                sum += t[k * 256 + ((word >> (8 * k)) & 0xff) as usize];
+            }
+        }
+    }
+    sum
 }
 
 #[cfg(test)]
