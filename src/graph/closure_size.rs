@@ -346,14 +346,11 @@ fn block_sums(start: usize, graph: &BlockGraph<'_>, scratch: &mut Scratch, total
         let row = c - start;
         let mut mine = [0u64; W];
         let mut st = Row::Zero;
-        // The first successor that holds bits (its slot), and the bits the row has
-        // beyond that successor's: its own, and what later successors add.
+        // The first successor that holds bits (its slot).
         let mut base: Option<u32> = None;
-        let mut extra = [0u64; W];
         if c < end {
             let bit = c - start;
             mine[bit / 64] |= 1u64 << (bit % 64);
-            extra[bit / 64] |= 1u64 << (bit % 64);
             st = Row::Mixed;
         }
         // Successor lists are sorted, and taken last first, down to the block's
@@ -385,18 +382,22 @@ fn block_sums(start: usize, graph: &BlockGraph<'_>, scratch: &mut Scratch, total
                 Row::Mixed => {
                     let theirs = slot[s - start];
                     let at = theirs as usize * W;
-                    let other: &[u64; W] = reach[at..at + W].try_into().expect("W words");
-                    // (No successor reaches the row's own bit: components are acyclic.)
-                    if base.is_none() {
-                        for (a, b) in mine.iter_mut().zip(other) {
-                            *a |= *b;
-                        }
-                        base = Some(theirs);
-                    } else {
-                        or_into(&mut mine, &mut extra, other);
+                    for (a, b) in mine.iter_mut().zip(&reach[at..at + W]) {
+                        *a |= *b;
                     }
+                    base = base.or(Some(theirs));
                     st = Row::Mixed;
                 }
+            }
+        }
+        // The bits the row has beyond its first successor's: its own, and what the
+        // later successors added (no successor reaches the row's own bit: components
+        // are acyclic).
+        let mut extra = mine;
+        if let Some(b) = base {
+            let at = b as usize * W;
+            for (e, f) in extra.iter_mut().zip(&reach[at..at + W]) {
+                *e &= !*f;
             }
         }
         // (Folds, not `==`: an array comparison is a call to memcmp.)
@@ -429,16 +430,6 @@ fn block_sums(start: usize, graph: &BlockGraph<'_>, scratch: &mut Scratch, total
             }
         };
         *running = running.saturating_add(sum);
-    }
-}
-
-/// `mine |= other`, and the bits that adds into `extra`. Not inlined: on its own the
-/// loop becomes vector instructions (SSE2, the baseline), inlined it stayed scalar.
-#[inline(never)]
-fn or_into(mine: &mut [u64; W], extra: &mut [u64; W], other: &[u64; W]) {
-    for i in 0..W {
-        extra[i] |= other[i] & !mine[i];
-        mine[i] |= other[i];
     }
 }
 
