@@ -6,10 +6,12 @@ use crate::graph::{
     ClosureGraph,
 };
 use crate::report::{
-    ChainNode, EvidenceLevel, HopEvidence, RestRow, SortKey, WhyChainsReport, WhyGpu, WhyPath,
-    WhyReport, WhyWarning, SCHEMA_VERSION,
+    chains_of, Chain, ChainNode, EvidenceLevel, HopEvidence, RestRow, SortKey, Step,
+    WhyChainsReport, WhyGpu, WhyPath, WhyReport, WhyWarning, SCHEMA_VERSION,
 };
 use crate::store::{Bytes, Closure, StorePath};
+
+use std::sync::Arc;
 
 use petgraph::graph::NodeIndex;
 use rayon::prelude::*;
@@ -67,6 +69,11 @@ pub struct WhyRanking {
     order: Vec<usize>,
     /// How many rows are shown (the rest are summarised).
     shown: usize,
+    /// When every row is shown: every path's full name and chain, by node (built
+    /// beside the closure sizes, see [`why_ranking`]); else empty, and the rows'
+    /// chains are built for the shown rows alone.
+    names: Vec<Arc<str>>,
+    chains: Vec<Chain>,
 }
 
 /// Rank every path of the closure of `opts.root` by `opts.sort` (pure: no file is read).
@@ -90,20 +97,34 @@ pub fn why_ranking(c: &Closure, opts: &WhyOptions) -> Result<WhyRanking, Analysi
     // Every path's closure size costs more than everything else here (it grows with
     // n²/64); a table of the top rows ranked by added or NAR size needs it only for
     // the rows that can be shown.
-    let (added, idom, parents, closure) = match few_closure_sizes(opts.sort, shown, n) {
-        Some(cap) => {
-            let (added, idom, parents) = dominators();
-            let closure = top_closure_sizes(&g, opts.sort, &added, shown, cap)
-                .unwrap_or_else(|| every_closure_size(&g));
-            (added, idom, parents, closure)
-        }
-        None => {
-            // Independent passes over the same graph: run them on both cores.
-            let ((added, idom, parents), closure) =
-                rayon::join(dominators, || every_closure_size(&g));
-            (added, idom, parents, closure)
-        }
-    };
+    let (added, idom, parents, closure, names, chains) =
+        match few_closure_sizes(opts.sort, shown, n) {
+            Some(cap) => {
+                let (added, idom, parents) = dominators();
+                let closure = top_closure_sizes(&g, opts.sort, &added, shown, cap)
+                    .unwrap_or_else(|| every_closure_size(&g));
+                (added, idom, parents, closure, Vec::new(), Vec::new())
+            }
+            None => {
+                // Independent passes over the same graph: run them on both cores. With
+                // every row shown, the names and chains (a walk on one core) are built
+                // here too rather than after the closure sizes, on the core the
+                // dominators leave free.
+                let ((added, idom, parents, names, chains), closure) = rayon::join(
+                    || {
+                        let (added, idom, parents) = dominators();
+                        let (names, chains) = if shown == n {
+                            every_chain(c, &g, &parents)
+                        } else {
+                            (Vec::new(), Vec::new())
+                        };
+                        (added, idom, parents, names, chains)
+                    },
+                    || every_closure_size(&g),
+                );
+                (added, idom, parents, closure, names, chains)
+            }
+        };
     let key = |i: usize| match opts.sort {
         SortKey::Added => (added[i], closure[i], g.nar_sizes[i]),
         SortKey::Closure => (closure[i], added[i], g.nar_sizes[i]),
@@ -124,6 +145,8 @@ pub fn why_ranking(c: &Closure, opts: &WhyOptions) -> Result<WhyRanking, Analysi
         closure,
         order,
         shown,
+        names,
+        chains,
     })
 }
 
@@ -329,32 +352,21 @@ fn rows(c: &Closure, ranking: &WhyRanking) -> Vec<WhyPath> {
     let (g, order, parents, idom) = (&ranking.g, &ranking.order, &ranking.parents, &ranking.idom);
     let (n, shown) = (g.len(), ranking.shown);
     let sd = &c.store_dir;
-    // Full paths formatted once and shared by the chains when every row is shown;
-    // with --top only the rows' and their chains' paths are formatted.
-    let full: Vec<std::sync::Arc<str>> = if shown == n {
-        g.paths.par_iter().map(|p| sd.display(p).into()).collect()
-    } else {
-        Vec::new()
-    };
-    let name = |i: usize| -> std::sync::Arc<str> {
+    // With every row shown, the names and chains were built with the ranking.
+    let full = &ranking.names;
+    let name = |i: usize| -> Arc<str> {
         full.get(i)
             .cloned()
             .unwrap_or_else(|| sd.display(&g.paths[i]).into())
     };
-    // Shared prefixes: each chain is its predecessor's plus one path.
-    use crate::report::Step;
-    let vr = g.virtual_root();
-    let chains = crate::report::chains_of(
-        n,
-        &order[..shown],
-        |v| match parents[v] {
-            Some(p) if p == vr => Step::Root,
-            Some(p) => Step::Parent(p.index()),
-            None if g.roots.iter().any(|r| r.index() == v) => Step::Root,
-            None => Step::Unreachable,
-        },
-        name,
-    );
+    let chains: Vec<Chain> = if ranking.chains.len() == n {
+        order[..shown]
+            .iter()
+            .map(|&i| ranking.chains[i].clone())
+            .collect()
+    } else {
+        chains_of(n, &order[..shown], |v| chain_step(g, parents, v), name)
+    };
     order[..shown]
         .par_iter()
         .zip(chains)
@@ -377,6 +389,35 @@ fn rows(c: &Closure, ranking: &WhyRanking) -> Vec<WhyPath> {
             }
         })
         .collect()
+}
+
+/// Where node `v`'s shortest chain goes on: its BFS parent, or its start at a root.
+fn chain_step(g: &ClosureGraph, parents: &[Option<NodeIndex<u32>>], v: usize) -> Step {
+    match parents[v] {
+        Some(p) if p == g.virtual_root() => Step::Root,
+        Some(p) => Step::Parent(p.index()),
+        None if g.roots.iter().any(|r| r.index() == v) => Step::Root,
+        None => Step::Unreachable,
+    }
+}
+
+/// Every path's full name, formatted once and shared by the chains, and every path's
+/// shortest chain (shared prefixes: each chain is its parent's plus one path), by node.
+fn every_chain(
+    c: &Closure,
+    g: &ClosureGraph,
+    parents: &[Option<NodeIndex<u32>>],
+) -> (Vec<Arc<str>>, Vec<Chain>) {
+    let sd = &c.store_dir;
+    let names: Vec<Arc<str>> = g.paths.par_iter().map(|p| sd.display(p).into()).collect();
+    let all: Vec<usize> = (0..g.len()).collect();
+    let chains = chains_of(
+        g.len(),
+        &all,
+        |v| chain_step(g, parents, v),
+        |i| names[i].clone(),
+    );
+    (names, chains)
 }
 
 /// When only the top `shown` of `n` rows are shown and the ranking is not by closure
