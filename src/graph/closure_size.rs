@@ -390,47 +390,69 @@ fn block_sums(start: usize, graph: &BlockGraph<'_>, scratch: &mut Scratch, total
                 }
             }
         }
-        // The bits the row has beyond its first successor's: its own, and what the
-        // later successors added (no successor reaches the row's own bit: components
-        // are acyclic).
-        let mut extra = mine;
-        if let Some(b) = base {
-            let at = b as usize * W;
-            for (e, f) in extra.iter_mut().zip(&reach[at..at + W]) {
-                *e &= !*f;
-            }
-        }
-        // (Folds, not `==`: an array comparison is a call to memcmp.)
-        let same = base.is_some() && extra.iter().fold(0, |a, &w| a | w) == 0;
-        // A row equal to a slot's is not full (that slot's row would be).
-        let missed = |row: &[u64; W]| {
-            row.iter()
-                .zip(&weights.full)
-                .fold(0, |a, (m, f)| a | (m ^ f))
+        let sum = match st {
+            Row::Zero => 0,
+            Row::Full => weights.block_total,
+            Row::Mixed => mixed_row(
+                &mine,
+                base,
+                &weights,
+                reach,
+                slot_sum,
+                &mut st,
+                &mut slot[row],
+            ),
         };
-        if st == Row::Mixed && !same && missed(&mine) == 0 {
-            st = Row::Full;
-        }
         state[row] = st;
-        let sum = match (st, base) {
-            (Row::Zero, _) => 0,
-            (Row::Full, _) => weights.block_total,
-            (Row::Mixed, Some(theirs)) if same => {
-                slot[row] = theirs;
-                slot_sum[theirs as usize]
-            }
-            (Row::Mixed, _) => {
-                // The first successor's sum and the weight of the bits beyond it.
-                let from = base.map_or(0, |b| slot_sum[b as usize]);
-                let sum = weighted_sum(&extra, &weights).saturating_add(from);
-                slot[row] = slot_sum.len() as u32;
-                slot_sum.push(sum);
-                reach.extend_from_slice(&mine);
-                sum
-            }
-        };
         *running = running.saturating_add(sum);
     }
+}
+
+/// The sum of a row that holds bits (`mine`; `base`: its first successor's slot), its
+/// bits kept (in `reach`, with the sum, at `slot`) unless it turns out full (then
+/// `state` becomes [`Row::Full`]) or equal to its first successor's (then `slot` is
+/// that successor's).
+fn mixed_row(
+    mine: &[u64; W],
+    base: Option<u32>,
+    weights: &BlockWeights<'_>,
+    reach: &mut Vec<u64>,
+    slot_sum: &mut Vec<u64>,
+    state: &mut Row,
+    slot: &mut u32,
+) -> u64 {
+    // The bits the row has beyond its first successor's: its own, and what the later
+    // successors added (no successor reaches the row's own bit: components are
+    // acyclic).
+    let mut extra = *mine;
+    if let Some(b) = base {
+        let at = b as usize * W;
+        for (e, f) in extra.iter_mut().zip(&reach[at..at + W]) {
+            *e &= !*f;
+        }
+        // (Folds, not `==`: an array comparison is a call to memcmp.)
+        if extra.iter().fold(0, |a, &w| a | w) == 0 {
+            *slot = b;
+            return slot_sum[b as usize];
+        }
+    }
+    // (A row equal to a slot's is not full: that slot's row would be.)
+    if mine
+        .iter()
+        .zip(&weights.full)
+        .fold(0, |a, (m, f)| a | (m ^ f))
+        == 0
+    {
+        *state = Row::Full;
+        return weights.block_total;
+    }
+    // The first successor's sum and the weight of the bits beyond it.
+    let from = base.map_or(0, |b| slot_sum[b as usize]);
+    let sum = weighted_sum(&extra, weights).saturating_add(from);
+    *slot = slot_sum.len() as u32;
+    slot_sum.push(sum);
+    reach.extend_from_slice(mine);
+    sum
 }
 
 /// The weights of a block's targets (`size`, at most `BLOCK` of them), with the
@@ -485,18 +507,26 @@ fn few_bits(x: u64) -> bool {
 /// when the block's total does not saturate (every partial sum is at most it);
 /// otherwise every addition saturates.
 fn weighted_sum(bits: &[u64; W], w: &BlockWeights<'_>) -> u64 {
+    // The sizes of the targets `word` selects; saturating only where the block's
+    // total does.
     let bits_total = |mut word: u64, base: usize| -> u64 {
         let mut sum = 0u64;
         while word != 0 {
-            sum = sum.saturating_add(w.size[base + word.trailing_zeros() as usize]);
+            sum += w.size[base + word.trailing_zeros() as usize];
             word &= word - 1;
         }
         sum
     };
     if w.block_total == u64::MAX {
-        return bits.iter().enumerate().fold(0u64, |sum, (wi, &word)| {
-            sum.saturating_add(bits_total(word, wi * 64))
-        });
+        let mut sum = 0u64;
+        for (wi, &word) in bits.iter().enumerate() {
+            let mut word = word;
+            while word != 0 {
+                sum = sum.saturating_add(w.size[wi * 64 + word.trailing_zeros() as usize]);
+                word &= word - 1;
+            }
+        }
+        return sum;
     }
     let mut sum = 0u64;
     for (wi, (&word, &full)) in bits.iter().zip(&w.full).enumerate() {
