@@ -282,9 +282,14 @@ enum Row {
     Zero,
     /// Reaches every target of the block (the bits are not written).
     Full,
-    /// Anything else: the bits are in `reach`, at `slot`.
+    /// Anything else: the bits are in `reach`, at the slot its place names.
     Mixed,
 }
+
+/// A row's place in [`Scratch::place`] when it reaches nothing of the block.
+const ZERO: u32 = u32::MAX;
+/// A row's place when it reaches the whole block.
+const FULL: u32 = u32::MAX - 1;
 
 /// Buffers [`block_sums`] reuses from block to block.
 #[derive(Default)]
@@ -293,9 +298,9 @@ struct Scratch {
     reach: Vec<u64>,
     /// The weighted sum of each slot's bits.
     slot_sum: Vec<u64>,
-    /// Each row's slot in `reach` (when its state is `Mixed`).
-    slot: Vec<u32>,
-    state: Vec<Row>,
+    /// Each row's slot in `reach`, or [`ZERO`] or [`FULL`] (one array, so that a
+    /// successor's state and slot are one load).
+    place: Vec<u32>,
     table: Vec<u64>,
 }
 
@@ -329,18 +334,16 @@ fn block_sums(start: usize, graph: &BlockGraph<'_>, scratch: &mut Scratch, total
     let nc = size.len();
     let end = (start + BLOCK).min(nc);
     let rows = nc - start;
-    // Only rows that reach part of the block hold bits: `slot[row]` is their place in
+    // Only rows that reach part of the block hold bits: `place[row]` is their slot in
     // `reach` (most rows reach all or none of a block, and a bitset for every row cost
     // 12.8 MB per worker and its cache misses).
     scratch.reach.clear();
     scratch.slot_sum.clear();
-    scratch.slot.clear();
-    scratch.slot.resize(rows, 0);
-    scratch.state.clear();
-    scratch.state.resize(rows, Row::Zero);
+    scratch.place.clear();
+    scratch.place.resize(rows, ZERO);
     let weights = block_weights(&size[start..end], &mut scratch.table);
     let (reach, slot_sum) = (&mut scratch.reach, &mut scratch.slot_sum);
-    let (slot, state) = (&mut scratch.slot, &mut scratch.state);
+    let place = &mut scratch.place;
     for (c, running) in total.iter_mut().enumerate().skip(start) {
         let c_succ = succ.of(c);
         let row = c - start;
@@ -373,14 +376,13 @@ fn block_sums(start: usize, graph: &BlockGraph<'_>, scratch: &mut Scratch, total
                 redundant.mark(edge);
                 continue;
             }
-            match state[s - start] {
-                Row::Zero => {}
-                Row::Full => {
+            match place[s - start] {
+                ZERO => {}
+                FULL => {
                     st = Row::Full;
                     break;
                 }
-                Row::Mixed => {
-                    let theirs = slot[s - start];
+                theirs => {
                     let at = theirs as usize * W;
                     for (a, b) in mine.iter_mut().zip(&reach[at..at + W]) {
                         *a |= *b;
@@ -392,34 +394,26 @@ fn block_sums(start: usize, graph: &BlockGraph<'_>, scratch: &mut Scratch, total
         }
         let sum = match st {
             Row::Zero => 0,
-            Row::Full => weights.block_total,
-            Row::Mixed => mixed_row(
-                &mine,
-                base,
-                &weights,
-                reach,
-                slot_sum,
-                &mut st,
-                &mut slot[row],
-            ),
+            Row::Full => {
+                place[row] = FULL;
+                weights.block_total
+            }
+            Row::Mixed => mixed_row(&mine, base, &weights, reach, slot_sum, &mut place[row]),
         };
-        state[row] = st;
         *running = running.saturating_add(sum);
     }
 }
 
-/// The sum of a row that holds bits (`mine`; `base`: its first successor's slot), its
-/// bits kept (in `reach`, with the sum, at `slot`) unless it turns out full (then
-/// `state` becomes [`Row::Full`]) or equal to its first successor's (then `slot` is
-/// that successor's).
+/// The sum of a row that holds bits (`mine`; `base`: its first successor's slot), and
+/// its `place`: its bits kept (in `reach`, with the sum) at a new slot, or [`FULL`],
+/// or its first successor's slot when equal to that successor's row.
 fn mixed_row(
     mine: &[u64; W],
     base: Option<u32>,
     weights: &BlockWeights<'_>,
     reach: &mut Vec<u64>,
     slot_sum: &mut Vec<u64>,
-    state: &mut Row,
-    slot: &mut u32,
+    place: &mut u32,
 ) -> u64 {
     // The bits the row has beyond its first successor's: its own, and what the later
     // successors added (no successor reaches the row's own bit: components are
@@ -432,7 +426,7 @@ fn mixed_row(
         }
         // (Folds, not `==`: an array comparison is a call to memcmp.)
         if extra.iter().fold(0, |a, &w| a | w) == 0 {
-            *slot = b;
+            *place = b;
             return slot_sum[b as usize];
         }
     }
@@ -443,13 +437,13 @@ fn mixed_row(
         .fold(0, |a, (m, f)| a | (m ^ f))
         == 0
     {
-        *state = Row::Full;
+        *place = FULL;
         return weights.block_total;
     }
     // The first successor's sum and the weight of the bits beyond it.
     let from = base.map_or(0, |b| slot_sum[b as usize]);
     let sum = weighted_sum(&extra, weights).saturating_add(from);
-    *slot = slot_sum.len() as u32;
+    *place = slot_sum.len() as u32;
     slot_sum.push(sum);
     reach.extend_from_slice(mine);
     sum
