@@ -344,15 +344,19 @@ fn block_sums(start: usize, graph: &BlockGraph<'_>, scratch: &mut Scratch, total
     let weights = block_weights(&size[start..end], &mut scratch.table);
     let (reach, slot_sum) = (&mut scratch.reach, &mut scratch.slot_sum);
     let place = &mut scratch.place;
+    // The row's bits, meaningful once it holds any (`st` is `Mixed`): set from the
+    // row's own bit or its first successor's bits, so rows that hold none (most)
+    // never clear it.
+    let mut mine = [0u64; W];
     for (c, running) in total.iter_mut().enumerate().skip(start) {
         let c_succ = succ.of(c);
         let row = c - start;
-        let mut mine = [0u64; W];
         let mut st = Row::Zero;
         // The first successor that holds bits (its slot).
         let mut base: Option<u32> = None;
         if c < end {
             let bit = c - start;
+            mine = [0u64; W];
             mine[bit / 64] |= 1u64 << (bit % 64);
             st = Row::Mixed;
         }
@@ -372,7 +376,8 @@ fn block_sums(start: usize, graph: &BlockGraph<'_>, scratch: &mut Scratch, total
             }
             // `s` is a target of this block, already reached through a later
             // successor: the edge is redundant here and in every other block.
-            if s < end && mine[(s - start) / 64] & (1 << ((s - start) % 64)) != 0 {
+            if s < end && st != Row::Zero && mine[(s - start) / 64] & (1 << ((s - start) % 64)) != 0
+            {
                 redundant.mark(edge);
                 continue;
             }
@@ -384,8 +389,13 @@ fn block_sums(start: usize, graph: &BlockGraph<'_>, scratch: &mut Scratch, total
                 }
                 theirs => {
                     let at = theirs as usize * W;
-                    for (a, b) in mine.iter_mut().zip(&reach[at..at + W]) {
-                        *a |= *b;
+                    let other = &reach[at..at + W];
+                    if st == Row::Zero {
+                        mine.copy_from_slice(other);
+                    } else {
+                        for (a, b) in mine.iter_mut().zip(other) {
+                            *a |= *b;
+                        }
                     }
                     base = base.or(Some(theirs));
                     st = Row::Mixed;
