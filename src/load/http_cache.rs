@@ -49,7 +49,9 @@ use crate::store::{is_nix32_byte, Closure, SourceKind, StoreDir, StorePath, HASH
 /// added context switches.
 pub const PIPE_CONNECTIONS: usize = 4;
 
-/// The most narinfo requests a worker sends at once on its connection.
+/// The most narinfo requests a worker sends at once on its connection. 64 requests
+/// (about 8 KiB) fit in the socket buffers, so a batch's one write never waits for the
+/// server to read while it waits for us to read its answers.
 pub const PIPE_DEPTH: usize = 64;
 
 /// Called during the walk with (narinfos read, paths known so far).
