@@ -9,11 +9,13 @@ mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use common::serve::{file_nar, write_cache, Fault, Server, APP, LIB};
 use common::*;
+use nixcut::http::{FetchError, HttpClient, HttpConfig, NarinfoResult, Pipes};
 use serde_json::Value;
 
 /// The ROCm world's closure as an xz binary cache with listings, made once.
@@ -1139,4 +1141,199 @@ fn a_run_writes_the_narinfo_cache_while_another_reads_it() {
     let (code, _, err) = why(&two.url);
     assert_eq!(code, 0, "{err}");
     assert_eq!(two.count(".narinfo"), asked, "all from the narinfo cache");
+}
+
+/// The hash parts of the world cache's narinfos, with two that it does not have (one
+/// near the start, one at the end).
+fn world_hashes(cache: &Path) -> Vec<String> {
+    let mut v: Vec<String> = narinfos(cache)
+        .iter()
+        .map(|p| p.file_stem().unwrap().to_str().unwrap().to_string())
+        .collect();
+    assert!(
+        v.len() >= 12,
+        "a world of a dozen paths or more: {}",
+        v.len()
+    );
+    v.insert(2, "0".repeat(32));
+    v.push("1".repeat(32));
+    v
+}
+
+/// A narinfo result as plain values: (base, text), `None` (not there), or the error.
+type Plain = Option<Result<Option<(String, String)>, FetchError>>;
+
+fn plain(r: Option<NarinfoResult>) -> Plain {
+    r.map(|r| r.map(|n| n.map(|n| (n.base.to_string(), n.text.to_string()))))
+}
+
+/// `fetch_narinfos` (pipelined) over `hashes`, as plain values.
+fn piped(client: &HttpClient, base: &str, hashes: &[String]) -> Vec<Plain> {
+    let asked: Vec<&str> = hashes.iter().map(String::as_str).collect();
+    let stop = AtomicBool::new(false);
+    let base: Arc<str> = Arc::from(base);
+    client
+        .fetch_narinfos(&mut Pipes::default(), &base, &asked, &stop)
+        .into_iter()
+        .map(plain)
+        .collect()
+}
+
+/// `fetch_narinfo` (one request at a time, through ureq) for each of `hashes`.
+fn single(client: &HttpClient, base: &str, hashes: &[String]) -> Vec<Plain> {
+    let base: Arc<str> = Arc::from(base);
+    hashes
+        .iter()
+        .map(|h| plain(Some(client.fetch_narinfo(&base, h))))
+        .collect()
+}
+
+fn client(timeout: Duration, retries: u32) -> HttpClient {
+    HttpClient::new(HttpConfig {
+        timeout,
+        retries,
+        backoff: Duration::from_millis(10),
+        ..HttpConfig::default()
+    })
+}
+
+/// Issue 24: the walk pipelines narinfo requests on a few connections. Pipelined, the
+/// world cache's narinfos (and two it does not have) read exactly as one request at a
+/// time through ureq, each asked once, on one connection.
+#[test]
+fn pipelined_narinfos_equal_single_requests() {
+    if !nix_or_skip("pipelined_narinfos_equal_single_requests") {
+        return;
+    }
+    let cache = world_cache();
+    let hashes = world_hashes(cache);
+    let srv = Server::start(cache);
+    let c = client(Duration::from_secs(30), 0);
+    let got = piped(&c, &srv.url, &hashes);
+    assert_eq!(srv.connections(), 1, "one connection");
+    assert_eq!(srv.count(".narinfo"), hashes.len(), "each asked once");
+    let want = single(&c, &srv.url, &hashes);
+    assert_eq!(got, want);
+    assert_eq!(got[2], Some(Ok(None)), "a narinfo the cache does not have");
+    assert!(
+        got.iter()
+            .filter(|r| matches!(r, Some(Ok(Some(_)))))
+            .count()
+            == hashes.len() - 2
+    );
+    assert!(HttpClient::pipelines(&srv.url));
+    assert!(!HttpClient::pipelines("https://cache.nixos.org"));
+}
+
+/// A server that ends connections after k answers (nginx's `keepalive_requests`),
+/// saying so or not: the requests it left unanswered are sent again on new connections
+/// and are no failure (no retries allowed here), each narinfo asked once; a walk
+/// through such a server gives the same report.
+#[test]
+fn a_server_closing_after_k_answers_is_asked_again_on_new_connections() {
+    if !nix_or_skip("a_server_closing_after_k_answers_is_asked_again_on_new_connections") {
+        return;
+    }
+    let cache = world_cache();
+    let hashes = world_hashes(cache);
+    let srv = Server::start(cache);
+    let c = client(Duration::from_secs(30), 0);
+    let want = single(&c, &srv.url, &hashes);
+    for (k, announce) in [(1, true), (1, false), (3, false), (5, true)] {
+        srv.reset();
+        let before = srv.connections();
+        srv.close_after(k, announce);
+        let got = piped(&c, &srv.url, &hashes);
+        assert_eq!(got, want, "closing after {k} (announced: {announce})");
+        assert_eq!(srv.count(".narinfo"), hashes.len(), "each asked once");
+        assert_eq!(
+            srv.connections() - before,
+            hashes.len().div_ceil(k as usize),
+            "closing after {k}"
+        );
+    }
+
+    let w = rocm_world();
+    let args = |url: &str| {
+        let v = [
+            "why",
+            "--cache",
+            url,
+            &w.root,
+            "--all",
+            "--no-evidence",
+            "--no-cache",
+        ];
+        v.map(str::to_string)
+    };
+    let xdg = tempfile::tempdir().unwrap();
+    let go = |a: &[String]| {
+        let mut a: Vec<&str> = a.iter().map(String::as_str).collect();
+        a.extend(["--format", "json", "--http-retries", "0"]);
+        json_in(xdg.path(), &a)
+    };
+    srv.reset();
+    let plainly = go(&args(&srv.url));
+    srv.reset();
+    srv.close_after(2, false);
+    let closing = go(&args(&srv.url));
+    assert_eq!(closing, plainly);
+    let n = plainly["paths"].as_array().unwrap().len();
+    assert_eq!(srv.count(".narinfo"), n, "each narinfo asked once");
+}
+
+/// A 500, a body cut short and an answer slower than the timeout in the middle of a
+/// pipelined batch: retried, under the same policy as single requests (the answers are
+/// the same, each faulted narinfo asked twice); a fault that persists ends in the error
+/// a single request gives, naming the URL and the attempts.
+#[test]
+fn faults_mid_batch_are_retried_or_named_as_single_requests() {
+    if !nix_or_skip("faults_mid_batch_are_retried_or_named_as_single_requests") {
+        return;
+    }
+    let cache = world_cache();
+    let hashes = world_hashes(cache);
+    let srv = Server::start(cache);
+    let c = client(Duration::from_millis(500), 2);
+    let want = single(&c, &srv.url, &hashes);
+    let faulted: Vec<String> = [4, 7, 10]
+        .iter()
+        .map(|&i| format!("/{}.narinfo", hashes[i]))
+        .collect();
+    let fault = |i: usize| match i {
+        0 => Fault::Status(500),
+        1 => Fault::DropMidBody,
+        _ => Fault::Slow(Duration::from_secs(2)),
+    };
+    srv.reset();
+    let f = faulted.clone();
+    srv.set_rule(move |p, nth| {
+        let i = f.iter().position(|q| q == p)?;
+        (nth == 0).then(|| fault(i))
+    });
+    assert_eq!(piped(&c, &srv.url, &hashes), want);
+    for p in &faulted {
+        assert_eq!(srv.count(p), 2, "{p} retried once");
+    }
+
+    for (i, p) in faulted.iter().enumerate() {
+        srv.reset();
+        let q = p.clone();
+        srv.set_rule(move |p, _| (p == q).then(|| fault(i)));
+        let at = [4, 7, 10][i];
+        let got = piped(&c, &srv.url, &hashes);
+        let alone = single(&c, &srv.url, &hashes[at..=at]);
+        let Some(Err(e)) = &alone[0] else {
+            panic!("{p}: {alone:?}")
+        };
+        assert!(e.url.ends_with(p.as_str()), "{e}");
+        assert!(e.message.ends_with("(3 attempts)"), "{e}");
+        assert_eq!(got[at], alone[0], "{p}");
+        assert_eq!(srv.count(p), 6, "{p}: three attempts each way");
+        for (j, r) in got.iter().enumerate() {
+            if j != at {
+                assert!(r.is_none() || *r == want[j], "{j}: {r:?}");
+            }
+        }
+    }
 }

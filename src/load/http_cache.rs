@@ -4,10 +4,14 @@
 //! in order like Nix's substituters), a store path, base name or bare hash. Each cache's
 //! `nix-cache-info` is read first: its `StoreDir` is the store directory (a mismatch
 //! with `--store-dir`, or between caches, is an error). The walk then fetches narinfos
-//! concurrently (a pool of [`HttpConfig::connections`] workers over the client's
-//! kept-alive connections); narinfos already known (this run, or the narinfo cache)
-//! are taken on the walking thread without a request. A path that no cache has is an
-//! error naming its hash and the path that references it.
+//! concurrently: when every cache is plain `http://`, [`PIPE_CONNECTIONS`] workers
+//! (at most [`HttpConfig::connections`]) each take up to [`PIPE_DEPTH`] queued
+//! narinfos at once and pipeline their requests on one connection
+//! ([`HttpClient::fetch_narinfos`]); otherwise a pool of [`HttpConfig::connections`]
+//! workers asks one narinfo at a time over the client's kept-alive connections.
+//! narinfos already known (this run, or the narinfo cache) are taken on the walking
+//! thread without a request. A path that no cache has is an error naming its hash and
+//! the path that references it.
 //!
 //! A finished walk is kept in the narinfo cache as one record (the parsed closure,
 //! `super::closure_record`) keyed by the cache list and the root's hash; the next load
@@ -25,6 +29,7 @@
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 
@@ -33,10 +38,21 @@ use super::closure_record::{self, Decoded};
 use super::{LoadError, LoadOptions};
 use crate::http::{
     is_http_url, narinfo_url, normalize_base, CachedNarinfo, FetchError, HttpClient, HttpConfig,
+    Pipes,
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::store::{is_nix32_byte, Closure, SourceKind, StoreDir, StorePath, HASH_LEN};
+
+/// How many connections a walk pipelines narinfo requests on (at most
+/// `--http-connections`): on a loopback nginx, 4 kept both cores busy, and more only
+/// added context switches.
+pub const PIPE_CONNECTIONS: usize = 4;
+
+/// The most narinfo requests a worker sends at once on its connection. 64 requests
+/// (about 8 KiB) fit in the socket buffers, so a batch's one write never waits for the
+/// server to read while it waits for us to read its answers.
+pub const PIPE_DEPTH: usize = 64;
 
 /// Called during the walk with (narinfos read, paths known so far).
 pub type WalkProgress = Arc<dyn Fn(u64, u64) + Send + Sync>;
@@ -510,6 +526,49 @@ struct Walk<'a> {
     progress: Option<&'a WalkProgress>,
 }
 
+/// Up to `depth` queued jobs: waits for the first, then takes what is queued. None
+/// when the walk is over.
+fn take_jobs(rx: &mpsc::Receiver<Job>, depth: usize) -> Vec<Job> {
+    let Ok(first) = rx.recv() else {
+        return Vec::new();
+    };
+    let mut jobs = vec![first];
+    while jobs.len() < depth {
+        match rx.try_recv() {
+            Ok(j) => jobs.push(j),
+            Err(_) => break,
+        }
+    }
+    jobs
+}
+
+/// The jobs with what was found for them, settled answers first and failures last (the
+/// walk keeps the narinfos before it stops at a failure). Jobs not asked (after a
+/// failure) are left out; without a failure among them, which would leave the walk
+/// waiting for ever, they fail.
+fn answered(jobs: Vec<Job>, found: Vec<Option<Found>>, base: &str) -> Vec<(Job, Found)> {
+    let ends = found
+        .iter()
+        .any(|f| matches!(f, Some(Found::Failed(_) | Found::Missing)));
+    let mut out: Vec<(Job, Found)> = jobs
+        .into_iter()
+        .zip(found)
+        .filter_map(|(j, f)| match f {
+            Some(f) => Some((j, f)),
+            None if ends => None,
+            None => {
+                let failed = Found::Failed(FetchError {
+                    url: narinfo_url(base, &j.hash),
+                    message: "the HTTP client did not ask for it".into(),
+                });
+                Some((j, failed))
+            }
+        })
+        .collect();
+    out.sort_by_key(|(_, f)| !matches!(f, Found::Narinfo(_)));
+    out
+}
+
 /// A narinfo to find: its hash, the store path a reference names (the root may be a
 /// bare hash), and who references it with the URL of its narinfo.
 struct Job {
@@ -543,40 +602,61 @@ impl Walk<'_> {
         roots: &[(String, Option<StorePath>)],
         input: &str,
     ) -> Result<Walked, LoadError> {
-        let workers = self.client.config().connections.max(1);
+        let connections = self.client.config().connections.max(1);
+        let pipelined = self.bases.iter().all(|b| HttpClient::pipelines(b));
+        let (workers, depth) = if pipelined {
+            (connections.min(PIPE_CONNECTIONS), PIPE_DEPTH)
+        } else {
+            (connections, 1)
+        };
         let (job_tx, job_rx) = mpsc::channel::<Job>();
         let job_rx = Mutex::new(job_rx);
-        let (done_tx, done_rx) = mpsc::channel::<(Job, Found)>();
+        let (done_tx, done_rx) = mpsc::channel::<Vec<(Job, Found)>>();
+        // Set when the walk is over (done or failed): workers stop asking.
+        let stop = AtomicBool::new(false);
         std::thread::scope(|s| {
             for _ in 0..workers {
                 let done_tx = done_tx.clone();
-                let job_rx = &job_rx;
-                s.spawn(move || loop {
-                    let job = match job_rx.lock() {
-                        Ok(rx) => rx.recv(),
-                        Err(_) => return,
-                    };
-                    let Ok(job) = job else { return };
-                    // A panic in the transport must not leave the walk waiting for
-                    // an answer that never comes: it is this job's failure.
-                    let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        self.fetch(&job.hash)
-                    }))
-                    .unwrap_or_else(|_| {
-                        Found::Failed(FetchError {
-                            url: narinfo_url(&self.bases[0], &job.hash),
-                            message: "the HTTP client failed (a panic)".into(),
-                        })
-                    });
-                    if done_tx.send((job, found)).is_err() {
-                        return;
+                let (job_rx, stop) = (&job_rx, &stop);
+                s.spawn(move || {
+                    let mut pipes = Pipes::default();
+                    loop {
+                        let jobs = match job_rx.lock() {
+                            Ok(rx) => take_jobs(&rx, depth),
+                            Err(_) => return,
+                        };
+                        if jobs.is_empty() {
+                            return;
+                        }
+                        // A panic in the transport must not leave the walk waiting for
+                        // answers that never come: it is these jobs' failure (and their
+                        // connections are not used again).
+                        let hashes: Vec<String> = jobs.iter().map(|j| j.hash.clone()).collect();
+                        let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            self.fetch(&hashes, &mut pipes, stop)
+                        }));
+                        let found = found.unwrap_or_else(|_| {
+                            pipes = Pipes::default();
+                            let failed = |h: &String| {
+                                Found::Failed(FetchError {
+                                    url: narinfo_url(&self.bases[0], h),
+                                    message: "the HTTP client failed (a panic)".into(),
+                                })
+                            };
+                            hashes.iter().map(|h| Some(failed(h))).collect()
+                        });
+                        if done_tx.send(answered(jobs, found, &self.bases[0])).is_err() {
+                            return;
+                        }
                     }
                 });
             }
             drop(done_tx);
             // Dropping the job sender (on return) stops the workers.
             let job_tx = job_tx;
-            self.drive(roots, input, &job_tx, &done_rx)
+            let walked = self.drive(roots, input, &job_tx, &done_rx);
+            stop.store(true, Ordering::Relaxed);
+            walked
         })
     }
 
@@ -586,7 +666,7 @@ impl Walk<'_> {
         roots: &[(String, Option<StorePath>)],
         input: &str,
         jobs: &mpsc::Sender<Job>,
-        done: &mpsc::Receiver<(Job, Found)>,
+        done: &mpsc::Receiver<Vec<(Job, Found)>>,
     ) -> Result<Walked, LoadError> {
         let mut seen: FxHashSet<String> = FxHashSet::default();
         let mut ready: VecDeque<(Job, CachedNarinfo, bool)> = VecDeque::new();
@@ -659,17 +739,19 @@ impl Walk<'_> {
             if in_flight == 0 {
                 return Ok((out, root_base));
             }
-            let Ok((job, found)) = done.recv() else {
+            let Ok(answers) = done.recv() else {
                 return Err(LoadError::Invalid {
                     path: PathBuf::from(input),
                     message: "the narinfo workers stopped".into(),
                 });
             };
-            in_flight -= 1;
-            match found {
-                Found::Narinfo(n) => ready.push_back((job, n, true)),
-                Found::Failed(e) => return Err(e.into()),
-                Found::Missing => return Err(self.missing(&job, input)),
+            for (job, found) in answers {
+                in_flight -= 1;
+                match found {
+                    Found::Narinfo(n) => ready.push_back((job, n, true)),
+                    Found::Failed(e) => return Err(e.into()),
+                    Found::Missing => return Err(self.missing(&job, input)),
+                }
             }
         }
     }
@@ -686,16 +768,40 @@ impl Walk<'_> {
             .find_map(|b| self.client.known_narinfo(b, hash))
     }
 
-    /// Ask each cache in turn.
-    fn fetch(&self, hash: &str) -> Found {
+    /// Ask each cache in turn for the narinfos of `hashes` (those not found in one
+    /// go to the next). `None` for a hash not asked because another failed.
+    fn fetch(&self, hashes: &[String], pipes: &mut Pipes, stop: &AtomicBool) -> Vec<Option<Found>> {
+        let mut found: Vec<Option<Found>> = (0..hashes.len()).map(|_| None).collect();
+        let mut left: Vec<usize> = (0..hashes.len()).collect();
         for base in self.bases {
-            match self.client.fetch_narinfo(base, hash) {
-                Ok(Some(n)) => return Found::Narinfo(n),
-                Ok(None) => {}
-                Err(e) => return Found::Failed(e),
+            if left.is_empty() {
+                break;
             }
+            let asked: Vec<&str> = left.iter().map(|&i| hashes[i].as_str()).collect();
+            let answers = self.client.fetch_narinfos(pipes, base, &asked, stop);
+            let mut next = Vec::new();
+            let mut failed = false;
+            for (i, a) in left.into_iter().zip(answers) {
+                match a {
+                    Some(Ok(Some(n))) => found[i] = Some(Found::Narinfo(n)),
+                    Some(Ok(None)) => next.push(i),
+                    Some(Err(e)) => {
+                        found[i] = Some(Found::Failed(e));
+                        failed = true;
+                    }
+                    None => {}
+                }
+            }
+            if failed {
+                // The walk ends at the failure: the rest need not be asked.
+                return found;
+            }
+            left = next;
         }
-        Found::Missing
+        for i in left {
+            found[i] = Some(Found::Missing);
+        }
+        found
     }
 
     /// The error for a narinfo no cache has.

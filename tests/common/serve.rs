@@ -3,12 +3,17 @@
 //! chosen per request by a rule the test sets (an error status, a connection dropped
 //! mid-body, a slow answer, a replaced body, a 404, a redirect, a body that drips a
 //! byte at a time, an endless body (bounded by [`ENDLESS_CAP`] so a test always ends).
+//!
+//! Pipelined requests (several sent before the first answer) are answered in order: a
+//! connection's requests are read one at a time from one buffered reader, which keeps
+//! what arrived beyond the request being served. [`Server::close_after`] makes every
+//! connection end after a number of answers, as nginx does after `keepalive_requests`.
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -49,6 +54,10 @@ struct State {
     /// Body bytes sent, by request path.
     sent: Mutex<HashMap<String, u64>>,
     stop: AtomicBool,
+    /// Answers per connection, and whether the last one says `Connection: close`.
+    close_after: Mutex<Option<(u32, bool)>>,
+    /// Connections accepted.
+    connections: AtomicUsize,
 }
 
 /// A running server; stopped when dropped.
@@ -70,6 +79,8 @@ impl Server {
             log: Mutex::new(Vec::new()),
             sent: Mutex::new(HashMap::new()),
             stop: AtomicBool::new(false),
+            close_after: Mutex::new(None),
+            connections: AtomicUsize::new(0),
         });
         let s = Arc::clone(&state);
         std::thread::spawn(move || {
@@ -78,6 +89,7 @@ impl Server {
                     break;
                 }
                 let Ok(conn) = conn else { continue };
+                s.connections.fetch_add(1, Ordering::SeqCst);
                 let s = Arc::clone(&s);
                 std::thread::spawn(move || serve_connection(conn, &s));
             }
@@ -94,9 +106,23 @@ impl Server {
         *self.state.rule.lock().unwrap() = Some(Arc::new(rule));
     }
 
+    /// End every connection opened from now on after `answers` answers (a request
+    /// sent after them on it is never read), the last saying `Connection: close` when
+    /// `announce`, else closing without a word. The unread requests are drained before
+    /// the close, as nginx's lingering close does, so that the answers sent arrive.
+    pub fn close_after(&self, answers: u32, announce: bool) {
+        *self.state.close_after.lock().unwrap() = Some((answers.max(1), announce));
+    }
+
+    /// How many connections were accepted so far.
+    pub fn connections(&self) -> usize {
+        self.state.connections.load(Ordering::SeqCst)
+    }
+
     /// Serve plainly again, and forget the request counts and the log.
     pub fn reset(&self) {
         *self.state.rule.lock().unwrap() = None;
+        *self.state.close_after.lock().unwrap() = None;
         self.state.seen.lock().unwrap().clear();
         self.state.log.lock().unwrap().clear();
         self.state.sent.lock().unwrap().clear();
@@ -137,6 +163,8 @@ fn serve_connection(conn: TcpStream, s: &State) {
         Err(_) => return,
     });
     let mut out = conn;
+    let close_after = *s.close_after.lock().unwrap();
+    let mut answered = 0u32;
     loop {
         let mut request_line = String::new();
         match reader.read_line(&mut request_line) {
@@ -215,8 +243,14 @@ fn serve_connection(conn: TcpStream, s: &State) {
         if let Some(Fault::Redirect(to)) = &fault {
             extra.push_str(&format!("Location: {to}\r\n"));
         }
+        answered += 1;
+        let last = close_after.is_some_and(|(n, _)| answered >= n);
+        let connection = match close_after {
+            Some((_, true)) if last => "close",
+            _ => "keep-alive",
+        };
         let head = format!(
-            "HTTP/1.1 {status} {reason}\r\nContent-Length: {}\r\n{extra}Connection: keep-alive\r\n\r\n",
+            "HTTP/1.1 {status} {reason}\r\nContent-Length: {}\r\n{extra}Connection: {connection}\r\n\r\n",
             body.len()
         );
         if out.write_all(head.as_bytes()).is_err() {
@@ -242,6 +276,24 @@ fn serve_connection(conn: TcpStream, s: &State) {
             return;
         }
         *s.sent.lock().unwrap().entry(path.clone()).or_insert(0) += body.len() as u64;
+        if last {
+            linger_close(&out, reader);
+            return;
+        }
+    }
+}
+
+/// Close after the last answer: no more sending, then read (and drop) what the client
+/// still sends until it closes, at most a second, so that the close does not reset the
+/// connection under answers not yet read.
+fn linger_close(out: &TcpStream, mut reader: BufReader<TcpStream>) {
+    let _ = out.shutdown(Shutdown::Write);
+    let _ = out.set_read_timeout(Some(Duration::from_secs(1)));
+    let mut sink = [0u8; 4096];
+    while let Ok(n) = std::io::Read::read(&mut reader, &mut sink) {
+        if n == 0 {
+            break;
+        }
     }
 }
 
