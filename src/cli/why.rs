@@ -77,6 +77,8 @@ pub(super) fn run(cfg: &Config, a: &WhyArgs, rules: ClassRules) -> Result<Outcom
             let report = analysis::why_report(&closure, &ranking, evidence.as_ref(), &opts);
             show(cfg, bar, &report.warnings, &report, format, style)?;
             discard(report);
+            discard(evidence);
+            discard(ranking);
         }
         Some(target) => {
             // Checked here so that the message names it as the TARGET; the analysis
