@@ -322,6 +322,9 @@ pub(crate) fn refuse_size_overflow(c: &Closure, path: &Path) -> Result<(), LoadE
 /// Warn when references point outside the loaded set (e.g. `nix path-info --json`
 /// without `-r`).
 fn warn_if_not_closed(c: &mut Closure) {
+    if std::mem::take(&mut c.references_resolved) {
+        return;
+    }
     let missing = c.missing_references();
     if let Some((from, to)) = missing.first() {
         c.warnings.push(format!(
@@ -421,6 +424,43 @@ mod tests {
             } => assert_eq!((line, expected.as_str()), (3, "the NAR size (a number)")),
             other => panic!("{other}"),
         }
+    }
+
+    #[test]
+    fn path_info_references_outside_the_document_are_reported() {
+        // The reader resolves references while reading and vouches for a closed
+        // document, so the closedness check is skipped; anything it cannot resolve (a
+        // path the document does not describe, or describes as invalid) still warns.
+        let dir = tempfile::tempdir().unwrap();
+        let entry = |h: char, name: &str, refs: &[(char, &str)]| {
+            let refs: Vec<String> = refs
+                .iter()
+                .map(|(c, n)| format!("\"/nix/store/{}-{n}\"", c.to_string().repeat(32)))
+                .collect();
+            format!(
+                "\"/nix/store/{}-{name}\":{{\"narSize\":8,\"references\":[{}]}}",
+                h.to_string().repeat(32),
+                refs.join(",")
+            )
+        };
+        let warning = |text: &str| {
+            let p = dir.path().join("closure.json");
+            std::fs::write(&p, text).unwrap();
+            let c = load(p.to_str().unwrap(), &LoadOptions::default()).unwrap();
+            assert!(!c.references_resolved, "the check takes the flag back");
+            c.warnings
+                .into_iter()
+                .find(|w| w.contains("not a closed closure"))
+        };
+        let lib = entry('b', "lib", &[]);
+        let app = entry('a', "app", &[('b', "lib")]);
+        assert_eq!(warning(&format!("{{{app},{lib}}}")), None);
+        let app_gone = entry('a', "app", &[('b', "lib"), ('c', "gone")]);
+        let w = warning(&format!("{{{app_gone},{lib}}}")).expect("a warning");
+        assert!(w.contains("1 reference(s)") && w.contains("-gone"), "{w}");
+        let invalid = format!("\"/nix/store/{}-gone\":null", "c".repeat(32));
+        let w = warning(&format!("{{{app_gone},{lib},{invalid}}}")).expect("a warning");
+        assert!(w.contains("-gone"), "{w}");
     }
 
     #[test]

@@ -60,6 +60,11 @@ pub struct Closure {
     /// A loader that records an invalid path, or leaves a NAR size unknown, says so
     /// here: reports carry these sentences and add none of their own about either.
     pub warnings: Vec<String>,
+    /// Set by a loader that resolved every reference to one of its own valid entries
+    /// while reading them (the `nix path-info --json` reader): the loader's closedness
+    /// check, a second pass over every reference, is then skipped. It only vouches
+    /// for the closure as loaded; the check takes it back (resets it).
+    pub references_resolved: bool,
 }
 
 /// Why a query (`--root`, a TARGET) did not pick exactly one path.
@@ -105,6 +110,7 @@ impl Closure {
             source,
             origin: origin.into(),
             warnings: Vec::new(),
+            references_resolved: false,
         }
     }
 
@@ -280,6 +286,7 @@ impl Closure {
             source: self.source,
             origin: self.origin.clone(),
             warnings: self.warnings.clone(),
+            references_resolved: false,
         };
         for p in keep {
             if let Some(info) = self.paths.get(&p) {

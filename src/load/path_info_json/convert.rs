@@ -89,7 +89,7 @@ impl<'t, 'p> Builder<'t, 'p> {
         let shared = &shared;
         self.timings.step("load: interning the entries' paths");
         let (text, path, store_dir) = (self.text, self.path, &self.store_dir);
-        let converted: Vec<ConvertedChunk> = chunks
+        let converted: Vec<(ConvertedChunk, usize)> = chunks
             .into_par_iter()
             .map(|chunk| {
                 let mut conv = Converter {
@@ -99,18 +99,23 @@ impl<'t, 'p> Builder<'t, 'p> {
                     shared,
                     interned: rustc_hash::FxHashMap::default(),
                     hits: Vec::new(),
+                    unresolved: 0,
                 };
-                chunk
+                let entries = chunk
                     .into_iter()
                     .map(|(Text(key), raw)| conv.convert(&key, raw))
-                    .collect()
+                    .collect();
+                (entries, conv.unresolved)
             })
             .collect();
+        // Whether every reference named one of the entries (then the closure is closed
+        // and the loader need not look every reference up again).
+        let references_resolved = converted.iter().all(|(_, unresolved)| *unresolved == 0);
+        let converted = converted.into_iter().map(|(entries, _)| entries);
         self.timings.step("load: converting entries");
         // The first error in document order, as a sequential read would report it.
-        let mut entries = converted
-            .into_iter()
-            .collect::<Result<Vec<Vec<(Entry, Vec<String>)>>, LoadError>>()?;
+        let mut entries =
+            converted.collect::<Result<Vec<Vec<(Entry, Vec<String>)>>, LoadError>>()?;
         // Warnings and invalid paths in document order; the valid entries stay where
         // they are until they move into the map (each move of 100,000 entries costs).
         let mut without_size = 0usize;
@@ -133,6 +138,7 @@ impl<'t, 'p> Builder<'t, 'p> {
             entries,
             sorted,
             without_size,
+            references_resolved,
             timings: self.timings,
         })
     }
@@ -149,6 +155,8 @@ pub(super) struct Converted<'p> {
     /// every shape).
     pub(super) sorted: bool,
     pub(super) without_size: usize,
+    /// Whether every reference was resolved to one of the entries' own paths.
+    pub(super) references_resolved: bool,
     /// Where the path-map step reports its time.
     pub(super) timings: Timings,
 }
@@ -162,6 +170,7 @@ impl Converted<'_> {
             entries,
             sorted,
             without_size,
+            references_resolved,
             timings,
         } = self;
         let infos = entries.into_iter().flatten().filter_map(|(c, _)| match c {
@@ -174,6 +183,7 @@ impl Converted<'_> {
         } else {
             closure.paths = dedup_sorted(&mut closure, path, infos.collect());
         }
+        closure.references_resolved = references_resolved;
         timings.step("load: the path map");
         if without_size > 0 {
             closure.warnings.push(format!(
@@ -319,6 +329,8 @@ pub(super) struct Converter<'a, 'd> {
     pub(super) interned: rustc_hash::FxHashMap<&'d str, StorePath>,
     /// Scratch: an entry's references found among the entries' own paths.
     pub(super) hits: Vec<Option<&'a StorePath>>,
+    /// How many references were not found among the entries' own paths.
+    pub(super) unresolved: usize,
 }
 
 impl<'a, 'd> Converter<'a, 'd> {
@@ -402,13 +414,16 @@ impl<'a, 'd> Converter<'a, 'd> {
         for (Text(r), hit) in refs.iter().zip(hits.drain(..)) {
             let rp = match hit {
                 Some(p) => p.clone(),
-                None => self.store_path(r, &sd, own_store_dir).map_err(|e| {
-                    self.located(
-                        r,
-                        key,
-                        format!("reference: {}", with_store_dir_hint(&e, &sd)),
-                    )
-                })?,
+                None => {
+                    self.unresolved += 1;
+                    self.store_path(r, &sd, own_store_dir).map_err(|e| {
+                        self.located(
+                            r,
+                            key,
+                            format!("reference: {}", with_store_dir_hint(&e, &sd)),
+                        )
+                    })?
+                }
             };
             info.references.push(rp);
         }
