@@ -362,7 +362,7 @@ impl HttpClient {
             Err(ureq::Error::Status(404 | 410, _)) => Ok(None),
             Err(ureq::Error::Status(code, resp)) => {
                 let what = format!("HTTP {code} {}", resp.status_text());
-                if code >= 500 || code == 408 || code == 429 {
+                if retryable(code) {
                     Err(Attempt::Retry(what))
                 } else {
                     Err(Attempt::Fatal(what))
@@ -639,9 +639,7 @@ impl HttpClient {
             }
             404 | 410 => Piped::Done(Ok(None)),
             // As the full client words it.
-            code if code >= 500 || code == 408 || code == 429 => {
-                Piped::Retry(format!("HTTP {code} {}", resp.reason))
-            }
+            code if retryable(code) => Piped::Retry(format!("HTTP {code} {}", resp.reason)),
             _ => Piped::Elsewhere,
         }
     }
@@ -841,6 +839,12 @@ fn printable_url(s: &str) -> String {
         }
     }
     out
+}
+
+/// Whether an answer with this status is a failed attempt worth repeating (a server
+/// error, a timeout or too many requests), for the full client and the pipeline alike.
+fn retryable(code: u16) -> bool {
+    code >= 500 || code == 408 || code == 429
 }
 
 /// The message of the last failure of `tries` attempts.
