@@ -15,6 +15,10 @@
 //! Blocks are taken last first, and each marks the edges into its targets that another
 //! successor already covers (a transitive reduction found on the way), which the lower
 //! blocks, the ones that walk most rows, then skip.
+//! The block pass is compiled twice (the `multiversion` crate): for baseline x86-64
+//! and for AVX2 with BMI and POPCNT, chosen once per block by what the processor
+//! has; the wider ORs and bit scans take 22% fewer instructions on the `layered` shape
+//! (2.48 against 3.16 billion, cachegrind), and both versions are the same source.
 //! Worst case O((m + n·W) · n / (64·W) / 2) word operations, blocks in parallel
 //! (rayon); memory per worker: W words and a sum per row that reaches part of the
 //! block, and one running total per component. Measured figures in BENCHMARKS.md (the
@@ -329,7 +333,8 @@ struct BlockWeights<'a> {
 /// A row that comes out equal to its first successor's (the later successors added
 /// nothing in this block) shares that successor's slot and sum instead of a copy: on
 /// the yardstick's `layered` shape, about a third of the rows that hold bits.
-fn block_sums(start: usize, graph: &BlockGraph<'_>, scratch: &mut Scratch, total: &mut [u64]) {
+#[multiversion::multiversion(targets("x86_64+avx2+bmi1+bmi2+popcnt+lzcnt"))]
+fn block_sums<'g>(start: usize, graph: &BlockGraph<'g>, scratch: &mut Scratch, total: &mut [u64]) {
     let (succ, size, redundant) = (graph.succ, graph.size, graph.redundant);
     let nc = size.len();
     let end = (start + BLOCK).min(nc);
@@ -417,6 +422,7 @@ fn block_sums(start: usize, graph: &BlockGraph<'_>, scratch: &mut Scratch, total
 /// The sum of a row that holds bits (`mine`; `base`: its first successor's slot), and
 /// its `place`: its bits kept (in `reach`, with the sum) at a new slot, or [`FULL`],
 /// or its first successor's slot when equal to that successor's row.
+#[inline(always)]
 fn mixed_row(
     mine: &[u64; W],
     base: Option<u32>,
@@ -496,6 +502,7 @@ fn block_weights<'a>(size: &'a [u64], table: &'a mut Vec<u64>) -> BlockWeights<'
 
 /// Whether `x` has at most four bits set (no popcount: the release build targets
 /// baseline x86-64, where `count_ones` is a long bit-twiddling sequence).
+#[inline(always)]
 fn few_bits(x: u64) -> bool {
     let x = x & x.wrapping_sub(1);
     let x = x & x.wrapping_sub(1);
@@ -510,6 +517,7 @@ fn few_bits(x: u64) -> bool {
 /// otherwise (independent loads, no data-dependent loop). Exact with plain additions
 /// when the block's total does not saturate (every partial sum is at most it);
 /// otherwise every addition saturates.
+#[inline(always)]
 fn weighted_sum(bits: &[u64; W], w: &BlockWeights<'_>) -> u64 {
     // The sizes of the targets `word` selects; saturating only where the block's
     // total does.
