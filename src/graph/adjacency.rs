@@ -32,6 +32,11 @@ impl Adjacency {
         Adjacency { offsets, targets }
     }
 
+    /// The offsets and targets, to be extended (see [`Adjacency::from_parts`]).
+    pub(crate) fn into_parts(self) -> (Vec<u32>, Vec<u32>) {
+        (self.offsets, self.targets)
+    }
+
     /// The list of node `v` (empty for a node out of range).
     pub fn of(&self, v: usize) -> &[u32] {
         match (self.offsets.get(v), self.offsets.get(v + 1)) {

@@ -155,13 +155,22 @@ impl ClosureGraph {
             }
         }
         let n = paths.len();
-        let mut offsets: Vec<u32> = Vec::with_capacity(n + 2);
-        let mut targets: Vec<u32> = Vec::with_capacity(all.edge_count() + root_idx.len());
-        offsets.push(0);
-        for i in (0..infos.len()).filter(|&i| keep[i]) {
-            targets.extend(all.of(i).iter().map(|&w| new_id[w as usize]));
-            offsets.push(targets.len() as u32);
-        }
+        let (mut offsets, mut targets) = if n == infos.len() {
+            // Every path is kept (the usual case): the numbers stay, and so do the lists.
+            let (mut offsets, mut targets) = all.into_parts();
+            offsets.reserve(1);
+            targets.reserve(root_idx.len());
+            (offsets, targets)
+        } else {
+            let mut offsets: Vec<u32> = Vec::with_capacity(n + 2);
+            let mut targets: Vec<u32> = Vec::with_capacity(all.edge_count() + root_idx.len());
+            offsets.push(0);
+            for i in (0..infos.len()).filter(|&i| keep[i]) {
+                targets.extend(all.of(i).iter().map(|&w| new_id[w as usize]));
+                offsets.push(targets.len() as u32);
+            }
+            (offsets, targets)
+        };
         let root_nodes: Vec<NodeIndex<u32>> = root_idx
             .iter()
             .map(|&r| NodeIndex::new(new_id[r as usize] as usize))
