@@ -1,7 +1,9 @@
 //! Step timings on standard error, for profiling large inputs: `NIXCUT_TIMINGS=1
 //! nixcut why big.json --format json` prints one line per step (time since the first
-//! step, time since the previous one, the page faults since the previous one, the
-//! peak resident set so far, the step's name; on a virtual machine a fault costs microseconds, and a step that
+//! step, time since the previous one, the CPU time of every thread since the previous
+//! one (in the kernel's 10 ms ticks: a step's parallelism is its CPU time over its
+//! time), the page faults since the previous one, the peak resident set so far, the
+//! step's name; on a virtual machine a fault costs microseconds, and a step that
 //! touches new memory pays for every 4 KiB of it). A [`Timings`] observer is made once
 //! by the binary and passed down (in `LoadOptions` and the analyses' options) to the
 //! code whose steps it times; there is no global switch. The default observer prints
@@ -28,6 +30,7 @@ struct Clock {
     first: Instant,
     last: Instant,
     faults: u64,
+    cpu: f64,
 }
 
 impl Timings {
@@ -56,21 +59,23 @@ impl Timings {
             return;
         };
         let now = Instant::now();
-        let faults = minor_faults();
+        let (faults, cpu) = process_counters();
         let mut clock = clock.lock().unwrap_or_else(|e| e.into_inner());
         let c = clock.get_or_insert(Clock {
             first: now,
             last: now,
             faults,
+            cpu,
         });
         let line = format!(
-            "nixcut: timing: {:>8.3} s {:>+9.3} s {:>8} faults {:>6} MiB peak  {name}\n",
+            "nixcut: timing: {:>8.3} s {:>+9.3} s {:>6.2} s CPU {:>8} faults {:>6} MiB peak  {name}\n",
             (now - c.first).as_secs_f64(),
             (now - c.last).as_secs_f64(),
+            (cpu - c.cpu).max(0.0),
             faults.saturating_sub(c.faults),
             peak_rss_kib() / 1024
         );
-        (c.last, c.faults) = (now, faults);
+        (c.last, c.faults, c.cpu) = (now, faults, cpu);
         drop(clock);
         let _ = std::io::stderr().write_all(line.as_bytes());
     }
@@ -86,17 +91,21 @@ impl fmt::Debug for Timings {
     }
 }
 
-/// The process's minor page faults so far (`/proc/self/stat`, field 10), 0 where that
-/// cannot be read.
-fn minor_faults() -> u64 {
+/// The process's minor page faults and CPU seconds (user and system, every thread)
+/// so far: `/proc/self/stat` fields 10, 14 and 15, the times in ticks of 1/100 s (Linux's
+/// `USER_HZ` on every architecture it runs on); 0 where they cannot be read.
+fn process_counters() -> (u64, f64) {
     let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    // The command name (field 2) is in parentheses and may contain blanks.
+    // The command name (field 2) is in parentheses and may contain blanks; field 3
+    // comes first after it.
     let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
-    after
+    let fields: Vec<u64> = after
         .split_whitespace()
-        .nth(7)
-        .and_then(|f| f.parse().ok())
-        .unwrap_or(0)
+        .take(13)
+        .map(|f| f.parse().unwrap_or(0))
+        .collect();
+    let field = |n: usize| fields.get(n - 3).copied().unwrap_or(0);
+    (field(10), (field(14) + field(15)) as f64 / 100.0)
 }
 
 /// The process's peak resident set so far in KiB (`VmHWM` in `/proc/self/status`), 0
