@@ -258,11 +258,19 @@ fn hazard_at(b: &[u8]) -> Option<(u32, usize)> {
 
 impl Write for SafeJson<'_> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.write_all(buf)?;
+        Ok(buf.len())
+    }
+
+    // serde_json writes every fragment (a quote, a comma, a number) with `write_all`:
+    // taken whole and inlined, not through the default loop over `write`.
+    #[inline]
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
         self.buf.extend_from_slice(buf);
         if self.buf.len() >= Self::BLOCK {
             self.drain()?;
         }
-        Ok(buf.len())
+        Ok(())
     }
 
     fn flush(&mut self) -> io::Result<()> {
