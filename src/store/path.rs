@@ -130,11 +130,35 @@ impl fmt::Display for StoreDir {
 /// Hashing reads only the 32 hash bytes and equality compares names only when the
 /// hashes agree (and not at all when both share one name allocation): closures look
 /// paths up millions of times, and each pointer chase to a name is a cache miss.
-#[derive(Clone, PartialOrd, Ord)]
+#[derive(Clone)]
 pub struct StorePath {
     hash: [u8; HASH_LEN],
     // Shared: a closure holds each name once however often it is referenced.
     name: Arc<str>,
+}
+
+impl Ord for StorePath {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        // Hash bytes in order, as four big-endian words (inlined; the derived
+        // comparison of the arrays was a memcmp call, and every path's references are
+        // sorted when loaded), then the names.
+        let words = |h: &[u8; HASH_LEN]| -> [u64; 4] {
+            std::array::from_fn(|i| {
+                let mut w = [0u8; 8];
+                w.copy_from_slice(&h[i * 8..i * 8 + 8]);
+                u64::from_be_bytes(w)
+            })
+        };
+        words(&self.hash)
+            .cmp(&words(&other.hash))
+            .then_with(|| self.name.cmp(&other.name))
+    }
+}
+
+impl PartialOrd for StorePath {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
 }
 
 impl PartialEq for StorePath {
@@ -303,7 +327,10 @@ impl PathInfo {
 
     /// Sort and deduplicate the references.
     pub fn normalise(&mut self) {
-        self.references.sort();
+        // Nix lists references sorted already.
+        if !self.references.is_sorted() {
+            self.references.sort();
+        }
         self.references.dedup();
     }
 }
