@@ -364,6 +364,40 @@ mod tests {
     }
 
     #[test]
+    fn paths_order_as_their_text_and_references_come_out_sorted() {
+        // Hashes that differ in every word (first, last, and only in the name), and
+        // names that are prefixes of each other: the order is the base names' bytes.
+        let texts = [
+            "00000000000000000000000000000001-b",
+            "00000000000000000000000000000001-a-dev",
+            "00000000000000000000000000000001-a",
+            "0000000000000000000000000000000z-a",
+            "10000000000000000000000000000000-a",
+            "0000000z000000000000000000000000-a",
+            "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz-0",
+            "00000000000000000000000000000000-zz",
+        ];
+        let paths: Vec<StorePath> = texts
+            .iter()
+            .map(|t| StorePath::from_base_name(t).unwrap())
+            .collect();
+        for a in &paths {
+            for b in &paths {
+                let (ta, tb) = (a.to_string(), b.to_string());
+                assert_eq!(a.cmp(b), ta.cmp(&tb), "{ta} against {tb}");
+                assert_eq!(a == b, ta == tb);
+            }
+        }
+        let mut info = PathInfo::new(paths[0].clone());
+        info.references = paths.iter().rev().chain(&paths).cloned().collect();
+        info.normalise();
+        let mut want: Vec<String> = texts.iter().map(|t| t.to_string()).collect();
+        want.sort();
+        let got: Vec<String> = info.references.iter().map(|p| p.to_string()).collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
     fn custom_store_dir() {
         let sd = StoreDir::new("/gnu/store/");
         assert_eq!(sd.as_str(), "/gnu/store");
