@@ -535,3 +535,50 @@ fn a_document_parsed_on_every_core_reads_like_a_whole_one() {
         }
     }
 }
+
+/// Chunks each in path order but not across them (the same path ends one chunk and
+/// starts the next): the order across chunks is checked too, so the repeat is warned
+/// about and the last entry kept, as in a read of one chunk.
+#[test]
+fn a_path_repeated_across_a_chunk_boundary_is_found() {
+    let a = format!("/nix/store/{}", FOO);
+    let b = format!("/nix/store/{}", APP);
+    let (first, second) = (
+        format!(r#"[["{b}", {{"narSize": 1}}], ["{a}", {{"narSize": 2}}]]"#),
+        format!(r#"[["{a}", {{"narSize": 3}}]]"#),
+    );
+    let chunk = |t: &'static str| -> Vec<(Text<'static>, Option<RawEntry<'static>>)> {
+        serde_json::from_str(t).unwrap()
+    };
+    let (first, second): (&'static str, &'static str) = (
+        Box::leak(first.into_boxed_str()),
+        Box::leak(second.into_boxed_str()),
+    );
+    let p = Path::new("chunks.json");
+    let timings = crate::timing::Timings::off();
+    for chunks in [
+        vec![chunk(first), chunk(second)],
+        vec![chunk(first).into_iter().chain(chunk(second)).collect()],
+    ] {
+        let c = convert::Builder::new(first, p, &timings)
+            .add_all(chunks)
+            .unwrap()
+            .finish();
+        assert_eq!(c.paths.len(), 2);
+        let foo = c
+            .paths
+            .values()
+            .find(|i| i.path.name() == "libfoo-3.2")
+            .unwrap();
+        assert_eq!(foo.nar_size, Some(3), "the last entry is kept");
+        assert_eq!(
+            c.warnings
+                .iter()
+                .filter(|w| w.contains("listed twice"))
+                .count(),
+            1,
+            "{:?}",
+            c.warnings
+        );
+    }
+}
