@@ -14,7 +14,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::{Report, Style};
-use crate::report::{ChainNode, WhyChainsReport, WhyReport};
+use crate::report::{ChainNode, WhyChainsReport, WhyPath, WhyReport};
 
 /// Write `report` as one JSON document and a newline.
 pub(super) fn render(report: Report<'_>, style: &Style, out: &mut dyn Write) -> io::Result<()> {
@@ -92,11 +92,14 @@ fn write_why_parallel(r: &WhyReport, out: &mut dyn Write) -> io::Result<()> {
             .map(|(k, chunk)| -> io::Result<Vec<u8>> {
                 let mut bytes = Vec::with_capacity(chunk.len() * 256);
                 let mut s = SafeJson::new(&mut bytes);
+                let mut chain: Vec<&str> = Vec::new();
                 for (i, row) in chunk.iter().enumerate() {
                     if w + k + i > 0 {
                         s.write_all(b",")?;
                     }
-                    serde_json::to_writer(&mut s, row).map_err(io::Error::other)?;
+                    if !write_graph_row(row, &mut chain, &mut s)? {
+                        serde_json::to_writer(&mut s, row).map_err(io::Error::other)?;
+                    }
                 }
                 s.drain()?;
                 Ok(bytes)
@@ -109,6 +112,62 @@ fn write_why_parallel(r: &WhyReport, out: &mut dyn Write) -> io::Result<()> {
     safe.write_all(&text[at..])?;
     safe.drain()?;
     writeln!(safe.out)
+}
+
+/// A row with only the fields of a graph-level report (no evidence, no GPU bytes)
+/// written without serde: the same bytes as its derived serialisation (the fields in
+/// [`WhyPath`]'s order, `dominator` left out when absent), with each string that
+/// needs no escape copied as it is. serde_json looks every byte of every string up
+/// in its escape table, and a `why` report's chains repeat the same paths millions of
+/// times. `false`, and nothing written, for any other row. `chain` is scratch.
+fn write_graph_row<'r>(
+    row: &'r WhyPath,
+    chain: &mut Vec<&'r str>,
+    out: &mut SafeJson<'_>,
+) -> io::Result<bool> {
+    if !row.kept_by.is_empty() || row.kept_by_more != 0 || row.gpu.is_some() {
+        return Ok(false);
+    }
+    let mut num = itoa::Buffer::new();
+    out.write_all(b"{\"path\":")?;
+    write_str(&row.path, out)?;
+    out.write_all(b",\"nar_size\":")?;
+    out.write_all(num.format(row.nar_size).as_bytes())?;
+    out.write_all(b",\"closure_size\":")?;
+    out.write_all(num.format(row.closure_size).as_bytes())?;
+    out.write_all(b",\"added_size\":")?;
+    out.write_all(num.format(row.added_size).as_bytes())?;
+    out.write_all(b",\"chain\":[")?;
+    chain.clear();
+    chain.extend(row.chain.rev_iter().map(|p| &**p));
+    for (i, p) in chain.iter().rev().enumerate() {
+        if i > 0 {
+            out.write_all(b",")?;
+        }
+        write_str(p, out)?;
+    }
+    out.write_all(b"]")?;
+    if let Some(d) = &row.dominator {
+        out.write_all(b",\"dominator\":")?;
+        write_str(d, out)?;
+    }
+    out.write_all(b"}")?;
+    Ok(true)
+}
+
+/// A JSON string: as it is when nothing in it needs an escape (no `"`, `\` or C0
+/// control; checked without a branch a byte, so it vectorises), else as serde_json
+/// escapes it.
+fn write_str(s: &str, out: &mut SafeJson<'_>) -> io::Result<()> {
+    let special = s.bytes().fold(false, |any, b| {
+        any | (b < 0x20) | (b == b'"') | (b == b'\\')
+    });
+    if special {
+        return serde_json::to_writer(&mut *out, s).map_err(io::Error::other);
+    }
+    out.write_all(b"\"")?;
+    out.write_all(s.as_bytes())?;
+    out.write_all(b"\"")
 }
 
 /// [`write`] of a `why ROOT TARGET` report with its chain tree written without
@@ -291,8 +350,17 @@ mod tests {
         };
         let name = |i: usize| -> std::sync::Arc<str> {
             format!(
-                "/nix/store/{i:032}-p{i}{}",
-                if i % 101 == 0 { "\u{202e}x" } else { "" }
+                "/nix/store/{i:032}-p{i}{}{}",
+                if i % 101 == 0 { "\u{202e}x" } else { "" },
+                // Each character serde_json escapes, alone in a name.
+                match i % 13 {
+                    1 => "q\"b",
+                    2 => "b\\s",
+                    3 => "n\nc",
+                    4 => "\u{1}",
+                    5 => "d\u{7f}",
+                    _ => "",
+                }
             )
             .into()
         };
