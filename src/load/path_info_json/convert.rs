@@ -70,22 +70,7 @@ impl<'t, 'p> Builder<'t, 'p> {
     /// reference and chunk, and equal paths compare by pointer.
     pub(super) fn add_all<'d>(mut self, chunks: Chunks<'d>) -> Result<Converted<'p>, LoadError> {
         let sd = &self.store_dir;
-        let keys: Vec<(&'d str, StorePath)> = chunks
-            .par_iter()
-            .flat_map_iter(|chunk| {
-                chunk.iter().filter_map(|(Text(key), raw)| {
-                    let raw = raw.as_ref().filter(|r| r.valid != Some(false))?;
-                    match key {
-                        // Entries with their own store dir are parsed by that one, later.
-                        Cow::Borrowed(k) if raw.store_dir.is_none() => {
-                            sd.parse_path_or_base(k).ok().map(|p| (*k, p))
-                        }
-                        _ => None,
-                    }
-                })
-            })
-            .collect();
-        let shared = SharedPaths::new(sd.as_str(), keys);
+        let shared = SharedPaths::build(sd, &chunks);
         let shared = &shared;
         self.timings.step("load: interning the entries' paths");
         let (text, path, store_dir) = (self.text, self.path, &self.store_dir);
@@ -309,40 +294,100 @@ pub(super) enum Entry {
 pub(super) struct SharedPaths<'a, 'd> {
     pub(super) store_dir: &'a str,
     /// Paths by the first 8 bytes of their hash, and whether the key was a full path
-    /// (else a base name).
-    pub(super) by_hash: rustc_hash::FxHashMap<u64, (StorePath, bool)>,
+    /// (else a base name), in shards by that prefix ([`shard_of`]): each shard is
+    /// built on its own core.
+    pub(super) by_hash: Vec<rustc_hash::FxHashMap<u64, (StorePath, bool)>>,
     /// Keys whose hash prefix another key already has, with another path or form
     /// (rare), keyed by their text.
     pub(super) other: rustc_hash::FxHashMap<&'d str, StorePath>,
 }
 
+/// The shard of a hash prefix among `n`.
+fn shard_of(prefix: u64, n: usize) -> usize {
+    // The prefix is eight nix32 characters: mixed, so that every bit counts.
+    ((prefix.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) as usize) % n
+}
+
+/// The hash prefix of a key's text (a full path in `store_dir` or a base name), when
+/// it has the shape of one; a key that parses as a store path always has it.
+fn text_prefix(store_dir: &str, text: &str) -> Option<u64> {
+    let base = match text.strip_prefix(store_dir) {
+        Some(rest) if text.starts_with('/') => rest.strip_prefix('/')?,
+        _ => text,
+    };
+    let b = base.as_bytes();
+    const H: usize = crate::store::HASH_LEN;
+    (b.len() > H && b[H] == b'-').then(|| crate::store::hash_prefix(&b[..H]))
+}
+
 impl<'a, 'd> SharedPaths<'a, 'd> {
-    pub(super) fn new(store_dir: &'a str, keys: Vec<(&'d str, StorePath)>) -> SharedPaths<'a, 'd> {
-        let mut by_hash: rustc_hash::FxHashMap<_, (StorePath, bool)> =
-            rustc_hash::FxHashMap::default();
-        by_hash.reserve(keys.len());
+    /// The valid entries' own paths (those without a store dir of their own, which
+    /// are parsed by that one later), each shard parsed and built on its own core from
+    /// the keys whose text falls in it, in document order. A key this skips (its text
+    /// not shaped like a path) is parsed where it is converted, as any path not here.
+    pub(super) fn build(sd: &'a StoreDir, chunks: &Chunks<'d>) -> SharedPaths<'a, 'd> {
+        let store_dir = sd.as_str();
+        let shards = rayon::current_num_threads().clamp(1, 16);
+        let entries: usize = chunks.iter().map(Vec::len).sum();
+        let built: Vec<_> = (0..shards)
+            .into_par_iter()
+            .map(|shard| {
+                let mut by_hash: rustc_hash::FxHashMap<u64, (StorePath, bool)> =
+                    rustc_hash::FxHashMap::default();
+                by_hash.reserve(entries / shards + entries / (8 * shards) + 1);
+                let mut other = rustc_hash::FxHashMap::default();
+                for (Text(key), raw) in chunks.iter().flatten() {
+                    let Some(raw) = raw.as_ref().filter(|r| r.valid != Some(false)) else {
+                        continue;
+                    };
+                    let Cow::Borrowed(k) = key else { continue };
+                    if raw.store_dir.is_some()
+                        || text_prefix(store_dir, k).is_none_or(|h| shard_of(h, shards) != shard)
+                    {
+                        continue;
+                    }
+                    if let Ok(p) = sd.parse_path_or_base(k) {
+                        Self::insert(&mut by_hash, &mut other, k, p);
+                    }
+                }
+                (by_hash, other)
+            })
+            .collect();
         let mut other = rustc_hash::FxHashMap::default();
-        for (k, p) in keys {
-            let full = k.starts_with('/');
-            match by_hash.entry(p.hash_prefix()) {
-                std::collections::hash_map::Entry::Vacant(v) => {
-                    v.insert((p, full));
-                }
-                // The same text again: the last one wins, as in a map keyed by text.
-                std::collections::hash_map::Entry::Occupied(mut o)
-                    if o.get().1 == full && o.get().0 == p =>
-                {
-                    o.insert((p, full));
-                }
-                std::collections::hash_map::Entry::Occupied(_) => {
-                    other.insert(k, p);
-                }
-            }
-        }
+        let by_hash = built
+            .into_iter()
+            .map(|(b, o)| {
+                other.extend(o);
+                b
+            })
+            .collect();
         SharedPaths {
             store_dir,
             by_hash,
             other,
+        }
+    }
+
+    fn insert(
+        by_hash: &mut rustc_hash::FxHashMap<u64, (StorePath, bool)>,
+        other: &mut rustc_hash::FxHashMap<&'d str, StorePath>,
+        k: &'d str,
+        p: StorePath,
+    ) {
+        let full = k.starts_with('/');
+        match by_hash.entry(p.hash_prefix()) {
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert((p, full));
+            }
+            // The same text again: the last one wins, as in a map keyed by text.
+            std::collections::hash_map::Entry::Occupied(mut o)
+                if o.get().1 == full && o.get().0 == p =>
+            {
+                o.insert((p, full));
+            }
+            std::collections::hash_map::Entry::Occupied(_) => {
+                other.insert(k, p);
+            }
         }
     }
 
@@ -357,7 +402,9 @@ impl<'a, 'd> SharedPaths<'a, 'd> {
         let b = base.as_bytes();
         const H: usize = crate::store::HASH_LEN;
         if b.len() > H && b[H] == b'-' {
-            if let Some((p, f)) = self.by_hash.get(&crate::store::hash_prefix(&b[..H])) {
+            let prefix = crate::store::hash_prefix(&b[..H]);
+            let shard = &self.by_hash[shard_of(prefix, self.by_hash.len())];
+            if let Some((p, f)) = shard.get(&prefix) {
                 if *f == full && p.hash_bytes()[..] == b[..H] && p.name() == &base[H + 1..] {
                     return Some(p);
                 }
