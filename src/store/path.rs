@@ -137,20 +137,23 @@ pub struct StorePath {
     name: Arc<str>,
 }
 
+/// A hash as four big-endian words: compared (for order or equality) in four inlined
+/// word compares, in the order of its bytes (comparing the arrays themselves is a
+/// memcmp call).
+fn hash_words(h: &[u8; HASH_LEN]) -> [u64; 4] {
+    std::array::from_fn(|i| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&h[i * 8..i * 8 + 8]);
+        u64::from_be_bytes(w)
+    })
+}
+
 impl Ord for StorePath {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        // Hash bytes in order, as four big-endian words (inlined; the derived
-        // comparison of the arrays was a memcmp call, and every path's references are
-        // sorted when loaded), then the names.
-        let words = |h: &[u8; HASH_LEN]| -> [u64; 4] {
-            std::array::from_fn(|i| {
-                let mut w = [0u8; 8];
-                w.copy_from_slice(&h[i * 8..i * 8 + 8]);
-                u64::from_be_bytes(w)
-            })
-        };
-        words(&self.hash)
-            .cmp(&words(&other.hash))
+        // The hash bytes in order (every path's references are sorted when loaded),
+        // then the names.
+        hash_words(&self.hash)
+            .cmp(&hash_words(&other.hash))
             .then_with(|| self.name.cmp(&other.name))
     }
 }
@@ -163,15 +166,7 @@ impl PartialOrd for StorePath {
 
 impl PartialEq for StorePath {
     fn eq(&self, other: &Self) -> bool {
-        // Four word compares, inlined (an array `==` becomes a memcmp call).
-        let words = |h: &[u8; HASH_LEN]| -> [u64; 4] {
-            std::array::from_fn(|i| {
-                let mut w = [0u8; 8];
-                w.copy_from_slice(&h[i * 8..i * 8 + 8]);
-                u64::from_ne_bytes(w)
-            })
-        };
-        words(&self.hash) == words(&other.hash)
+        hash_words(&self.hash) == hash_words(&other.hash)
             && (Arc::ptr_eq(&self.name, &other.name) || self.name == other.name)
     }
 }
