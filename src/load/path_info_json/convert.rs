@@ -308,16 +308,19 @@ fn shard_of(prefix: u64, n: usize) -> usize {
     ((prefix.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) as usize) % n
 }
 
-/// The hash prefix of a key's text (a full path in `store_dir` or a base name), when
-/// it has the shape of one; a key that parses as a store path always has it.
-fn text_prefix(store_dir: &str, text: &str) -> Option<u64> {
-    let base = match text.strip_prefix(store_dir) {
-        Some(rest) if text.starts_with('/') => rest.strip_prefix('/')?,
-        _ => text,
+/// A key's or reference's text split as [`SharedPaths`] keys it: whether it is a full
+/// path (else a base name), the base name, and its hash prefix; `None` when it is not
+/// shaped like a path in `store_dir` (a text that parses as one always is).
+fn split_key<'t>(store_dir: &str, text: &'t str) -> Option<(bool, &'t str, u64)> {
+    let full = text.starts_with('/');
+    let base = if full {
+        text.strip_prefix(store_dir)?.strip_prefix('/')?
+    } else {
+        text
     };
     let b = base.as_bytes();
     const H: usize = crate::store::HASH_LEN;
-    (b.len() > H && b[H] == b'-').then(|| crate::store::hash_prefix(&b[..H]))
+    (b.len() > H && b[H] == b'-').then(|| (full, base, crate::store::hash_prefix(&b[..H])))
 }
 
 impl<'a, 'd> SharedPaths<'a, 'd> {
@@ -342,7 +345,8 @@ impl<'a, 'd> SharedPaths<'a, 'd> {
                     };
                     let Cow::Borrowed(k) = key else { continue };
                     if raw.store_dir.is_some()
-                        || text_prefix(store_dir, k).is_none_or(|h| shard_of(h, shards) != shard)
+                        || split_key(store_dir, k)
+                            .is_none_or(|(_, _, h)| shard_of(h, shards) != shard)
                     {
                         continue;
                     }
@@ -393,16 +397,9 @@ impl<'a, 'd> SharedPaths<'a, 'd> {
 
     /// The path whose key is exactly `text`.
     pub(super) fn get(&self, text: &str) -> Option<&StorePath> {
-        let full = text.starts_with('/');
-        let base = if full {
-            text.strip_prefix(self.store_dir)?.strip_prefix('/')?
-        } else {
-            text
-        };
-        let b = base.as_bytes();
         const H: usize = crate::store::HASH_LEN;
-        if b.len() > H && b[H] == b'-' {
-            let prefix = crate::store::hash_prefix(&b[..H]);
+        if let Some((full, base, prefix)) = split_key(self.store_dir, text) {
+            let b = base.as_bytes();
             let shard = &self.by_hash[shard_of(prefix, self.by_hash.len())];
             if let Some((p, f)) = shard.get(&prefix) {
                 if *f == full && p.hash_bytes()[..] == b[..H] && p.name() == &base[H + 1..] {
