@@ -138,9 +138,8 @@ fn write_graph_row<'r>(
     out.write_all(b",\"added_size\":")?;
     out.write_all(num.format(row.added_size).as_bytes())?;
     out.write_all(b",\"chain\":[")?;
-    chain.clear();
-    chain.extend(row.chain.rev_iter().map(|p| &**p));
-    for (i, p) in chain.iter().rev().enumerate() {
+    row.chain.paths_into(chain);
+    for (i, p) in chain.iter().enumerate() {
         if i > 0 {
             out.write_all(b",")?;
         }

@@ -72,6 +72,14 @@ impl Chain {
         })
     }
 
+    /// The paths, root first, borrowed into `out` (cleared first; O(length), no
+    /// shared name cloned).
+    pub fn paths_into<'c>(&'c self, out: &mut Vec<&'c str>) {
+        out.clear();
+        out.extend(self.rev_iter().map(|p| &**p));
+        out.reverse();
+    }
+
     /// The paths, root first (O(length)).
     pub fn to_vec(&self) -> Vec<Arc<str>> {
         let mut v: Vec<Arc<str>> = self.rev_iter().cloned().collect();
@@ -122,8 +130,8 @@ impl Serialize for Chain {
         // Borrowed, not cloned: every chain of a report starts at the same root, and
         // a clone and a drop of its shared name for each row, on every core at once,
         // fought over one counter.
-        let mut paths: Vec<&str> = self.rev_iter().map(|p| &**p).collect();
-        paths.reverse();
+        let mut paths = Vec::with_capacity(self.len());
+        self.paths_into(&mut paths);
         s.collect_seq(paths)
     }
 }
