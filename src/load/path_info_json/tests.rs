@@ -547,20 +547,16 @@ fn a_path_repeated_across_a_chunk_boundary_is_found() {
         format!(r#"[["{b}", {{"narSize": 1}}], ["{a}", {{"narSize": 2}}]]"#),
         format!(r#"[["{a}", {{"narSize": 3}}]]"#),
     );
-    let chunk = |t: &'static str| -> Vec<(Text<'static>, Option<RawEntry<'static>>)> {
+    fn chunk(t: &str) -> Vec<(Text<'_>, Option<RawEntry<'_>>)> {
         serde_json::from_str(t).unwrap()
-    };
-    let (first, second): (&'static str, &'static str) = (
-        Box::leak(first.into_boxed_str()),
-        Box::leak(second.into_boxed_str()),
-    );
+    }
     let p = Path::new("chunks.json");
     let timings = crate::timing::Timings::off();
     for chunks in [
-        vec![chunk(first), chunk(second)],
-        vec![chunk(first).into_iter().chain(chunk(second)).collect()],
+        vec![chunk(&first), chunk(&second)],
+        vec![chunk(&first).into_iter().chain(chunk(&second)).collect()],
     ] {
-        let c = convert::Builder::new(first, p, &timings)
+        let c = convert::Builder::new(&first, p, &timings)
             .add_all(chunks)
             .unwrap()
             .finish();
