@@ -1143,6 +1143,13 @@ fn a_run_writes_the_narinfo_cache_while_another_reads_it() {
     assert_eq!(two.count(".narinfo"), asked, "all from the narinfo cache");
 }
 
+/// The world cache's hashes (see [`world_hashes`]) and a server for that cache: what
+/// each pipelining test starts from.
+fn world_served() -> (Vec<String>, Server) {
+    let cache = world_cache();
+    (world_hashes(cache), Server::start(cache))
+}
+
 /// The hash parts of the world cache's narinfos, with two that it does not have (one
 /// near the start, one at the end).
 fn world_hashes(cache: &Path) -> Vec<String> {
@@ -1205,9 +1212,7 @@ fn pipelined_narinfos_equal_single_requests() {
     if !nix_or_skip("pipelined_narinfos_equal_single_requests") {
         return;
     }
-    let cache = world_cache();
-    let hashes = world_hashes(cache);
-    let srv = Server::start(cache);
+    let (hashes, srv) = world_served();
     let c = client(Duration::from_secs(30), 0);
     let got = piped(&c, &srv.url, &hashes);
     assert_eq!(srv.connections(), 1, "one connection");
@@ -1234,9 +1239,7 @@ fn a_server_closing_after_k_answers_is_asked_again_on_new_connections() {
     if !nix_or_skip("a_server_closing_after_k_answers_is_asked_again_on_new_connections") {
         return;
     }
-    let cache = world_cache();
-    let hashes = world_hashes(cache);
-    let srv = Server::start(cache);
+    let (hashes, srv) = world_served();
     let c = client(Duration::from_secs(30), 0);
     let want = single(&c, &srv.url, &hashes);
     for (k, announce) in [(1, true), (1, false), (3, false), (5, true)] {
@@ -1291,9 +1294,7 @@ fn faults_mid_batch_are_retried_or_named_as_single_requests() {
     if !nix_or_skip("faults_mid_batch_are_retried_or_named_as_single_requests") {
         return;
     }
-    let cache = world_cache();
-    let hashes = world_hashes(cache);
-    let srv = Server::start(cache);
+    let (hashes, srv) = world_served();
     let c = client(Duration::from_millis(500), 2);
     let want = single(&c, &srv.url, &hashes);
     let faulted: Vec<String> = [4, 7, 10]
