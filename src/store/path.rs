@@ -232,6 +232,12 @@ impl StorePath {
     pub fn name(&self) -> &str {
         &self.name
     }
+
+    /// The address of the shared name: paths with equal ones hold the same name
+    /// allocation (so the same name), which tells without reading the name.
+    pub(crate) fn name_id(&self) -> usize {
+        Arc::as_ptr(&self.name) as *const u8 as usize
+    }
 }
 
 fn name_problem(name: &str) -> Option<&'static str> {
