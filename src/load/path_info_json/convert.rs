@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::raw::{Chunks, RawEntry, RawHash, RawSig, Text};
 use crate::load::json::{located, with_store_dir_hint};
+use crate::load::json_parts::Chunk;
 use crate::load::{LoadError, LoadOptions};
 use crate::store::{
     Closure, InvalidPath, PathInfo, SourceKind, StoreDir, StorePath, StorePathError,
@@ -78,7 +79,7 @@ impl<'t, 'p> Builder<'t, 'p> {
         let shared = &shared;
         self.timings.step("load: interning the entries' paths");
         let (text, path, store_dir) = (self.text, self.path, &self.store_dir);
-        let total: usize = chunks.iter().map(Vec::len).sum();
+        let total: usize = chunks.iter().map(|c| c.len()).sum();
         // Every slot written once here (on every core: the writes take the page
         // faults of the whole vector), then once more by its entry's worker.
         let mut slots: Vec<Slot> = Vec::with_capacity(total);
@@ -90,54 +91,53 @@ impl<'t, 'p> Builder<'t, 'p> {
             parts.push(part);
             rest = tail;
         }
-        let summaries: Vec<ChunkSummary> = chunks
-            .into_par_iter()
-            .zip(parts)
-            .map(|(chunk, part)| {
-                let mut conv = Converter {
-                    text,
-                    path,
-                    store_dir,
-                    shared,
-                    interned: rustc_hash::FxHashMap::default(),
-                    hits: Vec::new(),
-                    unresolved: 0,
+        // Each chunk on the thread that read it, where it can: converting a chunk
+        // frees its raw entries' lists ([`Chunk`]).
+        let work: Vec<_> = chunks.into_iter().zip(parts).collect();
+        let summaries: Vec<ChunkSummary> = on_readers(work, |chunk, part| {
+            let mut conv = Converter {
+                text,
+                path,
+                store_dir,
+                shared,
+                interned: rustc_hash::FxHashMap::default(),
+                hits: Vec::new(),
+                unresolved: 0,
+            };
+            let mut s = ChunkSummary {
+                len: chunk.len(),
+                sorted: true,
+                ..ChunkSummary::default()
+            };
+            let mut prev: Option<usize> = None;
+            for (k, (Text(key), raw)) in chunk.into_iter().enumerate() {
+                let (entry, mut warnings) = match conv.convert(&key, raw) {
+                    Ok(converted) => converted,
+                    Err(e) => {
+                        // Entries after the chunk's first error do not matter: the
+                        // read stops there.
+                        s.error = Some(e);
+                        break;
+                    }
                 };
-                let mut s = ChunkSummary {
-                    len: chunk.len(),
-                    sorted: true,
-                    ..ChunkSummary::default()
-                };
-                let mut prev: Option<usize> = None;
-                for (k, (Text(key), raw)) in chunk.into_iter().enumerate() {
-                    let (entry, mut warnings) = match conv.convert(&key, raw) {
-                        Ok(converted) => converted,
-                        Err(e) => {
-                            // Entries after the chunk's first error do not matter:
-                            // the read stops there.
-                            s.error = Some(e);
-                            break;
+                s.warnings.append(&mut warnings);
+                match entry {
+                    Entry::Invalid(inv) => s.invalid.push(inv),
+                    Entry::Valid(info) => {
+                        s.without_size += usize::from(info.nar_size.is_none());
+                        if let Some(Some((p, _))) = prev.map(|j| &part[j]) {
+                            s.sorted &= *p < info.path;
                         }
-                    };
-                    s.warnings.append(&mut warnings);
-                    match entry {
-                        Entry::Invalid(inv) => s.invalid.push(inv),
-                        Entry::Valid(info) => {
-                            s.without_size += usize::from(info.nar_size.is_none());
-                            if let Some(Some((p, _))) = prev.map(|j| &part[j]) {
-                                s.sorted &= *p < info.path;
-                            }
-                            prev = Some(k);
-                            s.first.get_or_insert(k);
-                            s.last = Some(k);
-                            part[k] = Some((info.path.clone(), info));
-                        }
+                        prev = Some(k);
+                        s.first.get_or_insert(k);
+                        s.last = Some(k);
+                        part[k] = Some((info.path.clone(), info));
                     }
                 }
-                s.unresolved = conv.unresolved;
-                s
-            })
-            .collect();
+            }
+            s.unresolved = conv.unresolved;
+            s
+        });
         self.timings.step("load: converting entries");
         // Whether every reference named one of the entries (then the closure is closed
         // and the loader need not look every reference up again).
@@ -174,6 +174,56 @@ impl<'t, 'p> Builder<'t, 'p> {
             timings: self.timings,
         })
     }
+}
+
+/// `f` of every chunk and what goes with it, each chunk on the rayon thread that read
+/// it while that thread has such chunks left ([`Chunk::reader`]): every thread takes
+/// the chunks it read, in order, then those read outside the pool, then helps with
+/// the others'. The results in chunk order.
+pub(super) fn on_readers<T: Send, W: Send, R: Send>(
+    work: Vec<(Chunk<T>, W)>,
+    f: impl Fn(Chunk<T>, W) -> R + Sync,
+) -> Vec<R> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    let threads = rayon::current_num_threads().max(1);
+    let n = work.len();
+    // A list of chunk numbers per reading thread, and one (the last) for the rest.
+    let mut lists: Vec<Vec<usize>> = vec![Vec::new(); threads + 1];
+    for (i, (chunk, _)) in work.iter().enumerate() {
+        let reader = chunk.reader.filter(|&t| t < threads).unwrap_or(threads);
+        lists[reader].push(i);
+    }
+    let next: Vec<AtomicUsize> = (0..=threads).map(|_| AtomicUsize::new(0)).collect();
+    let work: Vec<Mutex<Option<_>>> = work.into_iter().map(|w| Mutex::new(Some(w))).collect();
+    let done: Vec<Vec<(usize, R)>> = rayon::broadcast(|ctx| {
+        let me = ctx.index().min(threads);
+        let order = [me, threads]
+            .into_iter()
+            .chain((0..threads).filter(|&t| t != me));
+        let mut out = Vec::new();
+        for list in order {
+            loop {
+                let k = next[list].fetch_add(1, Ordering::Relaxed);
+                let Some(&i) = lists[list].get(k) else { break };
+                // (Each number is taken once: the lock is never contended, and no
+                // panic can happen while it is held.)
+                let item = work[i]
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .take();
+                if let Some((chunk, with)) = item {
+                    out.push((i, f(chunk, with)));
+                }
+            }
+        }
+        out
+    });
+    let mut results: Vec<Option<R>> = (0..n).map(|_| None).collect();
+    for (i, r) in done.into_iter().flatten() {
+        results[i] = Some(r);
+    }
+    results.into_iter().flatten().collect()
 }
 
 /// One entry's place in the vector of every entry: its path and what it says, or
@@ -347,7 +397,7 @@ impl<'a, 'd> SharedPaths<'a, 'd> {
     pub(super) fn build(sd: &'a StoreDir, chunks: &Chunks<'d>) -> SharedPaths<'a, 'd> {
         let store_dir = sd.as_str();
         let shards = rayon::current_num_threads().clamp(1, 16);
-        let entries: usize = chunks.iter().map(Vec::len).sum();
+        let entries: usize = chunks.iter().map(|c| c.len()).sum();
         let built: Vec<_> = (0..shards)
             .into_par_iter()
             .map(|shard| {

@@ -547,14 +547,16 @@ fn a_path_repeated_across_a_chunk_boundary_is_found() {
         format!(r#"[["{b}", {{"narSize": 1}}], ["{a}", {{"narSize": 2}}]]"#),
         format!(r#"[["{a}", {{"narSize": 3}}]]"#),
     );
-    fn chunk(t: &str) -> Vec<(Text<'_>, Option<RawEntry<'_>>)> {
-        serde_json::from_str(t).unwrap()
+    fn chunk(t: &str) -> crate::load::json_parts::Chunk<(Text<'_>, Option<RawEntry<'_>>)> {
+        crate::load::json_parts::Chunk::new(serde_json::from_str(t).unwrap())
     }
     let p = Path::new("chunks.json");
     let timings = crate::timing::Timings::off();
     for chunks in [
         vec![chunk(&first), chunk(&second)],
-        vec![chunk(&first).into_iter().chain(chunk(&second)).collect()],
+        vec![crate::load::json_parts::Chunk::new(
+            chunk(&first).into_iter().chain(chunk(&second)).collect(),
+        )],
     ] {
         let c = convert::Builder::new(&first, p, &timings)
             .add_all(chunks)
@@ -576,5 +578,33 @@ fn a_path_repeated_across_a_chunk_boundary_is_found() {
             "{:?}",
             c.warnings
         );
+    }
+}
+
+/// Chunks read on any thread, outside the pool or by a thread the pool does not have:
+/// each is converted once, and the results come back in chunk order.
+#[test]
+fn chunks_are_taken_once_each_in_order_whoever_read_them() {
+    use crate::load::json_parts::Chunk;
+    let readers = [Some(0), Some(1), None, Some(99), Some(0), Some(1), None];
+    for threads in [1, 2, 3] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let work: Vec<(Chunk<u32>, usize)> = readers
+            .iter()
+            .enumerate()
+            .map(|(i, &reader)| {
+                let items = (0..=i as u32).collect();
+                (Chunk { items, reader }, i * 10)
+            })
+            .collect();
+        let got = pool
+            .install(|| convert::on_readers(work, |c, with| (c.items.iter().sum::<u32>(), with)));
+        let want: Vec<(u32, usize)> = (0..readers.len())
+            .map(|i| ((0..=i as u32).sum(), i * 10))
+            .collect();
+        assert_eq!(got, want, "{threads} threads");
     }
 }
