@@ -22,18 +22,21 @@ impl NarHash {
     /// Parse any spelling seen in Nix output; unrecognised text is kept as `Other`.
     pub fn parse(s: &str) -> NarHash {
         let s = s.trim();
-        let digest = if let Some(rest) = s.strip_prefix("sha256-") {
-            base64::engine::general_purpose::STANDARD
-                .decode(rest)
-                .ok()
-                .filter(|d| d.len() == 32)
-        } else {
-            let rest = s.strip_prefix("sha256:").unwrap_or(s);
-            match rest.len() {
-                52 => decode_nix32(rest, 32).ok(),
-                64 => decode_hex(rest),
-                _ => None,
-            }
+        if let Some(rest) = s.strip_prefix("sha256-") {
+            // Decoded on the stack: a path-info document has one per path, and a
+            // vector for each was an allocation per entry.
+            let mut buf = [0u8; 36];
+            let n = base64::engine::general_purpose::STANDARD.decode_slice(rest, &mut buf);
+            return match n {
+                Ok(32) => NarHash::Sha256(std::array::from_fn(|i| buf[i])),
+                _ => NarHash::other(s),
+            };
+        }
+        let rest = s.strip_prefix("sha256:").unwrap_or(s);
+        let digest = match rest.len() {
+            52 => decode_nix32(rest, 32).ok(),
+            64 => decode_hex(rest),
+            _ => None,
         };
         match digest {
             Some(d) => {
@@ -41,15 +44,19 @@ impl NarHash {
                 a.copy_from_slice(&d);
                 NarHash::Sha256(a)
             }
-            // Kept for comparison and display, but never with characters that would act
-            // on a terminal (control characters, bidirectional overrides): no hash
-            // spelling has them, and this text reaches reports and snapshots verbatim.
-            None => NarHash::Other(
-                s.chars()
-                    .map(|c| if is_terminal_hazard(c) { '?' } else { c })
-                    .collect(),
-            ),
+            None => NarHash::other(s),
         }
+    }
+
+    /// A hash kept as text for comparison and display, but never with characters that
+    /// would act on a terminal (control characters, bidirectional overrides): no hash
+    /// spelling has them, and this text reaches reports and snapshots verbatim.
+    fn other(s: &str) -> NarHash {
+        NarHash::Other(
+            s.chars()
+                .map(|c| if is_terminal_hazard(c) { '?' } else { c })
+                .collect(),
+        )
     }
 
     /// SRI form (`sha256-<base64>`), the spelling of current Nix.
@@ -123,6 +130,12 @@ mod tests {
         assert_eq!(h, NarHash::Other("md5:abc".into()));
         assert_eq!(h.to_sri(), "md5:abc");
         assert!(matches!(NarHash::parse("sha256-!!"), NarHash::Other(_)));
+        // A digest of another length under the sha256 label is not a SHA-256 digest.
+        for len in [31, 33, 64] {
+            let b64 = base64::engine::general_purpose::STANDARD.encode(vec![7u8; len]);
+            let text = format!("sha256-{b64}");
+            assert_eq!(NarHash::parse(&text), NarHash::Other(text), "{len} bytes");
+        }
         let h = NarHash::parse("sha1:\u{1b}[2J\u{202e}x\u{85}y");
         assert_eq!(h.to_sri(), "sha1:?[2J?x?y");
     }
