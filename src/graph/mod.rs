@@ -66,6 +66,8 @@ pub struct ClosureGraph {
 /// table alone. Keyed by `&StorePath`, each of the 800,000 lookups of a
 /// 100,000-path closure also read the key, a cache miss in the path map.
 struct PathIndex<'c> {
+    /// The paths, in the input's order (the path map's keys).
+    keys: Vec<&'c StorePath>,
     /// The first path with each hash: its position and its name's address.
     by_hash: FxHashMap<[u8; crate::store::HASH_LEN], (u32, usize)>,
     /// Paths whose hash an earlier one already has, with another name (an input
@@ -75,10 +77,11 @@ struct PathIndex<'c> {
 
 impl<'c> PathIndex<'c> {
     fn new(paths: impl Iterator<Item = &'c StorePath>) -> PathIndex<'c> {
+        let keys: Vec<&StorePath> = paths.collect();
         let mut by_hash = FxHashMap::default();
-        by_hash.reserve(paths.size_hint().0);
+        by_hash.reserve(keys.len());
         let mut other = FxHashMap::default();
-        for (i, p) in paths.enumerate() {
+        for (i, &p) in keys.iter().enumerate() {
             match by_hash.entry(*p.hash_bytes()) {
                 std::collections::hash_map::Entry::Vacant(v) => {
                     v.insert((i as u32, p.name_id()));
@@ -88,13 +91,17 @@ impl<'c> PathIndex<'c> {
                 }
             }
         }
-        PathIndex { by_hash, other }
+        PathIndex {
+            keys,
+            by_hash,
+            other,
+        }
     }
 
-    /// The position of `p` among `infos` (the paths the index was built from).
-    fn get(&self, p: &StorePath, infos: &[&PathInfo]) -> Option<u32> {
+    /// The position of `p` among the paths the index was built from.
+    fn get(&self, p: &StorePath) -> Option<u32> {
         let &(i, name) = self.by_hash.get(p.hash_bytes())?;
-        if name == p.name_id() || infos[i as usize].path == *p {
+        if name == p.name_id() || self.keys[i as usize] == p {
             return Some(i);
         }
         self.other.get(p).copied()
@@ -116,7 +123,7 @@ fn input_successors(infos: &[&PathInfo], index: &PathIndex<'_>) -> Adjacency {
                 let i = b * BLOCK + k;
                 let start = targets.len();
                 for r in &info.references {
-                    if let Some(j) = index.get(r, infos) {
+                    if let Some(j) = index.get(r) {
                         if j as usize != i {
                             targets.push(j);
                         }
@@ -174,7 +181,7 @@ impl ClosureGraph {
                 .filter(|&i| !referenced[i as usize])
                 .collect()
         } else {
-            roots.iter().filter_map(|r| index.get(r, &infos)).collect()
+            roots.iter().filter_map(|r| index.get(r)).collect()
         };
         drop(index);
         let keep = reached_from(&all, &root_idx);

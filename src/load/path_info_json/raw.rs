@@ -103,8 +103,8 @@ pub(super) enum RawSig<'a> {
 }
 
 /// Entries in document order, in chunks of [`CHUNK`] (the unit of parallel
-/// conversion): no vector of every entry is built, copied into chunks and kept until
-/// the end, and each chunk's raw entries are freed as soon as it is converted.
+/// conversion): no vector of every raw entry is built, copied into chunks and kept
+/// until the end, and each chunk's raw entries are freed as soon as it is converted.
 pub(super) type Chunks<'d> = Vec<json_parts::Chunk<(Text<'d>, Option<RawEntry<'d>>)>>;
 
 /// Entries per chunk.
