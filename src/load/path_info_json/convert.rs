@@ -81,7 +81,8 @@ impl<'t, 'p> Builder<'t, 'p> {
         let (text, path, store_dir) = (self.text, self.path, &self.store_dir);
         let total: usize = chunks.iter().map(|c| c.len()).sum();
         // Every slot written once here (on every core: the writes take the page
-        // faults of the whole vector), then once more by its entry's worker.
+        // faults of the whole vector), then once more by its entry's worker if the
+        // entry is valid (and no earlier entry of its chunk was an error).
         let mut slots: Vec<Slot> = Vec::with_capacity(total);
         slots.par_extend(rayon::iter::repeat_n(None, total));
         let mut parts: Vec<&mut [Slot]> = Vec::with_capacity(chunks.len());
@@ -178,8 +179,15 @@ impl<'t, 'p> Builder<'t, 'p> {
 
 /// `f` of every chunk and what goes with it, each chunk on the rayon thread that read
 /// it while that thread has such chunks left ([`Chunk::reader`]): every thread takes
-/// the chunks it read, in order, then those read outside the pool, then helps with
-/// the others'. The results in chunk order.
+/// the chunks it read, in order, then those read outside the pool (or in another
+/// pool: a reader's number only means something in its own pool, and a wrong one
+/// costs speed, not results), then helps with the others'. The results in chunk
+/// order.
+///
+/// A `rayon::broadcast`: it returns once every thread of the current pool has run
+/// its part, so no thread of the pool may be blocked outside rayon waiting for the
+/// caller (a lock, a channel) when this is called. The loaders run one at a time, or
+/// under `rayon::join`, whose waiting threads take broadcast work.
 pub(super) fn on_readers<T: Send, W: Send, R: Send>(
     work: Vec<(Chunk<T>, W)>,
     f: impl Fn(Chunk<T>, W) -> R + Sync,
@@ -223,11 +231,16 @@ pub(super) fn on_readers<T: Send, W: Send, R: Send>(
     for (i, r) in done.into_iter().flatten() {
         results[i] = Some(r);
     }
-    results.into_iter().flatten().collect()
+    // Every thread walked every list to its end, and each number was taken once.
+    results
+        .into_iter()
+        .map(|r| r.expect("on_readers: every chunk is converted exactly once"))
+        .collect()
 }
 
 /// One entry's place in the vector of every entry: its path and what it says, or
-/// `None` for an invalid entry (named in [`Closure::invalid`] instead).
+/// `None` for an invalid entry (named in [`Closure::invalid`] instead) and for the
+/// entries after an error in its chunk (the read then fails).
 pub(super) type Slot = Option<(StorePath, PathInfo)>;
 
 /// A document's entries converted, in document order, before they go into the path
@@ -236,7 +249,7 @@ pub(super) struct Converted<'p> {
     pub(super) path: &'p Path,
     /// The closure so far: store dir, warnings, invalid paths; no paths yet.
     pub(super) closure: Closure,
-    /// Every entry, in document order.
+    /// Every entry, in document order (`None` for the invalid ones).
     pub(super) slots: Vec<Slot>,
     /// Whether the valid entries are in strictly ascending path order (as Nix writes
     /// every shape).
@@ -463,20 +476,32 @@ impl<'a, 'd> SharedPaths<'a, 'd> {
 
     /// The path whose key is exactly `text`.
     pub(super) fn get(&self, text: &str) -> Option<&StorePath> {
+        self.confirm(text, self.probe(text))
+    }
+
+    /// The first half of [`get`](Self::get): the path whose key has `text`'s hash and
+    /// form (full path or base name), with the name `text` gives it. Its name is not
+    /// read yet: [`confirm`](Self::confirm) does that, so that a caller looking up many
+    /// texts can take every probe's cache miss, then every name's, each batch at once.
+    pub(super) fn probe<'t>(&self, text: &'t str) -> Option<(&StorePath, &'t str)> {
         const H: usize = crate::store::HASH_LEN;
-        if let Some((full, base, prefix)) = split_key(self.store_dir, text) {
-            let b = base.as_bytes();
-            let shard = &self.by_hash[shard_of(prefix, self.by_hash.len())];
-            if let Some((p, f)) = shard.get(&prefix) {
-                if *f == full && p.hash_bytes()[..] == b[..H] && p.name() == &base[H + 1..] {
-                    return Some(p);
-                }
-            }
-        }
-        if self.other.is_empty() {
-            None
-        } else {
-            self.other.get(text)
+        let (full, base, prefix) = split_key(self.store_dir, text)?;
+        let shard = &self.by_hash[shard_of(prefix, self.by_hash.len())];
+        let (p, f) = shard.get(&prefix)?;
+        (*f == full && p.hash_bytes()[..] == base.as_bytes()[..H]).then(|| (p, &base[H + 1..]))
+    }
+
+    /// The second half of [`get`](Self::get): `probe` (of `text`) if the names agree,
+    /// else a key of the rare other kind.
+    pub(super) fn confirm<'s>(
+        &'s self,
+        text: &str,
+        probe: Option<(&'s StorePath, &str)>,
+    ) -> Option<&'s StorePath> {
+        match probe {
+            Some((p, name)) if p.name() == name => Some(p),
+            _ if self.other.is_empty() => None,
+            _ => self.other.get(text),
         }
     }
 }
@@ -493,8 +518,9 @@ pub(super) struct Converter<'a, 'd> {
     /// does not describe), keyed the same way: a closure names each path many times.
     /// Strings with escapes are not interned.
     pub(super) interned: rustc_hash::FxHashMap<&'d str, StorePath>,
-    /// Scratch: an entry's references found among the entries' own paths.
-    pub(super) hits: Vec<Option<&'a StorePath>>,
+    /// Scratch: an entry's references probed among the entries' own paths
+    /// ([`SharedPaths::probe`]).
+    pub(super) hits: Vec<Option<(&'a StorePath, &'d str)>>,
     /// How many references were not found among the entries' own paths.
     pub(super) unresolved: usize,
 }
@@ -570,15 +596,21 @@ impl<'a, 'd> Converter<'a, 'd> {
         // Every reference is looked up among the entries' own paths first: the
         // lookups do not depend on each other, so their cache misses (one per
         // reference, in a table of 100,000 paths) overlap instead of coming one by one.
+        // Their names are compared in a second pass, for the same reason: each is a
+        // cache miss of its own, behind the probe's.
         let shared = self.shared;
         let mut hits = std::mem::take(&mut self.hits);
         hits.clear();
         hits.extend(refs.iter().map(|Text(r)| match r {
-            Cow::Borrowed(b) if !own_store_dir => shared.get(b),
+            Cow::Borrowed(b) if !own_store_dir => shared.probe(b),
             _ => None,
         }));
         for (Text(r), hit) in refs.iter().zip(hits.drain(..)) {
-            let rp = match hit {
+            let found = match r {
+                Cow::Borrowed(b) if !own_store_dir => shared.confirm(b, hit),
+                _ => None,
+            };
+            let rp = match found {
                 Some(p) => p.clone(),
                 None => {
                     self.unresolved += 1;
