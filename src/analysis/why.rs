@@ -409,7 +409,17 @@ fn every_chain(
     parents: &[Option<NodeIndex<u32>>],
 ) -> (Vec<Arc<str>>, Vec<Chain>) {
     let sd = &c.store_dir;
-    let names: Vec<Arc<str>> = g.paths.par_iter().map(|p| sd.display(p).into()).collect();
+    // Each name formatted in a buffer of the thread's and copied once into its
+    // shared allocation (a `String` of its own first was a second allocation).
+    let names: Vec<Arc<str>> = g
+        .paths
+        .par_iter()
+        .map_init(String::new, |buf, p| {
+            buf.clear();
+            sd.display_into(buf, p);
+            Arc::from(buf.as_str())
+        })
+        .collect();
     let all: Vec<usize> = (0..g.len()).collect();
     let chains = chains_of(
         g.len(),

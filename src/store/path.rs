@@ -109,12 +109,18 @@ impl StoreDir {
         // `format!` grew the string three times for each).
         let (hash, name) = (p.hash_part(), p.name());
         let mut s = String::with_capacity(self.0.len() + hash.len() + name.len() + 2);
-        s.push_str(&self.0);
-        s.push('/');
-        s.push_str(hash);
-        s.push('-');
-        s.push_str(name);
+        self.display_into(&mut s, p);
         s
+    }
+
+    /// The full path of `p` in this store, appended to `out` (a buffer used again for
+    /// every path of a closure costs no allocation of its own).
+    pub fn display_into(&self, out: &mut String, p: &StorePath) {
+        out.push_str(&self.0);
+        out.push('/');
+        out.push_str(p.hash_part());
+        out.push('-');
+        out.push_str(p.name());
     }
 }
 
