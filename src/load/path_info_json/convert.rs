@@ -540,14 +540,29 @@ impl<'a, 'd> Converter<'a, 'd> {
         sd: &StoreDir,
         own_store_dir: bool,
     ) -> Result<StorePath, StorePathError> {
+        if let (Cow::Borrowed(b), false) = (s, own_store_dir) {
+            if let Some(p) = self.shared.get(b) {
+                return Ok(p.clone());
+            }
+        }
+        self.parse_interned(s, sd, own_store_dir)
+    }
+
+    /// [`store_path`](Self::store_path) of a text already looked for among the
+    /// entries' own paths and not found there: this thread's other paths, else parsed.
+    #[allow(clippy::ptr_arg)] // see store_path
+    fn parse_interned(
+        &mut self,
+        s: &Cow<'d, str>,
+        sd: &StoreDir,
+        own_store_dir: bool,
+    ) -> Result<StorePath, StorePathError> {
         let borrowed = match s {
             Cow::Borrowed(b) if !own_store_dir => Some(*b),
             _ => None,
         };
-        if let Some(b) = borrowed {
-            if let Some(p) = self.shared.get(b).or_else(|| self.interned.get(b)) {
-                return Ok(p.clone());
-            }
+        if let Some(p) = borrowed.and_then(|b| self.interned.get(b)) {
+            return Ok(p.clone());
         }
         let p = sd.parse_path_or_base(s)?;
         if let Some(b) = borrowed {
@@ -614,7 +629,8 @@ impl<'a, 'd> Converter<'a, 'd> {
                 Some(p) => p.clone(),
                 None => {
                     self.unresolved += 1;
-                    self.store_path(r, &sd, own_store_dir).map_err(|e| {
+                    // (Not found among the entries' own paths just above.)
+                    self.parse_interned(r, &sd, own_store_dir).map_err(|e| {
                         self.located(
                             r,
                             key,
