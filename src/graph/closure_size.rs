@@ -500,8 +500,9 @@ fn block_weights<'a>(size: &'a [u64], table: &'a mut Vec<u64>) -> BlockWeights<'
     }
 }
 
-/// Whether `x` has at most four bits set (no popcount: the release build targets
-/// baseline x86-64, where `count_ones` is a long bit-twiddling sequence).
+/// Whether `x` has at most four bits set (no popcount: in the baseline x86-64 version
+/// of the block pass `count_ones` is a long bit-twiddling sequence, and in the AVX2
+/// one a popcount test, even with the bound raised to 8 bits, measured no faster).
 #[inline(always)]
 fn few_bits(x: u64) -> bool {
     let x = x & x.wrapping_sub(1);
