@@ -339,3 +339,180 @@ fn nixcut_never_runs_what_it_scans() {
         w.marker.display()
     );
 }
+
+/// Where a test aims an output: inside a store object, directly or through a link.
+struct Aim {
+    what: &'static str,
+    /// The file (or, for the cache and temporary directories, the directory) to name.
+    path: PathBuf,
+}
+
+/// Every way an output can be aimed into a store object of `w`: a path inside one; a
+/// symlink to a file in one; a dangling symlink into one; a path under a symlinked
+/// directory that resolves into one; a chain of two links.
+fn aims(w: &World, links: &Path, leaf: &str) -> Vec<Aim> {
+    let obj = w.store.join(A);
+    let link = |name: &str, to: &Path| {
+        let p = links.join(name);
+        if std::fs::symlink_metadata(&p).is_err() {
+            std::os::unix::fs::symlink(to, &p).unwrap();
+        }
+        p
+    };
+    let dir_link = link("dir-into-store", &obj.join("lib"));
+    let file_link = link("file-into-store", &obj.join("bin/app"));
+    let dangling = link(
+        &format!("dangling-{leaf}"),
+        &obj.join(format!("new-{leaf}")),
+    );
+    let chain = link(&format!("chain-{leaf}"), &dangling);
+    vec![
+        Aim {
+            what: "directly",
+            path: obj.join(leaf),
+        },
+        Aim {
+            what: "under a linked directory",
+            path: dir_link.join(leaf),
+        },
+        Aim {
+            what: "a link to a store file",
+            path: file_link,
+        },
+        Aim {
+            what: "a dangling link",
+            path: dangling,
+        },
+        Aim {
+            what: "a chain of links",
+            path: chain,
+        },
+    ]
+}
+
+/// Issue 31, item 1 (and 2): every command in every format it has, with every
+/// option that writes aimed into a store object (`-o`, `--summary`,
+/// `$GITHUB_STEP_SUMMARY`, `$XDG_CACHE_HOME`, `$TMPDIR`), directly and through
+/// symlinks: the store is exactly as it was, an explicit option is refused (exit 2)
+/// and an environment variable is warned about while the command still answers.
+/// Package sets are among the inputs: `check` of package sets appended
+/// `$GITHUB_STEP_SUMMARY` to a store file.
+#[test]
+fn every_command_and_format_refuses_every_output_into_a_store() {
+    let w = world();
+    let links = tempfile::tempdir().unwrap();
+    let sets = tempfile::tempdir().unwrap();
+    let set = sets.path().join("set.paths");
+    std::fs::write(&set, format!("/nix/store/{A}\n")).unwrap();
+    let (closure, set) = (s(&w.closure), s(&set));
+    let both = ["--graph", closure];
+    let commands: Vec<(Vec<&str>, &[&str])> = vec![
+        (
+            vec!["why", closure],
+            &["table", "json", "markdown", "html", "dot"],
+        ),
+        (vec!["refs", closure], &["table", "json", "markdown"]),
+        (
+            vec!["split", B, "--for", closure],
+            &["table", "json", "markdown", "html"],
+        ),
+        (vec!["gpu", closure], &["table", "json", "markdown", "html"]),
+        (
+            vec!["diff", closure, closure],
+            &["table", "json", "markdown", "html"],
+        ),
+        (
+            [vec!["diff", set, set], both.to_vec()].concat(),
+            &["table", "json", "markdown", "html"],
+        ),
+        (
+            vec!["check", closure, "--max-size", "1MiB"],
+            &["table", "json", "markdown"],
+        ),
+        (
+            [vec!["check", set, "--baseline", set], both.to_vec()].concat(),
+            &["table", "json", "markdown"],
+        ),
+        (vec!["snapshot", closure, "-o", "-"], &["table"]),
+        (vec!["rules"], &["table", "json", "markdown"]),
+    ];
+    let before = inventory(&w.root);
+    let mut runs = 0;
+    for (args, formats) in &commands {
+        for format in *formats {
+            let mut base: Vec<&str> = args.clone();
+            base.extend(["--format", format, "--store-root", s(&w.root)]);
+            // The environment: each variable aimed into the store on its own.
+            for (var, leaf) in [
+                ("GITHUB_STEP_SUMMARY", "summary.md"),
+                ("XDG_CACHE_HOME", "cache"),
+                ("TMPDIR", "tmp"),
+            ] {
+                for aim in aims(&w, links.path(), leaf) {
+                    let (code, _, err) = decode(
+                        nixcut()
+                            .args(&base)
+                            .env(var, &aim.path)
+                            .env("GITHUB_ACTIONS", "true")
+                            .output()
+                            .expect("run nixcut"),
+                    );
+                    runs += 1;
+                    assert!(
+                        code == 0 || code == 1,
+                        "{var} {} ({}): {base:?}: {err}",
+                        aim.what,
+                        aim.path.display()
+                    );
+                    assert_eq!(
+                        inventory(&w.root),
+                        before,
+                        "{var} {} ({}): {base:?} changed the store",
+                        aim.what,
+                        aim.path.display()
+                    );
+                }
+            }
+            // The explicit options of the commands that write.
+            let option = match args[0] {
+                "check" => Some("--summary"),
+                "snapshot" => Some("-o"),
+                _ => None,
+            };
+            let Some(option) = option else { continue };
+            for aim in aims(&w, links.path(), "out.json") {
+                let mut all = base.clone();
+                if option == "-o" {
+                    let i = all.iter().position(|a| *a == "-o").unwrap();
+                    all.drain(i..i + 2);
+                }
+                all.extend([option, s(&aim.path)]);
+                let (code, _, err) = decode(nixcut().args(&all).output().expect("run nixcut"));
+                runs += 1;
+                assert_eq!(code, 2, "{option} {}: {all:?}: {err}", aim.what);
+                assert!(err.contains("inside the store directory"), "{all:?}: {err}");
+                assert_eq!(inventory(&w.root), before, "{option} {}: {all:?}", aim.what);
+            }
+        }
+    }
+    assert!(runs > 200, "{runs} runs");
+
+    // A piped input that is not a package set is kept in a temporary file: never in
+    // a store, whatever $TMPDIR says.
+    for aim in aims(&w, links.path(), "tmp") {
+        let mut child = nixcut()
+            .args(["diff", "-", closure, "--store-root", s(&w.root)])
+            .env("TMPDIR", &aim.path)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("run nixcut");
+        let text = std::fs::read(&w.closure).unwrap();
+        std::io::Write::write_all(&mut child.stdin.take().unwrap(), &text).unwrap();
+        let (code, _, err) = decode(child.wait_with_output().unwrap());
+        assert_eq!(code, 2, "TMPDIR {}: {err}", aim.what);
+        assert!(err.contains("$TMPDIR"), "{err}");
+        assert_eq!(inventory(&w.root), before, "TMPDIR {}", aim.what);
+    }
+}

@@ -2,20 +2,18 @@
 //! GitHub Actions annotations).
 
 use std::io::{self, Write};
-use std::path::Path;
 
 use anyhow::{anyhow, Context, Result};
 
 use super::args::CheckArgs;
 use super::config::Config;
 use super::diff::Loaded;
-use super::guard::refuse_store_object;
+use super::guard::{refuse_store_object, write_output, WriteMode};
 use super::output::{emit, is_broken_pipe, print_warnings, printable};
 use super::{load_input, stdin_at_most_once, Outcome};
 use nixcut::analysis::{self, CheckOptions, Growth, SetDiffOptions, SetLimits};
 use nixcut::load::package_set::PackageSet;
 use nixcut::render::{render, Format, Style};
-use nixcut::report::CheckReport;
 use nixcut::report::GrowthLimit;
 use nixcut::store::{parse_size, Closure, SizeParseError};
 
@@ -82,8 +80,10 @@ fn parse_growth(s: &str) -> Result<Growth> {
 
 pub(super) fn run(cfg: &Config, a: &CheckArgs) -> Result<Outcome> {
     let (format, style) = (cfg.format, &cfg.style);
+    // Where the summary goes is checked before the (possibly long) load, and again
+    // when it is written.
     if let Some(file) = &a.summary {
-        refuse_store_object(cfg, file, "the summary")?;
+        refuse_store_object(&cfg.load, file, "the summary", &[])?;
     }
     stdin_at_most_once(
         [Some(&a.input), a.baseline.as_ref(), a.against.as_ref()]
@@ -156,20 +156,22 @@ pub(super) fn run(cfg: &Config, a: &CheckArgs) -> Result<Outcome> {
     tolerate_closed_stdout(emit(&report, format, style))?;
 
     // CI integration, after the report so a failure to write the summary still shows it.
-    match (&a.summary, &cfg.step_summary) {
-        (Some(file), _) => append_summary(&report, file)?,
-        (None, Some(file)) => {
-            let written = refuse_store_object(cfg, file, "the summary ($GITHUB_STEP_SUMMARY)")
-                .and_then(|()| append_summary(&report, file));
-            if let Err(e) = written {
-                print_warnings(&[format!("{e:#}")], cfg.quiet);
-            }
-        }
-        (None, None) => {}
-    }
-    if cfg.github_actions && !report.pass {
-        tolerate_closed_stdout(annotate(&report, format))?;
-    }
+    let mut summary = Vec::new();
+    render(&report, Format::Markdown, &Style::default(), &mut summary)?;
+    let failures: Vec<String> = report.failures.iter().map(ToString::to_string).collect();
+    let title = format!(
+        "closure size check failed: {}",
+        nixcut::render::short_path(&report.header.closure.root)
+    );
+    speak_to_ci(
+        cfg,
+        a,
+        &summary,
+        &[&closure.store_dir],
+        &title,
+        &failures,
+        format,
+    )?;
     Ok(if report.pass {
         Outcome::Success
     } else {
@@ -232,17 +234,22 @@ fn check_sets(cfg: &Config, a: &CheckArgs, set: PackageSet, growth: Growth) -> R
     }
     tolerate_closed_stdout(emit(&report, format, style))?;
     let pass = report.check.as_ref().is_some_and(|c| c.pass);
-    if let Some(file) = &a.summary {
-        let mut buf = Vec::new();
-        render(&report, Format::Markdown, &Style::default(), &mut buf)?;
-        append_bytes(&buf, file)?;
-    } else if let Some(file) = &cfg.step_summary {
-        let mut buf = Vec::new();
-        render(&report, Format::Markdown, &Style::default(), &mut buf)?;
-        if let Err(e) = append_bytes(&buf, file) {
-            print_warnings(&[format!("{e:#}")], cfg.quiet);
-        }
-    }
+    let mut summary = Vec::new();
+    render(&report, Format::Markdown, &Style::default(), &mut summary)?;
+    let title = format!(
+        "closure size check failed: package set {}",
+        nixcut::render::one_line(&report.new.origin)
+    );
+    let failures = nixcut::render::set_check_failures(&report);
+    speak_to_ci(
+        cfg,
+        a,
+        &summary,
+        &[&set.store_dir, &base.store_dir],
+        &title,
+        &failures,
+        format,
+    )?;
     Ok(if pass {
         Outcome::Success
     } else {
@@ -285,37 +292,62 @@ fn require_complete(c: &Closure, root: Option<&str>, what: &str) -> Result<()> {
     ))
 }
 
-/// Append the Markdown report to `file` (created if missing).
-fn append_summary(report: &CheckReport, file: &Path) -> Result<()> {
-    let mut buf = Vec::new();
-    render(report, Format::Markdown, &Style::default(), &mut buf)?;
-    append_bytes(&buf, file)
-}
-
-/// Append `buf` to `file` (created if missing).
-fn append_bytes(buf: &[u8], file: &Path) -> Result<()> {
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(file)
-        .with_context(|| format!("cannot open the summary file {}", file.display()))?;
-    f.write_all(buf)
-        .and_then(|()| f.flush())
-        .with_context(|| format!("cannot write the summary file {}", file.display()))
+/// What `check` tells CI, after the report: the Markdown `summary` appended to
+/// `--summary FILE` (an error when it cannot be) or else to `$GITHUB_STEP_SUMMARY` (a
+/// warning when it cannot be: the verdict stands), both through the store guard
+/// (`stores`: the inputs' store directories); and under GitHub Actions one `::error`
+/// annotation per failure.
+fn speak_to_ci(
+    cfg: &Config,
+    a: &CheckArgs,
+    summary: &[u8],
+    stores: &[&nixcut::store::StoreDir],
+    title: &str,
+    failures: &[String],
+    format: Format,
+) -> Result<()> {
+    match (&a.summary, &cfg.step_summary) {
+        (Some(file), _) => write_output(
+            &cfg.load,
+            file,
+            "the summary",
+            WriteMode::Append,
+            summary,
+            stores,
+        )?,
+        (None, Some(file)) => {
+            let written = write_output(
+                &cfg.load,
+                file,
+                "the summary ($GITHUB_STEP_SUMMARY)",
+                WriteMode::Append,
+                summary,
+                stores,
+            );
+            if let Err(e) = written {
+                print_warnings(&[format!("{e:#}")], cfg.quiet);
+            }
+        }
+        (None, None) => {}
+    }
+    if cfg.github_actions && !failures.is_empty() {
+        tolerate_closed_stdout(annotate(title, failures, format))?;
+    }
+    Ok(())
 }
 
 /// One `::error` workflow command per failure, on standard output (standard error
-/// with `--format json`, so the JSON stays parseable; the runner reads both).
-fn annotate(report: &CheckReport, format: Format) -> Result<()> {
-    let title = escape_property(&format!(
-        "closure size check failed: {}",
-        nixcut::render::short_path(&report.header.closure.root)
-    ));
+/// with `--format json`, so the JSON stays parseable; the runner reads both). The
+/// title is a property (`%`, CR, LF, `:` and `,` escaped), each message data (`%`, CR,
+/// LF escaped), as GitHub's workflow commands define; what a terminal would act on is
+/// spelled out first.
+fn annotate(title: &str, failures: &[String], format: Format) -> Result<()> {
+    let title = escape_property(&printable(title));
     let mut lines = String::new();
-    for f in &report.failures {
+    for f in failures {
         lines.push_str(&format!(
             "::error title={title}::{}\n",
-            escape_data(&printable(&f.to_string()))
+            escape_data(&printable(f))
         ));
     }
     let res = if format == Format::Json {

@@ -43,8 +43,11 @@ pub struct Config {
     pub http: Option<Arc<HttpClient>>,
     /// `--no-cache`: neither read nor write the caches.
     pub no_cache: bool,
-    /// `$XDG_CACHE_HOME`, else `$HOME/.cache` (relative values ignored).
-    pub cache_home: Option<PathBuf>,
+    /// `<cache home>/nixcut` with its symlinks resolved, the cache home being
+    /// `$XDG_CACHE_HOME`, else `$HOME/.cache` (relative values ignored); `None` without
+    /// one, or when it is in a store (nixcut never writes into a store: the run goes on
+    /// without caches, with a warning). Not created here.
+    pub cache_dir: Option<PathBuf>,
     /// `$GITHUB_STEP_SUMMARY`, when set and not empty.
     pub step_summary: Option<PathBuf>,
     /// `GITHUB_ACTIONS=true`: failures are also `::error` annotations.
@@ -62,7 +65,6 @@ impl Config {
         } else {
             Timings::off()
         };
-        let cache_home = cache_home();
         let load = LoadOptions {
             store_dir: g.store_dir.as_deref().map(StoreDir::new),
             store_root: g.store_root.clone(),
@@ -76,19 +78,24 @@ impl Config {
             timings: timings.clone(),
             ..LoadOptions::default()
         };
+        let cache_dir = if g.no_cache {
+            None
+        } else {
+            cache_home().and_then(|home| match super::guard::cache_dir(&load, &home) {
+                Ok(dir) => Some(dir),
+                Err(warning) => {
+                    super::output::print_warnings(&[warning], g.quiet);
+                    None
+                }
+            })
+        };
         let over_http = !g.caches.is_empty() || inputs(command).iter().any(|i| is_http_url(i));
         let http = over_http.then(|| {
             Arc::new(HttpClient::new(HttpConfig {
                 timeout: g.http_timeout,
                 retries: g.http_retries,
                 connections: usize::from(g.http_connections),
-                narinfo_cache: if g.no_cache {
-                    None
-                } else {
-                    cache_home
-                        .as_ref()
-                        .map(|h| h.join("nixcut").join("narinfo"))
-                },
+                narinfo_cache: cache_dir.as_ref().map(|d| d.join("narinfo")),
                 ..HttpConfig::default()
             }))
         });
@@ -103,7 +110,7 @@ impl Config {
             caches: g.caches.clone(),
             http,
             no_cache: g.no_cache,
-            cache_home,
+            cache_dir,
             step_summary: std::env::var_os("GITHUB_STEP_SUMMARY")
                 .filter(|v| !v.is_empty())
                 .map(PathBuf::from),
@@ -112,15 +119,13 @@ impl Config {
         }
     }
 
-    /// The scan cache: `<cache home>/nixcut/scan` (`None` with `no_cache`, or without a
-    /// cache home).
+    /// The scan cache: `<cache dir>/scan` (`None` with `no_cache`, or without a cache
+    /// directory).
     pub fn scan_cache(&self, no_cache: bool) -> Option<ScanCache> {
         if no_cache {
             return None;
         }
-        Some(ScanCache::at(
-            self.cache_home.as_ref()?.join("nixcut").join("scan"),
-        ))
+        Some(ScanCache::at(self.cache_dir.as_ref()?.join("scan")))
     }
 }
 

@@ -12,13 +12,13 @@
 
 use std::io::{self, Write};
 use std::os::unix::fs::FileTypeExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{anyhow, Context, Result};
 
 use super::args::SnapshotArgs;
 use super::config::Config;
-use super::guard::refuse_store_object;
+use super::guard::{refuse_store_object, write_output, WriteMode};
 use super::output::{print_warnings, printable};
 use super::{load_input, Outcome};
 use nixcut::analysis::{self, SnapshotOptions};
@@ -30,7 +30,7 @@ pub(super) fn run(cfg: &Config, a: &SnapshotArgs) -> Result<Outcome> {
     // Where it goes is checked before the (possibly long) load.
     let dest = destination(&a.output)?;
     if let Destination::Replace(file) | Destination::InPlace(file) = &dest {
-        refuse_store_object(cfg, file, "snapshot")?;
+        refuse_store_object(&cfg.load, file, "snapshot", &[])?;
     }
     let closure = load_input(cfg, &a.input)?;
     let snap = analysis::snapshot(
@@ -48,10 +48,23 @@ pub(super) fn run(cfg: &Config, a: &SnapshotArgs) -> Result<Outcome> {
         Destination::Stdout => {
             write_stdout(&bytes).context("cannot write the snapshot to standard output")?
         }
-        Destination::Replace(file) => replace_atomically(file, &bytes)
-            .with_context(|| format!("cannot write snapshot {}", file.display()))?,
-        Destination::InPlace(file) => write_in_place(file, &bytes)
-            .with_context(|| format!("cannot write snapshot {}", file.display()))?,
+        // Checked again where the write happens, with the input's store directory too.
+        Destination::Replace(file) => write_output(
+            &cfg.load,
+            file,
+            "snapshot",
+            WriteMode::Replace,
+            &bytes,
+            &[&closure.store_dir],
+        )?,
+        Destination::InPlace(file) => write_output(
+            &cfg.load,
+            file,
+            "snapshot",
+            WriteMode::InPlace,
+            &bytes,
+            &[&closure.store_dir],
+        )?,
     }
     if dest != Destination::Stdout && !cfg.quiet {
         let _ = writeln!(
@@ -159,44 +172,22 @@ fn destination(output: &str) -> Result<Destination> {
     ))
 }
 
-/// Write into an existing FIFO or device, as `>` would (no rename, no truncation).
-fn write_in_place(file: &Path, bytes: &[u8]) -> io::Result<()> {
-    let mut f = std::fs::OpenOptions::new().write(true).open(file)?;
-    f.write_all(bytes)?;
-    f.flush()
-}
-
-/// Replace `file` atomically: a temporary file in the same directory, synced, then
-/// renamed over `file`. On any error `file` is left as it was and the temporary file
-/// is removed (by `tempfile`'s drop).
-fn replace_atomically(file: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = match file.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".nixcut-snapshot-")
-        .suffix(".tmp")
-        .tempfile_in(dir)?;
-    tmp.as_file_mut().write_all(bytes)?;
-    tmp.as_file().sync_all()?;
-    // A baseline is meant to be committed and read by others: not the 0600 of a
-    // temporary file. Keep the permissions of the file being replaced, if any.
-    let perms = match std::fs::metadata(file) {
-        Ok(m) => m.permissions(),
-        Err(_) => {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::Permissions::from_mode(0o644)
-        }
-    };
-    std::fs::set_permissions(tmp.path(), perms)?;
-    tmp.persist(file).map_err(|e| e.error)?;
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
+
+    /// The guard's atomic replacement (what `-o FILE` uses), with no store around.
+    fn replace_atomically(file: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+        write_output(
+            &nixcut::load::LoadOptions::default(),
+            file,
+            "snapshot",
+            WriteMode::Replace,
+            bytes,
+            &[],
+        )
+    }
 
     fn names(dir: &Path) -> Vec<String> {
         let mut v: Vec<String> = std::fs::read_dir(dir)

@@ -31,7 +31,7 @@ use std::collections::VecDeque;
 use std::io::{self, Read};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use narinfo_db::NarinfoDb;
@@ -93,11 +93,14 @@ pub struct HttpClient {
     memo: Mutex<FxHashMap<String, CachedNarinfo>>,
     /// narinfos fetched this run and not yet written to the database.
     unsaved: Mutex<Vec<narinfo_db::Row>>,
-    db: Option<Mutex<NarinfoDb>>,
+    /// The narinfo cache, opened (and its directory created) when the run first needs
+    /// it, never before: a run that fails early leaves nothing on disk. `None` inside:
+    /// no cache, or it could not be opened (see `db_problem`).
+    db: OnceLock<Option<Mutex<NarinfoDb>>>,
     /// The cache of each path of a closure read from its record, sorted by hash part.
     origins: Mutex<Vec<([u8; 32], Arc<str>)>>,
     /// Why the narinfo cache is not used, when it could not be opened.
-    db_problem: Option<String>,
+    db_problem: OnceLock<String>,
 }
 
 impl std::fmt::Debug for HttpClient {
@@ -168,7 +171,8 @@ pub struct StreamBound {
 }
 
 impl HttpClient {
-    /// A client with this configuration; the narinfo cache is opened (and created) now.
+    /// A client with this configuration; the narinfo cache is opened (and created) when
+    /// first used.
     pub fn new(config: HttpConfig) -> HttpClient {
         let connections = config.connections.max(1);
         let agent = ureq::AgentBuilder::new()
@@ -181,22 +185,31 @@ impl HttpClient {
             .redirects(0)
             .user_agent(USER_AGENT)
             .build();
-        let (db, db_problem) = match &config.narinfo_cache {
-            None => (None, None),
-            Some(dir) => match NarinfoDb::open(dir) {
-                Ok(db) => (Some(Mutex::new(db)), None),
-                Err(e) => (None, Some(e)),
-            },
-        };
         HttpClient {
             agent,
             config,
             memo: Mutex::new(FxHashMap::default()),
             unsaved: Mutex::new(Vec::new()),
             origins: Mutex::new(Vec::new()),
-            db,
-            db_problem,
+            db: OnceLock::new(),
+            db_problem: OnceLock::new(),
         }
+    }
+
+    /// The narinfo cache, opened on the first call.
+    fn db(&self) -> Option<&Mutex<NarinfoDb>> {
+        self.db
+            .get_or_init(|| {
+                let dir = self.config.narinfo_cache.as_ref()?;
+                match NarinfoDb::open(dir) {
+                    Ok(db) => Some(Mutex::new(db)),
+                    Err(e) => {
+                        let _ = self.db_problem.set(e);
+                        None
+                    }
+                }
+            })
+            .as_ref()
     }
 
     /// The configuration.
@@ -206,12 +219,12 @@ impl HttpClient {
 
     /// Whether narinfos (and closure records) are kept in a narinfo cache.
     pub fn has_cache(&self) -> bool {
-        self.db.is_some()
+        self.db().is_some()
     }
 
     /// Why the narinfo cache is not in use although a directory was given.
     pub fn cache_problem(&self) -> Option<&str> {
-        self.db_problem.as_deref()
+        self.db_problem.get().map(String::as_str)
     }
 
     /// GET `url` and read the whole body (at most `limit` bytes). `Ok(None)` on 404 or
@@ -426,7 +439,7 @@ impl HttpClient {
         if let Some(hit) = self.memo_get(hash) {
             return Some(hit);
         }
-        let db = self.db.as_ref()?;
+        let db = self.db()?;
         let text = db
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -651,7 +664,7 @@ impl HttpClient {
             return; // known already: in the memo since it was looked up
         }
         self.memo_lock().insert(hash.to_string(), n.clone());
-        if self.db.is_some() {
+        if self.db().is_some() {
             self.unsaved
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
@@ -663,7 +676,7 @@ impl HttpClient {
     /// transaction). A cache that cannot be written only costs speed next time; the
     /// problem is returned for a warning.
     pub fn save(&self) -> Result<(), String> {
-        let Some(db) = &self.db else {
+        let Some(db) = self.db() else {
             return Ok(());
         };
         let mut batch =
@@ -696,7 +709,7 @@ impl HttpClient {
         root: &str,
         read: impl FnOnce(&[u8]) -> T,
     ) -> Option<T> {
-        let db = self.db.as_ref()?;
+        let db = self.db()?;
         db.lock()
             .unwrap_or_else(|e| e.into_inner())
             .with_closure(&closure_key(bases), root, read)
@@ -710,7 +723,7 @@ impl HttpClient {
         root: &str,
         record: &[u8],
     ) -> Result<(), String> {
-        let Some(db) = &self.db else {
+        let Some(db) = self.db() else {
             return Ok(());
         };
         db.lock()
@@ -766,7 +779,7 @@ impl HttpClient {
 
     /// Done looking narinfos up for now: let other processes write the cache.
     pub fn end_lookups(&self) {
-        if let Some(db) = &self.db {
+        if let Some(Some(db)) = self.db.get() {
             db.lock().unwrap_or_else(|e| e.into_inner()).end_read();
         }
     }

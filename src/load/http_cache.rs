@@ -267,6 +267,8 @@ impl Caches {
             None => Arc::new(HttpClient::new(HttpConfig::default())),
         };
         let mut warnings = Vec::new();
+        // Opening the narinfo cache (now, when the walk needs it) says whether it works.
+        let _ = client.has_cache();
         if let Some(p) = client.cache_problem() {
             warnings.push(format!("the narinfo cache is not used: {p}"));
         }

@@ -22,7 +22,13 @@ mod words;
 
 pub use dot::dot_string;
 pub use html::esc as html_escape;
-pub use text::{format_delta, short_path, tree_prefix, via_chain};
+pub use text::{format_delta, one_line, short_path, tree_prefix, via_chain};
+
+/// The failures of `check` on package sets, one sentence each (the total, then each
+/// failing root), for CI annotations; empty when it passed.
+pub fn set_check_failures(r: &SetDiffReport) -> Vec<String> {
+    words::set_diff::failures(r)
+}
 
 use std::io::{self, Write};
 

@@ -21,6 +21,24 @@ pub fn name_of(p: &str) -> &str {
     }
 }
 
+/// A name from the input (a file name, a root, an origin) on one line: line breaks
+/// and tabs spelled `\u{a}`, `\u{d}`, `\u{9}`, so that a name set into a sentence
+/// or a header cannot start a line of its own (other control characters are left to
+/// each format's own escaping).
+pub fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.contains(['\n', '\r', '\t']) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\n' | '\r' | '\t' => out.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// A signed size change: `+2.0 MiB`, `−512 B`, `0 B`.
 pub fn format_delta(bytes: i64) -> String {
     match bytes {

@@ -2,7 +2,7 @@
 //! ("libhuge 1.0 added to 4,812 closures, +400 MiB each, +1.9 TiB in all"), the
 //! mass-rebuild summary and the verdict, shared by the table, Markdown and HTML.
 
-use crate::render::text::{format_delta, name_of, thousands, version_list};
+use crate::render::text::{format_delta, name_of, one_line, thousands, version_list};
 use crate::report::{Cause, CauseChange, GrowthLimit, SetDiffReport};
 use crate::store::format_size;
 
@@ -23,8 +23,8 @@ pub(crate) fn header(r: &SetDiffReport) -> String {
     format!(
         "package sets {} → {}: {} roots in both, {} only in OLD, {} only in NEW; their closures \
          summed {} → {} ({}, {})",
-        r.old.origin,
-        r.new.origin,
+        one_line(&r.old.origin),
+        one_line(&r.new.origin),
         thousands(r.counts.both as u64),
         thousands(r.counts.only_old as u64),
         thousands(r.counts.only_new as u64),
@@ -150,6 +150,44 @@ pub(crate) fn verdict(r: &SetDiffReport) -> Vec<String> {
     lines
 }
 
+/// What failed, one sentence each: the total (`--max-total-growth`), then each failing
+/// root shown (`--top`) and a count of the rest. Empty when the check passed.
+pub(crate) fn failures(r: &SetDiffReport) -> Vec<String> {
+    let Some(c) = &r.check else {
+        return Vec::new();
+    };
+    if c.pass {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    if let (Some(l), true) = (c.max_total_growth, c.total_failed) {
+        out.push(format!(
+            "the roots' closures summed grew {} ({}), beyond the limit of {} (--max-total-growth)",
+            format_delta(r.total.delta),
+            pct(r.total.percent),
+            limit(l)
+        ));
+    }
+    if let Some(l) = c.max_growth {
+        for f in &c.failed {
+            out.push(format!(
+                "grew beyond {} (--max-growth): {}",
+                limit(l),
+                failed_root(f)
+            ));
+        }
+        let rest = c.roots_failed.saturating_sub(c.failed.len());
+        if rest > 0 {
+            out.push(format!(
+                "… and {} more root(s) grew beyond {} (--max-growth)",
+                thousands(rest as u64),
+                limit(l)
+            ));
+        }
+    }
+    out
+}
+
 /// One failing root: `hello +12.0 MiB (+30.0%): libhuge added +10.0 MiB, …`.
 pub(crate) fn failed_root(f: &crate::report::FailedRoot) -> String {
     let causes: Vec<String> = f
@@ -159,7 +197,7 @@ pub(crate) fn failed_root(f: &crate::report::FailedRoot) -> String {
         .collect();
     format!(
         "{} {} → {} ({}, {}): {}",
-        f.name,
+        one_line(&f.name),
         format_size(f.old),
         format_size(f.new),
         format_delta(f.delta),
