@@ -39,13 +39,16 @@ const MAX_WARNINGS: usize = 20;
 /// `s` with everything a terminal would act on escaped as `\u{…}`: control characters
 /// other than newline and tab (C0, DEL, C1: ESC sequences, carriage returns) and the
 /// bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069)
-/// that make text read differently from what it is. Messages quote input (file names,
-/// store paths, lines of a file); this is the last step before they reach stderr.
+/// that make text read differently from what it is; and a line that would read as a CI
+/// workflow command (`::error::…`) has its first character spelled `\u{3a}`. Messages
+/// quote input (file names, store paths, lines of a file); this is the last step before
+/// they reach stderr.
 pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
     // Newlines and tabs lay a message out; everything else that acts is escaped.
     let hazard = |c: char| c != '\n' && c != '\t' && nixcut::store::is_terminal_hazard(c);
     if !s.chars().any(hazard) {
-        return std::borrow::Cow::Borrowed(s);
+        // Nor may a quoted name put a CI workflow command on a line of its own.
+        return nixcut::store::neutralise_workflow_commands(s, "\\u{3a}", "\\u{23}");
     }
     let mut out = String::with_capacity(s.len() + 16);
     for c in s.chars() {
@@ -55,7 +58,9 @@ pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
             out.push(c);
         }
     }
-    std::borrow::Cow::Owned(out)
+    std::borrow::Cow::Owned(
+        nixcut::store::neutralise_workflow_commands(&out, "\\u{3a}", "\\u{23}").into_owned(),
+    )
 }
 
 /// Render the report on stdout; a closed stdout is reported as a broken pipe.

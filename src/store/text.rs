@@ -55,3 +55,72 @@ pub(crate) fn shown(s: &str) -> String {
     }
     out
 }
+
+/// `text` with every line that a CI runner would take for a workflow command made
+/// inert: a line whose first character after spaces and tabs begins `::` (GitHub
+/// Actions' `::error::…`, `::stop-commands::…`) or `##[` (the older form) gets that
+/// first character replaced by `escaped_colon` or `escaped_hash` (each format's own
+/// spelling of it: `\u{3a}` in a terminal, `\:` in Markdown, `&#58;` in HTML). Lines
+/// end at LF or CR, as the runner reads them. nixcut writes workflow commands only on
+/// purpose (`check`'s annotations); a name from the input that would start one (a
+/// file called `x\n::error::y`, a long name wrapped onto a line of its own) is shown
+/// this way instead.
+pub fn neutralise_workflow_commands<'a>(
+    text: &'a str,
+    escaped_colon: &str,
+    escaped_hash: &str,
+) -> std::borrow::Cow<'a, str> {
+    let starts_command = |rest: &str| rest.starts_with("::") || rest.starts_with("##[");
+    let hit = text
+        .split(['\n', '\r'])
+        .any(|line| starts_command(line.trim_start_matches([' ', '\t'])));
+    if !hit {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut rest = text;
+    loop {
+        let end = rest.find(['\n', '\r']).map_or(rest.len(), |i| i + 1);
+        let (line, tail) = rest.split_at(end);
+        let body = line.trim_start_matches([' ', '\t']);
+        if starts_command(body) {
+            out.push_str(&line[..line.len() - body.len()]);
+            out.push_str(if body.starts_with(':') {
+                escaped_colon
+            } else {
+                escaped_hash
+            });
+            out.push_str(&body[1..]);
+        } else {
+            out.push_str(line);
+        }
+        if tail.is_empty() {
+            break;
+        }
+        rest = tail;
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod workflow_command_tests {
+    use super::neutralise_workflow_commands as n;
+
+    #[test]
+    fn lines_that_would_be_workflow_commands_are_made_inert() {
+        assert_eq!(n("plain\ntext: a::b\n", "C", "H"), "plain\ntext: a::b\n");
+        assert_eq!(
+            n("head e\n::error::pwn.paths → x\n", "\\u{3a}", "H"),
+            "head e\n\\u{3a}:error::pwn.paths → x\n"
+        );
+        // After indentation, after a CR, and the older `##[` form.
+        assert_eq!(n("a\r  ::warning::x", "C", "H"), "a\r  C:warning::x");
+        assert_eq!(n("\t##[error]x\n", "C", "H"), "\tH#[error]x\n");
+        assert_eq!(n("::", "C", "H"), "C:");
+        // No line of the result would still be read as a command.
+        let out = n("::a\n::b\r\n ::c", "\\u{3a}", "H");
+        assert!(out
+            .split(['\n', '\r'])
+            .all(|l| !l.trim_start().starts_with("::")));
+    }
+}

@@ -16,8 +16,17 @@ use std::io::{self, Write};
 
 use super::Report;
 
-/// Write `report` as Markdown.
+/// Write `report` as Markdown. No line of it reads as a CI workflow command
+/// (`crate::store::neutralise_workflow_commands`): the report is written to a buffer
+/// and checked before it goes out.
 pub(super) fn render(report: Report<'_>, out: &mut dyn Write) -> io::Result<()> {
+    let mut buf: Vec<u8> = Vec::new();
+    render_raw(report, &mut buf)?;
+    let text = String::from_utf8_lossy(&buf);
+    out.write_all(crate::store::neutralise_workflow_commands(&text, "\\:", "\\#").as_bytes())
+}
+
+fn render_raw(report: Report<'_>, out: &mut dyn Write) -> io::Result<()> {
     match report {
         Report::Why(r) => why::why(r, out),
         Report::WhyChains(r) => why::chains(r, out),

@@ -39,7 +39,12 @@ pub(super) fn render(report: Report<'_>, style: &Style, out: &mut dyn Write) -> 
     }?;
     let text =
         wrap_lines(&String::from_utf8_lossy(&buf), style.width.map(usize::from)).replace(GLUE, " ");
-    out.write_all(escape_hazards(&text, style.color).as_bytes())
+    let text = escape_hazards(&text, style.color);
+    // A name that starts a line (after a line break it carried, or wrapped onto a line
+    // of its own) must not read as a CI workflow command.
+    out.write_all(
+        crate::store::neutralise_workflow_commands(&text, "\\u{3a}", "\\u{23}").as_bytes(),
+    )
 }
 
 /// Marks a line to be written whole, never wrapped: a command or Nix code meant to be
