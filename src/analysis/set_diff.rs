@@ -1121,10 +1121,16 @@ fn set_check(
     }
 }
 
-/// Both sides' load warnings, each marked with its side.
+/// Both sides' load warnings, each marked with its side; when both sides are read
+/// from one graph (as the binary loads them), its warnings once, marked as both.
 fn set_warnings(old: &Side, new: &Side) -> Vec<DiffWarning> {
     let mut warnings = Vec::new();
-    for (side, s) in [(DiffSideName::Old, old), (DiffSideName::New, new)] {
+    let sides: &[(DiffSideName, &Side)] = if std::ptr::eq(old.closure, new.closure) {
+        &[(DiffSideName::Both, old)]
+    } else {
+        &[(DiffSideName::Old, old), (DiffSideName::New, new)]
+    };
+    for &(side, s) in sides {
         warnings.extend(
             load_warnings(s.closure)
                 .into_iter()

@@ -9,7 +9,7 @@ use super::{load_input, stdin_at_most_once, Outcome};
 use nixcut::analysis::{self, DiffOptions, SetDiffOptions, SetInput};
 use nixcut::load::package_set::{self, GraphSource, PackageSet};
 use nixcut::render::Format;
-use nixcut::report::SetDiffReport;
+use nixcut::report::{DiffWarning, SetDiffReport, Side};
 use nixcut::store::Closure;
 
 /// The diff reports size changes as signed 64-bit deltas; a closure whose NAR sizes add
@@ -113,8 +113,7 @@ pub(super) fn load_either(cfg: &Config, input: &str) -> Result<Loaded> {
         return match read {
             Ok(set) => Ok(Loaded::Set(set)),
             Err((bytes, name)) => {
-                let mut tmp = tempfile::NamedTempFile::new()
-                    .context("cannot keep standard input in a temporary file")?;
+                let mut tmp = super::guard::temp_file(opts)?;
                 std::io::Write::write_all(&mut tmp, &bytes)
                     .context("cannot keep standard input in a temporary file")?;
                 let tmp_path = tmp.path().to_string_lossy().into_owned();
@@ -227,5 +226,17 @@ pub(super) fn diff_sets(
         opts,
     );
     discard(graph);
+    let mut report = report;
+    // Each set's own warnings (duplicate lines) once, with its side, first.
+    let own: Vec<DiffWarning> = [(Side::Old, old), (Side::New, new)]
+        .into_iter()
+        .flat_map(|(side, set)| {
+            set.warnings.iter().map(move |w| DiffWarning {
+                side,
+                message: w.clone(),
+            })
+        })
+        .collect();
+    report.warnings.splice(0..0, own);
     Ok(report)
 }

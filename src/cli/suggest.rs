@@ -11,6 +11,9 @@ use super::Cli;
 /// 2, or a third of the word) of the subcommand on the command line; other errors as
 /// they are.
 pub fn better_suggestion(e: clap::Error) -> clap::Error {
+    if e.kind() == ErrorKind::InvalidSubcommand {
+        return nearest_subcommand(e);
+    }
     if e.kind() != ErrorKind::UnknownArgument {
         return e;
     }
@@ -46,6 +49,40 @@ pub fn better_suggestion(e: clap::Error) -> clap::Error {
     fresh.insert(
         ContextKind::Usage,
         ContextValue::StyledStr(c.render_usage()),
+    );
+    fresh
+}
+
+/// A mistyped subcommand (`nixcut wyh`) with the nearest subcommand as the tip (edit
+/// distance at most 2, a swap of neighbours counting one): clap's own similarity
+/// measure proposed nothing for `wyh`.
+fn nearest_subcommand(e: clap::Error) -> clap::Error {
+    let Some(ContextValue::String(typed)) = e.get(ContextKind::InvalidSubcommand).cloned() else {
+        return e;
+    };
+    let mut root = Cli::command();
+    root.build();
+    let best = root
+        .get_subcommands()
+        .filter(|s| !s.is_hide_set())
+        .map(|s| s.get_name().to_string())
+        .filter(|n| n != "help")
+        .map(|n| (nixcut::store::edit_distance(&typed, &n), n))
+        .min();
+    let mut fresh = clap::Error::new(ErrorKind::InvalidSubcommand).with_cmd(&root);
+    fresh.insert(
+        ContextKind::InvalidSubcommand,
+        ContextValue::String(typed.clone()),
+    );
+    if let Some((_, name)) = best.filter(|(d, _)| *d <= 2.max(typed.len() / 3)) {
+        fresh.insert(
+            ContextKind::SuggestedSubcommand,
+            ContextValue::Strings(vec![name]),
+        );
+    }
+    fresh.insert(
+        ContextKind::Usage,
+        ContextValue::StyledStr(root.render_usage()),
     );
     fresh
 }

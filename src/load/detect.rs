@@ -191,18 +191,13 @@ fn detect_dir(path: &Path) -> Result<Content, LoadError> {
     if let Some(format) = first(holds) {
         return Ok(Content::Known(format, String::new()));
     }
-    let mut names: Vec<String> = listing
-        .filter_map(|e| e.ok())
-        .map(|e| sanitize(&e.file_name().to_string_lossy(), 80))
-        .collect();
-    names.sort();
-    let total = names.len();
-    names.truncate(8);
-    let more = if total > names.len() { ", …" } else { "" };
+    // Its entries are not named: a message quotes what the input is, not the files
+    // of someone's directory (which may be anything: a home directory, secrets).
+    let total = listing.filter_map(|e| e.ok()).count();
     Ok(Content::Unknown(format!(
-        "a directory without `registration` (closureInfo) or `nix-cache-info` (binary \
-         cache); it holds [{}{more}]",
-        names.join(", ")
+        "a directory ({total} entr{}) that is neither a store path nor a closureInfo \
+         directory (no `registration`) nor a binary cache (no `nix-cache-info`)",
+        if total == 1 { "y" } else { "ies" }
     )))
 }
 

@@ -97,19 +97,19 @@ pub fn read_bytes(input: &str, opts: &LoadOptions) -> Result<(Vec<u8>, String), 
 }
 
 /// Whether `text` is a package set: its first three non-empty lines (or all, when it
-/// has fewer) are absolute store paths. A registration or `exportReferencesGraph`
-/// record has a count on its third line (and an empty deriver line is skipped, making
-/// the count the second), so neither is taken for one.
+/// has fewer) are absolute paths. A registration or `exportReferencesGraph` record has
+/// a count on its third line (and an empty deriver line is skipped, making the count
+/// the second), so neither is taken for one. A line that is a path but not a store
+/// path (`/nix/store/notahash`, a file inside a store path) still makes a package set,
+/// so that [`parse`] names that line as not a store path, rather than a registration
+/// reader asking for a count.
 pub fn looks_like_package_set(text: &[u8]) -> bool {
     let mut seen = 0;
     for line in text.split(|&b| b == b'\n').map(trim) {
         if line.is_empty() {
             continue;
         }
-        let Ok(line) = std::str::from_utf8(line) else {
-            return false;
-        };
-        if !is_store_path_line(line) {
+        if std::str::from_utf8(line).is_err() || !line.starts_with(b"/") {
             return false;
         }
         seen += 1;
@@ -130,13 +130,6 @@ fn trim(line: &[u8]) -> &[u8] {
         .position(|b| !b.is_ascii_whitespace())
         .unwrap_or(end);
     &line[start..end]
-}
-
-fn is_store_path_line(line: &str) -> bool {
-    line.starts_with('/')
-        && line
-            .rsplit_once('/')
-            .is_some_and(|(dir, base)| !dir.is_empty() && StorePath::from_base_name(base).is_ok())
 }
 
 /// Parse a package set from `text`, read from `origin`. The store directory is
@@ -166,14 +159,35 @@ pub fn parse(text: &[u8], origin: &str, opts: &LoadOptions) -> Result<PackageSet
         let Ok(line) = std::str::from_utf8(line) else {
             return Err(bad("a store path", &String::from_utf8_lossy(line)));
         };
+        if let Some(why) = not_canonical(line) {
+            return Err(LoadError::Text {
+                path: path.clone(),
+                line: line_no,
+                expected: "a store path in canonical form".to_string(),
+                found: format!("{} ({why})", super::found(Some(line))),
+            });
+        }
+        // Without --store-dir: the local store's directory when the line is in it (so
+        // that a file inside a store path is named as such), else the line's own.
         let sd = store_dir.get_or_insert_with(|| {
-            StoreDir::new(line.rsplit_once('/').map_or("", |(d, _)| d).to_string())
+            let local = opts
+                .nix_store_dir
+                .as_deref()
+                .map(StoreDir::new)
+                .unwrap_or_default();
+            match line.strip_prefix(local.as_str()) {
+                Some(rest) if rest.starts_with('/') => local,
+                _ => StoreDir::new(line.rsplit_once('/').map_or("", |(d, _)| d).to_string()),
+            }
         });
         let p = sd.parse_path(line).map_err(|e| LoadError::Text {
             path: path.clone(),
             line: line_no,
-            expected: format!("a store path in {sd}"),
-            found: format!("{} ({e})", super::found(Some(line))),
+            expected: format!("a store path ({sd}/<hash>-<name>)"),
+            found: format!(
+                "{}, which is not a store path: {e}",
+                super::found(Some(line))
+            ),
         })?;
         if seen.insert(p.clone()) {
             roots.push(p);
@@ -203,6 +217,26 @@ pub fn parse(text: &[u8], origin: &str, opts: &LoadOptions) -> Result<PackageSet
         lines,
         warnings,
     })
+}
+
+/// Why `line` is not an absolute path in canonical form (`None` when it is): a store
+/// path is written as Nix writes it, with no `.` or `..` component, no empty one
+/// (`//`) and no trailing `/`, so that the text names the path it seems to.
+fn not_canonical(line: &str) -> Option<&'static str> {
+    if !line.starts_with('/') {
+        return Some("not an absolute path");
+    }
+    if line.len() > 1 && line.ends_with('/') {
+        return Some("it ends with `/`");
+    }
+    for part in line[1..].split('/') {
+        match part {
+            "" => return Some("it has an empty component (`//`)"),
+            "." | ".." => return Some("it has a `.` or `..` component"),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Whether the regular file `path` is a package set, from its first bytes (its first
@@ -289,8 +323,64 @@ pub fn load_graph(
     let store_dir = sets
         .first()
         .map_or_else(|| opts.store_dir_or_default(), |s| s.store_dir.clone());
+    // Every set and every graph must be of one store directory: roots are matched by
+    // hash and name, and `/other/store/<hash>-hello` is not `/nix/store/<hash>-hello`.
+    for s in sets {
+        if s.store_dir != store_dir {
+            return Err(LoadError::Invalid {
+                path: PathBuf::from(&s.origin),
+                message: format!(
+                    "line {}: its store paths are in {}, but those of {} are in {}; both sets must be of one store",
+                    s.lines.first().copied().unwrap_or(1),
+                    s.store_dir,
+                    sets[0].origin,
+                    store_dir
+                ),
+            });
+        }
+    }
+    let other_store = |what: &str, theirs: &StoreDir| {
+        let set = sets.first();
+        LoadError::Invalid {
+            path: PathBuf::from(set.map_or("", |s| s.origin.as_str())),
+            message: format!(
+                "line {}: the package set's store paths are in {store_dir}, but {what} is of the store {theirs}; a root is only found in a graph of its own store (give --store-dir to say which store the set is of)",
+                set.and_then(|s| s.lines.first().copied()).unwrap_or(1),
+            ),
+        }
+    };
+    match source {
+        GraphSource::Inputs(pool) => {
+            if let Some(c) = pool.iter().find(|c| c.store_dir != store_dir) {
+                return Err(other_store(
+                    &format!("the graph `{}`", c.origin),
+                    &c.store_dir,
+                ));
+            }
+        }
+        GraphSource::LocalStore => {
+            let local = opts
+                .store_dir
+                .clone()
+                .or_else(|| opts.nix_store_dir.as_deref().map(StoreDir::new))
+                .unwrap_or_default();
+            if local != store_dir {
+                return Err(other_store("the local store", &local));
+            }
+        }
+        GraphSource::Caches => {}
+    }
     let mut closure = match source {
-        GraphSource::Caches => super::http_cache::load_roots(&roots, &origin, opts)?,
+        GraphSource::Caches => {
+            let c = super::http_cache::load_roots(&roots, &origin, opts)?;
+            if c.store_dir != store_dir {
+                return Err(other_store(
+                    "the binary cache (its nix-cache-info)",
+                    &c.store_dir,
+                ));
+            }
+            c
+        }
         GraphSource::Inputs(pool) => merged(pool, &origin, &store_dir),
         GraphSource::LocalStore => {
             let mut c = Closure::new(
@@ -325,8 +415,9 @@ pub fn load_graph(
                 });
             }
         }
-        closure.warnings.extend(set.warnings.iter().cloned());
     }
+    // The sets' own warnings (duplicate lines) stay with each set, for the caller to
+    // report with its side: the graph is shared by both.
     closure.declared_roots = roots;
     Ok(closure)
 }
@@ -386,7 +477,7 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            e.starts_with("set:2: expected a store path in /nix/store"),
+            e.starts_with("set:2: expected a store path (/nix/store/<hash>-<name>)"),
             "{e}"
         );
         let xz = {

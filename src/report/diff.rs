@@ -83,6 +83,8 @@ impl DiffReport {
 pub enum Side {
     Old,
     New,
+    /// Both: the one graph that two package sets share (its warnings are said once).
+    Both,
 }
 
 /// A warning from loading one side of a diff.

@@ -252,6 +252,22 @@ impl Closure {
             .collect();
         candidates.sort();
         if candidates.is_empty() {
+            // A misspelling (`rocblass`): the paths whose package name is nearest, at
+            // most 2 edits away (or a third of the query), nearest first.
+            let limit = 2.max(q.chars().count() / 3);
+            let mut near: Vec<(usize, String)> = self
+                .paths
+                .keys()
+                .filter_map(|p| {
+                    let d = super::edit_distance(q, package_name(p.name()))
+                        .min(super::edit_distance(q, p.name()));
+                    (d <= limit).then(|| (d, self.store_dir.display(p)))
+                })
+                .collect();
+            near.sort();
+            candidates = near.into_iter().take(30).map(|(_, p)| p).collect();
+        }
+        if candidates.is_empty() {
             candidates = self
                 .roots()
                 .iter()

@@ -597,6 +597,17 @@ impl<'a, 'd> Converter<'a, 'd> {
                 return Ok((Entry::Invalid(inv), warnings));
             }
         };
+        if raw.builder.is_some() && raw.nar_size.is_none() && raw.nar_hash.is_none() {
+            return Err(self.located(
+                key,
+                key,
+                "this is a derivation (`nix show-derivation` or `nix derivation show` \
+                 output: a `builder` and no narHash or narSize), not the path-info of a \
+                 built path; give `nix path-info --json -r` of what it builds (e.g. of \
+                 ./result)"
+                    .to_string(),
+            ));
+        }
         let own = raw.store_dir.as_deref().map(StoreDir::new);
         let sd = own.clone().unwrap_or_else(|| self.store_dir.clone());
         let own_store_dir = own.is_some();

@@ -40,6 +40,9 @@ pub(super) struct RawEntry<'a> {
     pub(super) valid: Option<bool>,
     #[serde(rename = "storeDir")]
     pub(super) store_dir: Option<String>,
+    /// Present in a derivation (`nix show-derivation`, `nix derivation show`), never in
+    /// path-info: such an entry is refused rather than read as a path of no size.
+    pub(super) builder: Option<serde::de::IgnoredAny>,
 }
 
 /// A string that borrows from the document unless it has escapes. serde's own

@@ -43,6 +43,7 @@ impl fmt::Display for DiffWarning {
         let side = match self.side {
             Side::Old => "OLD",
             Side::New => "NEW",
+            Side::Both => "OLD and NEW",
         };
         write!(f, "{side}: {}", self.message)
     }
