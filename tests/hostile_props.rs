@@ -630,3 +630,230 @@ proptest! {
         run_commands(Path::new(&root), None, &commands)?;
     }
 }
+
+// ---- Issue 31: hostile package sets, servers and outputs into a store ----
+
+/// One line of a package set: a pool path, a hostile name, a path of another store,
+/// a non-canonical spelling, a file inside a store path, or any string.
+fn set_line() -> impl Strategy<Value = String> {
+    prop_oneof![
+        6 => (0..POOL).prop_map(pool),
+        1 => hostile_string().prop_map(|name| format!("/nix/store/{}-{name}", "b".repeat(32))),
+        1 => (0..POOL).prop_map(|i| pool(i).replace("/nix/store", "/other/store")),
+        1 => (0..POOL).prop_map(|i| pool(i).replace("/nix/store/", "/nix/store/../../etc/")),
+        1 => (0..POOL).prop_map(|i| pool(i).replace("/nix/store/", "/nix//store/")),
+        1 => (0..POOL).prop_map(|i| format!("{}/bin/x", pool(i))),
+        1 => hostile_string(),
+    ]
+}
+
+/// The graph of a package set over the pool: every pool path, its size (huge ones
+/// among them) and references to later pool paths, as `nix path-info --json`.
+fn pool_graph() -> impl Strategy<Value = String> {
+    (
+        prop::collection::vec(size_value(), POOL),
+        prop::collection::vec(prop::collection::vec(0..POOL, 0..3), POOL),
+    )
+        .prop_map(|(sizes, refs)| {
+            let mut m = serde_json::Map::new();
+            for (i, (size, r)) in sizes.into_iter().zip(refs).enumerate() {
+                let r: Vec<String> = r.into_iter().filter(|&j| j > i).map(pool).collect();
+                m.insert(
+                    pool(i),
+                    serde_json::json!({"narSize": size, "references": r}),
+                );
+            }
+            serde_json::Value::Object(m).to_string()
+        })
+}
+
+/// A file name for a package set: hostile characters, no `/` or NUL.
+fn set_file_name() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("e\n::error::pwn.paths".to_string()),
+        Just("e\r##[error]pwn".to_string()),
+        Just("plain.paths".to_string()),
+        hostile_string().prop_map(|n| format!("{}.paths", n.replace(['/', '\0'], "_"))),
+    ]
+}
+
+/// Every entry under `dir` with its kind, size and modification time.
+fn tree_state(dir: &Path) -> Vec<(std::path::PathBuf, String)> {
+    use std::os::unix::fs::MetadataExt;
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let m = std::fs::symlink_metadata(&p).unwrap();
+            out.push((
+                p.clone(),
+                format!(
+                    "{:?} {} {}.{}",
+                    m.file_type(),
+                    m.len(),
+                    m.mtime(),
+                    m.mtime_nsec()
+                ),
+            ));
+            if m.is_dir() {
+                stack.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+proptest! {
+    #![proptest_config(cases(12))]
+
+    /// Package sets with hostile lines and file names, graphs with huge sizes, read
+    /// from `--graph` files or from a cache over HTTP whose server misbehaves, under
+    /// GitHub Actions, with every output (`--summary`, `$GITHUB_STEP_SUMMARY`, the
+    /// cache directory) aimed into a store object directly or through a link: exit 0,
+    /// 1 or 2, no panic, nothing a terminal would act on, no line that a CI runner
+    /// would take for a workflow command but nixcut's own annotations, and the store
+    /// exactly as it was.
+    #[test]
+    fn hostile_package_sets_through_diff_and_check(
+        old_lines in prop::collection::vec(set_line(), 1..5),
+        new_lines in prop::collection::vec(set_line(), 1..5),
+        names in (set_file_name(), set_file_name()),
+        graphs in (pool_graph(), pool_graph()),
+        over_http in any::<bool>(),
+        fault in http_fault(),
+        aim in 0..3usize,
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        // A store root with one object; outputs are aimed into it.
+        let root = d.join("root");
+        let obj = root.join("nix/store").join(format!("{}-obj-1.0", "c".repeat(32)));
+        std::fs::create_dir_all(obj.join("sub")).unwrap();
+        std::fs::write(obj.join("f.txt"), "x").unwrap();
+        let links = d.join("links");
+        std::fs::create_dir_all(&links).unwrap();
+        let target = match aim {
+            0 => obj.join("summary.md"),
+            1 => {
+                std::os::unix::fs::symlink(obj.join("f.txt"), links.join("to-file")).unwrap();
+                links.join("to-file")
+            }
+            _ => {
+                std::os::unix::fs::symlink(obj.join("sub"), links.join("to-dir")).unwrap();
+                links.join("to-dir").join("summary.md")
+            }
+        };
+        let cache_home = d.join("xc");
+        std::fs::create_dir_all(&cache_home).unwrap();
+        std::os::unix::fs::symlink(obj.join("sub"), cache_home.join("nixcut")).unwrap();
+        let (old_name, new_name) = if names.0 == names.1 {
+            (format!("old-{}", names.0), names.1)
+        } else {
+            names
+        };
+        let old = d.join(&old_name);
+        let new = d.join(&new_name);
+        std::fs::write(&old, old_lines.join("\n")).unwrap();
+        std::fs::write(&new, new_lines.join("\n")).unwrap();
+        let old_graph = d.join("old.json");
+        let new_graph = d.join("new.json");
+        std::fs::write(&old_graph, &graphs.0).unwrap();
+        std::fs::write(&new_graph, &graphs.1).unwrap();
+        // The same graph as a binary cache served over HTTP (one server misbehaving).
+        let srv = if over_http {
+            let cache = d.join("cache");
+            std::fs::create_dir_all(&cache).unwrap();
+            std::fs::write(cache.join("nix-cache-info"), "StoreDir: /nix/store\n").unwrap();
+            let g: serde_json::Value = serde_json::from_str(&graphs.1).unwrap();
+            for (path, info) in g.as_object().unwrap() {
+                let base = path.rsplit('/').next().unwrap();
+                let refs: Vec<&str> = info["references"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter_map(|r| r.as_str()?.rsplit('/').next())
+                    .collect();
+                std::fs::write(
+                    cache.join(format!("{}.narinfo", &base[..32])),
+                    format!(
+                        "StorePath: {path}\nURL: nar/x.nar\nCompression: none\nNarHash: \
+                         sha256:{}\nNarSize: {}\nReferences: {}\n",
+                        "0".repeat(52),
+                        info["narSize"],
+                        refs.join(" ")
+                    ),
+                )
+                .unwrap();
+            }
+            let srv = Server::start(&cache);
+            if let Some(f) = fault {
+                let first = format!("/{}.narinfo", &pool(0).rsplit('/').next().unwrap()[..32]);
+                srv.set_rule(move |p, nth| (p == first && nth == 0).then(|| match &f {
+                    Fault::Endless(_) => Fault::NotFound,
+                    f => f.clone(),
+                }));
+            }
+            Some(srv)
+        } else {
+            None
+        };
+        let (old, new) = (old.to_str().unwrap(), new.to_str().unwrap());
+        let graph_args: Vec<String> = match &srv {
+            Some(s) => vec![
+                "--cache".into(), s.url.clone(), "--http-timeout".into(), "1".into(),
+                "--http-retries".into(), "1".into(),
+            ],
+            None => vec![
+                "--graph".into(), old_graph.to_str().unwrap().into(),
+                "--graph".into(), new_graph.to_str().unwrap().into(),
+            ],
+        };
+        let target_s = target.to_str().unwrap().to_string();
+        let before = tree_state(&root);
+        let runs: Vec<(Vec<&str>, bool)> = vec![
+            (vec!["diff", old, new], false),
+            (vec!["diff", old, new, "--format", "json"], false),
+            (vec!["diff", old, new, "--format", "markdown"], false),
+            (vec!["diff", old, new, "--format", "html"], false),
+            (vec!["check", new, "--baseline", old, "--max-total-growth", "1%"], true),
+            (vec!["check", new, "--baseline", old, "--format", "json"], true),
+            (vec!["check", new, "--baseline", old, "--summary", &target_s], true),
+        ];
+        for (args, annotated) in runs {
+            let mut cmd = nixcut();
+            cmd.args(&args)
+                .args(&graph_args)
+                .args(["--store-root", root.to_str().unwrap()])
+                .env("XDG_CACHE_HOME", &cache_home)
+                .env("GITHUB_ACTIONS", "true")
+                .env("GITHUB_STEP_SUMMARY", &target)
+                .env("NIXCUT_NO_STORE_DB", "1")
+                .stdin(Stdio::null());
+            let (code, stdout, stderr) = decode(cmd.output().expect("run nixcut"));
+            prop_assert!(
+                matches!(code, 0..=2),
+                "{args:?}: exit {code}\nstderr: {stderr}"
+            );
+            prop_assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+            for (stream, text) in [("stdout", &stdout), ("stderr", &stderr)] {
+                if let Some((at, c)) = terminal_hazard(text) {
+                    prop_assert!(false, "{args:?}: raw {c:?} on {stream} at byte {at}");
+                }
+                for line in text.split(['\n', '\r']) {
+                    let t = line.trim_start();
+                    let ours = annotated && t.starts_with("::error title=");
+                    prop_assert!(
+                        ours || !(t.starts_with("::") || t.starts_with("##[")),
+                        "{args:?}: a workflow command on {stream}: {line:?}"
+                    );
+                }
+            }
+            if args.contains(&"--summary") {
+                prop_assert_eq!(code, 2, "--summary into the store: {}", stderr);
+            }
+            prop_assert_eq!(&tree_state(&root), &before, "{:?} changed the store", args);
+        }
+    }
+}

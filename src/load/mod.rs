@@ -396,7 +396,10 @@ mod tests {
             assert!(msg.contains(p.to_str().unwrap()), "{msg}");
         }
         let e = load(dir.path().to_str().unwrap(), &LoadOptions::default()).unwrap_err();
-        assert!(e.to_string().contains("without `registration`"), "{e}");
+        let msg = e.to_string();
+        assert!(msg.contains("no `registration`"), "{msg}");
+        // Its entries are counted, never named.
+        assert!(msg.contains("(5 entries)") && !msg.contains('['), "{msg}");
     }
 
     #[test]
