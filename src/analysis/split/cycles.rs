@@ -225,7 +225,7 @@ fn self_path_rewrites(
             .filter(|r| r.target == ev.path)
             .flat_map(|r| r.hits.iter())
             .filter(|h| h.fact.file == ev.entries[f].path)
-            .map(|h| plan::sub_path(h, &ev.path))
+            .map(|h| plan::sub_path_in(h, &ev.path, &tree))
             .collect();
         let mut order: Vec<(&Vec<u8>, &usize)> = subs.iter().collect();
         order.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.0.cmp(b.0)));

@@ -270,7 +270,7 @@ fn build_outputs_needed(
                 .map(|x| x.hits.as_slice())
                 .unwrap_or(&[])
             {
-                let sub = plan::sub_path(h, &ev.path);
+                let sub = plan::sub_path_in(h, &ev.path, &tree);
                 if sub.is_empty() {
                     continue;
                 }
