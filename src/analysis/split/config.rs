@@ -51,6 +51,39 @@ pub fn is_config_file(path: &[u8]) -> bool {
     path.ends_with(b".cmake") || path.ends_with(b".pc")
 }
 
+/// The contents of the package's build-configuration files, gathered before the
+/// analysis (`crate::source::read_small_files`): entry → bytes, for each one that
+/// could be read; `None` when the files were not to be had (NARs, no files).
+#[derive(Debug, Clone, Default)]
+pub struct ConfigTexts(pub Option<HashMap<usize, Vec<u8>>>);
+
+impl ConfigTexts {
+    /// The entries whose contents the check needs: the configuration files (regular,
+    /// at most [`MAX_CONFIG_BYTES`]).
+    pub fn wanted(ev: &PathEvidence) -> Vec<usize> {
+        ev.entries
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| {
+                matches!(e.entry, EntryType::Regular | EntryType::Executable)
+                    && e.size <= MAX_CONFIG_BYTES
+                    && is_config_file(e.path.as_bytes())
+            })
+            .map(|(f, _)| f)
+            .collect()
+    }
+
+    /// Whether the files could be read at all.
+    pub fn available(&self) -> bool {
+        self.0.is_some()
+    }
+
+    /// The contents of entry `f`, if read.
+    pub fn get(&self, f: usize) -> Option<Vec<u8>> {
+        self.0.as_ref()?.get(&f).cloned()
+    }
+}
+
 /// The rewrites a plan needs, given the contents of the package's configuration files
 /// (`read` returns `None` when a file cannot be read).
 pub fn rewrites(
@@ -606,7 +639,10 @@ mod tests {
         let t = r#"IMPORTED_LOCATION "${_IMPORT_PREFIX}/lib/libx.so.1" ${A}x ${B}/y;z"#;
         let u = uses(t);
         assert_eq!(u.len(), 3);
-        assert_eq!((u[0].1, u[0].2), ("_IMPORT_PREFIX", "/lib/libx.so.1\" ${A}x ${B}/y;z"));
+        assert_eq!(
+            (u[0].1, u[0].2),
+            ("_IMPORT_PREFIX", "/lib/libx.so.1\" ${A}x ${B}/y;z")
+        );
         assert_eq!((u[1].1, u[1].2), ("A", "x ${B}/y;z"));
         assert_eq!((u[2].1, u[2].2), ("B", "/y;z"));
     }
@@ -632,14 +668,20 @@ mod tests {
             ]
         );
         let cmake = read(Syntax::CMake, r"/lib/libfoo\${x}.a;${_IMPORT_PREFIX}/b");
-        assert_eq!(cmake[0], (r"/lib/libfoo\${x}.a", "/lib/libfoo${x}.a".to_string()));
+        assert_eq!(
+            cmake[0],
+            (r"/lib/libfoo\${x}.a", "/lib/libfoo${x}.a".to_string())
+        );
         assert_eq!(read(Syntax::CMake, "/a$<TARGET:x>")[0].0, "/a");
         assert_eq!(read(Syntax::CMake, "/a$ENV{X}")[0].0, "/a");
         assert_eq!(read(Syntax::CMake, "/a$out")[0].1, "/a$out");
         let pc = read(Syntax::PkgConfig, "/include/foo$${x}\n");
         assert_eq!(pc[0], ("/include/foo$${x}", "/include/foo${x}".to_string()));
         let pc = read(Syntax::PkgConf, "/include/foo$$out ${x}");
-        assert_eq!(pc[0], ("/include/foo$$out", "/include/foo$$out".to_string()));
+        assert_eq!(
+            pc[0],
+            ("/include/foo$$out", "/include/foo$$out".to_string())
+        );
         assert_eq!(read(Syntax::PkgConf, "/a${x}"), [("/a", "/a".to_string())]);
         assert!(read(Syntax::PkgConf, "x/a").is_empty());
     }
@@ -658,7 +700,10 @@ mod tests {
                 assert_eq!(read(syntax, &text)[0], (text.as_str(), path.clone()));
             }
         }
-        assert_eq!(Syntax::PkgConf.encode("foo$out").as_deref(), Some("foo$out"));
+        assert_eq!(
+            Syntax::PkgConf.encode("foo$out").as_deref(),
+            Some("foo$out")
+        );
         assert_eq!(Syntax::PkgConf.encode("foo${x}"), None);
     }
 

@@ -229,8 +229,8 @@ pub fn sub_path_in(h: &JudgedHit, target: &StorePath, tree: &Tree<'_>) -> Vec<u8
     }
     let base = target.to_string();
     let hay: &[u8] = fact.detail.around();
-    let Some(rest) = find(hay, base.as_bytes())
-        .and_then(|at| hay[at + base.len()..].strip_prefix(b"/"))
+    let Some(rest) =
+        find(hay, base.as_bytes()).and_then(|at| hay[at + base.len()..].strip_prefix(b"/"))
     else {
         return short;
     };
