@@ -1109,7 +1109,10 @@ fn quoted_names_in_dev_files_are_rewritten_and_resolve_after_the_split() {
                 format!("$dev/include/{name}"),
             ),
         ] {
-            assert!(rewrites.contains(&want), "no rewrite {want:?}: {rewrites:?}");
+            assert!(
+                rewrites.contains(&want),
+                "no rewrite {want:?}: {rewrites:?}"
+            );
         }
     }
     assert_nix_parses(&r);
@@ -1121,7 +1124,15 @@ fn quoted_names_in_dev_files_are_rewritten_and_resolve_after_the_split() {
     let script: String = serde_json::from_str(&nix_stdout(
         "nix-instantiate",
         &[
-            "--eval", "--strict", "--json", world, "--arg", "code", code, "-A", "postFixup",
+            "--eval",
+            "--strict",
+            "--json",
+            world,
+            "--arg",
+            "code",
+            code,
+            "-A",
+            "postFixup",
         ],
     ))
     .expect("a Nix string");
@@ -1184,7 +1195,10 @@ fn quoted_names_in_dev_files_are_rewritten_and_resolve_after_the_split() {
     }
     let q2 = std::fs::read_to_string(dev.join("lib/pkgconfig/q2.pc")).unwrap();
     assert!(
-        q2.contains(&format!("includedir={}/include/foo$${{x}}\n", dev.display())),
+        q2.contains(&format!(
+            "includedir={}/include/foo$${{x}}\n",
+            dev.display()
+        )),
         "{q2}"
     );
     // CMake, computing its prefix from the file's place in dev, finds every archive in
@@ -1214,8 +1228,8 @@ endforeach()
         .arg(&check)
         .output()
         .unwrap();
-    let said = String::from_utf8_lossy(&out.stdout).into_owned()
-        + &String::from_utf8_lossy(&out.stderr);
+    let said =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{said}");
     assert_eq!(said.matches(built["static"].as_str()).count(), 4, "{said}");
 }
