@@ -551,7 +551,8 @@ dirs = []
             "{e}"
         );
         for ok in ["../share/miopen/db", "a/../../b", "./x/./y"] {
-            let text = format!("[[data_dir]]\nname = \"x\"\nlibrary = \"libx.so\"\ndirs = [{ok:?}]\n");
+            let text =
+                format!("[[data_dir]]\nname = \"x\"\nlibrary = \"libx.so\"\ndirs = [{ok:?}]\n");
             assert!(class_rules_from_file(&text, "r.toml").is_ok(), "{ok}");
         }
         assert_eq!(levels_up("../.."), 2);

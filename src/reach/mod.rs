@@ -641,7 +641,9 @@ fn file_edges(
 
 /// The top of the store path `abs` is in (`/nix/store/<hash>-<name>`), if it is in one.
 fn store_path_top<'p>(sd: &StoreDir, abs: &'p [u8]) -> Option<&'p [u8]> {
-    let rest = abs.strip_prefix(sd.as_str().as_bytes())?.strip_prefix(b"/")?;
+    let rest = abs
+        .strip_prefix(sd.as_str().as_bytes())?
+        .strip_prefix(b"/")?;
     let name = rest.iter().position(|&b| b == b'/').unwrap_or(rest.len());
     (name > 0).then(|| &abs[..abs.len() - rest.len() + name])
 }

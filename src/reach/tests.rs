@@ -405,7 +405,12 @@ fn a_data_dir_never_leaves_the_store_path_it_is_resolved_in() {
                 vec![
                     dir(""),
                     dir("bin"),
-                    elf("bin/app", &["libx.so"], &[(SearchTag::Runpath, abs(&lib, ""))], &[]),
+                    elf(
+                        "bin/app",
+                        &["libx.so"],
+                        &[(SearchTag::Runpath, abs(&lib, ""))],
+                        &[],
+                    ),
                 ],
             ),
             (
