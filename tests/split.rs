@@ -1054,3 +1054,182 @@ fn a_consumer_reaching_into_dev_is_named() {
     let r = json(&["split", &ember, "--for", &app, "--format", "json"]);
     assert!(!r.to_string().contains("still needs output"), "{r}");
 }
+
+/// The names of tests/worlds/split/quoted_names.py: (name, as its `.pc` files write it,
+/// as its CMake file writes it).
+const QUOTED_NAMES: [(&str, &str, &str); 4] = [
+    ("foo'x", "foo'x", "foo'x"),
+    ("foo$out", "foo$out", "foo$out"),
+    ("foo${x}", "foo$${x}", "foo\\${x}"),
+    ("foo`x", "foo`x", "foo`x"),
+];
+
+/// issue 31, item 9: include directories and archives named `foo'x`, `foo$out`,
+/// `foo${x}` and ``foo`x`` got no pkg-config, CMake or `bin/q-config` rewrite (the path
+/// was read only up to the quote, `$` or backtick, which names nothing), so after the
+/// moves the dev files named files that were gone. Every rewrite is made; the generated
+/// code evaluates to inert text; applied with real Nix it gives the predicted outputs,
+/// and pkg-config, CMake and the script all name files that exist.
+#[test]
+fn quoted_names_in_dev_files_are_rewritten_and_resolve_after_the_split() {
+    let test = "quoted_names_in_dev_files_are_rewritten_and_resolve_after_the_split";
+    if !cmake_or_skip(test) {
+        return;
+    }
+    let world = repo().join("tests/worlds/split/quoted-names.nix");
+    let world = world.to_str().unwrap();
+    let pkg = nix_stdout("nix-build", &[world, "-A", "pkg", "--no-out-link"]);
+    let r = json(&["split", pkg.trim(), "--format", "json"]);
+    assert!(r["no_split"].is_null(), "{r}");
+    let rewrites: BTreeSet<(String, String, String)> = r["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["action"] == "rewrite")
+        .map(|a| {
+            let s = |k: &str| a[k].as_str().unwrap().to_string();
+            (s("file"), s("from"), s("to"))
+        })
+        .collect();
+    for (i, (name, pc, cmake)) in QUOTED_NAMES.iter().enumerate() {
+        for want in [
+            (
+                format!("lib/pkgconfig/q{i}.pc"),
+                format!("${{prefix}}/include/{pc}"),
+                format!("$dev/include/{pc}"),
+            ),
+            (
+                "lib/cmake/q/qTargets.cmake".to_string(),
+                format!("${{_IMPORT_PREFIX}}/lib/lib{cmake}.a"),
+                format!("$static/lib/lib{cmake}.a"),
+            ),
+            (
+                "bin/q-config".to_string(),
+                format!("$out/include/{name}"),
+                format!("$dev/include/{name}"),
+            ),
+        ] {
+            assert!(
+                rewrites.contains(&want),
+                "no rewrite {want:?}: {rewrites:?}"
+            );
+        }
+    }
+    assert_nix_parses(&r);
+    let dir = tempfile::tempdir().unwrap();
+    let code = dir.path().join("split.nix");
+    std::fs::write(&code, r["nix"].as_str().unwrap()).unwrap();
+    let code = code.to_str().unwrap();
+    // Evaluated, the code is the shell text that names each file literally.
+    let script: String = serde_json::from_str(&nix_stdout(
+        "nix-instantiate",
+        &[
+            "--eval",
+            "--strict",
+            "--json",
+            world,
+            "--arg",
+            "code",
+            code,
+            "-A",
+            "postFixup",
+        ],
+    ))
+    .expect("a Nix string");
+    for line in [
+        r#"--replace-fail '${prefix}/include/foo$${x}' "$dev"'/include/foo$${x}'"#,
+        r#"--replace-fail '${_IMPORT_PREFIX}/lib/libfoo\${x}.a' "$static"'/lib/libfoo\${x}.a'"#,
+        r#"--replace-fail "$out"'/include/foo'\''x' "$dev"'/include/foo'\''x'"#,
+        r#"--replace-fail "$out"'/include/foo`x' "$dev"'/include/foo`x'"#,
+    ] {
+        assert!(script.contains(line), "{line} not in {script}");
+    }
+    let outputs = nix_output_list(&r);
+    let built = check_outputs(&r, &|name| {
+        nix_stdout(
+            "nix-build",
+            &[
+                world,
+                "--arg",
+                "code",
+                code,
+                "--arg",
+                "outputs",
+                &outputs,
+                "-A",
+                &format!("applied.{name}"),
+                "--no-out-link",
+            ],
+        )
+        .trim()
+        .to_string()
+    });
+    let dev = std::path::Path::new(&built["dev"]);
+    let header_in = |d: &str| {
+        let h = std::path::Path::new(d.trim()).join("q.h");
+        assert!(
+            h.starts_with(dev) && h.is_file(),
+            "{} is not a header in dev",
+            h.display()
+        );
+    };
+    // The script prints each include directory.
+    let config = built
+        .values()
+        .map(|o| std::path::Path::new(o).join("bin/q-config"))
+        .find(|p| p.is_file())
+        .expect("bin/q-config in an output");
+    let printed = run_ok(config.to_str().unwrap(), &[]);
+    assert_eq!(printed.lines().count(), 4, "{printed}");
+    printed.lines().for_each(header_in);
+    // pkg-config reads each includedir (pkgconf cannot write `${` in a value: that
+    // file's new text is checked instead).
+    for i in [0, 1, 3] {
+        let out = std::process::Command::new("pkg-config")
+            .args(["--variable=includedir", &format!("q{i}")])
+            .env("PKG_CONFIG_PATH", dev.join("lib/pkgconfig"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        header_in(&String::from_utf8_lossy(&out.stdout));
+    }
+    let q2 = std::fs::read_to_string(dev.join("lib/pkgconfig/q2.pc")).unwrap();
+    assert!(
+        q2.contains(&format!(
+            "includedir={}/include/foo$${{x}}\n",
+            dev.display()
+        )),
+        "{q2}"
+    );
+    // CMake, computing its prefix from the file's place in dev, finds every archive in
+    // static and every include directory.
+    let check = dir.path().join("check.cmake");
+    std::fs::write(
+        &check,
+        r#"include("${F}")
+foreach(v Q_LIB_0 Q_LIB_1 Q_LIB_2 Q_LIB_3)
+  if(NOT EXISTS "${${v}}")
+    message(FATAL_ERROR "${v}: ${${v}} does not exist")
+  endif()
+  message(STATUS "${${v}}")
+endforeach()
+foreach(d IN LISTS Q_INCLUDE_DIRS)
+  if(NOT EXISTS "${d}/q.h")
+    message(FATAL_ERROR "no ${d}/q.h")
+  endif()
+endforeach()
+"#,
+    )
+    .unwrap();
+    let targets = dev.join("lib/cmake/q/qTargets.cmake");
+    let out = std::process::Command::new("cmake")
+        .arg(format!("-DF={}", targets.display()))
+        .arg("-P")
+        .arg(&check)
+        .output()
+        .unwrap();
+    let said =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    assert_eq!(said.matches(built["static"].as_str()).count(), 4, "{said}");
+}

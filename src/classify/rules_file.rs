@@ -338,7 +338,14 @@ pub fn parse_data_dirs(text: &str, file: &str) -> Result<Vec<DataDirRule>, Rules
             if d.is_empty() || d.starts_with('/') || d.chars().any(char::is_control) {
                 return Err(err(
                     d_span,
-                    format!("`dirs` entry {d:?} must be a non-empty path relative to the library's directory"),
+                    format!("data_dir `{name}`: `dirs` entry {d:?} must be a non-empty path relative to the library's directory"),
+                ));
+            }
+            let up = levels_up(&d);
+            if up > MAX_DATA_DIR_LEVELS_UP {
+                return Err(err(
+                    d_span,
+                    format!("data_dir `{name}`: `dirs` entry {d:?} leaves the store path it is resolved in (it climbs {up} levels above the library's directory; at most {MAX_DATA_DIR_LEVELS_UP}, to the top of a store path whose library is in `lib/`)"),
                 ));
             }
             list.push(d);
@@ -357,6 +364,26 @@ pub fn parse_data_dirs(text: &str, file: &str) -> Result<Vec<DataDirRule>, Rules
         });
     }
     Ok(out)
+}
+
+/// How far a data directory may climb above the library's directory: to the top of
+/// the store path of a library in `lib/` (`../share/miopen/db`). Where the library sits
+/// higher, `crate::reach` drops a directory that would leave its store path.
+const MAX_DATA_DIR_LEVELS_UP: usize = 1;
+
+/// How many levels `rel` (a relative path) climbs above where it starts, at most:
+/// `../share` 1, `a/../../..` 2, `a/b` 0.
+fn levels_up(rel: &str) -> usize {
+    let (mut depth, mut up) = (0usize, 0usize);
+    for part in rel.split('/') {
+        match part {
+            "" | "." => {}
+            ".." if depth == 0 => up += 1,
+            ".." => depth -= 1,
+            _ => depth += 1,
+        }
+    }
+    up
 }
 
 /// Why one entry of a match list is unusable, if it is.
@@ -501,11 +528,35 @@ dirs = []
             ("[[data_dir]]\nname = \"x\"\nlibrary = \"libx.so\"\ndirs = [\"/abs\"]\n", 4, "relative"),
             ("[[data_dir]]\nname = \"x\"\nlibrary = \"libx.so\"\nbase = \"here\"\ndirs = [\"a\"]\n", 4, "unknown base"),
             ("[[data_dir]]\nname = \"x\"\nlibrary = \"lib/x.so\"\ndirs = [\"a\"]\n", 3, "file name"),
+            ("[[data_dir]]\nname = \"x\"\nlibrary = \"libx.so\"\ndirs = [\"../share\", \"../../../../etc\"]\n", 4, "data_dir `x`: `dirs` entry \"../../../../etc\" leaves the store path"),
+            ("[[data_dir]]\nname = \"x\"\nlibrary = \"libx.so\"\ndirs = [\"a/../../..\"]\n", 4, "climbs 2 levels"),
         ] {
             let e = class_rules_from_file(text, "r.toml").expect_err(text);
             assert_eq!(e.line, line, "{text:?}: {e}");
             assert!(e.message.contains(what), "{text:?}: {e}");
         }
+    }
+
+    /// issue 31, item 11: `dirs = ["../../../../etc"]` was accepted; the error names
+    /// the file, the entry's position and the rule.
+    #[test]
+    fn a_data_dir_leaving_its_store_path_is_refused_naming_the_rule() {
+        let text = "[[data_dir]]\nname = \"my/etc\"\nlibrary = \"libx.so\"\ndirs = [\"../../../../etc\"]\n";
+        let e = class_rules_from_file(text, "rules.toml").expect_err("must be refused");
+        assert_eq!((e.line, e.column), (4, 9), "{e}");
+        assert!(
+            e.to_string().starts_with(
+                "rules.toml:4:9: data_dir `my/etc`: `dirs` entry \"../../../../etc\" leaves the store path"
+            ),
+            "{e}"
+        );
+        for ok in ["../share/miopen/db", "a/../../b", "./x/./y"] {
+            let text =
+                format!("[[data_dir]]\nname = \"x\"\nlibrary = \"libx.so\"\ndirs = [{ok:?}]\n");
+            assert!(class_rules_from_file(&text, "r.toml").is_ok(), "{ok}");
+        }
+        assert_eq!(levels_up("../.."), 2);
+        assert_eq!(levels_up("a/b/../../../c"), 1);
     }
 
     #[test]

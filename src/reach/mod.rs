@@ -597,11 +597,17 @@ fn file_edges(
             DataBase::LoadedAs => item.loaded_from.clone().unwrap_or_else(|| own_dir.clone()),
             DataBase::RealPath => own_dir.clone(),
         };
+        let base_n = normalise(&base);
+        let top = store_path_top(inv.store_dir, &base_n);
         for rel in &rule.dirs {
             let mut p = base.clone();
             p.push(b'/');
             p.extend_from_slice(rel.as_bytes());
-            edges.push((normalise(&p), Why::DataDir(rule.id), Vec::new(), None));
+            let p = normalise(&p);
+            // A data directory never leaves the store path it is resolved in.
+            if top.is_some_and(|t| within(&p, t)) {
+                edges.push((p, Why::DataDir(rule.id), Vec::new(), None));
+            }
         }
     }
     // The directory it was loaded from first, then that of its real path.
@@ -631,6 +637,21 @@ fn file_edges(
         edges.push((n.clone(), Why::Named, Vec::new(), None));
     }
     edges
+}
+
+/// The top of the store path `abs` is in (`/nix/store/<hash>-<name>`), if it is in one.
+fn store_path_top<'p>(sd: &StoreDir, abs: &'p [u8]) -> Option<&'p [u8]> {
+    let rest = abs
+        .strip_prefix(sd.as_str().as_bytes())?
+        .strip_prefix(b"/")?;
+    let name = rest.iter().position(|&b| b == b'/').unwrap_or(rest.len());
+    (name > 0).then(|| &abs[..abs.len() - rest.len() + name])
+}
+
+/// Whether `p` is `top` or below it.
+fn within(p: &[u8], top: &[u8]) -> bool {
+    p.strip_prefix(top)
+        .is_some_and(|r| r.is_empty() || r.starts_with(b"/"))
 }
 
 /// The edges a library's data strings give, resolved against each of `bases` (the

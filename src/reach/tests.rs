@@ -388,3 +388,54 @@ fn data_strings_reach_directories_and_pattern_files_but_never_the_librarys_own_d
     assert!(!matches_pattern(b"lib/%s.co", b"lib/a/x.co"));
     assert!(!matches_pattern(b"idx_%s.dat", b"idx_.dat"));
 }
+
+/// issue 31, item 11: a data directory is resolved inside the store path it is counted
+/// from. A library at its store path's top with a row climbing `..` into another store
+/// path (`../<hash>-secrets/keys`) reaches nothing there; `share` beside it is reached.
+#[test]
+fn a_data_dir_never_leaves_the_store_path_it_is_resolved_in() {
+    let app = sp('a', "app");
+    let lib = sp('b', "libx");
+    let other = sp('c', "secrets");
+    let w = World {
+        sd: StoreDir::new(SD),
+        paths: vec![
+            (
+                app.clone(),
+                vec![
+                    dir(""),
+                    dir("bin"),
+                    elf(
+                        "bin/app",
+                        &["libx.so"],
+                        &[(SearchTag::Runpath, abs(&lib, ""))],
+                        &[],
+                    ),
+                ],
+            ),
+            (
+                lib.clone(),
+                vec![dir(""), file("libx.so"), dir("share"), file("share/data")],
+            ),
+            (other.clone(), vec![dir(""), dir("keys"), file("keys/k")]),
+        ],
+    };
+    let rule = DataDirRule {
+        id: RuleId::intern("my/escape"),
+        library: "libx.so".into(),
+        base: DataBase::RealPath,
+        dirs: vec![format!("../{other}/keys"), "share".into()],
+    };
+    let inv = w.inv();
+    let start = inv
+        .file(0, &RelPath::from_bytes(b"bin/app".to_vec()))
+        .unwrap();
+    let r = reach_with(&inv, [start], std::slice::from_ref(&rule));
+    let reached: Vec<String> = (0..w.paths.len() as u32)
+        .flat_map(|p| inv.files_of(p).collect::<Vec<_>>())
+        .filter(|f| r.contains(*f))
+        .map(|f| inv.display(f).replace(SD, ""))
+        .collect();
+    assert!(has(&reached, &lib, "share/data"), "{reached:?}");
+    assert!(!has(&reached, &other, "keys/k"), "{reached:?}");
+}

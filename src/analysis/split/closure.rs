@@ -18,7 +18,7 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
-use super::plan::{sub_path, Plan, Tree, OUT};
+use super::plan::{sub_path_in, Plan, Tree, OUT};
 use super::{is_gpu_output, rel};
 use crate::analysis::AnalysisError;
 use crate::evidence::{PathEvidence, ScanStatus};
@@ -239,7 +239,7 @@ impl Landing<'_> {
             self.assume(from, OUT.to_string(), AssumptionReason::NoSubPath);
         }
         for h in hits {
-            let sub = sub_path(h, &splits[s].ev.path);
+            let sub = sub_path_in(h, &splits[s].ev.path, &self.trees[s]);
             let (o, why) = splits[s].plan.land(&self.trees[s], &sub);
             set.insert(o);
             if let Some(reason) = why {

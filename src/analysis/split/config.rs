@@ -9,7 +9,10 @@
 //!   stands for the output its sub-path lands on.
 //!
 //! Each `${VAR}/SUB` whose SUB is not in the output it resolves to becomes a
-//! [`Rewrite`] of that literal text to `$OUTPUT/SUB`, OUTPUT being where SUB went. The
+//! [`Rewrite`] of that literal text to `$OUTPUT/SUB`, OUTPUT being where SUB went. SUB
+//! is read as each syntax writes it (pkg-config's `$$`, CMake's `\${` and `\;`) and may
+//! hold `'`, `$`, `:` or `,` when the package has an entry of that name; the new text
+//! writes it the same way (see [`Syntax`]). The
 //! plan's sizes and references are then updated from the rewritten text itself (every
 //! rewrite applied to the file's bytes in order, as `substituteInPlace` does).
 //!
@@ -34,8 +37,11 @@ pub struct Rewrite {
     pub output: usize,
     /// The literal text replaced (every occurrence).
     pub from: String,
-    /// The output the new text names, and the path inside it (`/SUB`).
+    /// The output the new text names, and the path inside it (`SUB`, decoded).
     pub to_output: usize,
+    pub to_sub: String,
+    /// The text following the output's path in the new text: `/SUB` as the file's
+    /// syntax writes it.
     pub to_rest: String,
     pub because: Because,
 }
@@ -43,6 +49,39 @@ pub struct Rewrite {
 /// Whether `path` is a file this module reads.
 pub fn is_config_file(path: &[u8]) -> bool {
     path.ends_with(b".cmake") || path.ends_with(b".pc")
+}
+
+/// The contents of the package's build-configuration files, gathered before the
+/// analysis (`crate::source::read_small_files`): entry → bytes, for each one that
+/// could be read; `None` when the files were not to be had (NARs, no files).
+#[derive(Debug, Clone, Default)]
+pub struct ConfigTexts(pub Option<HashMap<usize, Vec<u8>>>);
+
+impl ConfigTexts {
+    /// The entries whose contents the check needs: the configuration files (regular,
+    /// at most [`MAX_CONFIG_BYTES`]).
+    pub fn wanted(ev: &PathEvidence) -> Vec<usize> {
+        ev.entries
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| {
+                matches!(e.entry, EntryType::Regular | EntryType::Executable)
+                    && e.size <= MAX_CONFIG_BYTES
+                    && is_config_file(e.path.as_bytes())
+            })
+            .map(|(f, _)| f)
+            .collect()
+    }
+
+    /// Whether the files could be read at all.
+    pub fn available(&self) -> bool {
+        self.0.is_some()
+    }
+
+    /// The contents of entry `f`, if read.
+    pub fn get(&self, f: usize) -> Option<Vec<u8>> {
+        self.0.as_ref()?.get(&f).cloned()
+    }
 }
 
 /// The rewrites a plan needs, given the contents of the package's configuration files
@@ -114,10 +153,196 @@ struct Loc {
     sub: String,
 }
 
+/// How a configuration file writes the literal path after `${VAR}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Syntax {
+    /// CMake: `\` escapes the next character (`\${`, `\;`, `\"`, `\\`); an unescaped
+    /// `${`, `$<` or `$NAME{` starts a reference, an unescaped `;` ends a list item.
+    CMake,
+    /// freedesktop pkg-config: `$$` is one `$`; `${` starts a variable.
+    PkgConfig,
+    /// pkgconf (Debian's `pkg-config`): a `$` is itself unless `${` starts a
+    /// variable; nothing escapes that.
+    PkgConf,
+}
+
+/// The syntaxes a `.pc` file may be written for: the one whose reading names an entry
+/// of the package is the one its author used.
+const PC_SYNTAXES: &[Syntax] = &[Syntax::PkgConfig, Syntax::PkgConf];
+
+impl Syntax {
+    /// `sub` written in this syntax, so that the file reads it back as `sub`; `None`
+    /// when it cannot be (`${` for pkgconf).
+    fn encode(self, sub: &str) -> Option<String> {
+        let mut o = String::with_capacity(sub.len() + 1);
+        for c in sub.chars() {
+            match (self, c) {
+                (Syntax::PkgConfig, '$') => o.push_str("$$"),
+                (Syntax::CMake, '\\' | '"' | ';' | '$') => {
+                    o.push('\\');
+                    o.push(c);
+                }
+                (Syntax::CMake, '\n') => o.push_str("\\n"),
+                (Syntax::CMake, '\t') => o.push_str("\\t"),
+                (Syntax::CMake, '\r') => o.push_str("\\r"),
+                (Syntax::PkgConf, '{') if o.ends_with('$') => return None,
+                (_, c) => o.push(c),
+            }
+        }
+        Some(o)
+    }
+}
+
+/// Characters where a path after `${VAR}` may end, unless the package has an entry
+/// whose name goes on (`foo'x`, `foo$out`): quotes, separators, references.
+const SOFT_ENDS: &str = "';)$<>,:=";
+
+/// Paths this module follows are at most this long (PATH_MAX).
+const MAX_PATH_TEXT: usize = 4096;
+
+/// How many of a path's longest readings are looked up (with the shortest, the work
+/// per `${VAR}` stays linear in its text).
+const MAX_READINGS: usize = 64;
+
+/// A path read after `${VAR}`: the length of its text, the path inside the output it
+/// names, and the text to write after an output's path to name it (`None`: it cannot
+/// be written in the file's syntax).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Read {
+    len: usize,
+    sub: String,
+    to_rest: Option<String>,
+}
+
+/// The ways to read the text after `${VAR}` as a path: the path it names if read to
+/// its end (decoded), and where it may end, longest first: (length in the text, length
+/// of the decoded path).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Readings {
+    path: String,
+    ends: Vec<(usize, usize)>,
+}
+
+/// The readings of `tail` (the text after `${VAR}`): it ends at the first whitespace,
+/// control character, `"` or (by `syntax`) reference or list separator, and may end
+/// before any of [`SOFT_ENDS`]. The last end is the shortest, at the first character
+/// that may end a path. No ends when `tail` does not start with `/`.
+fn readings(syntax: Syntax, tail: &str) -> Readings {
+    let mut r = Readings {
+        path: String::new(),
+        ends: Vec::new(),
+    };
+    if !tail.starts_with('/') {
+        return r;
+    }
+    let mut it = tail.char_indices().peekable();
+    let end = loop {
+        let Some((i, c)) = it.next() else {
+            break tail.len();
+        };
+        let next = it.peek().map(|&(_, n)| n);
+        if c.is_whitespace() || c.is_control() || c == '"' || i >= MAX_PATH_TEXT {
+            break i;
+        }
+        if c == '$' && next == Some('{') {
+            break i;
+        }
+        let literal = match (syntax, c) {
+            (Syntax::CMake, ';') => break i,
+            (Syntax::CMake, '$') if is_cmake_reference(&tail[i + 1..]) => break i,
+            (Syntax::CMake, '\\') => match it.next() {
+                Some((_, 'n')) => '\n',
+                Some((_, 't')) => '\t',
+                Some((_, 'r')) => '\r',
+                Some((_, n)) => n,
+                None => break i,
+            },
+            (Syntax::PkgConfig, '$') if next == Some('$') => {
+                it.next();
+                '$'
+            }
+            (_, c) => c,
+        };
+        if SOFT_ENDS.contains(literal) {
+            r.ends.push((i, r.path.len()));
+        }
+        r.path.push(literal);
+    };
+    r.ends.push((end, r.path.len()));
+    r.ends.reverse();
+    r
+}
+
+/// Whether the text after an unescaped `$` makes it a CMake reference: `$<…>` or
+/// `$NAME{…}` (`$ENV{X}`, `$CACHE{X}`).
+fn is_cmake_reference(after: &str) -> bool {
+    if after.starts_with('<') {
+        return true;
+    }
+    let name = after
+        .find(|c: char| !c.is_ascii_alphabetic())
+        .unwrap_or(after.len());
+    name > 0 && after[name..].starts_with('{')
+}
+
 impl Ctx<'_> {
+    /// The reading of `tail` that names an entry of the package from `base` in one of
+    /// `syntaxes`, the longest (among the [`MAX_READINGS`] longest); else the shortest
+    /// (as if every character of [`SOFT_ENDS`] ended the path), which names nothing to
+    /// rewrite unless it is an entry. `None` when it leaves the output.
+    fn read_path(&self, syntaxes: &[Syntax], base: &str, tail: &str) -> Option<Read> {
+        let all: Vec<(Syntax, Readings)> =
+            syntaxes.iter().map(|&s| (s, readings(s, tail))).collect();
+        // (length in the text, syntax, length of the decoded path), longest first.
+        let mut ends: Vec<(usize, usize, usize)> = all
+            .iter()
+            .enumerate()
+            .flat_map(|(k, (_, r))| r.ends.iter().map(move |&(len, p)| (len, k, p)))
+            .collect();
+        ends.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        let read = |&(len, k, p): &(usize, usize, usize)| -> Option<Read> {
+            let (syntax, r) = &all[k];
+            let path = &r.path[..p];
+            let sub = Ctx::join(base, path)?;
+            // The text as the file wrote it where it is the path itself; else written
+            // anew (`..` followed, or the variable's own path in front).
+            let to_rest = if base.is_empty() && path.strip_prefix('/') == Some(sub.as_str()) {
+                Some(tail[..len].to_string())
+            } else {
+                syntax.encode(&sub).map(|e| format!("/{e}"))
+            };
+            Some(Read { len, sub, to_rest })
+        };
+        let Some(shortest) = ends.iter().min_by_key(|e| (e.0, e.1)) else {
+            // No path follows: the variable's own.
+            let to_rest = syntaxes
+                .first()
+                .and_then(|s| s.encode(base))
+                .map(|e| format!("/{e}"));
+            return Some(Read {
+                len: 0,
+                sub: base.to_string(),
+                to_rest,
+            });
+        };
+        ends.iter()
+            .take(MAX_READINGS)
+            .filter_map(read)
+            .find(|r| self.tree.by_path.contains_key(r.sub.as_bytes()))
+            .or_else(|| read(shortest))
+    }
+
     /// The rewrite `from` needs, when `loc` (where `from` resolves) does not hold what
     /// it names.
-    fn check(&self, from: &str, at: usize, loc: &Loc, kind: &str) -> Option<Rewrite> {
+    /// `to_rest` is how the file writes `/SUB` after an output's path.
+    fn check(
+        &self,
+        from: &str,
+        at: usize,
+        loc: &Loc,
+        to_rest: Option<&str>,
+        kind: &str,
+    ) -> Option<Rewrite> {
         if loc.sub.is_empty() {
             return None;
         }
@@ -135,7 +360,8 @@ impl Ctx<'_> {
             output: self.output,
             from: from.to_string(),
             to_output: to,
-            to_rest: format!("/{}", loc.sub),
+            to_sub: loc.sub.clone(),
+            to_rest: to_rest?.to_string(),
             because: Because {
                 file: file.into_owned(),
                 offset: Some(at as u64),
@@ -167,15 +393,13 @@ impl Ctx<'_> {
     }
 }
 
-/// Bytes that may be part of a path right after `${VAR}` (not a quote, separator,
-/// space, parenthesis or the start of another variable).
-fn path_end(s: &str) -> usize {
-    s.find(|c: char| c.is_whitespace() || "\"';)$<>,:=".contains(c))
-        .unwrap_or(s.len())
+/// Whether the character after `before` is escaped: `before` ends in an odd number of
+/// `escape` characters (`\\\${` in CMake, `$$${` in pkg-config are references).
+fn escaped(before: &str, escape: char) -> bool {
+    before.chars().rev().take_while(|&c| c == escape).count() % 2 == 1
 }
 
-/// Every `${name}` in `text` with the path that follows it: (start, name, rest);
-/// `rest` is empty or begins with `/`.
+/// Every `${name}` in `text` with the text after it: (start, name, tail).
 fn uses(text: &str) -> Vec<(usize, &str, &str)> {
     let mut v = Vec::new();
     let mut at = 0;
@@ -186,14 +410,8 @@ fn uses(text: &str) -> Vec<(usize, &str, &str)> {
         };
         let name = &text[start + 2..start + 2 + close];
         let after = start + 2 + close + 1;
-        let tail = &text[after..];
         if !name.contains("${") {
-            let rest = if tail.starts_with('/') {
-                &tail[..path_end(tail)]
-            } else {
-                ""
-            };
-            v.push((start, name, rest));
+            v.push((start, name, &text[after..]));
         }
         at = after;
     }
@@ -202,21 +420,26 @@ fn uses(text: &str) -> Vec<(usize, &str, &str)> {
 
 fn cmake(ctx: &Ctx<'_>, text: &str, dir: &str) -> Vec<Rewrite> {
     let mut v = Vec::new();
-    for (start, name, rest) in uses(text) {
+    for (start, name, tail) in uses(text) {
+        // An escaped `\${` is text, not a reference.
+        if escaped(&text[..start], '\\') {
+            continue;
+        }
         let base = match name {
             "_IMPORT_PREFIX" | "PACKAGE_PREFIX_DIR" => "",
             "CMAKE_CURRENT_LIST_DIR" => dir,
             _ => continue,
         };
-        let Some(sub) = Ctx::join(base, rest) else {
+        let Some(read) = ctx.read_path(&[Syntax::CMake], base, tail) else {
             continue;
         };
-        let from = &text[start..start + name.len() + 3 + rest.len()];
+        let from = &text[start..start + name.len() + 3 + read.len];
         let loc = Loc {
             output: ctx.output,
-            sub,
+            sub: read.sub,
         };
-        v.extend(ctx.check(from, start, &loc, "cmake-config"));
+        let to_rest = read.to_rest.as_deref();
+        v.extend(ctx.check(from, start, &loc, to_rest, "cmake-config"));
     }
     v
 }
@@ -241,26 +464,31 @@ fn pkg_config(ctx: &Ctx<'_>, text: &str, dir: &str) -> Vec<Rewrite> {
         });
         // Where each use in this line resolves once this line's rewrites are applied.
         let mut resolved: Vec<(usize, usize, Loc)> = Vec::new();
-        for (start, name, rest) in uses(line) {
+        for (start, name, tail) in uses(line) {
+            // `$${` is a `$` followed by text.
+            if escaped(&line[..start], '$') {
+                continue;
+            }
             let Some(loc) = vars.get(name) else { continue };
-            let Some(sub) = Ctx::join(&loc.sub, rest) else {
+            let Some(read) = ctx.read_path(PC_SYNTAXES, &loc.sub, tail) else {
                 continue;
             };
-            let len = name.len() + 3 + rest.len();
+            let len = name.len() + 3 + read.len;
             let at = Loc {
                 output: loc.output,
-                sub,
+                sub: read.sub,
             };
             match ctx.check(
                 &line[start..start + len],
                 line_at + start,
                 &at,
+                read.to_rest.as_deref(),
                 "pkg-config",
             ) {
                 Some(r) => {
                     let moved = Loc {
                         output: r.to_output,
-                        sub: r.to_rest[1..].to_string(),
+                        sub: r.to_sub.clone(),
                     };
                     resolved.push((start, len, moved));
                     v.push(r);
@@ -277,7 +505,12 @@ fn pkg_config(ctx: &Ctx<'_>, text: &str, dir: &str) -> Vec<Rewrite> {
         {
             // The package's own path: where its sub-path lands (a multi-output build
             // writes that output's path).
-            let sub = tail.trim_start_matches('/').to_string();
+            let raw = tail.trim_start_matches('/');
+            let sub = if raw.contains("$$") && !ctx.tree.by_path.contains_key(raw.as_bytes()) {
+                raw.replace("$$", "$")
+            } else {
+                raw.to_string()
+            };
             let output = if sub.is_empty() {
                 0
             } else {
@@ -402,13 +635,76 @@ mod tests {
     use super::*;
 
     #[test]
-    fn uses_stop_at_the_first_byte_that_ends_a_path() {
+    fn uses_give_the_text_after_each_variable() {
         let t = r#"IMPORTED_LOCATION "${_IMPORT_PREFIX}/lib/libx.so.1" ${A}x ${B}/y;z"#;
         let u = uses(t);
         assert_eq!(u.len(), 3);
-        assert_eq!((u[0].1, u[0].2), ("_IMPORT_PREFIX", "/lib/libx.so.1"));
-        assert_eq!((u[1].1, u[1].2), ("A", ""));
-        assert_eq!((u[2].1, u[2].2), ("B", "/y"));
+        assert_eq!(
+            (u[0].1, u[0].2),
+            ("_IMPORT_PREFIX", "/lib/libx.so.1\" ${A}x ${B}/y;z")
+        );
+        assert_eq!((u[1].1, u[1].2), ("A", "x ${B}/y;z"));
+        assert_eq!((u[2].1, u[2].2), ("B", "/y;z"));
+    }
+
+    /// The ends of each reading, longest first, with the path read to that end.
+    fn read(syntax: Syntax, tail: &str) -> Vec<(&str, String)> {
+        let r = readings(syntax, tail);
+        r.ends
+            .iter()
+            .map(|&(len, p)| (&tail[..len], r.path[..p].to_string()))
+            .collect()
+    }
+
+    /// issue 31, item 9: a path goes on past `'`, `$` (not `${`) and an escaped `\${`,
+    /// read as each syntax writes it; the shortest reading is the old one.
+    #[test]
+    fn quoted_names_are_read_past_the_quote_and_dollar() {
+        assert_eq!(
+            read(Syntax::CMake, "/lib/libfoo'x.a\" next"),
+            [
+                ("/lib/libfoo'x.a", "/lib/libfoo'x.a".to_string()),
+                ("/lib/libfoo", "/lib/libfoo".to_string())
+            ]
+        );
+        let cmake = read(Syntax::CMake, r"/lib/libfoo\${x}.a;${_IMPORT_PREFIX}/b");
+        assert_eq!(
+            cmake[0],
+            (r"/lib/libfoo\${x}.a", "/lib/libfoo${x}.a".to_string())
+        );
+        assert_eq!(read(Syntax::CMake, "/a$<TARGET:x>")[0].0, "/a");
+        assert_eq!(read(Syntax::CMake, "/a$ENV{X}")[0].0, "/a");
+        assert_eq!(read(Syntax::CMake, "/a$out")[0].1, "/a$out");
+        let pc = read(Syntax::PkgConfig, "/include/foo$${x}\n");
+        assert_eq!(pc[0], ("/include/foo$${x}", "/include/foo${x}".to_string()));
+        let pc = read(Syntax::PkgConf, "/include/foo$$out ${x}");
+        assert_eq!(
+            pc[0],
+            ("/include/foo$$out", "/include/foo$$out".to_string())
+        );
+        assert_eq!(read(Syntax::PkgConf, "/a${x}"), [("/a", "/a".to_string())]);
+        assert!(read(Syntax::PkgConf, "x/a").is_empty());
+    }
+
+    /// What a rewrite writes reads back as the path in the same syntax.
+    #[test]
+    fn encoded_paths_read_back_as_themselves() {
+        let cmake_only = "a;b\\c\"d";
+        for name in ["foo'x", "foo$out", "foo${x}", "foo`x", cmake_only] {
+            let path = format!("/include/{name}");
+            for syntax in [Syntax::CMake, Syntax::PkgConfig] {
+                if name == cmake_only && syntax != Syntax::CMake {
+                    continue;
+                }
+                let text = format!("/{}", syntax.encode(&path[1..]).unwrap());
+                assert_eq!(read(syntax, &text)[0], (text.as_str(), path.clone()));
+            }
+        }
+        assert_eq!(
+            Syntax::PkgConf.encode("foo$out").as_deref(),
+            Some("foo$out")
+        );
+        assert_eq!(Syntax::PkgConf.encode("foo${x}"), None);
     }
 
     #[test]

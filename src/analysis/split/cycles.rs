@@ -4,8 +4,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::config::{self, ConfigTexts};
 use super::plan::{self, Plan, Tree};
-use super::{config, rel, rel_bytes, SplitOptions};
+use super::{rel, rel_bytes};
 use crate::evidence::PathEvidence;
 use crate::report::{Because, CycleEdge, SplitAction, SplitWarning};
 use crate::store::{StoreDir, StorePath};
@@ -28,7 +29,7 @@ const CYCLE_ROUNDS: usize = 8;
 /// both sides.
 pub(super) fn plan_without_cycles(
     sd: &StoreDir,
-    opts: &SplitOptions,
+    texts: &ConfigTexts,
     ev: &PathEvidence,
     targets: &[String],
     warnings: &mut Vec<SplitWarning>,
@@ -37,7 +38,7 @@ pub(super) fn plan_without_cycles(
     for round in 0.. {
         let mut p = plan::plan_with(ev, targets, &forced);
         let mut w = Vec::new();
-        let rewrites = check_config(sd, opts, ev, &mut p, &mut w);
+        let rewrites = check_config(sd, texts, ev, &mut p, &mut w);
         let Some(cycle) = find_cycle(&p) else {
             warnings.extend(w);
             return (p, rewrites);
@@ -140,39 +141,20 @@ fn find_cycle(p: &Plan) -> Option<Vec<(usize, usize)>> {
     })
 }
 
-/// Build-configuration integrity (`config`): read the package's CMake and pkg-config
-/// files, add the rewrites that keep every path they name resolving after the moves,
-/// and what stdenv adds to `dev`; returns the rewrite actions.
+/// Build-configuration integrity (`config`): from the texts of the package's CMake and
+/// pkg-config files (gathered before the analysis), add the rewrites that keep every
+/// path they name resolving after the moves, and what stdenv adds to `dev`; returns the
+/// rewrite actions.
 fn check_config(
     sd: &StoreDir,
-    opts: &SplitOptions,
+    texts: &ConfigTexts,
     ev: &PathEvidence,
     p: &mut Plan,
     warnings: &mut Vec<SplitWarning>,
 ) -> Vec<SplitAction> {
-    let physical = match opts.files.source().map(|s| s.open(&ev.path)) {
-        Some(Ok(crate::source::PathFiles::Tree { physical })) => Some(physical),
-        _ => None,
-    };
-    let read = |f: usize| -> Option<Vec<u8>> {
-        use std::os::unix::ffi::OsStrExt;
-        let root = physical.as_ref()?;
-        let rel = std::ffi::OsStr::from_bytes(ev.entries[f].path.as_bytes());
-        let file = root.join(rel);
-        // The scan saw a regular file here below directories: read it only if it still
-        // is one, never through a symlink (the tool never follows one out of the store).
-        let mut dir = file.parent();
-        while let Some(d) = dir.filter(|d| d.starts_with(root) && *d != root.as_path()) {
-            if !std::fs::symlink_metadata(d).ok()?.is_dir() {
-                return None;
-            }
-            dir = d.parent();
-        }
-        let meta = std::fs::symlink_metadata(&file).ok()?;
-        meta.is_file().then(|| std::fs::read(&file).ok()).flatten()
-    };
+    let read = |f: usize| texts.get(f);
     let moved = |f: usize| p.place[f] != plan::Place::Output(0);
-    let unread = physical.is_none()
+    let unread = !texts.available()
         && ev
             .entries
             .iter()
@@ -225,7 +207,7 @@ fn self_path_rewrites(
             .filter(|r| r.target == ev.path)
             .flat_map(|r| r.hits.iter())
             .filter(|h| h.fact.file == ev.entries[f].path)
-            .map(|h| plan::sub_path(h, &ev.path))
+            .map(|h| plan::sub_path_in(h, &ev.path, &tree))
             .collect();
         let mut order: Vec<(&Vec<u8>, &usize)> = subs.iter().collect();
         order.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.0.cmp(b.0)));

@@ -36,6 +36,7 @@ use crate::report::{
 use crate::source::Files;
 use crate::store::{Closure, StoreDir, StorePath};
 use actions::{actions, outputs};
+use config::ConfigTexts;
 use cycles::plan_without_cycles;
 use gpu::{archs, remedies};
 use plan::{Plan, Tree};
@@ -109,7 +110,8 @@ pub fn split(
         return Ok(report);
     }
 
-    let (p, rewrites) = plan_without_cycles(sd, opts, &ev, &targets, &mut report.warnings);
+    let texts = config_texts(opts, &ev);
+    let (p, rewrites) = plan_without_cycles(sd, &texts, &ev, &targets, &mut report.warnings);
     report.warnings.extend(p.warnings.iter().cloned());
     report.actions = actions(sd, &ev, &p);
     report.actions.extend(rewrites);
@@ -212,6 +214,27 @@ fn scan_evidence(
     Ok((ev, referrers))
 }
 
+/// The texts of the package's build-configuration files, read through the source
+/// (the analysis after this reads no file).
+fn config_texts(opts: &SplitOptions, ev: &PathEvidence) -> ConfigTexts {
+    let wanted = ConfigTexts::wanted(ev);
+    let rels: Vec<&[u8]> = wanted
+        .iter()
+        .map(|&f| ev.entries[f].path.as_bytes())
+        .collect();
+    let read = opts
+        .files
+        .source()
+        .and_then(|s| crate::source::read_small_files(s, &ev.path, &rels));
+    ConfigTexts(read.map(|texts| {
+        wanted
+            .into_iter()
+            .zip(texts)
+            .filter_map(|(f, t)| Some((f, t?)))
+            .collect()
+    }))
+}
+
 /// The hits of the package into itself that landed on an output by default.
 fn self_assumptions(sd: &StoreDir, ev: &PathEvidence, p: &Plan) -> Vec<Assumption> {
     p.assumptions
@@ -270,7 +293,7 @@ fn build_outputs_needed(
                 .map(|x| x.hits.as_slice())
                 .unwrap_or(&[])
             {
-                let sub = plan::sub_path(h, &ev.path);
+                let sub = plan::sub_path_in(h, &ev.path, &tree);
                 if sub.is_empty() {
                     continue;
                 }

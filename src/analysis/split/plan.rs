@@ -208,17 +208,61 @@ pub fn fact_sub_path(fact: &HitFact, target: &StorePath) -> Vec<u8> {
     let Some(rest) = rest.strip_prefix(b"/") else {
         return Vec::new();
     };
-    let is_path = |b: u8| {
-        fact.detail.symlink_target().is_some()
-            || b.is_ascii_alphanumeric()
-            || b"+._?=/-,@~".contains(&b)
-    };
+    let is_path = |b: u8| fact.detail.symlink_target().is_some() || is_path_byte(b);
     let end = rest.iter().position(|&b| !is_path(b)).unwrap_or(rest.len());
     let mut s = rest[..end].to_vec();
     while s.last() == Some(&b'/') {
         s.pop();
     }
     s
+}
+
+/// [`sub_path`] of a hit into the package `tree` is the tree of: where the bytes after
+/// `<hash>-<name>/` go on past a byte that may end a path (`'`, `$`, `` ` ``, `{`, …) up
+/// to a space, control character or `"`, the longest of those readings that is an
+/// entry of the package (`include/foo'x`, `lib/libfoo$out.a`); else [`sub_path`].
+pub fn sub_path_in(h: &JudgedHit, target: &StorePath, tree: &Tree<'_>) -> Vec<u8> {
+    let short = sub_path(h, target);
+    let fact = &h.fact;
+    if fact.kind == EvidenceKind::FileName || fact.detail.symlink_target().is_some() {
+        return short;
+    }
+    let base = target.to_string();
+    let hay: &[u8] = fact.detail.around();
+    let Some(rest) =
+        find(hay, base.as_bytes()).and_then(|at| hay[at + base.len()..].strip_prefix(b"/"))
+    else {
+        return short;
+    };
+    let end = rest
+        .iter()
+        .position(|&b| b.is_ascii_whitespace() || b.is_ascii_control() || b == b'"')
+        .unwrap_or(rest.len());
+    let rest = &rest[..end];
+    // Longest first; a few lookups per hit, however many such bytes the line holds.
+    let ends = std::iter::once(rest.len())
+        .chain((0..rest.len()).rev().filter(|&i| !is_path_byte(rest[i])))
+        .take(MAX_READINGS);
+    ends.map(|e| trim_slashes(&rest[..e]))
+        .take_while(|s| s.len() > short.len())
+        .find(|s| tree.by_path.contains_key(s))
+        .map(<[u8]>::to_vec)
+        .unwrap_or(short)
+}
+
+/// How many readings of a hit's path [`sub_path_in`] looks up.
+const MAX_READINGS: usize = 64;
+
+fn trim_slashes(mut s: &[u8]) -> &[u8] {
+    while let Some(t) = s.strip_suffix(b"/") {
+        s = t;
+    }
+    s
+}
+
+/// Bytes [`sub_path`] reads as part of a path in text (a symlink target is read whole).
+fn is_path_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"+._?=/-,@~".contains(&b)
 }
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
@@ -632,7 +676,7 @@ impl Plan {
         o: usize,
         grow: &mut [u64],
     ) -> usize {
-        let sub = sub_path(h, &ev.path);
+        let sub = sub_path_in(h, &ev.path, tree);
         let (l, why) = self.land(tree, &sub);
         if let Some(why) = why {
             self.assumptions.push(SelfLanding {
