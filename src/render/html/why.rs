@@ -358,7 +358,7 @@ fn tooltip(r: &WhyReport, p: &WhyPath, cat: &Category) -> Vec<String> {
     if let Some(d) = &p.dominator {
         lines.push(format!("inside {} (its dominator)", name_of(d)));
     }
-    lines.push(format!("chain: {}", chain_words(&p.chain)));
+    lines.push(format!("chain: {}", chain_words(&p.chain, p.chain_omitted)));
     lines.push(format!("kept in as: {}", cat.label()));
     let ev = kept_by(p);
     if !ev.is_empty() {
@@ -383,22 +383,31 @@ fn tooltip(r: &WhyReport, p: &WhyPath, cat: &Category) -> Vec<String> {
     lines
 }
 
-/// The chain as names, root first; long chains keep their first and last hops.
-/// The chain's names, its middle cut when long; only its ends are read (a chain may be
+/// The chain's names, root first, its middle cut when long: the first paths listed
+/// (the root alone when the report cut the chain, `omitted` paths after it) and the last
+/// four, with how many are not named between. Only its ends are read (a chain may be
 /// 50,000 paths deep).
-fn chain_words(chain: &crate::report::Chain) -> String {
-    if chain.len() <= 10 {
+fn chain_words(chain: &crate::report::Chain, omitted: usize) -> String {
+    if chain.len() <= 10 && omitted == 0 {
         let all = chain.to_vec();
         let names: Vec<&str> = all.iter().map(|s| name_of(s)).collect();
         return names.join(" → ");
     }
     let head: Vec<&str> = chain.head().iter().map(|s| name_of(s)).collect();
-    let mut tail: Vec<&str> = chain.rev_iter().take(4).map(|s| name_of(s)).collect();
+    let tail_len = 4.min(chain.len().saturating_sub(head.len()));
+    let mut tail: Vec<&str> = chain
+        .rev_iter()
+        .take(tail_len)
+        .map(|s| name_of(s))
+        .collect();
     tail.reverse();
+    let between = chain.len() - head.len() - tail_len + omitted;
+    if tail.is_empty() {
+        return format!("{} → … ({between} more)", head.join(" → "));
+    }
     format!(
-        "{} → … ({} more) … → {}",
+        "{} → … ({between} more) … → {}",
         head.join(" → "),
-        chain.len() - 8,
         tail.join(" → ")
     )
 }
