@@ -394,3 +394,137 @@ fn a_large_closure_reads_and_writes_the_same_on_one_core_and_on_all() {
         );
     }
 }
+
+// ---- issue 31, item 8: a deep chain's rows stay linear ----
+
+/// A store path with a distinct hash for every `i`, named `p<i>`.
+fn chain_path(i: usize) -> String {
+    const NIX32: &[u8] = b"0123456789abcdfghijklmnpqrsvwxyz";
+    let mut h = [b'0'; 32];
+    let mut x = i;
+    for c in h.iter_mut().rev() {
+        *c = NIX32[x % 32];
+        x /= 32;
+    }
+    format!("/nix/store/{}-p{i}", std::str::from_utf8(&h).unwrap())
+}
+
+/// `nix path-info --json` of `n` paths in one chain: p0 -> p1 -> … -> p<n-1>.
+fn one_chain(dir: &std::path::Path, n: usize) -> std::path::PathBuf {
+    let mut obj = serde_json::Map::new();
+    for i in 0..n {
+        let refs: Vec<String> = (i + 1 < n).then(|| chain_path(i + 1)).into_iter().collect();
+        obj.insert(
+            chain_path(i),
+            serde_json::json!({ "narSize": 1000 + i, "references": refs }),
+        );
+    }
+    let f = dir.join(format!("chain{n}.json"));
+    std::fs::write(&f, serde_json::Value::Object(obj).to_string()).unwrap();
+    f
+}
+
+/// Run nixcut; its stdout, or `Err(bytes read)` as soon as it passes `limit` bytes (the
+/// process is killed then: a quadratic report is not waited for, nor held).
+fn stdout_within(args: &[&str], limit: usize) -> Result<Vec<u8>, usize> {
+    use std::io::Read;
+    let mut child = nixcut()
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("run nixcut");
+    let mut stdout = child.stdout.take().unwrap();
+    let mut out = Vec::new();
+    let mut buf = vec![0; 1 << 16];
+    loop {
+        let k = stdout.read(&mut buf).expect("read stdout");
+        if k == 0 {
+            break;
+        }
+        out.extend_from_slice(&buf[..k]);
+        if out.len() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(out.len());
+        }
+    }
+    let status = child.wait().expect("wait for nixcut");
+    assert!(status.success(), "{args:?}: {status}");
+    Ok(out)
+}
+
+/// On a 60,000-path chain (each path referring to the next), `why --format json` wrote
+/// 25.4 GB in under a minute: every row listed its whole chain from the root, so the
+/// report grew with the square of the depth. Now a row's chain lists at most
+/// `--max-chain-length` paths (default 32: the root and the last 31) and counts those
+/// left out (`chain_omitted`): every format stays within a constant number of bytes a
+/// path, and `--max-chain-length` asks for longer chains (whole ones with N ≥ depth).
+#[test]
+fn why_on_a_deep_chain_writes_output_linear_in_the_graph() {
+    let n = 20_000;
+    let dir = tempfile::tempdir().unwrap();
+    let input = one_chain(dir.path(), n);
+    let input = input.to_str().unwrap();
+    // Longest name, with its quotes and a comma.
+    let name = chain_path(n - 1).len() + 3;
+    // A row: its path, dominator, sizes and keys (~8 names' worth), and its chain.
+    let bound = |chain: usize| n * (chain + 8) * name;
+    for format in ["json", "markdown", "html", "table", "dot"] {
+        let mut args = vec!["why", input, "--no-evidence", "--all", "--format", format];
+        let out = stdout_within(&args, bound(32))
+            .unwrap_or_else(|b| panic!("{format}: more than {b} bytes for {n} paths"));
+        eprintln!("{format}: {} bytes, {} a path", out.len(), out.len() / n);
+        if format == "table" {
+            args.push("--long");
+            let long = stdout_within(&args, bound(32))
+                .unwrap_or_else(|b| panic!("table --long: more than {b} bytes"));
+            eprintln!("table --long: {} bytes", long.len());
+        }
+    }
+    // The JSON rows (read into the contract's mirror): chains cut to the root and the
+    // last 31 paths, the rest counted; or to N with --max-chain-length N.
+    let report = |extra: &[&str], cap: usize| -> contract::WhyReport {
+        let mut args = vec!["why", input, "--no-evidence", "--format", "json"];
+        args.extend(extra);
+        let out = stdout_within(&args, bound(cap)).unwrap_or_else(|b| panic!("{extra:?}: {b}"));
+        serde_json::from_slice(&out).unwrap()
+    };
+    for (extra, cap) in [
+        (&[][..], 32),
+        (&["--max-chain-length", "2"][..], 2),
+        (&["--max-chain-length", "48"][..], 48),
+    ] {
+        let paths = report(extra, cap).paths;
+        assert_eq!(paths.len(), n);
+        let mut longest = 0;
+        for p in &paths {
+            let me: usize = p.path.rsplit("-p").next().unwrap().parse().unwrap();
+            let (chain, omitted) = (&p.chain, p.chain_omitted);
+            assert_eq!(
+                chain.len() + omitted,
+                me + 1,
+                "{extra:?}: the whole chain counted"
+            );
+            assert_eq!(chain.len(), (me + 1).min(cap), "{extra:?}: p{me}");
+            assert_eq!(chain[0], chain_path(0), "the root leads");
+            // The last paths are the chain's own: p<me - k> … p<me>.
+            for (k, c) in chain[1..].iter().rev().enumerate() {
+                assert_eq!(*c, chain_path(me - k), "{extra:?}: p{me}");
+            }
+            longest = longest.max(chain.len());
+        }
+        assert_eq!(longest, cap, "{extra:?}");
+    }
+    // Whole chains when asked for (the three deepest paths: largest NAR sizes).
+    let top = report(
+        &["--max-chain-length", "20000", "--top", "3", "--sort", "nar"],
+        n,
+    );
+    assert_eq!(top.paths[0].chain.len(), n);
+    assert_eq!(top.paths[0].chain_omitted, 0);
+    // A cap under two is refused, naming the option.
+    let (code, _, err) = run(&["why", input, "--max-chain-length", "1"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--max-chain-length"), "{err}");
+}

@@ -33,7 +33,7 @@ pub use snapshot::{snapshot, SnapshotOptions};
 pub use split::{nar_size_of, savings, split, SplitOptions};
 pub use why::{
     why, why_chains, why_chains_capped, why_evidence, why_ranking, why_report, WhyEvidence,
-    WhyOptions, WhyRanking,
+    WhyOptions, WhyRanking, DEFAULT_MAX_CHAIN_LENGTH,
 };
 
 /// Why an analysis could not run.

@@ -36,9 +36,19 @@ pub struct WhyOptions {
     /// (`None`: every shown path). Each one costs up to `max_referrers` scans, and over
     /// HTTP a scan is a NAR download, so a report of every path need not scan them all.
     pub evidence_paths: Option<usize>,
+    /// `--max-chain-length N`: each row's chain lists at most N paths, the root and
+    /// the last N - 1 (at least 2); `None`: [`DEFAULT_MAX_CHAIN_LENGTH`].
+    pub max_chain_length: Option<usize>,
     /// Where the steps report their times.
     pub timings: Timings,
 }
+
+/// How many paths a `why` row's chain lists at most unless asked otherwise
+/// (`--max-chain-length`): the root and the last 31. The shortest chains of real
+/// closures are far shorter and are listed whole; in a deeper graph (a chain of 60,000
+/// paths) every row listing its chain from the root made the report quadratic in the
+/// graph (95 GB of JSON).
+pub const DEFAULT_MAX_CHAIN_LENGTH: usize = 32;
 
 /// `nixcut why ROOT`: every path with NAR, closure and added size, ranked. The three
 /// steps a caller may also take one by one: the ranking ([`why_ranking`], pure), the
@@ -285,7 +295,8 @@ pub fn why_report(
     } = ranking;
     let (n, shown) = (g.len(), *shown);
     let sd = &c.store_dir;
-    let mut paths = rows(c, ranking);
+    let max_chain = opts.max_chain_length.unwrap_or(DEFAULT_MAX_CHAIN_LENGTH);
+    let mut paths = rows(c, ranking, max_chain);
     opts.timings.step("rows with their chains");
     let mut warnings: Vec<WhyWarning> = load_warnings(c)
         .into_iter()
@@ -347,8 +358,9 @@ pub fn why_report(
     }
 }
 
-/// The shown rows, each with its sizes, shortest chain and dominator (no evidence yet).
-fn rows(c: &Closure, ranking: &WhyRanking) -> Vec<WhyPath> {
+/// The shown rows, each with its sizes, shortest chain (cut to `max_chain` paths) and
+/// dominator (no evidence yet). O(shown): a cut chain shares the whole one's links.
+fn rows(c: &Closure, ranking: &WhyRanking, max_chain: usize) -> Vec<WhyPath> {
     let (g, order, parents, idom) = (&ranking.g, &ranking.order, &ranking.parents, &ranking.idom);
     let (n, shown) = (g.len(), ranking.shown);
     let sd = &c.store_dir;
@@ -371,12 +383,14 @@ fn rows(c: &Closure, ranking: &WhyRanking) -> Vec<WhyPath> {
         .par_iter()
         .zip(chains)
         .map(|(&i, chain)| {
+            let (chain, chain_omitted) = chain.cut(max_chain);
             WhyPath {
                 path: name(i).to_string(),
                 nar_size: g.nar_sizes[i].get(),
                 closure_size: ranking.closure[i].get(),
                 added_size: ranking.added[i].get(),
                 chain,
+                chain_omitted,
                 // The virtual root (index n) and unreachable nodes (themselves) mean none.
                 dominator: idom
                     .get(i)

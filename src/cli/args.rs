@@ -442,6 +442,12 @@ pub struct WhyArgs {
     #[arg(long, value_name = "N", requires = "target",
           value_parser = clap::value_parser!(u64).range(1..))]
     pub max_chains: Option<u64>,
+    /// List at most N paths of each path's chain from ROOT, in every format (default
+    /// 32): a longer chain keeps ROOT and its last N - 1 paths, and JSON counts the
+    /// paths left out (`chain_omitted`).
+    #[arg(long, value_name = "N", conflicts_with = "target",
+          value_parser = clap::value_parser!(u64).range(2..))]
+    pub max_chain_length: Option<u64>,
     /// Show the first N paths and summarise the rest in one row (default 25 in tables,
     /// all in JSON).
     #[arg(long, value_name = "N", conflicts_with = "all")]

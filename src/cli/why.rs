@@ -69,6 +69,9 @@ pub(super) fn run(cfg: &Config, a: &WhyArgs, rules: ClassRules) -> Result<Outcom
                     (None, Some(n)) => Some(n),
                     (None, None) => Some(DEFAULT_TOP),
                 },
+                max_chain_length: a
+                    .max_chain_length
+                    .map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
                 timings: cfg.timings.clone(),
             };
             // Rank (pure), gather the files' evidence for the first rows, report.

@@ -132,13 +132,16 @@ fn why(r: &WhyReport, out: &mut dyn Write) -> io::Result<()> {
         if linked || p.chain.len() < 2 {
             continue;
         }
-        // The nearest path on the shortest chain that the report has.
+        // The nearest path on the shortest chain that the report has (past the root,
+        // the paths a cut chain leaves out count too).
+        let root_at = p.chain.len() - 2;
         let hops = p
             .chain
             .rev_iter()
             .skip(1)
             .enumerate()
-            .find_map(|(k, c)| index.get(c.as_ref()).map(|&f| (f, k)));
+            .find_map(|(k, c)| index.get(c.as_ref()).map(|&f| (f, k)))
+            .map(|(f, k)| (f, if k == root_at { k + p.chain_omitted } else { k }));
         match hops {
             Some((from, 0)) => {
                 let _ = writeln!(s, "  n{from} -> n{i};");

@@ -116,8 +116,8 @@ fn write_why_parallel(r: &WhyReport, out: &mut dyn Write) -> io::Result<()> {
 
 /// A row with only the fields of a graph-level report (no evidence, no GPU bytes)
 /// written without serde: the same bytes as its derived serialisation (the fields in
-/// [`WhyPath`]'s order, `dominator` left out when absent), with each string that
-/// needs no escape copied as it is. serde_json looks every byte of every string up
+/// [`WhyPath`]'s order, `chain_omitted` and `dominator` left out when absent), with
+/// each string that needs no escape copied as it is. serde_json looks every byte of every string up
 /// in its escape table, and a `why` report's chains repeat the same paths millions of
 /// times. `false`, and nothing written, for any other row. `chain` is scratch.
 fn write_graph_row<'r>(
@@ -146,6 +146,10 @@ fn write_graph_row<'r>(
         write_str(p, out)?;
     }
     out.write_all(b"]")?;
+    if row.chain_omitted != 0 {
+        out.write_all(b",\"chain_omitted\":")?;
+        out.write_all(num.format(row.chain_omitted).as_bytes())?;
+    }
     if let Some(d) = &row.dominator {
         out.write_all(b",\"dominator\":")?;
         write_str(d, out)?;
@@ -381,7 +385,9 @@ mod tests {
                     nar_size: i as u64,
                     closure_size: 2 * i as u64,
                     added_size: 3 * i as u64,
-                    chain: (0..i % 5).map(name).collect(),
+                    // Every few rows a chain cut (root and last paths listed).
+                    chain: (0..i % 5).map(name).collect::<crate::report::Chain>(),
+                    chain_omitted: 0,
                     dominator: (i % 3 == 0).then(|| name(i / 2)),
                     kept_by: Vec::new(),
                     kept_by_more: i % 7,
@@ -390,6 +396,12 @@ mod tests {
                         generic_bytes: 2,
                         archs: [("gfx90a".to_string(), 1)].into(),
                     }),
+                })
+                .map(|mut p| {
+                    if p.nar_size % 4 == 3 {
+                        (p.chain, p.chain_omitted) = p.chain.cut(2);
+                    }
+                    p
                 })
                 .collect(),
             rest: Some(RestRow {

@@ -4,6 +4,12 @@
 //! chains go, where a copied list per path was quadratic (a 20,000-path chain took
 //! 6.9 GB). It is written and read as the JSON array of full store paths, without
 //! recursion; dropping a long chain does not recurse either.
+//!
+//! A chain may be cut ([`Chain::cut`]): it then lists the root and the last paths only,
+//! and the paths between are left out (the `why` row counts them, `chain_omitted`), so
+//! that a report's rows stay linear in the graph however deep it is. A cut chain still
+//! shares its links with the whole one: cutting costs nothing, and only the paths it
+//! lists are visited.
 
 use std::sync::Arc;
 
@@ -15,7 +21,12 @@ const HEAD: usize = 4;
 
 /// A chain of store paths from a root; empty for none.
 #[derive(Clone, Default)]
-pub struct Chain(Option<Arc<Link>>);
+pub struct Chain {
+    link: Option<Arc<Link>>,
+    /// How many paths right after the root are left out (0: the chain is whole);
+    /// fewer than `link.len - 1`, so that the root and the last path stay.
+    skip: usize,
+}
 
 struct Link {
     path: Arc<str>,
@@ -28,46 +39,83 @@ struct Link {
 impl Chain {
     /// The empty chain.
     pub fn new() -> Chain {
-        Chain(None)
+        Chain {
+            link: None,
+            skip: 0,
+        }
     }
 
-    /// This chain followed by `path` (the chain itself is shared, not copied).
+    /// This chain followed by `path` (the chain itself is shared, not copied). Of a cut
+    /// chain, the same paths are left out.
     pub fn then(&self, path: Arc<str>) -> Chain {
-        let len = self.len() + 1;
-        let head: Arc<[Arc<str>]> = match &self.0 {
+        let whole = self.link.as_ref().map_or(0, |l| l.len);
+        let head: Arc<[Arc<str>]> = match &self.link {
             Some(l) if l.head.len() >= HEAD => Arc::clone(&l.head),
             Some(l) => l.head.iter().cloned().chain([path.clone()]).collect(),
             None => Arc::from(vec![path.clone()]),
         };
-        Chain(Some(Arc::new(Link {
-            path,
-            parent: self.clone(),
-            len,
-            head,
-        })))
+        Chain {
+            link: Some(Arc::new(Link {
+                path,
+                parent: Chain {
+                    link: self.link.clone(),
+                    skip: 0,
+                },
+                len: whole + 1,
+                head,
+            })),
+            skip: self.skip,
+        }
     }
 
-    /// How many paths.
+    /// This chain cut to at most `max` paths (at least two: the root and the last
+    /// path): the root, then the last `max - 1` paths. The second value is how many
+    /// paths are left out, right after the root (0: the chain is whole). O(1): no
+    /// link is visited or copied.
+    pub fn cut(mut self, max: usize) -> (Chain, usize) {
+        let omitted = self.len().saturating_sub(max.max(2));
+        self.skip += omitted;
+        (self, omitted)
+    }
+
+    /// How many paths are listed (of a cut chain, without those left out).
     pub fn len(&self) -> usize {
-        self.0.as_ref().map_or(0, |l| l.len)
+        self.link.as_ref().map_or(0, |l| l.len - self.skip)
     }
 
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
-        self.0.is_none()
+        self.link.is_none()
     }
 
-    /// The first paths (at most four), root first.
+    /// The first paths listed (at most four), root first; of a cut chain, the root alone.
     pub fn head(&self) -> &[Arc<str>] {
-        self.0.as_ref().map_or(&[], |l| &l.head)
+        match &self.link {
+            None => &[],
+            Some(l) if self.skip > 0 => &l.head[..1],
+            Some(l) => &l.head,
+        }
     }
 
-    /// The paths from the last back to the root (O(1) a step).
+    /// The paths listed, from the last back to the root (O(1) a step; the paths a cut
+    /// chain leaves out are not visited).
     pub fn rev_iter(&self) -> impl Iterator<Item = &Arc<str>> {
-        let mut cur = self.0.as_deref();
+        let mut cur = self.link.as_deref();
+        // Links to follow before the jump to the root (a whole chain never jumps).
+        let mut before_jump = match &self.link {
+            Some(l) if self.skip > 0 => l.len - self.skip - 1,
+            _ => usize::MAX,
+        };
+        let root = self.link.as_deref().and_then(|l| l.head.first());
         std::iter::from_fn(move || {
+            if before_jump == 0 {
+                cur = None;
+                before_jump = usize::MAX;
+                return root;
+            }
+            before_jump -= 1;
             let l = cur?;
-            cur = l.parent.0.as_deref();
+            cur = l.parent.link.as_deref();
             Some(&l.path)
         })
     }
@@ -92,10 +140,10 @@ impl Drop for Chain {
     /// Unlink iteratively: the default drop of a 50,000-link chain recurses once a
     /// link.
     fn drop(&mut self) {
-        let mut next = self.0.take();
+        let mut next = self.link.take();
         while let Some(link) = next {
             match Arc::try_unwrap(link) {
-                Ok(mut l) => next = l.parent.0.take(),
+                Ok(mut l) => next = l.parent.link.take(),
                 Err(_) => break, // shared: whoever holds it last unlinks the rest
             }
         }
@@ -110,8 +158,8 @@ impl FromIterator<Arc<str>> for Chain {
 
 impl PartialEq for Chain {
     fn eq(&self, other: &Chain) -> bool {
-        match (&self.0, &other.0) {
-            (Some(a), Some(b)) if Arc::ptr_eq(a, b) => true,
+        match (&self.link, &other.link) {
+            (Some(a), Some(b)) if Arc::ptr_eq(a, b) && self.skip == other.skip => true,
             _ => self.len() == other.len() && self.rev_iter().eq(other.rev_iter()),
         }
     }
@@ -215,6 +263,36 @@ mod tests {
         assert_eq!(back, b);
         assert_ne!(back, c);
         assert!(Chain::new().is_empty());
+    }
+
+    #[test]
+    fn a_cut_chain_lists_the_root_and_the_last_paths() {
+        let whole: Chain = (0..10).map(|i| Arc::from(format!("p{i}"))).collect();
+        let (cut, omitted) = whole.clone().cut(4);
+        assert_eq!((cut.len(), omitted), (4, 6));
+        let names = |c: &Chain| c.to_vec().iter().map(|p| p.to_string()).collect::<Vec<_>>();
+        assert_eq!(names(&cut), ["p0", "p7", "p8", "p9"]);
+        assert_eq!(cut.head().len(), 1, "only the root leads a cut chain");
+        assert_eq!(
+            serde_json::to_string(&cut).unwrap(),
+            r#"["p0","p7","p8","p9"]"#
+        );
+        // Read back, it lists the same paths.
+        let back: Chain = serde_json::from_str(r#"["p0","p7","p8","p9"]"#).unwrap();
+        assert_eq!(back, cut);
+        assert_ne!(cut, whole);
+        // Cut again, and extended: the same paths stay left out.
+        let (twice, more) = cut.clone().cut(2);
+        assert_eq!(
+            (names(&twice), more),
+            (vec!["p0".to_string(), "p9".into()], 2)
+        );
+        let longer = cut.then(Arc::from("p10"));
+        assert_eq!(names(&longer), ["p0", "p7", "p8", "p9", "p10"]);
+        // A chain no longer than the cap, and a cap below two, keep root and last.
+        assert_eq!(whole.clone().cut(10), (whole.clone(), 0));
+        assert_eq!(names(&whole.cut(0).0), ["p0", "p9"]);
+        assert_eq!(Chain::new().cut(3), (Chain::new(), 0));
     }
 
     #[test]

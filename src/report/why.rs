@@ -98,8 +98,15 @@ pub struct WhyPath {
     /// What leaving this path out would free: its dominator-tree subtree.
     pub added_size: u64,
     /// The shortest chain from the root: full store paths, root first, this path last.
-    /// (A parent pointer: a closure's chains share their prefixes.)
+    /// (A parent pointer: a closure's chains share their prefixes.) A chain longer than
+    /// `--max-chain-length` (default 32) is cut: it lists the
+    /// root and then the last `max - 1` paths, and `chain_omitted` counts the paths left
+    /// out between the root and the second path listed.
     pub chain: super::Chain,
+    /// How many paths of the chain are not listed, right after the root (absent: none,
+    /// the chain is whole). The chain's full length is `chain.len() + chain_omitted`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub chain_omitted: usize,
     /// The path's immediate dominator (full store path): the nearest path on every
     /// chain from the root(s) to it, whose added size includes this one's. Absent for a
     /// root and for a path shared by several roots (dominated by none of them).

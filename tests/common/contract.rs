@@ -98,7 +98,12 @@ pub struct WhyPath {
     pub nar_size: u64,
     pub closure_size: u64,
     pub added_size: u64,
+    /// Root first, this path last; cut to `--max-chain-length` paths (the root and the
+    /// last ones) when longer.
     pub chain: Vec<String>,
+    /// The paths the cut chain leaves out right after the root; absent when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub chain_omitted: usize,
     /// The immediate dominator; absent for a root.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dominator: Option<String>,

@@ -358,7 +358,7 @@ fn tooltip(r: &WhyReport, p: &WhyPath, cat: &Category) -> Vec<String> {
     if let Some(d) = &p.dominator {
         lines.push(format!("inside {} (its dominator)", name_of(d)));
     }
-    lines.push(format!("chain: {}", chain_words(&p.chain)));
+    lines.push(format!("chain: {}", chain_words(&p.chain, p.chain_omitted)));
     lines.push(format!("kept in as: {}", cat.label()));
     let ev = kept_by(p);
     if !ev.is_empty() {
@@ -383,22 +383,37 @@ fn tooltip(r: &WhyReport, p: &WhyPath, cat: &Category) -> Vec<String> {
     lines
 }
 
-/// The chain as names, root first; long chains keep their first and last hops.
-/// The chain's names, its middle cut when long; only its ends are read (a chain may be
+/// The chain's names, root first, its middle cut when long: the first paths listed
+/// (the root alone when the report cut the chain, `omitted` paths after it) and the last
+/// four, with how many are not named between. Only its ends are read (a chain may be
 /// 50,000 paths deep).
-fn chain_words(chain: &crate::report::Chain) -> String {
-    if chain.len() <= 10 {
+fn chain_words(chain: &crate::report::Chain, omitted: usize) -> String {
+    if chain.len() <= 10 && omitted == 0 {
         let all = chain.to_vec();
         let names: Vec<&str> = all.iter().map(|s| name_of(s)).collect();
         return names.join(" → ");
     }
-    let head: Vec<&str> = chain.head().iter().map(|s| name_of(s)).collect();
-    let mut tail: Vec<&str> = chain.rev_iter().take(4).map(|s| name_of(s)).collect();
+    // A cut chain leaves paths out right after the root: it leads alone (the chain
+    // itself knows that only until it is read back from JSON).
+    let head = match chain.head() {
+        [root, ..] if omitted > 0 => std::slice::from_ref(root),
+        head => head,
+    };
+    let head: Vec<&str> = head.iter().map(|s| name_of(s)).collect();
+    let tail_len = 4.min(chain.len().saturating_sub(head.len()));
+    let mut tail: Vec<&str> = chain
+        .rev_iter()
+        .take(tail_len)
+        .map(|s| name_of(s))
+        .collect();
     tail.reverse();
+    let between = chain.len() - head.len() - tail_len + omitted;
+    if tail.is_empty() {
+        return format!("{} → … ({between} more)", head.join(" → "));
+    }
     format!(
-        "{} → … ({} more) … → {}",
+        "{} → … ({between} more) … → {}",
         head.join(" → "),
-        chain.len() - 8,
         tail.join(" → ")
     )
 }
@@ -834,6 +849,59 @@ mod tests {
     use super::*;
     use crate::analysis::{why as analyse, SortKey, WhyOptions};
     use crate::graph::testutil::{closure, path};
+
+    #[test]
+    fn a_cut_chain_is_worded_with_its_ends_and_the_count_left_out() {
+        // 0 → 1 → … → 19: the last path's chain cut to 3 paths (0, 18, 19), 17 left out.
+        let n = 20;
+        let refs: Vec<Vec<usize>> = (0..n)
+            .map(|i| if i + 1 < n { vec![i + 1] } else { vec![] })
+            .collect();
+        let c = closure(&vec![1; n], &refs);
+        let opts = |max| WhyOptions {
+            max_chain_length: Some(max),
+            sort: SortKey::Nar,
+            ..Default::default()
+        };
+        let r = analyse(&c, &opts(3), None).unwrap();
+        let name = |i: usize| path(i).to_string();
+        let p19 = r
+            .paths
+            .iter()
+            .find(|p| p.path.ends_with(&name(19)))
+            .unwrap();
+        assert_eq!((p19.chain.len(), p19.chain_omitted), (3, 17));
+        let words = chain_words(&p19.chain, p19.chain_omitted);
+        assert!(words.contains("(17 more)"), "{words}");
+        assert_eq!(
+            crate::render::words::why::via(p19),
+            format!("{} → … → {}", name_of(&name(0)), name_of(&name(18)))
+        );
+        // Read back from its JSON, the report words its chains the same.
+        let back: WhyReport = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
+        for (a, b) in r.paths.iter().zip(&back.paths) {
+            assert_eq!(
+                chain_words(&a.chain, a.chain_omitted),
+                chain_words(&b.chain, b.chain_omitted)
+            );
+            assert_eq!(
+                crate::render::words::why::via(a),
+                crate::render::words::why::via(b)
+            );
+        }
+        // Cut to the root and the path: no referrer to name.
+        let r2 = analyse(&c, &opts(2), None).unwrap();
+        let p19 = r2
+            .paths
+            .iter()
+            .find(|p| p.path.ends_with(&name(19)))
+            .unwrap();
+        assert_eq!(
+            crate::render::words::why::via(p19),
+            format!("{} → …", name_of(&name(0)))
+        );
+        assert!(chain_words(&p19.chain, 18).contains("(18 more)"));
+    }
 
     /// 0 → {1, 2}; 1 → {3, 4}; 2 → 4; 4 → 5; 6 is a small leaf of the root.
     fn report(top: Option<usize>, sort: SortKey) -> WhyReport {

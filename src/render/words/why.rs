@@ -19,13 +19,18 @@ pub(crate) fn size_or_unknown(bytes: u64, known: bool) -> String {
     }
 }
 
-/// The chain from the root to the path's parent, as names: `llama-cpp-rocm → rocblas`.
+/// The chain from the root to the path's parent, as names: `llama-cpp-rocm → rocblas`;
+/// its middle is `…` when long or cut (`chain_omitted`).
 pub(crate) fn via(p: &WhyPath) -> String {
     // Only the ends are read: a chain may be 50,000 paths deep.
-    if p.chain.len() <= 4 {
+    if p.chain.len() <= 4 && p.chain_omitted == 0 {
         return via_chain(&p.chain.to_vec());
     }
     let first = p.chain.head().first().map_or("", |s| name_of(s));
+    if p.chain.len() <= 2 {
+        // Cut to the root and the path: its referrer is not listed.
+        return format!("{first} → …");
+    }
     let last_hop = p.chain.rev_iter().nth(1).map_or("", |s| name_of(s));
     format!("{first} → … → {last_hop}")
 }
