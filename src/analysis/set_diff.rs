@@ -40,6 +40,7 @@ use crate::report::{
 use crate::store::{parse_package_name, Bytes, Closure, StorePath};
 
 use super::common::load_warnings;
+use super::AnalysisError;
 
 /// Words of root bitset per component per block.
 const W: usize = 16;
@@ -714,9 +715,50 @@ fn block_causes(
     }
 }
 
-fn clamp(x: i128) -> i64 {
-    x.clamp(i64::MIN as i128, i64::MAX as i128) as i64
+/// Where a sum over roots or causes is checked: the two sets' names, for the error.
+struct Ranges<'s> {
+    old: &'s Side<'s>,
+    new: &'s Side<'s>,
+    old_origin: &'s str,
+    new_origin: &'s str,
 }
+
+impl Ranges<'_> {
+    /// The error for a sum `value` of `what` beyond `limit`, naming the largest NAR
+    /// size of either side (the likely wrong one).
+    fn error(&self, what: String, value: i128, limit: &'static str) -> AnalysisError {
+        let largest = [self.old, self.new]
+            .into_iter()
+            .flat_map(|s| (0..s.g.len()).map(move |v| (s.g.nar_sizes[v].get(), s, v)))
+            .max_by_key(|x| x.0);
+        AnalysisError::SetSumOutOfRange {
+            old: self.old_origin.to_string(),
+            new: self.new_origin.to_string(),
+            what,
+            value: value.to_string(),
+            limit,
+            example: largest
+                .map(|(size, s, v)| {
+                    format!(" (the largest NAR size: {} with {size} bytes)", s.display(v))
+                })
+                .unwrap_or_default(),
+        }
+    }
+
+    /// A sum of sizes: at most 2^64 - 1.
+    fn unsigned(&self, value: u128, what: impl FnOnce() -> String) -> Result<u64, AnalysisError> {
+        u64::try_from(value).map_err(|_| self.error(what(), value as i128, U64_LIMIT))
+    }
+
+    /// A sum of signed changes: within the i64 range.
+    fn signed(&self, value: i128, what: impl FnOnce() -> String) -> Result<i64, AnalysisError> {
+        i64::try_from(value).map_err(|_| self.error(what(), value, I64_LIMIT))
+    }
+}
+
+const U64_LIMIT: &str = "2^64 - 1 bytes (16 EiB), the largest size a report holds";
+const I64_LIMIT: &str =
+    "the range of a signed change (-2^63 to 2^63 - 1 bytes, 8 EiB), the largest change a report holds";
 
 fn percent(old: u64, delta: i64) -> Option<f64> {
     (old > 0).then(|| delta as f64 / old as f64 * 100.0)
@@ -741,28 +783,67 @@ pub fn set_diff(
     old_in: SetInput<'_>,
     new_in: SetInput<'_>,
     opts: &SetDiffOptions,
-) -> SetDiffReport {
+) -> Result<SetDiffReport, AnalysisError> {
     let (mut old, mut new) = rayon::join(
         || Side::new(old_in.graph, old_in.roots, &opts.timings),
         || Side::new(new_in.graph, new_in.roots, &opts.timings),
     );
     opts.timings.step("set diff: graphs and closure sizes");
+    // Every size of one side (a closure, a root's change, a package's bytes in one
+    // closure) is a sum over part of its union: when the union fits the i64 range, none
+    // of them leaves it. Only sums over several roots are checked one by one below.
+    for (s, origin) in [(&old, old_in.origin), (&new, new_in.origin)] {
+        let union: u128 = s.g.nar_sizes.iter().map(|b| u128::from(b.get())).sum();
+        if i64::try_from(union).is_err() {
+            let r = Ranges {
+                old: &old,
+                new: &new,
+                old_origin: old_in.origin,
+                new_origin: new_in.origin,
+            };
+            return Err(r.error(
+                format!("the NAR sizes of the closures of `{origin}`"),
+                union as i128,
+                I64_LIMIT,
+            ));
+        }
+    }
     let (pairs, only_old, only_new) = match_roots(&old, &new);
     let mut pk = packages(&mut old, &mut new);
     pk.skip = unchanged(&old, &new, &pk, &pairs);
     opts.timings.step("set diff: packages that change nothing");
     let (old, new) = (&old, &new);
+    let ranges = Ranges {
+        old,
+        new,
+        old_origin: old_in.origin,
+        new_origin: new_in.origin,
+    };
     let acc = cause_sums(old, new, &pk, &pairs);
     opts.timings.step("set diff: causes");
     let pair_name: Vec<String> = pairs.iter().map(|p| key_name(&p.2)).collect();
+    // Totals first: a root total out of range is the plainer message.
+    let rr = root_rows((old, new), &ranges, &pairs, (&only_old, &only_new), opts.top)?;
     let found = ranked_causes(&acc, &pk);
+    for (p, k, a) in &found {
+        ranges.signed(a.bytes, || {
+            format!(
+                "the bytes of the cause `{}` ({}) over its {} roots",
+                pk.names[*p],
+                CHANGES[*k].as_str(),
+                a.roots
+            )
+        })?;
+    }
     let cause_total: i128 = found.iter().map(|c| c.2.bytes).sum();
     let keep = kept_by_top(&found, opts.top);
     let causes = cause_rows(old, new, &pk, &pairs, &pair_name, &found, &keep);
     let shown_bytes: i128 = causes.iter().map(|c| c.bytes as i128).sum();
     let causes_hidden = found.len() - causes.len();
-    let rr = root_rows(old, new, &pairs, &only_old, &only_new, opts.top);
-    let total_delta = rr.total_new as i64 - rr.total_old as i64;
+    let total_delta = rr.total_delta;
+    let hidden_causes_bytes = ranges.signed(cause_total - shown_bytes, || {
+        format!("the bytes of the {causes_hidden} causes not listed")
+    })?;
     debug_assert_eq!(
         cause_total, total_delta as i128,
         "causes must add up to the total"
@@ -778,7 +859,7 @@ pub fn set_diff(
             opts.show,
         )
     });
-    SetDiffReport {
+    Ok(SetDiffReport {
         schema_version: SCHEMA_VERSION,
         old: set_side(old, old_in.origin),
         new: set_side(new, new_in.origin),
@@ -797,12 +878,12 @@ pub fn set_diff(
             roots: rr.hidden_roots,
             roots_delta: rr.hidden_delta,
             causes: causes_hidden,
-            causes_bytes: clamp(cause_total - shown_bytes),
+            causes_bytes: hidden_causes_bytes,
         }),
         check,
         warnings: set_warnings(old, new),
         show: opts.show,
-    }
+    })
 }
 
 /// Matched pairs of roots: (old root index, new root index, key).
@@ -916,7 +997,8 @@ fn cause_rows(
                 name: pk.names[*p].clone(),
                 change,
                 roots: a.roots,
-                bytes: clamp(a.bytes),
+                // Every cause's bytes were checked against the i64 range.
+                bytes: a.bytes as i64,
                 old_versions: versions(old, &pk.old_nodes[*p]),
                 new_versions: versions(new, &pk.new_nodes[*p]),
                 example_root: pair_name[a.example as usize].clone(),
@@ -933,9 +1015,10 @@ struct RootRows {
     hidden_roots: usize,
     hidden_delta: i64,
     counts: RootCounts,
-    /// Closure sizes of the matched roots, summed on each side.
+    /// Closure sizes of the matched roots, summed on each side, and new minus old.
     total_old: u64,
     total_new: u64,
+    total_delta: i64,
     /// Matched roots rebuilt (another store path) at the same closure size.
     rebuilt_same: usize,
 }
@@ -951,22 +1034,22 @@ fn root_side(s: &Side, i: usize) -> RootSide {
 
 /// Every root's row: the matched pairs (largest growth first), the roots only NEW or
 /// only OLD has (largest first), the counts and totals, and what `--top` hides.
+/// Sums over roots that leave the range a report holds are errors.
 fn root_rows(
-    old: &Side,
-    new: &Side,
+    (old, new): (&Side, &Side),
+    ranges: &Ranges,
     pairs: &Pairs,
-    only_old: &[(usize, (String, String))],
-    only_new: &[(usize, (String, String))],
+    (only_old, only_new): (&[(usize, (String, String))], &[(usize, (String, String))]),
     top: Option<usize>,
-) -> RootRows {
+) -> Result<RootRows, AnalysisError> {
     let mut counts = RootCounts {
         both: pairs.len(),
         only_old: only_old.len(),
         only_new: only_new.len(),
         ..RootCounts::default()
     };
-    let mut total_old = 0u64;
-    let mut total_new = 0u64;
+    let mut total_old = 0u128;
+    let mut total_new = 0u128;
     let mut rebuilt_same = 0usize;
     let mut matched: Vec<RootDiff> = Vec::with_capacity(pairs.len());
     for (o, n, key) in pairs {
@@ -982,8 +1065,8 @@ fn root_rows(
                 }
             }
         }
-        total_old = total_old.saturating_add(so.closure_size);
-        total_new = total_new.saturating_add(sn.closure_size);
+        total_old += u128::from(so.closure_size);
+        total_new += u128::from(sn.closure_size);
         matched.push(RootDiff {
             name: key_name(key),
             package: key.0.clone(),
@@ -997,7 +1080,7 @@ fn root_rows(
     matched.sort_by(|a, b| b.delta.cmp(&a.delta).then_with(|| a.name.cmp(&b.name)));
     let appeared = one_sided_rows(new, only_new, true);
     let vanished = one_sided_rows(old, only_old, false);
-    let (mut roots, mut hidden_roots, mut hidden_delta) = (Vec::new(), 0usize, 0i64);
+    let (mut roots, mut hidden_roots, mut hidden_delta) = (Vec::new(), 0usize, 0i128);
     for group in [matched, appeared, vanished] {
         let t = top.unwrap_or(usize::MAX);
         for (i, r) in group.into_iter().enumerate() {
@@ -1005,19 +1088,33 @@ fn root_rows(
                 roots.push(r);
             } else {
                 hidden_roots += 1;
-                hidden_delta = hidden_delta.saturating_add(r.delta);
+                hidden_delta += i128::from(r.delta);
             }
         }
     }
-    RootRows {
+    let n = pairs.len();
+    let hidden_delta = ranges.signed(hidden_delta, || {
+        format!("the changes of the {hidden_roots} roots not listed")
+    })?;
+    let total_old = ranges.unsigned(total_old, || {
+        format!("the closure sizes of the {n} roots in OLD (`{}`)", ranges.old_origin)
+    })?;
+    let total_new = ranges.unsigned(total_new, || {
+        format!("the closure sizes of the {n} roots in NEW (`{}`)", ranges.new_origin)
+    })?;
+    let total_delta = ranges.signed(i128::from(total_new) - i128::from(total_old), || {
+        format!("the changes of the closure sizes of the {n} roots in both sets")
+    })?;
+    Ok(RootRows {
         roots,
         hidden_roots,
         hidden_delta,
         counts,
         total_old,
         total_new,
+        total_delta,
         rebuilt_same,
-    }
+    })
 }
 
 /// Rows of the roots only one side has (`is_new`: NEW's), largest change first.
@@ -1058,7 +1155,7 @@ fn set_check(
     rr: &RootRows,
     show: usize,
 ) -> SetCheck {
-    let total_delta = rr.total_new as i64 - rr.total_old as i64;
+    let total_delta = rr.total_delta;
     let failing: Vec<&RootDiff> = rr
         .roots
         .iter()
@@ -1309,7 +1406,7 @@ mod tests {
                 SetInput { origin: "old", roots: &co.declared_roots, graph: &co },
                 SetInput { origin: "new", roots: &cn.declared_roots, graph: &cn },
                 &SetDiffOptions::default(),
-            );
+            ).unwrap();
             let mut want: BTreeMap<(String, CauseChange), (usize, i64)> = BTreeMap::new();
             let mut total = 0i64;
             let parse = |c: &Closure, s: &str| c.store_dir.parse_path(s).unwrap();

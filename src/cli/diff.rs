@@ -225,7 +225,7 @@ pub(super) fn diff_sets(
             graph: &graph,
         },
         opts,
-    );
+    )?;
     discard(graph);
     Ok(report)
 }
