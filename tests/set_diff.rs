@@ -634,7 +634,16 @@ fn assert_refused(files: &[String; 3], what: &str) {
                 "--max-total-growth",
                 "1%",
             ],
-            vec!["check", new, "--baseline", old, "--graph", graph, "--max-growth", "1%"],
+            vec![
+                "check",
+                new,
+                "--baseline",
+                old,
+                "--graph",
+                graph,
+                "--max-growth",
+                "1%",
+            ],
         ] {
             if args[0] == "check" && format == "html" {
                 continue; // check writes no HTML
@@ -660,8 +669,16 @@ fn assert_refused(files: &[String; 3], what: &str) {
 #[test]
 fn a_package_set_total_growth_beyond_i64_is_an_error_not_a_wrapped_pass() {
     let huge = huge_sp('h', "libhuge-1.0");
-    let (a, b, c) = (huge_sp('a', "a-1.0"), huge_sp('b', "b-1.0"), huge_sp('c', "c-1.0"));
-    let (a2, b2, c2) = (huge_sp('d', "a-1.1"), huge_sp('f', "b-1.1"), huge_sp('g', "c-1.1"));
+    let (a, b, c) = (
+        huge_sp('a', "a-1.0"),
+        huge_sp('b', "b-1.0"),
+        huge_sp('c', "c-1.0"),
+    );
+    let (a2, b2, c2) = (
+        huge_sp('d', "a-1.1"),
+        huge_sp('f', "b-1.1"),
+        huge_sp('g', "c-1.1"),
+    );
     let r: &[&str] = &[huge.as_str()];
     let (_dir, files) = huge_sets(
         &[&a, &b, &c],
@@ -684,8 +701,12 @@ fn a_package_set_total_growth_beyond_i64_is_an_error_not_a_wrapped_pass() {
 fn a_package_set_total_beyond_u64_is_an_error_not_a_saturated_size() {
     let huge = huge_sp('h', "libhuge-1.0");
     let numbered = |c: char, i: usize, name: &str| format!("/nix/store/{c}{i:0>31}-{name}");
-    let old: Vec<String> = (0..5).map(|i| numbered('a', i, &format!("r{i}-1.0"))).collect();
-    let new: Vec<String> = (0..5).map(|i| numbered('b', i, &format!("r{i}-1.1"))).collect();
+    let old: Vec<String> = (0..5)
+        .map(|i| numbered('a', i, &format!("r{i}-1.0")))
+        .collect();
+    let new: Vec<String> = (0..5)
+        .map(|i| numbered('b', i, &format!("r{i}-1.1")))
+        .collect();
     let r: &[&str] = &[huge.as_str()];
     let mut entries: Vec<(&str, u64, &[&str])> = vec![(huge.as_str(), (1 << 62) + 5, &[])];
     entries.extend(old.iter().map(|p| (p.as_str(), 10, r)));
@@ -703,11 +724,17 @@ fn a_package_set_total_beyond_u64_is_an_error_not_a_saturated_size() {
 fn a_package_set_cause_beyond_i64_is_an_error_not_a_saturated_cause() {
     let (h1, h2) = (huge_sp('h', "libold-1.0"), huge_sp('i', "libnew-1.0"));
     let numbered = |c: char, i: usize, name: &str| format!("/nix/store/{c}{i:0>31}-{name}");
-    let old: Vec<String> = (0..5).map(|i| numbered('a', i, &format!("r{i}-1.0"))).collect();
-    let new: Vec<String> = (0..5).map(|i| numbered('b', i, &format!("r{i}-1.1"))).collect();
+    let old: Vec<String> = (0..5)
+        .map(|i| numbered('a', i, &format!("r{i}-1.0")))
+        .collect();
+    let new: Vec<String> = (0..5)
+        .map(|i| numbered('b', i, &format!("r{i}-1.1")))
+        .collect();
     let (r1, r2): (&[&str], &[&str]) = (&[h1.as_str()], &[h2.as_str()]);
-    let mut entries: Vec<(&str, u64, &[&str])> =
-        vec![(h1.as_str(), 1 << 61, &[]), (h2.as_str(), (1 << 61) + 5, &[])];
+    let mut entries: Vec<(&str, u64, &[&str])> = vec![
+        (h1.as_str(), 1 << 61, &[]),
+        (h2.as_str(), (1 << 61) + 5, &[]),
+    ];
     entries.extend(old.iter().map(|p| (p.as_str(), 10, r1)));
     entries.extend(new.iter().map(|p| (p.as_str(), 10, r2)));
     let o: Vec<&str> = old.iter().map(String::as_str).collect();

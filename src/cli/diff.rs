@@ -149,6 +149,7 @@ fn sets_graph(cfg: &Config, sets: &[&PackageSet], pool: &[Closure]) -> Result<Cl
         GraphSource::LocalStore
     };
     let c = package_set::load_graph(sets, source, &opts);
+    cfg.timings.step("package sets: one graph of both sets");
     if let Some(b) = bar {
         b.clear();
     }
@@ -160,6 +161,7 @@ fn sets_graph(cfg: &Config, sets: &[&PackageSet], pool: &[Closure]) -> Result<Cl
     })?;
     // Only what the roots reach counts (a --graph input may describe more).
     let missing = missing_below_roots(&c);
+    cfg.timings.step("package sets: completeness of the graph");
     if let Some((from, to)) = missing.first() {
         return Err(anyhow!(
             "the graph of the package sets ({}) is not complete: {} reference(s) point to \
