@@ -90,6 +90,9 @@ struct Side<'a> {
     /// Component of each node (numbered successors first: a component's successors
     /// have smaller numbers), and each component's successor components.
     comp_of: Vec<u32>,
+    /// Nodes of each component: `members[member_start[c]..member_start[c + 1]]`.
+    member_start: Vec<u32>,
+    members: Vec<u32>,
     comp_start: Vec<u32>,
     comp_flat: Vec<u32>,
     /// Package id of each node (shared numbering with the other side).
@@ -120,6 +123,19 @@ impl<'a> Side<'a> {
             }
             nc += 1;
         }
+        let mut member_start = vec![0u32; nc as usize + 1];
+        for &c in &comp_of {
+            member_start[c as usize + 1] += 1;
+        }
+        for c in 0..nc as usize {
+            member_start[c + 1] += member_start[c];
+        }
+        let mut fill = member_start.clone();
+        let mut members = vec![0u32; n];
+        for (v, &c) in comp_of.iter().enumerate() {
+            members[fill[c as usize] as usize] = v as u32;
+            fill[c as usize] += 1;
+        }
         timings.step("set diff: one side's csr and components");
         let mut lists: Vec<Vec<u32>> = vec![Vec::new(); nc as usize];
         for v in 0..n {
@@ -146,6 +162,8 @@ impl<'a> Side<'a> {
             sizes,
             root_node,
             comp_of,
+            member_start,
+            members,
             comp_start,
             comp_flat,
             pkg: Vec::new(),
@@ -158,6 +176,22 @@ impl<'a> Side<'a> {
 
     fn comps(&self) -> usize {
         self.comp_start.len() - 1
+    }
+
+    /// Nodes of component `c`.
+    fn members(&self, c: u32) -> &[u32] {
+        &self.members
+            [self.member_start[c as usize] as usize..self.member_start[c as usize + 1] as usize]
+    }
+
+    /// What references node `v` among the store paths (not the virtual root).
+    fn parents(&self, v: usize) -> impl Iterator<Item = u32> + '_ {
+        let n = self.g.len() as u32;
+        self.g
+            .predecessors(v)
+            .iter()
+            .copied()
+            .filter(move |&p| p < n)
     }
 
     /// Successor components of component `c`.
@@ -449,35 +483,20 @@ fn counterparts(old: &Side, new: &Side) -> (Vec<u32>, Vec<u32>) {
     (new_to_old, old_to_new)
 }
 
-/// Parents of every node, and whether no matched root reaches it (`empty`), taken
-/// predecessors first; `None` for nodes in a cycle.
-fn parents_and_empty(s: &Side, pair_of: &[u32]) -> (Vec<Vec<u32>>, Vec<bool>, Vec<bool>) {
+/// Whether no matched root reaches each node (`empty`), taken predecessors first, and
+/// whether it is in a cycle.
+fn empty_and_cyclic(s: &Side, pair_of: &[u32]) -> (Vec<bool>, Vec<bool>) {
     let n = s.g.len();
-    let mut parents = vec![Vec::new(); n];
-    for v in 0..n {
-        for &w in s.succ(v) {
-            parents[w as usize].push(v as u32);
-        }
-    }
-    let mut members = vec![0u32; s.comps()];
-    for &c in &s.comp_of {
-        members[c as usize] += 1;
-    }
-    let cyclic: Vec<bool> = (0..n).map(|v| members[s.comp_of[v] as usize] > 1).collect();
-    let mut by_comp: Vec<Vec<u32>> = vec![Vec::new(); s.comps()];
-    for v in 0..n {
-        by_comp[s.comp_of[v] as usize].push(v as u32);
-    }
+    let cyclic: Vec<bool> = (0..n).map(|v| s.members(s.comp_of[v]).len() > 1).collect();
     let mut empty = vec![false; n];
     for c in s.order() {
-        for &v in &by_comp[c as usize] {
+        for &v in s.members(c) {
             let v = v as usize;
-            empty[v] = !cyclic[v]
-                && pair_of[v] == u32::MAX
-                && parents[v].iter().all(|&p| empty[p as usize]);
+            empty[v] =
+                !cyclic[v] && pair_of[v] == u32::MAX && s.parents(v).all(|p| empty[p as usize]);
         }
     }
-    (parents, empty, cyclic)
+    (empty, cyclic)
 }
 
 /// Which packages change no matched root's closure, proven without bitsets: every path
@@ -500,18 +519,14 @@ fn unchanged(
         pair_old[old.root_node[*o] as usize] = i as u32;
         pair_new[new.root_node[*n] as usize] = i as u32;
     }
-    let (par_old, empty_old, cyc_old) = parents_and_empty(old, &pair_old);
-    let (par_new, empty_new, cyc_new) = parents_and_empty(new, &pair_new);
+    let (empty_old, cyc_old) = empty_and_cyclic(old, &pair_old);
+    let (empty_new, cyc_new) = empty_and_cyclic(new, &pair_new);
     // eq[v]: new node v and its counterpart are reached by the same matched roots.
     let mut eq = vec![false; new.g.len()];
-    let mut by_comp: Vec<Vec<u32>> = vec![Vec::new(); new.comps()];
-    for v in 0..new.g.len() {
-        by_comp[new.comp_of[v] as usize].push(v as u32);
-    }
     let mut a: Vec<u32> = Vec::new();
     let mut b: Vec<u32> = Vec::new();
     for c in new.order() {
-        for &v in &by_comp[c as usize] {
+        for &v in new.members(c) {
             let v = v as usize;
             let y = new_to_old[v];
             if y == u32::MAX || cyc_new[v] || cyc_old[y as usize] {
@@ -524,7 +539,7 @@ fn unchanged(
             a.clear();
             b.clear();
             let mut ok = true;
-            for &p in &par_new[v] {
+            for p in new.parents(v) {
                 if empty_new[p as usize] {
                     continue;
                 }
@@ -537,12 +552,7 @@ fn unchanged(
             if !ok {
                 continue;
             }
-            b.extend(
-                par_old[y]
-                    .iter()
-                    .copied()
-                    .filter(|&p| !empty_old[p as usize]),
-            );
+            b.extend(old.parents(y).filter(|&p| !empty_old[p as usize]));
             a.sort_unstable();
             b.sort_unstable();
             eq[v] = a == b;
@@ -587,49 +597,26 @@ fn and(a: &[u64], b: &[u64]) -> [u64; W] {
 }
 
 /// What the cause pass needs of one side besides [`Side`]: which components lead to a
-/// path of a package that may change something, and the nodes of each component.
+/// path of a package that may change something.
 struct Reach {
     /// Component `c` reaches (or holds) a path of a package not proven unchanged.
     relevant: Vec<bool>,
-    /// Nodes of each component: `nodes[start[c]..start[c + 1]]`.
-    start: Vec<u32>,
-    nodes: Vec<u32>,
 }
 
 impl Reach {
     /// One pass over the components, successors first. O(n + m).
     fn new(s: &Side, skip: &[bool]) -> Reach {
         let nc = s.comps();
-        let mut start = vec![0u32; nc + 1];
-        for &c in &s.comp_of {
-            start[c as usize + 1] += 1;
-        }
-        for c in 0..nc {
-            start[c + 1] += start[c];
-        }
-        let mut fill = start.clone();
-        let mut nodes = vec![0u32; s.comp_of.len()];
-        for (v, &c) in s.comp_of.iter().enumerate() {
-            nodes[fill[c as usize] as usize] = v as u32;
-            fill[c as usize] += 1;
-        }
         let mut relevant = vec![false; nc];
         for c in 0..nc {
-            let own = nodes[start[c] as usize..start[c + 1] as usize]
+            let own = s
+                .members(c as u32)
                 .iter()
                 .any(|&v| !skip[s.pkg[v as usize] as usize]);
             // Successors have smaller numbers: already decided.
             relevant[c] = own || s.comp_succ(c).iter().any(|&d| relevant[d as usize]);
         }
-        Reach {
-            relevant,
-            start,
-            nodes,
-        }
-    }
-
-    fn nodes(&self, c: u32) -> &[u32] {
-        &self.nodes[self.start[c as usize] as usize..self.start[c as usize + 1] as usize]
+        Reach { relevant }
     }
 }
 
@@ -766,9 +753,9 @@ fn block_causes(
     let (ro, rn) = (&sc.old, &sc.new);
     let work = ro.visited.len() + rn.visited.len();
     sc.touched.clear();
-    for (side, s, rows, reach) in [(0u8, old, ro, ro_reach), (1u8, new, rn, rn_reach)] {
+    for (side, s, rows) in [(0u8, old, ro), (1u8, new, rn)] {
         for &c in &rows.visited {
-            for &v in reach.nodes(c) {
+            for &v in s.members(c) {
                 let p = s.pkg[v as usize];
                 if !pk.skip[p as usize] {
                     sc.touched.push((p, side, v));
