@@ -44,7 +44,7 @@ use crate::report::{
 use crate::store::{parse_package_name, Bytes, Closure, StorePath};
 
 use super::common::load_warnings;
-use super::AnalysisError;
+use super::{AnalysisError, SetSumOutOfRange};
 
 /// Words of root bitset per component per block.
 const W: usize = 16;
@@ -921,7 +921,7 @@ impl Ranges<'_> {
             .into_iter()
             .flat_map(|s| (0..s.g.len()).map(move |v| (s.g.nar_sizes[v].get(), s, v)))
             .max_by_key(|x| x.0);
-        AnalysisError::SetSumOutOfRange {
+        AnalysisError::SetSumOutOfRange(Box::new(SetSumOutOfRange {
             old: self.old_origin.to_string(),
             new: self.new_origin.to_string(),
             what,
@@ -935,7 +935,7 @@ impl Ranges<'_> {
                     )
                 })
                 .unwrap_or_default(),
-        }
+        }))
     }
 
     /// A sum of sizes: at most 2^64 - 1.
@@ -1089,6 +1089,10 @@ pub fn set_diff(
 
 /// Matched pairs of roots: (old root index, new root index, key).
 type Pairs = [(usize, usize, (String, String))];
+/// Roots in one set only: (root index, key).
+type OneSided = [(usize, (String, String))];
+/// Sums of causes: (package, change index, sums).
+type CauseSums = Vec<(usize, usize, Acc)>;
 
 /// Per package and change, the roots and bytes of every cause over the matched pairs
 /// (only those with roots), in blocks of `BLOCK` pairs on every core
@@ -1105,7 +1109,7 @@ fn cause_sums(
         rayon::join(|| Reach::new(old, &pk.skip), || Reach::new(new, &pk.skip));
     let partners = Partners::new(old, new, pk);
     let blocks: Vec<usize> = (0..pairs.len()).step_by(BLOCK).collect();
-    let per_block: Vec<(Vec<(usize, usize, Acc)>, usize)> = blocks
+    let per_block: Vec<(CauseSums, usize)> = blocks
         .par_iter()
         .map_init(
             || Scratch {
@@ -1248,7 +1252,7 @@ fn root_rows(
     (old, new): (&Side, &Side),
     ranges: &Ranges,
     pairs: &Pairs,
-    (only_old, only_new): (&[(usize, (String, String))], &[(usize, (String, String))]),
+    (only_old, only_new): (&OneSided, &OneSided),
     top: Option<usize>,
 ) -> Result<RootRows, AnalysisError> {
     let mut counts = RootCounts {
@@ -1652,7 +1656,8 @@ mod tests {
             .map(|k| (format!("shared{k}-1.0"), 100 << 10, vec![]))
             .collect();
         type Refs = Box<dyn Fn(usize) -> Vec<usize>>;
-        let shapes: [(&str, &[(String, u64, Vec<usize>)], Refs); 3] = [
+        type Shared = [(String, u64, Vec<usize>)];
+        let shapes: [(&str, &Shared, Refs); 3] = [
             ("star", &star, Box::new(|_| vec![0])),
             ("chain", &chain, Box::new(|i| vec![i % 500])),
             (
