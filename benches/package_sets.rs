@@ -7,6 +7,12 @@
 //!
 //! Defaults: 60,000 roots and 80,000 libraries in 40 layers (about 280,000 narinfos for
 //! the pair). Without DIR (as `cargo bench` runs every bench) it prints how to run it.
+//!
+//!   cargo bench --bench package_sets -- DIR --shape KIND ROOTS
+//!
+//! writes a pair of another shape (`tests/set_world/shapes.rs`: star, chain, wide,
+//! layered) as `nix path-info --json` files (`old.json`, `new.json`) and the two
+//! package-set files, for `benches/package_sets/shapes.sh`.
 
 #[path = "../tests/set_world/mod.rs"]
 mod set_world;
@@ -24,6 +30,38 @@ fn main() {
         return;
     };
     let num = |i: usize, d: usize| args.get(i).and_then(|s| s.parse().ok()).unwrap_or(d);
+    if args.get(1).map(String::as_str) == Some("--shape") {
+        let kind = args.get(2).map_or("star", String::as_str);
+        let Some(w) = set_world::shapes::shape(kind, num(3, 100_000), 2024) else {
+            eprintln!(
+                "package_sets: unknown shape `{kind}`: one of {:?}",
+                set_world::shapes::SHAPES
+            );
+            std::process::exit(2);
+        };
+        let dir = Path::new(dir);
+        std::fs::create_dir_all(dir).unwrap();
+        for (name, side) in [("old", &w.old), ("new", &w.new)] {
+            std::fs::write(
+                dir.join(format!("{name}.json")),
+                set_world::path_info_json(side),
+            )
+            .unwrap();
+            std::fs::write(
+                dir.join(format!("{name}.paths")),
+                set_world::store_paths(side),
+            )
+            .unwrap();
+        }
+        eprintln!(
+            "{kind}: {} roots old, {} new; {} + {} paths",
+            w.old.roots.len(),
+            w.new.roots.len(),
+            w.old.paths.len(),
+            w.new.paths.len()
+        );
+        return;
+    }
     let p = set_world::Params {
         roots: num(1, 60_000),
         libs: num(2, 80_000),

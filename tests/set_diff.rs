@@ -586,3 +586,159 @@ fn bad_sets_are_errors_naming_file_and_line() {
         "{err}"
     );
 }
+
+// ---- issue 31, item 3: sums over roots and causes never wrap or saturate ----
+
+/// A store path with a readable hash (`c` repeated) and `name`.
+fn huge_sp(c: char, name: &str) -> String {
+    format!("/nix/store/{}-{name}", c.to_string().repeat(32))
+}
+
+/// Writes `old.paths`, `new.paths` (the roots) and `graph.json` (`nix path-info
+/// --json` of both sides: `(path, narSize, references)`) into a new directory.
+fn huge_sets(
+    old_roots: &[&str],
+    new_roots: &[&str],
+    entries: &[(&str, u64, &[&str])],
+) -> (tempfile::TempDir, [String; 3]) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut obj = serde_json::Map::new();
+    for (path, size, refs) in entries {
+        obj.insert(
+            path.to_string(),
+            serde_json::json!({ "narSize": size, "references": refs }),
+        );
+    }
+    let p = |n: &str| dir.path().join(n).to_string_lossy().into_owned();
+    std::fs::write(p("old.paths"), old_roots.join("\n") + "\n").unwrap();
+    std::fs::write(p("new.paths"), new_roots.join("\n") + "\n").unwrap();
+    std::fs::write(p("graph.json"), serde_json::Value::Object(obj).to_string()).unwrap();
+    let files = [p("old.paths"), p("new.paths"), p("graph.json")];
+    (dir, files)
+}
+
+/// Every command and format on the sets is exit 2 with an error naming both sets, what
+/// was summed and the range it left; nothing on standard output.
+fn assert_refused(files: &[String; 3], what: &str) {
+    let [old, new, graph] = files;
+    for format in ["table", "json", "markdown", "html"] {
+        for args in [
+            vec!["diff", old, new, "--graph", graph],
+            vec![
+                "check",
+                new,
+                "--baseline",
+                old,
+                "--graph",
+                graph,
+                "--max-total-growth",
+                "1%",
+            ],
+            vec![
+                "check",
+                new,
+                "--baseline",
+                old,
+                "--graph",
+                graph,
+                "--max-growth",
+                "1%",
+            ],
+        ] {
+            if args[0] == "check" && format == "html" {
+                continue; // check writes no HTML
+            }
+            let mut args = args.clone();
+            args.extend(["--format", format]);
+            let (code, out, err) = run(&args);
+            assert_eq!(code, 2, "{args:?}: {out}{err}");
+            assert!(!out.contains("PASS"), "{args:?}: {out}");
+            assert!(
+                err.contains("old.paths") && err.contains("new.paths") && err.contains(what),
+                "{args:?}: {err}"
+            );
+            assert!(err.contains("2^6"), "{args:?}: {err}");
+        }
+    }
+}
+
+/// One path of 2^62 + 5 bytes referenced by three new roots: the new closures sum to
+/// about 13.8 EB (within 2^64 - 1) but grow by more than 2^63 - 1 bytes; `check
+/// --max-total-growth 1%` printed PASS with a wrapped negative total, and the cause's
+/// bytes stuck at 2^63 - 1.
+#[test]
+fn a_package_set_total_growth_beyond_i64_is_an_error_not_a_wrapped_pass() {
+    let huge = huge_sp('h', "libhuge-1.0");
+    let (a, b, c) = (
+        huge_sp('a', "a-1.0"),
+        huge_sp('b', "b-1.0"),
+        huge_sp('c', "c-1.0"),
+    );
+    let (a2, b2, c2) = (
+        huge_sp('d', "a-1.1"),
+        huge_sp('f', "b-1.1"),
+        huge_sp('g', "c-1.1"),
+    );
+    let r: &[&str] = &[huge.as_str()];
+    let (_dir, files) = huge_sets(
+        &[&a, &b, &c],
+        &[&a2, &b2, &c2],
+        &[
+            (&a, 10, &[]),
+            (&b, 10, &[]),
+            (&c, 10, &[]),
+            (&a2, 10, r),
+            (&b2, 10, r),
+            (&c2, 10, r),
+            (&huge, (1 << 62) + 5, &[]),
+        ],
+    );
+    assert_refused(&files, "the changes of the closure sizes of the 3 roots");
+}
+
+/// Five roots reaching the 2^62 + 5-byte path: their closure sizes sum past 2^64 - 1.
+#[test]
+fn a_package_set_total_beyond_u64_is_an_error_not_a_saturated_size() {
+    let huge = huge_sp('h', "libhuge-1.0");
+    let numbered = |c: char, i: usize, name: &str| format!("/nix/store/{c}{i:0>31}-{name}");
+    let old: Vec<String> = (0..5)
+        .map(|i| numbered('a', i, &format!("r{i}-1.0")))
+        .collect();
+    let new: Vec<String> = (0..5)
+        .map(|i| numbered('b', i, &format!("r{i}-1.1")))
+        .collect();
+    let r: &[&str] = &[huge.as_str()];
+    let mut entries: Vec<(&str, u64, &[&str])> = vec![(huge.as_str(), (1 << 62) + 5, &[])];
+    entries.extend(old.iter().map(|p| (p.as_str(), 10, r)));
+    entries.extend(new.iter().map(|p| (p.as_str(), 10, r)));
+    let o: Vec<&str> = old.iter().map(String::as_str).collect();
+    let n: Vec<&str> = new.iter().map(String::as_str).collect();
+    let (_dir, files) = huge_sets(&o, &n, &entries);
+    assert_refused(&files, "the closure sizes of the 5 roots in OLD");
+}
+
+/// Five roots move from one 2^61-byte library to another of 2^61 + 5 bytes: the total
+/// grows by 25 bytes, but the `added` and `removed` causes each sum past the i64 range
+/// (the cause's bytes stuck at ±(2^63 - 1), so the causes no longer added up).
+#[test]
+fn a_package_set_cause_beyond_i64_is_an_error_not_a_saturated_cause() {
+    let (h1, h2) = (huge_sp('h', "libold-1.0"), huge_sp('i', "libnew-1.0"));
+    let numbered = |c: char, i: usize, name: &str| format!("/nix/store/{c}{i:0>31}-{name}");
+    let old: Vec<String> = (0..5)
+        .map(|i| numbered('a', i, &format!("r{i}-1.0")))
+        .collect();
+    let new: Vec<String> = (0..5)
+        .map(|i| numbered('b', i, &format!("r{i}-1.1")))
+        .collect();
+    let (r1, r2): (&[&str], &[&str]) = (&[h1.as_str()], &[h2.as_str()]);
+    let mut entries: Vec<(&str, u64, &[&str])> = vec![
+        (h1.as_str(), 1 << 61, &[]),
+        (h2.as_str(), (1 << 61) + 5, &[]),
+    ];
+    entries.extend(old.iter().map(|p| (p.as_str(), 10, r1)));
+    entries.extend(new.iter().map(|p| (p.as_str(), 10, r2)));
+    let o: Vec<&str> = old.iter().map(String::as_str).collect();
+    let n: Vec<&str> = new.iter().map(String::as_str).collect();
+    let (_dir, files) = huge_sets(&o, &n, &entries);
+    assert_refused(&files, "the bytes of the cause `lib");
+}

@@ -59,4 +59,25 @@ pub enum AnalysisError {
     NoCriterion,
     #[error("--explain needs a consumer: use it with --closure ROOT")]
     ExplainNeedsConsumer,
+    #[error(transparent)]
+    SetSumOutOfRange(Box<SetSumOutOfRange>),
+}
+
+/// A sum over the roots of two package sets left the range a report holds.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "cannot diff the package sets `{old}` and `{new}`: {what} add up to {value} bytes, \
+     beyond {limit}; no real closure is that large, so a NAR size is wrong{example}"
+)]
+pub struct SetSumOutOfRange {
+    pub old: String,
+    pub new: String,
+    /// What was summed (`the closure sizes of the 3 roots in OLD`).
+    pub what: String,
+    /// The exact sum, in decimal.
+    pub value: String,
+    /// The range it left (`2^64 - 1 bytes (16 EiB)…`).
+    pub limit: &'static str,
+    /// ` (the largest NAR size: PATH with N bytes)`, or empty.
+    pub example: String,
 }

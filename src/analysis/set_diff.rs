@@ -14,13 +14,17 @@
 //! `shrunk` when both are and n ≠ o; the cause (P, change) sums n, −o or n − o over its
 //! roots. Summed over every cause that is exactly the change of the matched roots'
 //! closure sizes. Computed with bitsets of roots: the matched pairs are taken in blocks
-//! of `64·W`; for each block and side one pass over the strongly connected components,
-//! predecessors first, ORs each component's set of block roots into its successors
-//! (O((n + m)·W) words per block), then per package the OR of its paths' sets gives
-//! where it is on each side, and `added`/`removed` bytes are sizes times popcounts. Only
-//! a package present on both sides in a root with several paths, whose paths do not
-//! pair up by name, size and reaching roots, is summed root by root. Blocks run in
-//! parallel (rayon); memory per worker: W words per component per side.
+//! of `64·W`; for each block and side a search from the block's roots finds the
+//! components they reach that lead to a package not proven unchanged ([`unchanged`]),
+//! and one pass over those, predecessors first, ORs each component's set of block roots
+//! into its successors; then each package with a reached path gets the OR of its
+//! reached paths' sets on each side, and `added`/`removed` bytes are sizes times
+//! popcounts. A block costs what its roots reach (O((reached + their edges)·W) words),
+//! never the whole graph: N roots over one shared library cost O(N), where a pass over
+//! every component per block cost O(N²/1024). Only a package present on both sides in
+//! a root with several paths, whose paths do not pair up by name, size and reaching
+//! roots, is summed root by root. Blocks run in parallel (rayon); memory per worker: a
+//! position per component and W words per reached component per side.
 //!
 //! The mass rebuild (paths with a new hash and the same name) is counted, not listed:
 //! rebuilt paths of unchanged size change no root's size and make no cause.
@@ -40,6 +44,7 @@ use crate::report::{
 use crate::store::{parse_package_name, Bytes, Closure, StorePath};
 
 use super::common::load_warnings;
+use super::{AnalysisError, SetSumOutOfRange};
 
 /// Words of root bitset per component per block.
 const W: usize = 16;
@@ -82,10 +87,12 @@ struct Side<'a> {
     sizes: Vec<Bytes>,
     /// Node of each declared root.
     root_node: Vec<u32>,
-    /// Component of each node; components in an order with predecessors first; their
-    /// successor components.
+    /// Component of each node (numbered successors first: a component's successors
+    /// have smaller numbers), and each component's successor components.
     comp_of: Vec<u32>,
-    order: Vec<u32>,
+    /// Nodes of each component: `members[member_start[c]..member_start[c + 1]]`.
+    member_start: Vec<u32>,
+    members: Vec<u32>,
     comp_start: Vec<u32>,
     comp_flat: Vec<u32>,
     /// Package id of each node (shared numbering with the other side).
@@ -116,8 +123,20 @@ impl<'a> Side<'a> {
             }
             nc += 1;
         }
+        let mut member_start = vec![0u32; nc as usize + 1];
+        for &c in &comp_of {
+            member_start[c as usize + 1] += 1;
+        }
+        for c in 0..nc as usize {
+            member_start[c + 1] += member_start[c];
+        }
+        let mut fill = member_start.clone();
+        let mut members = vec![0u32; n];
+        for (v, &c) in comp_of.iter().enumerate() {
+            members[fill[c as usize] as usize] = v as u32;
+            fill[c as usize] += 1;
+        }
         timings.step("set diff: one side's csr and components");
-        let order: Vec<u32> = (0..nc).rev().collect();
         let mut lists: Vec<Vec<u32>> = vec![Vec::new(); nc as usize];
         for v in 0..n {
             let cv = comp_of[v];
@@ -143,7 +162,8 @@ impl<'a> Side<'a> {
             sizes,
             root_node,
             comp_of,
-            order,
+            member_start,
+            members,
             comp_start,
             comp_flat,
             pkg: Vec::new(),
@@ -158,42 +178,38 @@ impl<'a> Side<'a> {
         self.comp_start.len() - 1
     }
 
+    /// Nodes of component `c`.
+    fn members(&self, c: u32) -> &[u32] {
+        &self.members
+            [self.member_start[c as usize] as usize..self.member_start[c as usize + 1] as usize]
+    }
+
+    /// What references node `v` among the store paths (not the virtual root).
+    fn parents(&self, v: usize) -> impl Iterator<Item = u32> + '_ {
+        let n = self.g.len() as u32;
+        self.g
+            .predecessors(v)
+            .iter()
+            .copied()
+            .filter(move |&p| p < n)
+    }
+
+    /// Successor components of component `c`.
+    fn comp_succ(&self, c: usize) -> &[u32] {
+        &self.comp_flat[self.comp_start[c] as usize..self.comp_start[c + 1] as usize]
+    }
+
+    /// Components with predecessors first.
+    fn order(&self) -> impl Iterator<Item = u32> {
+        (0..self.comps() as u32).rev()
+    }
+
     fn name(&self, v: usize) -> &str {
         self.g.paths[v].name()
     }
 
     fn display(&self, v: usize) -> String {
         self.closure.store_dir.display(&self.g.paths[v])
-    }
-
-    /// Rows of block roots reaching each component: `rows[c·W..c·W+W]`.
-    fn block_rows(&self, roots: &[u32], rows: &mut Vec<u64>) {
-        rows.clear();
-        rows.resize(self.comps() * W, 0);
-        for (bit, &r) in roots.iter().enumerate() {
-            let c = self.comp_of[r as usize] as usize;
-            rows[c * W + bit / 64] |= 1u64 << (bit % 64);
-        }
-        for &c in &self.order {
-            let c = c as usize;
-            let mut mine = [0u64; W];
-            mine.copy_from_slice(&rows[c * W..c * W + W]);
-            if mine == [0u64; W] {
-                continue;
-            }
-            let (lo, hi) = (self.comp_start[c] as usize, self.comp_start[c + 1] as usize);
-            for &s in &self.comp_flat[lo..hi] {
-                let s = s as usize;
-                for (a, b) in rows[s * W..s * W + W].iter_mut().zip(&mine) {
-                    *a |= *b;
-                }
-            }
-        }
-    }
-
-    fn row<'r>(&self, rows: &'r [u64], v: u32) -> &'r [u64] {
-        let c = self.comp_of[v as usize] as usize;
-        &rows[c * W..c * W + W]
     }
 
     /// The shortest chain from node `from` to any node in `to`, as store paths.
@@ -467,35 +483,20 @@ fn counterparts(old: &Side, new: &Side) -> (Vec<u32>, Vec<u32>) {
     (new_to_old, old_to_new)
 }
 
-/// Parents of every node, and whether no matched root reaches it (`empty`), taken
-/// predecessors first; `None` for nodes in a cycle.
-fn parents_and_empty(s: &Side, pair_of: &[u32]) -> (Vec<Vec<u32>>, Vec<bool>, Vec<bool>) {
+/// Whether no matched root reaches each node (`empty`), taken predecessors first, and
+/// whether it is in a cycle.
+fn empty_and_cyclic(s: &Side, pair_of: &[u32]) -> (Vec<bool>, Vec<bool>) {
     let n = s.g.len();
-    let mut parents = vec![Vec::new(); n];
-    for v in 0..n {
-        for &w in s.succ(v) {
-            parents[w as usize].push(v as u32);
-        }
-    }
-    let mut members = vec![0u32; s.comps()];
-    for &c in &s.comp_of {
-        members[c as usize] += 1;
-    }
-    let cyclic: Vec<bool> = (0..n).map(|v| members[s.comp_of[v] as usize] > 1).collect();
-    let mut by_comp: Vec<Vec<u32>> = vec![Vec::new(); s.comps()];
-    for v in 0..n {
-        by_comp[s.comp_of[v] as usize].push(v as u32);
-    }
+    let cyclic: Vec<bool> = (0..n).map(|v| s.members(s.comp_of[v]).len() > 1).collect();
     let mut empty = vec![false; n];
-    for &c in &s.order {
-        for &v in &by_comp[c as usize] {
+    for c in s.order() {
+        for &v in s.members(c) {
             let v = v as usize;
-            empty[v] = !cyclic[v]
-                && pair_of[v] == u32::MAX
-                && parents[v].iter().all(|&p| empty[p as usize]);
+            empty[v] =
+                !cyclic[v] && pair_of[v] == u32::MAX && s.parents(v).all(|p| empty[p as usize]);
         }
     }
-    (parents, empty, cyclic)
+    (empty, cyclic)
 }
 
 /// Which packages change no matched root's closure, proven without bitsets: every path
@@ -518,18 +519,14 @@ fn unchanged(
         pair_old[old.root_node[*o] as usize] = i as u32;
         pair_new[new.root_node[*n] as usize] = i as u32;
     }
-    let (par_old, empty_old, cyc_old) = parents_and_empty(old, &pair_old);
-    let (par_new, empty_new, cyc_new) = parents_and_empty(new, &pair_new);
+    let (empty_old, cyc_old) = empty_and_cyclic(old, &pair_old);
+    let (empty_new, cyc_new) = empty_and_cyclic(new, &pair_new);
     // eq[v]: new node v and its counterpart are reached by the same matched roots.
     let mut eq = vec![false; new.g.len()];
-    let mut by_comp: Vec<Vec<u32>> = vec![Vec::new(); new.comps()];
-    for v in 0..new.g.len() {
-        by_comp[new.comp_of[v] as usize].push(v as u32);
-    }
     let mut a: Vec<u32> = Vec::new();
     let mut b: Vec<u32> = Vec::new();
-    for &c in &new.order {
-        for &v in &by_comp[c as usize] {
+    for c in new.order() {
+        for &v in new.members(c) {
             let v = v as usize;
             let y = new_to_old[v];
             if y == u32::MAX || cyc_new[v] || cyc_old[y as usize] {
@@ -542,7 +539,7 @@ fn unchanged(
             a.clear();
             b.clear();
             let mut ok = true;
-            for &p in &par_new[v] {
+            for p in new.parents(v) {
                 if empty_new[p as usize] {
                     continue;
                 }
@@ -555,12 +552,7 @@ fn unchanged(
             if !ok {
                 continue;
             }
-            b.extend(
-                par_old[y]
-                    .iter()
-                    .copied()
-                    .filter(|&p| !empty_old[p as usize]),
-            );
+            b.extend(old.parents(y).filter(|&p| !empty_old[p as usize]));
             a.sort_unstable();
             b.sort_unstable();
             eq[v] = a == b;
@@ -604,119 +596,362 @@ fn and(a: &[u64], b: &[u64]) -> [u64; W] {
     out
 }
 
-/// Accumulate every package's causes for the pairs `start..start + roots.len()`.
+/// What the cause pass needs of one side besides [`Side`]: which components lead to a
+/// path of a package that may change something.
+struct Reach {
+    /// Component `c` reaches (or holds) a path of a package not proven unchanged.
+    relevant: Vec<bool>,
+}
+
+impl Reach {
+    /// One pass over the components, successors first. O(n + m).
+    fn new(s: &Side, skip: &[bool]) -> Reach {
+        let nc = s.comps();
+        let mut relevant = vec![false; nc];
+        for c in 0..nc {
+            let own = s
+                .members(c as u32)
+                .iter()
+                .any(|&v| !skip[s.pkg[v as usize] as usize]);
+            // Successors have smaller numbers: already decided.
+            relevant[c] = own || s.comp_succ(c).iter().any(|&d| relevant[d as usize]);
+        }
+        Reach { relevant }
+    }
+}
+
+/// One worker's rows for one side: the relevant components a block's roots reach, each
+/// with the set of block roots reaching it (`rows[i·W..i·W+W]` for the `i`-th).
+struct Rows {
+    /// Position of each component in `visited`, `u32::MAX` when the block does not
+    /// reach it (reset after every block: the cost is what the block visits).
+    local: Vec<u32>,
+    visited: Vec<u32>,
+    rows: Vec<u64>,
+    stack: Vec<u32>,
+}
+
+const ZERO_ROW: [u64; W] = [0; W];
+const SEEN: u32 = u32::MAX - 1;
+
+impl Rows {
+    fn new(s: &Side) -> Rows {
+        Rows {
+            local: vec![u32::MAX; s.comps()],
+            visited: Vec::new(),
+            rows: Vec::new(),
+            stack: Vec::new(),
+        }
+    }
+
+    /// Fill the rows of the block roots `roots`: a search from them through relevant
+    /// components, then one pass over what it found, predecessors first, ORing each
+    /// component's set into its successors. O((visited + their edges)·W).
+    fn fill(&mut self, s: &Side, reach: &Reach, roots: &[u32]) {
+        for &c in &self.visited {
+            self.local[c as usize] = u32::MAX;
+        }
+        self.visited.clear();
+        for &r in roots {
+            let c = s.comp_of[r as usize];
+            if reach.relevant[c as usize] && self.local[c as usize] == u32::MAX {
+                self.local[c as usize] = SEEN;
+                self.visited.push(c);
+                self.stack.push(c);
+            }
+        }
+        while let Some(c) = self.stack.pop() {
+            for &d in s.comp_succ(c as usize) {
+                if reach.relevant[d as usize] && self.local[d as usize] == u32::MAX {
+                    self.local[d as usize] = SEEN;
+                    self.visited.push(d);
+                    self.stack.push(d);
+                }
+            }
+        }
+        // Predecessors first: successors have smaller numbers.
+        self.visited.sort_unstable_by(|a, b| b.cmp(a));
+        for (i, &c) in self.visited.iter().enumerate() {
+            self.local[c as usize] = i as u32;
+        }
+        self.rows.clear();
+        self.rows.resize(self.visited.len() * W, 0);
+        for (bit, &r) in roots.iter().enumerate() {
+            let l = self.local[s.comp_of[r as usize] as usize];
+            if l != u32::MAX {
+                self.rows[l as usize * W + bit / 64] |= 1u64 << (bit % 64);
+            }
+        }
+        for i in 0..self.visited.len() {
+            let mut mine = [0u64; W];
+            mine.copy_from_slice(&self.rows[i * W..i * W + W]);
+            if mine == ZERO_ROW {
+                continue;
+            }
+            for &d in s.comp_succ(self.visited[i] as usize) {
+                let l = self.local[d as usize];
+                if l == u32::MAX {
+                    continue; // not relevant
+                }
+                let l = l as usize;
+                for (a, b) in self.rows[l * W..l * W + W].iter_mut().zip(&mine) {
+                    *a |= *b;
+                }
+            }
+        }
+    }
+
+    /// The block roots reaching node `v` (none when the block does not reach it).
+    fn row(&self, s: &Side, v: u32) -> &[u64] {
+        match self.local[s.comp_of[v as usize] as usize] {
+            u32::MAX => &ZERO_ROW,
+            l => &self.rows[l as usize * W..l as usize * W + W],
+        }
+    }
+}
+
+/// One worker's state: rows of both sides, and the paths a block reaches.
+struct Scratch {
+    old: Rows,
+    new: Rows,
+    /// (package, side: 0 old, 1 new, node) of every reached path of a package that may
+    /// change something.
+    touched: Vec<(u32, u8, u32)>,
+}
+
+/// Counterparts of paths of packages whose paths pair up (`Packages::paired`), per side.
+struct Partners {
+    of_old: Vec<u32>,
+    of_new: Vec<u32>,
+}
+
+impl Partners {
+    fn new(old: &Side, new: &Side, pk: &Packages) -> Partners {
+        let mut of_old = vec![u32::MAX; old.g.len()];
+        let mut of_new = vec![u32::MAX; new.g.len()];
+        for (x, y) in pk.paired.iter().flatten().flatten() {
+            of_old[*x as usize] = *y;
+            of_new[*y as usize] = *x;
+        }
+        Partners { of_old, of_new }
+    }
+}
+
+/// The causes of the pairs `start..start + roots.len()`, as (package, change index,
+/// sums), and the components the block visited on both sides (its work). Only the
+/// packages whose paths the block reaches are looked at, and only those paths.
 fn block_causes(
-    old: &Side,
-    new: &Side,
-    pk: &Packages,
+    (old, new): (&Side, &Side),
+    (ro_reach, rn_reach): (&Reach, &Reach),
+    (pk, partners): (&Packages, &Partners),
     start: usize,
     (old_roots, new_roots): (&[u32], &[u32]),
-    scratch: &mut (Vec<u64>, Vec<u64>),
-    acc: &mut [[Acc; 4]],
-) {
-    let (ro, rn) = scratch;
-    old.block_rows(old_roots, ro);
-    new.block_rows(new_roots, rn);
-    let base = start as u32;
-    for (p, a) in acc.iter_mut().enumerate() {
-        if pk.skip[p] {
-            continue;
-        }
-        let (os, ns) = (&pk.old_nodes[p], &pk.new_nodes[p]);
-        let mut ob = [0u64; W];
-        for &v in os {
-            for (a, b) in ob.iter_mut().zip(old.row(ro, v)) {
-                *a |= *b;
-            }
-        }
-        let mut nb = [0u64; W];
-        for &v in ns {
-            for (a, b) in nb.iter_mut().zip(new.row(rn, v)) {
-                *a |= *b;
-            }
-        }
-        let mut added = [0u64; W];
-        let mut removed = [0u64; W];
-        let mut both = [0u64; W];
-        for i in 0..W {
-            added[i] = nb[i] & !ob[i];
-            removed[i] = ob[i] & !nb[i];
-            both[i] = ob[i] & nb[i];
-        }
-        if let Some(first) = first_bit(&added) {
-            let bytes: i128 = ns
-                .iter()
-                .map(|&v| {
-                    new.g.nar_sizes[v as usize].get() as i128
-                        * popcount(&and(new.row(rn, v), &added)) as i128
-                })
-                .sum();
-            a[0].add(popcount(&added), bytes, base + first);
-        }
-        if let Some(first) = first_bit(&removed) {
-            let bytes: i128 = os
-                .iter()
-                .map(|&v| {
-                    old.g.nar_sizes[v as usize].get() as i128
-                        * popcount(&and(old.row(ro, v), &removed)) as i128
-                })
-                .sum();
-            a[1].add(popcount(&removed), -bytes, base + first);
-        }
-        let Some(_) = first_bit(&both) else {
-            continue;
-        };
-        if os.len() == 1 && ns.len() == 1 {
-            let d = new.g.nar_sizes[ns[0] as usize].get() as i128
-                - old.g.nar_sizes[os[0] as usize].get() as i128;
-            let first = base + first_bit(&both).unwrap_or(0);
-            let cnt = popcount(&both);
-            match d.cmp(&0) {
-                std::cmp::Ordering::Greater => a[2].add(cnt, d * cnt as i128, first),
-                std::cmp::Ordering::Less => a[3].add(cnt, d * cnt as i128, first),
-                std::cmp::Ordering::Equal => {}
-            }
-            continue;
-        }
-        if let Some(pairs) = &pk.paired[p] {
-            let same = pairs
-                .iter()
-                .all(|&(x, y)| and(old.row(ro, x), &both) == and(new.row(rn, y), &both));
-            if same {
-                continue; // every root in both has the same paths' sizes on each side
-            }
-        }
-        // Root by root.
-        for (wi, &word) in both.iter().enumerate() {
-            let mut w = word;
-            while w != 0 {
-                let bit = w.trailing_zeros() as usize;
-                w &= w - 1;
-                let has = |row: &[u64]| row[wi] >> bit & 1 == 1;
-                let o: i128 = os
-                    .iter()
-                    .filter(|&&v| has(old.row(ro, v)))
-                    .map(|&v| old.g.nar_sizes[v as usize].get() as i128)
-                    .sum();
-                let n: i128 = ns
-                    .iter()
-                    .filter(|&&v| has(new.row(rn, v)))
-                    .map(|&v| new.g.nar_sizes[v as usize].get() as i128)
-                    .sum();
-                let first = base + (wi * 64 + bit) as u32;
-                match (n - o).cmp(&0) {
-                    std::cmp::Ordering::Greater => a[2].add(1, n - o, first),
-                    std::cmp::Ordering::Less => a[3].add(1, n - o, first),
-                    std::cmp::Ordering::Equal => {}
+    sc: &mut Scratch,
+) -> (Vec<(usize, usize, Acc)>, usize) {
+    sc.old.fill(old, ro_reach, old_roots);
+    sc.new.fill(new, rn_reach, new_roots);
+    let (ro, rn) = (&sc.old, &sc.new);
+    let work = ro.visited.len() + rn.visited.len();
+    sc.touched.clear();
+    for (side, s, rows) in [(0u8, old, ro), (1u8, new, rn)] {
+        for &c in &rows.visited {
+            for &v in s.members(c) {
+                let p = s.pkg[v as usize];
+                if !pk.skip[p as usize] {
+                    sc.touched.push((p, side, v));
                 }
+            }
+        }
+    }
+    sc.touched.sort_unstable();
+    let base = start as u32;
+    let mut out = Vec::new();
+    let mut os: Vec<u32> = Vec::new();
+    let mut ns: Vec<u32> = Vec::new();
+    for group in sc.touched.chunk_by(|a, b| a.0 == b.0) {
+        let p = group[0].0 as usize;
+        os.clear();
+        ns.clear();
+        for &(_, side, v) in group {
+            if side == 0 {
+                os.push(v)
+            } else {
+                ns.push(v)
+            }
+        }
+        let mut a = [Acc::default(); 4];
+        package_causes(
+            (old, new),
+            (ro, rn),
+            (pk, partners),
+            p,
+            (&os, &ns),
+            base,
+            &mut a,
+        );
+        out.extend(
+            a.iter()
+                .enumerate()
+                .filter(|(_, x)| x.roots > 0)
+                .map(|(k, x)| (p, k, *x)),
+        );
+    }
+    (out, work)
+}
+
+/// One package's causes in one block: `os` and `ns` are its paths the block reaches on
+/// each side (the others are reached by no root of the block).
+#[allow(clippy::too_many_arguments)]
+fn package_causes(
+    (old, new): (&Side, &Side),
+    (ro, rn): (&Rows, &Rows),
+    (pk, partners): (&Packages, &Partners),
+    p: usize,
+    (os, ns): (&[u32], &[u32]),
+    base: u32,
+    a: &mut [Acc; 4],
+) {
+    let mut ob = [0u64; W];
+    for &v in os {
+        for (a, b) in ob.iter_mut().zip(ro.row(old, v)) {
+            *a |= *b;
+        }
+    }
+    let mut nb = [0u64; W];
+    for &v in ns {
+        for (a, b) in nb.iter_mut().zip(rn.row(new, v)) {
+            *a |= *b;
+        }
+    }
+    let mut added = [0u64; W];
+    let mut removed = [0u64; W];
+    let mut both = [0u64; W];
+    for i in 0..W {
+        added[i] = nb[i] & !ob[i];
+        removed[i] = ob[i] & !nb[i];
+        both[i] = ob[i] & nb[i];
+    }
+    if let Some(first) = first_bit(&added) {
+        let bytes: i128 = ns
+            .iter()
+            .map(|&v| {
+                new.g.nar_sizes[v as usize].get() as i128
+                    * popcount(&and(rn.row(new, v), &added)) as i128
+            })
+            .sum();
+        a[0].add(popcount(&added), bytes, base + first);
+    }
+    if let Some(first) = first_bit(&removed) {
+        let bytes: i128 = os
+            .iter()
+            .map(|&v| {
+                old.g.nar_sizes[v as usize].get() as i128
+                    * popcount(&and(ro.row(old, v), &removed)) as i128
+            })
+            .sum();
+        a[1].add(popcount(&removed), -bytes, base + first);
+    }
+    let Some(first_both) = first_bit(&both) else {
+        return;
+    };
+    let (all_old, all_new) = (&pk.old_nodes[p], &pk.new_nodes[p]);
+    if all_old.len() == 1 && all_new.len() == 1 {
+        let d = new.g.nar_sizes[all_new[0] as usize].get() as i128
+            - old.g.nar_sizes[all_old[0] as usize].get() as i128;
+        let first = base + first_both;
+        let cnt = popcount(&both);
+        match d.cmp(&0) {
+            std::cmp::Ordering::Greater => a[2].add(cnt, d * cnt as i128, first),
+            std::cmp::Ordering::Less => a[3].add(cnt, d * cnt as i128, first),
+            std::cmp::Ordering::Equal => {}
+        }
+        return;
+    }
+    if pk.paired[p].is_some() {
+        // Every pair with a reached path (the others: no block root on either side).
+        let same = os.iter().all(|&x| {
+            and(ro.row(old, x), &both) == and(rn.row(new, partners.of_old[x as usize]), &both)
+        }) && ns.iter().all(|&y| {
+            and(rn.row(new, y), &both) == and(ro.row(old, partners.of_new[y as usize]), &both)
+        });
+        if same {
+            return; // every root in both has the same paths' sizes on each side
+        }
+    }
+    // Root by root.
+    for (wi, &word) in both.iter().enumerate() {
+        let mut w = word;
+        while w != 0 {
+            let bit = w.trailing_zeros() as usize;
+            w &= w - 1;
+            let has = |row: &[u64]| row[wi] >> bit & 1 == 1;
+            let o: i128 = os
+                .iter()
+                .filter(|&&v| has(ro.row(old, v)))
+                .map(|&v| old.g.nar_sizes[v as usize].get() as i128)
+                .sum();
+            let n: i128 = ns
+                .iter()
+                .filter(|&&v| has(rn.row(new, v)))
+                .map(|&v| new.g.nar_sizes[v as usize].get() as i128)
+                .sum();
+            let first = base + (wi * 64 + bit) as u32;
+            match (n - o).cmp(&0) {
+                std::cmp::Ordering::Greater => a[2].add(1, n - o, first),
+                std::cmp::Ordering::Less => a[3].add(1, n - o, first),
+                std::cmp::Ordering::Equal => {}
             }
         }
     }
 }
 
-fn clamp(x: i128) -> i64 {
-    x.clamp(i64::MIN as i128, i64::MAX as i128) as i64
+/// Where a sum over roots or causes is checked: the two sets' names, for the error.
+struct Ranges<'s> {
+    old: &'s Side<'s>,
+    new: &'s Side<'s>,
+    old_origin: &'s str,
+    new_origin: &'s str,
 }
+
+impl Ranges<'_> {
+    /// The error for a sum `value` of `what` beyond `limit`, naming the largest NAR
+    /// size of either side (the likely wrong one).
+    fn error(&self, what: String, value: i128, limit: &'static str) -> AnalysisError {
+        let largest = [self.old, self.new]
+            .into_iter()
+            .flat_map(|s| (0..s.g.len()).map(move |v| (s.g.nar_sizes[v].get(), s, v)))
+            .max_by_key(|x| x.0);
+        AnalysisError::SetSumOutOfRange(Box::new(SetSumOutOfRange {
+            old: self.old_origin.to_string(),
+            new: self.new_origin.to_string(),
+            what,
+            value: value.to_string(),
+            limit,
+            example: largest
+                .map(|(size, s, v)| {
+                    format!(
+                        " (the largest NAR size: {} with {size} bytes)",
+                        s.display(v)
+                    )
+                })
+                .unwrap_or_default(),
+        }))
+    }
+
+    /// A sum of sizes: at most 2^64 - 1.
+    fn unsigned(&self, value: u128, what: impl FnOnce() -> String) -> Result<u64, AnalysisError> {
+        u64::try_from(value).map_err(|_| self.error(what(), value as i128, U64_LIMIT))
+    }
+
+    /// A sum of signed changes: within the i64 range.
+    fn signed(&self, value: i128, what: impl FnOnce() -> String) -> Result<i64, AnalysisError> {
+        i64::try_from(value).map_err(|_| self.error(what(), value, I64_LIMIT))
+    }
+}
+
+const U64_LIMIT: &str = "2^64 - 1 bytes (16 EiB), the largest size a report holds";
+const I64_LIMIT: &str =
+    "the range of a signed change (-2^63 to 2^63 - 1 bytes, 8 EiB), the largest change a report holds";
 
 fn percent(old: u64, delta: i64) -> Option<f64> {
     (old > 0).then(|| delta as f64 / old as f64 * 100.0)
@@ -741,28 +976,75 @@ pub fn set_diff(
     old_in: SetInput<'_>,
     new_in: SetInput<'_>,
     opts: &SetDiffOptions,
-) -> SetDiffReport {
+) -> Result<SetDiffReport, AnalysisError> {
     let (mut old, mut new) = rayon::join(
         || Side::new(old_in.graph, old_in.roots, &opts.timings),
         || Side::new(new_in.graph, new_in.roots, &opts.timings),
     );
     opts.timings.step("set diff: graphs and closure sizes");
+    // Every size of one side (a closure, a root's change, a package's bytes in one
+    // closure) is a sum over part of its union: when the union fits the i64 range, none
+    // of them leaves it. Only sums over several roots are checked one by one below.
+    for (s, origin) in [(&old, old_in.origin), (&new, new_in.origin)] {
+        let union: u128 = s.g.nar_sizes.iter().map(|b| u128::from(b.get())).sum();
+        if i64::try_from(union).is_err() {
+            let r = Ranges {
+                old: &old,
+                new: &new,
+                old_origin: old_in.origin,
+                new_origin: new_in.origin,
+            };
+            return Err(r.error(
+                format!("the NAR sizes of the closures of `{origin}`"),
+                union as i128,
+                I64_LIMIT,
+            ));
+        }
+    }
     let (pairs, only_old, only_new) = match_roots(&old, &new);
+    opts.timings.step("set diff: roots matched");
     let mut pk = packages(&mut old, &mut new);
+    opts.timings.step("set diff: packages");
     pk.skip = unchanged(&old, &new, &pk, &pairs);
     opts.timings.step("set diff: packages that change nothing");
     let (old, new) = (&old, &new);
-    let acc = cause_sums(old, new, &pk, &pairs);
+    let ranges = Ranges {
+        old,
+        new,
+        old_origin: old_in.origin,
+        new_origin: new_in.origin,
+    };
+    let (acc, _work) = cause_sums(old, new, &pk, &pairs);
     opts.timings.step("set diff: causes");
     let pair_name: Vec<String> = pairs.iter().map(|p| key_name(&p.2)).collect();
-    let found = ranked_causes(&acc, &pk);
+    // Totals first: a root total out of range is the plainer message.
+    let rr = root_rows(
+        (old, new),
+        &ranges,
+        &pairs,
+        (&only_old, &only_new),
+        opts.top,
+    )?;
+    let found = ranked_causes(acc, &pk);
+    for (p, k, a) in &found {
+        ranges.signed(a.bytes, || {
+            format!(
+                "the bytes of the cause `{}` ({}) over its {} roots",
+                pk.names[*p],
+                CHANGES[*k].as_str(),
+                a.roots
+            )
+        })?;
+    }
     let cause_total: i128 = found.iter().map(|c| c.2.bytes).sum();
     let keep = kept_by_top(&found, opts.top);
     let causes = cause_rows(old, new, &pk, &pairs, &pair_name, &found, &keep);
     let shown_bytes: i128 = causes.iter().map(|c| c.bytes as i128).sum();
     let causes_hidden = found.len() - causes.len();
-    let rr = root_rows(old, new, &pairs, &only_old, &only_new, opts.top);
-    let total_delta = rr.total_new as i64 - rr.total_old as i64;
+    let total_delta = rr.total_delta;
+    let hidden_causes_bytes = ranges.signed(cause_total - shown_bytes, || {
+        format!("the bytes of the {causes_hidden} causes not listed")
+    })?;
     debug_assert_eq!(
         cause_total, total_delta as i128,
         "causes must add up to the total"
@@ -778,7 +1060,7 @@ pub fn set_diff(
             opts.show,
         )
     });
-    SetDiffReport {
+    Ok(SetDiffReport {
         schema_version: SCHEMA_VERSION,
         old: set_side(old, old_in.origin),
         new: set_side(new, new_in.origin),
@@ -797,65 +1079,77 @@ pub fn set_diff(
             roots: rr.hidden_roots,
             roots_delta: rr.hidden_delta,
             causes: causes_hidden,
-            causes_bytes: clamp(cause_total - shown_bytes),
+            causes_bytes: hidden_causes_bytes,
         }),
         check,
         warnings: set_warnings(old, new),
         show: opts.show,
-    }
+    })
 }
 
 /// Matched pairs of roots: (old root index, new root index, key).
 type Pairs = [(usize, usize, (String, String))];
+/// Roots in one set only: (root index, key).
+type OneSided = [(usize, (String, String))];
+/// Sums of causes: (package, change index, sums).
+type CauseSums = Vec<(usize, usize, Acc)>;
 
-/// Per package and change, the roots and bytes of every cause over the matched pairs,
-/// in blocks of `BLOCK` pairs on every core ([`block_causes`]).
-fn cause_sums(old: &Side, new: &Side, pk: &Packages, pairs: &Pairs) -> Vec<[Acc; 4]> {
+/// Per package and change, the roots and bytes of every cause over the matched pairs
+/// (only those with roots), in blocks of `BLOCK` pairs on every core
+/// ([`block_causes`]), and the components visited in all (the work done).
+fn cause_sums(
+    old: &Side,
+    new: &Side,
+    pk: &Packages,
+    pairs: &Pairs,
+) -> (Vec<(usize, usize, Acc)>, usize) {
     let old_roots: Vec<u32> = pairs.iter().map(|p| old.root_node[p.0]).collect();
     let new_roots: Vec<u32> = pairs.iter().map(|p| new.root_node[p.1]).collect();
-    let np = pk.names.len();
+    let (ro_reach, rn_reach) =
+        rayon::join(|| Reach::new(old, &pk.skip), || Reach::new(new, &pk.skip));
+    let partners = Partners::new(old, new, pk);
     let blocks: Vec<usize> = (0..pairs.len()).step_by(BLOCK).collect();
-    blocks
+    let per_block: Vec<(CauseSums, usize)> = blocks
         .par_iter()
-        .fold(
-            || ((Vec::new(), Vec::new()), vec![[Acc::default(); 4]; np]),
-            |(mut scratch, mut acc), &start| {
+        .map_init(
+            || Scratch {
+                old: Rows::new(old),
+                new: Rows::new(new),
+                touched: Vec::new(),
+            },
+            |sc, &start| {
                 let end = (start + BLOCK).min(pairs.len());
                 block_causes(
-                    old,
-                    new,
-                    pk,
+                    (old, new),
+                    (&ro_reach, &rn_reach),
+                    (pk, &partners),
                     start,
                     (&old_roots[start..end], &new_roots[start..end]),
-                    &mut scratch,
-                    &mut acc,
-                );
-                (scratch, acc)
+                    sc,
+                )
             },
         )
-        .map(|(_, acc)| acc)
-        .reduce_with(|mut a, b| {
-            for (x, y) in a.iter_mut().zip(&b) {
-                for k in 0..4 {
-                    x[k].merge(&y[k]);
-                }
-            }
-            a
-        })
-        .unwrap_or_default()
+        .collect();
+    let work = per_block.iter().map(|b| b.1).sum();
+    let mut all: Vec<(usize, usize, Acc)> = per_block.into_iter().flat_map(|b| b.0).collect();
+    all.sort_unstable_by_key(|x| (x.0, x.1));
+    let mut merged: Vec<(usize, usize, Acc)> = Vec::new();
+    for (p, k, a) in all {
+        match merged.last_mut() {
+            Some(last) if last.0 == p && last.1 == k => last.2.merge(&a),
+            _ => merged.push((p, k, a)),
+        }
+    }
+    (merged, work)
 }
 
 /// The causes that change something, as (package, change index, sums), largest bytes
 /// first; ties by roots, then package name, then change.
-fn ranked_causes(acc: &[[Acc; 4]], pk: &Packages) -> Vec<(usize, usize, Acc)> {
-    let mut found: Vec<(usize, usize, Acc)> = Vec::new();
-    for (p, a) in acc.iter().enumerate() {
-        for (k, x) in a.iter().enumerate() {
-            if x.roots > 0 && x.bytes != 0 {
-                found.push((p, k, *x));
-            }
-        }
-    }
+fn ranked_causes(acc: Vec<(usize, usize, Acc)>, pk: &Packages) -> Vec<(usize, usize, Acc)> {
+    let mut found: Vec<(usize, usize, Acc)> = acc
+        .into_iter()
+        .filter(|(_, _, x)| x.roots > 0 && x.bytes != 0)
+        .collect();
     found.sort_by(|x, y| {
         y.2.bytes
             .cmp(&x.2.bytes)
@@ -916,7 +1210,8 @@ fn cause_rows(
                 name: pk.names[*p].clone(),
                 change,
                 roots: a.roots,
-                bytes: clamp(a.bytes),
+                // Every cause's bytes were checked against the i64 range.
+                bytes: a.bytes as i64,
                 old_versions: versions(old, &pk.old_nodes[*p]),
                 new_versions: versions(new, &pk.new_nodes[*p]),
                 example_root: pair_name[a.example as usize].clone(),
@@ -933,9 +1228,10 @@ struct RootRows {
     hidden_roots: usize,
     hidden_delta: i64,
     counts: RootCounts,
-    /// Closure sizes of the matched roots, summed on each side.
+    /// Closure sizes of the matched roots, summed on each side, and new minus old.
     total_old: u64,
     total_new: u64,
+    total_delta: i64,
     /// Matched roots rebuilt (another store path) at the same closure size.
     rebuilt_same: usize,
 }
@@ -951,22 +1247,22 @@ fn root_side(s: &Side, i: usize) -> RootSide {
 
 /// Every root's row: the matched pairs (largest growth first), the roots only NEW or
 /// only OLD has (largest first), the counts and totals, and what `--top` hides.
+/// Sums over roots that leave the range a report holds are errors.
 fn root_rows(
-    old: &Side,
-    new: &Side,
+    (old, new): (&Side, &Side),
+    ranges: &Ranges,
     pairs: &Pairs,
-    only_old: &[(usize, (String, String))],
-    only_new: &[(usize, (String, String))],
+    (only_old, only_new): (&OneSided, &OneSided),
     top: Option<usize>,
-) -> RootRows {
+) -> Result<RootRows, AnalysisError> {
     let mut counts = RootCounts {
         both: pairs.len(),
         only_old: only_old.len(),
         only_new: only_new.len(),
         ..RootCounts::default()
     };
-    let mut total_old = 0u64;
-    let mut total_new = 0u64;
+    let mut total_old = 0u128;
+    let mut total_new = 0u128;
     let mut rebuilt_same = 0usize;
     let mut matched: Vec<RootDiff> = Vec::with_capacity(pairs.len());
     for (o, n, key) in pairs {
@@ -982,8 +1278,8 @@ fn root_rows(
                 }
             }
         }
-        total_old = total_old.saturating_add(so.closure_size);
-        total_new = total_new.saturating_add(sn.closure_size);
+        total_old += u128::from(so.closure_size);
+        total_new += u128::from(sn.closure_size);
         matched.push(RootDiff {
             name: key_name(key),
             package: key.0.clone(),
@@ -997,7 +1293,7 @@ fn root_rows(
     matched.sort_by(|a, b| b.delta.cmp(&a.delta).then_with(|| a.name.cmp(&b.name)));
     let appeared = one_sided_rows(new, only_new, true);
     let vanished = one_sided_rows(old, only_old, false);
-    let (mut roots, mut hidden_roots, mut hidden_delta) = (Vec::new(), 0usize, 0i64);
+    let (mut roots, mut hidden_roots, mut hidden_delta) = (Vec::new(), 0usize, 0i128);
     for group in [matched, appeared, vanished] {
         let t = top.unwrap_or(usize::MAX);
         for (i, r) in group.into_iter().enumerate() {
@@ -1005,19 +1301,39 @@ fn root_rows(
                 roots.push(r);
             } else {
                 hidden_roots += 1;
-                hidden_delta = hidden_delta.saturating_add(r.delta);
+                hidden_delta += i128::from(r.delta);
             }
         }
     }
-    RootRows {
+    let n = pairs.len();
+    let hidden_delta = ranges.signed(hidden_delta, || {
+        format!("the changes of the {hidden_roots} roots not listed")
+    })?;
+    let total_old = ranges.unsigned(total_old, || {
+        format!(
+            "the closure sizes of the {n} roots in OLD (`{}`)",
+            ranges.old_origin
+        )
+    })?;
+    let total_new = ranges.unsigned(total_new, || {
+        format!(
+            "the closure sizes of the {n} roots in NEW (`{}`)",
+            ranges.new_origin
+        )
+    })?;
+    let total_delta = ranges.signed(i128::from(total_new) - i128::from(total_old), || {
+        format!("the changes of the closure sizes of the {n} roots in both sets")
+    })?;
+    Ok(RootRows {
         roots,
         hidden_roots,
         hidden_delta,
         counts,
         total_old,
         total_new,
+        total_delta,
         rebuilt_same,
-    }
+    })
 }
 
 /// Rows of the roots only one side has (`is_new`: NEW's), largest change first.
@@ -1058,7 +1374,7 @@ fn set_check(
     rr: &RootRows,
     show: usize,
 ) -> SetCheck {
-    let total_delta = rr.total_new as i64 - rr.total_old as i64;
+    let total_delta = rr.total_delta;
     let failing: Vec<&RootDiff> = rr
         .roots
         .iter()
@@ -1281,6 +1597,95 @@ mod tests {
         out
     }
 
+    /// The components the cause pass visits on both sides, as `set_diff` prepares it.
+    fn cause_work(co: &Closure, cn: &Closure) -> usize {
+        let timings = crate::timing::Timings::default();
+        let mut old = Side::new(co, &co.declared_roots, &timings);
+        let mut new = Side::new(cn, &cn.declared_roots, &timings);
+        let (pairs, _, _) = match_roots(&old, &new);
+        let mut pk = packages(&mut old, &mut new);
+        pk.skip = unchanged(&old, &new, &pk, &pairs);
+        cause_sums(&old, &new, &pk, &pairs).1
+    }
+
+    /// A side of `roots` roots `app<i>-1.0` (64 KiB each; NEW: a new hash, and every
+    /// 101st grown by a version bump) above a shared part: `shape` gives the shared
+    /// paths (name, size, references among them by index) and each root's references
+    /// into them. NEW changes the size of shared path 0, so everything above it is
+    /// rebuilt.
+    fn shaped(
+        roots: usize,
+        shared: &[(String, u64, Vec<usize>)],
+        refs: impl Fn(usize) -> Vec<usize>,
+        new: bool,
+    ) -> Closure {
+        let salt = u64::from(new);
+        let mut c = Closure::new(StoreDir::default(), SourceKind::PathInfoJson, "gen");
+        let shared_path = |k: usize| sp(k, salt, &shared[k].0);
+        for (k, (_, size, r)) in shared.iter().enumerate() {
+            let mut info = PathInfo::new(shared_path(k));
+            info.nar_size = Some(if new && k == 0 { size + 4096 } else { *size });
+            info.references = r.iter().map(|&j| shared_path(j)).collect();
+            c.insert(info);
+        }
+        for i in 0..roots {
+            let own = new && i % 101 == 0;
+            let name = format!("app{i}-{}", if own { "1.1" } else { "1.0" });
+            let mut info = PathInfo::new(sp(shared.len() + i, salt, &name));
+            info.nar_size = Some(if own { 65 << 10 } else { 64 << 10 });
+            info.references = refs(i).into_iter().map(shared_path).collect();
+            c.declared_roots.push(info.path.clone());
+            c.insert(info);
+        }
+        c
+    }
+
+    /// Issue 31, item 7: the cause pass walked every component of each side once per
+    /// block of 1,024 pairs (20 blocks here: 20 times the graph), so N roots over one
+    /// shared library took O(N²/1024). It visits only what each block's roots reach
+    /// towards a changed package: at most a few times the paths, for a star, a deep
+    /// shared chain and wide private closures alike.
+    #[test]
+    fn the_cause_pass_visits_each_path_a_bounded_number_of_times() {
+        let n = 20_000;
+        let star = vec![("libshared-1.0".to_string(), 1 << 20, vec![])];
+        let chain: Vec<(String, u64, Vec<usize>)> = (0..500)
+            .map(|k| {
+                (
+                    format!("core{k}-1.0"),
+                    10 << 10,
+                    if k == 0 { vec![] } else { vec![k - 1] },
+                )
+            })
+            .collect();
+        let wide: Vec<(String, u64, Vec<usize>)> = (0..1000)
+            .map(|k| (format!("shared{k}-1.0"), 100 << 10, vec![]))
+            .collect();
+        type Refs = Box<dyn Fn(usize) -> Vec<usize>>;
+        type Shared = [(String, u64, Vec<usize>)];
+        let shapes: [(&str, &Shared, Refs); 3] = [
+            ("star", &star, Box::new(|_| vec![0])),
+            ("chain", &chain, Box::new(|i| vec![i % 500])),
+            (
+                "wide",
+                &wide,
+                Box::new(|i| (0..5).map(|j| (i * 7 + j * 131) % 1000).collect()),
+            ),
+        ];
+        for (name, shared, refs) in shapes {
+            let (co, cn) = (
+                shaped(n, shared, &refs, false),
+                shaped(n, shared, &refs, true),
+            );
+            let paths = co.paths.len() + cn.paths.len();
+            let work = cause_work(&co, &cn);
+            assert!(
+                work <= 4 * paths,
+                "{name}: {work} components visited for {paths} paths"
+            );
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(48))]
         #[test]
@@ -1315,7 +1720,7 @@ mod tests {
                 SetInput { origin: "old", roots: &co.declared_roots, graph: &co },
                 SetInput { origin: "new", roots: &cn.declared_roots, graph: &cn },
                 &SetDiffOptions::default(),
-            );
+            ).unwrap();
             let mut want: BTreeMap<(String, CauseChange), (usize, i64)> = BTreeMap::new();
             let mut total = 0i64;
             let parse = |c: &Closure, s: &str| c.store_dir.parse_path(s).unwrap();

@@ -148,6 +148,7 @@ fn sets_graph(cfg: &Config, sets: &[&PackageSet], pool: &[Closure]) -> Result<Cl
         GraphSource::LocalStore
     };
     let c = package_set::load_graph(sets, source, &opts);
+    cfg.timings.step("package sets: one graph of both sets");
     if let Some(b) = bar {
         b.clear();
     }
@@ -159,6 +160,7 @@ fn sets_graph(cfg: &Config, sets: &[&PackageSet], pool: &[Closure]) -> Result<Cl
     })?;
     // Only what the roots reach counts (a --graph input may describe more).
     let missing = missing_below_roots(&c);
+    cfg.timings.step("package sets: completeness of the graph");
     if let Some((from, to)) = missing.first() {
         return Err(anyhow!(
             "the graph of the package sets ({}) is not complete: {} reference(s) point to \
@@ -224,7 +226,7 @@ pub(super) fn diff_sets(
             graph: &graph,
         },
         opts,
-    );
+    )?;
     discard(graph);
     let mut report = report;
     // Each set's own warnings (duplicate lines) once, with its side, first.

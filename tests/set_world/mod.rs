@@ -16,6 +16,8 @@
 
 #![allow(dead_code)]
 
+pub mod shapes;
+
 use std::fmt::Write as _;
 use std::path::Path;
 
