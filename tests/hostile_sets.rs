@@ -96,7 +96,9 @@ fn sets() -> Sets {
 /// ones (the annotations nixcut writes on purpose, which must be well formed).
 fn no_smuggled_commands(text: &str, allowed_errors: bool, what: &str) {
     for line in text.split(['\n', '\r']) {
-        let t = line.trim_start();
+        // As GitHub's runner reads a line: .NET's TrimStart trims every Unicode white
+        // space, and its older parser finds `##[` anywhere.
+        let t = line.trim_start_matches(char::is_whitespace);
         if allowed_errors && t.starts_with("::error title=") {
             // The title is a property: no `:` or `,` of its own before the `::`.
             let rest = &t["::error title=".len()..];
@@ -108,7 +110,7 @@ fn no_smuggled_commands(text: &str, allowed_errors: bool, what: &str) {
             continue;
         }
         assert!(
-            !t.starts_with("::") && !t.starts_with("##["),
+            !t.starts_with("::") && !line.contains("##["),
             "{what}: a workflow command in the output: {line:?}\n{text}"
         );
     }
@@ -237,10 +239,25 @@ fn a_cache_directory_linked_into_a_store_is_refused_and_nothing_is_created() {
 fn a_run_that_fails_early_creates_no_cache_directory() {
     let t = sets();
     let home = t.p("fresh-cache-home");
+    // With --cache the HTTP client is made at the start: it opened (and created) the
+    // narinfo cache then.
     for args in [
         vec!["why", "/no/such/input", "--cache", "http://127.0.0.1:9"],
-        vec!["diff", "/no/such/old", "/no/such/new"],
-        vec!["refs", "/no/such/input"],
+        vec![
+            "diff",
+            "/no/such/old",
+            "/no/such/new",
+            "--cache",
+            "http://127.0.0.1:9",
+        ],
+        vec![
+            "check",
+            "/no/such/input",
+            "--max-size",
+            "1GiB",
+            "--cache",
+            "http://127.0.0.1:9",
+        ],
     ] {
         let (code, _, err) = decode(
             nixcut()
@@ -265,7 +282,11 @@ fn a_file_name_cannot_smuggle_a_workflow_command_into_any_format() {
     std::fs::copy(&t.new, &hostile).unwrap();
     let cr = t.p("e\r::warning::cr\u{1b}[2J.paths");
     std::fs::copy(&t.new, &cr).unwrap();
-    for new in [&hostile, &cr] {
+    let old_form = t.p("e ##[error]pwn.paths");
+    std::fs::copy(&t.new, &old_form).unwrap();
+    let nbsp = t.p("e\n\u{a0}\u{3000}::error::pwn.paths");
+    std::fs::copy(&t.new, &nbsp).unwrap();
+    for new in [&hostile, &cr, &old_form, &nbsp] {
         for format in ["table", "markdown", "json", "html"] {
             let mut args = vec![
                 "diff",

@@ -156,8 +156,7 @@ pub(super) fn run(cfg: &Config, a: &CheckArgs) -> Result<Outcome> {
     tolerate_closed_stdout(emit(&report, format, style))?;
 
     // CI integration, after the report so a failure to write the summary still shows it.
-    let mut summary = Vec::new();
-    render(&report, Format::Markdown, &Style::default(), &mut summary)?;
+    let summary = || markdown(&report);
     let failures: Vec<String> = report.failures.iter().map(ToString::to_string).collect();
     let title = format!(
         "closure size check failed: {}",
@@ -166,7 +165,7 @@ pub(super) fn run(cfg: &Config, a: &CheckArgs) -> Result<Outcome> {
     speak_to_ci(
         cfg,
         a,
-        &summary,
+        summary,
         &[&closure.store_dir],
         &title,
         &failures,
@@ -234,8 +233,7 @@ fn check_sets(cfg: &Config, a: &CheckArgs, set: PackageSet, growth: Growth) -> R
     }
     tolerate_closed_stdout(emit(&report, format, style))?;
     let pass = report.check.as_ref().is_some_and(|c| c.pass);
-    let mut summary = Vec::new();
-    render(&report, Format::Markdown, &Style::default(), &mut summary)?;
+    let summary = || markdown(&report);
     let title = format!(
         "closure size check failed: package set {}",
         nixcut::render::one_line(&report.new.origin)
@@ -244,7 +242,7 @@ fn check_sets(cfg: &Config, a: &CheckArgs, set: PackageSet, growth: Growth) -> R
     speak_to_ci(
         cfg,
         a,
-        &summary,
+        summary,
         &[&set.store_dir, &base.store_dir],
         &title,
         &failures,
@@ -300,7 +298,7 @@ fn require_complete(c: &Closure, root: Option<&str>, what: &str) -> Result<()> {
 fn speak_to_ci(
     cfg: &Config,
     a: &CheckArgs,
-    summary: &[u8],
+    summary: impl Fn() -> Result<Vec<u8>>,
     stores: &[&nixcut::store::StoreDir],
     title: &str,
     failures: &[String],
@@ -312,18 +310,20 @@ fn speak_to_ci(
             file,
             "the summary",
             WriteMode::Append,
-            summary,
+            &summary()?,
             stores,
         )?,
         (None, Some(file)) => {
-            let written = write_output(
-                &cfg.load,
-                file,
-                "the summary ($GITHUB_STEP_SUMMARY)",
-                WriteMode::Append,
-                summary,
-                stores,
-            );
+            let written = summary().and_then(|bytes| {
+                write_output(
+                    &cfg.load,
+                    file,
+                    "the summary ($GITHUB_STEP_SUMMARY)",
+                    WriteMode::Append,
+                    &bytes,
+                    stores,
+                )
+            });
             if let Err(e) = written {
                 print_warnings(&[format!("{e:#}")], cfg.quiet);
             }
@@ -334,6 +334,13 @@ fn speak_to_ci(
         tolerate_closed_stdout(annotate(title, failures, format))?;
     }
     Ok(())
+}
+
+/// A report as the Markdown of a CI summary.
+fn markdown<'a>(report: impl Into<nixcut::render::Report<'a>>) -> Result<Vec<u8>> {
+    let mut buf = Vec::new();
+    render(report, Format::Markdown, &Style::default(), &mut buf)?;
+    Ok(buf)
 }
 
 /// One `::error` workflow command per failure, on standard output (standard error

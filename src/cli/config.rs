@@ -48,6 +48,9 @@ pub struct Config {
     /// one, or when it is in a store (nixcut never writes into a store: the run goes on
     /// without caches, with a warning). Not created here.
     pub cache_dir: Option<PathBuf>,
+    /// What reading the environment found wrong but worked around (a cache directory
+    /// or `$TMPDIR` in a store), for the caller to print.
+    pub warnings: Vec<String>,
     /// `$GITHUB_STEP_SUMMARY`, when set and not empty.
     pub step_summary: Option<PathBuf>,
     /// `GITHUB_ACTIONS=true`: failures are also `::error` annotations.
@@ -78,13 +81,21 @@ impl Config {
             timings: timings.clone(),
             ..LoadOptions::default()
         };
+        // Temporary files (large NAR entries spooled by the scanner, a piped input's
+        // copy) never go into a store: a $TMPDIR that resolves into one is dropped for
+        // this run, before any thread is started, so /tmp is used.
+        let mut warnings = Vec::new();
+        if let Some(warning) = super::guard::tmpdir_in_store(&load) {
+            warnings.push(warning);
+            std::env::remove_var("TMPDIR");
+        }
         let cache_dir = if g.no_cache {
             None
         } else {
             cache_home().and_then(|home| match super::guard::cache_dir(&load, &home) {
                 Ok(dir) => Some(dir),
                 Err(warning) => {
-                    super::output::print_warnings(&[warning], g.quiet);
+                    warnings.push(warning);
                     None
                 }
             })
@@ -111,6 +122,7 @@ impl Config {
             http,
             no_cache: g.no_cache,
             cache_dir,
+            warnings,
             step_summary: std::env::var_os("GITHUB_STEP_SUMMARY")
                 .filter(|v| !v.is_empty())
                 .map(PathBuf::from),

@@ -17,7 +17,7 @@ use anyhow::{anyhow, Context, Result};
 use nixcut::load::LoadOptions;
 use nixcut::store::StoreDir;
 
-use super::output::printable;
+use super::escape::printable;
 
 /// How [`write_output`] writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,6 +102,51 @@ pub(super) fn resolve(path: &Path) -> PathBuf {
     done
 }
 
+/// The store directory `path` (resolved, see [`resolve`]) lies in, and the part of
+/// `path` below it: a known store directory ([`stores`]), matched by its path or by
+/// its identity (device and inode: a bind mount of a store is that store), or any
+/// directory holding an entry named like a store path (`<32-character hash>-<name>`)
+/// that `path` is, or is below. The last catches stores nixcut was not told of (a
+/// `/gnu/store` input while the configuration says `/nix/store`).
+fn store_of(opts: &LoadOptions, path: &Path, extra: &[&StoreDir]) -> Option<(PathBuf, PathBuf)> {
+    use std::os::unix::fs::MetadataExt;
+    let known = stores(opts, extra);
+    for store in &known {
+        if let Ok(rest) = path.strip_prefix(store) {
+            return Some((store.clone(), rest.to_path_buf()));
+        }
+    }
+    let ids: Vec<(u64, u64, &PathBuf)> = known
+        .iter()
+        .filter_map(|s| std::fs::metadata(s).ok().map(|m| (m.dev(), m.ino(), s)))
+        .collect();
+    for dir in path.ancestors() {
+        let Ok(m) = std::fs::metadata(dir) else {
+            continue; // not there yet: what is created below it is judged by its parent
+        };
+        if let Some((_, _, store)) = ids.iter().find(|(d, i, _)| (*d, *i) == (m.dev(), m.ino())) {
+            let rest = path.strip_prefix(dir).unwrap_or(path);
+            return Some(((*store).clone(), rest.to_path_buf()));
+        }
+    }
+    let mut dir = PathBuf::from("/");
+    for (i, c) in path.components().enumerate() {
+        if let Component::Normal(name) = c {
+            let named_like_a_store_path = name
+                .to_str()
+                .is_some_and(|n| nixcut::store::StorePath::from_base_name(n).is_ok());
+            if named_like_a_store_path && i > 0 {
+                return Some((
+                    dir.clone(),
+                    path.strip_prefix(&dir).unwrap_or(path).to_path_buf(),
+                ));
+            }
+            dir.push(name);
+        }
+    }
+    None
+}
+
 /// Where `file` is a store object or inside one: the store directory, when the
 /// resolved destination is two levels or more below a store directory, or is an
 /// existing entry of one. A new entry directly in the store directory is allowed:
@@ -109,11 +154,8 @@ pub(super) fn resolve(path: &Path) -> PathBuf {
 /// `--summary $out`).
 fn store_object_of(opts: &LoadOptions, file: &Path, extra: &[&StoreDir]) -> Option<PathBuf> {
     let target = resolve(file);
-    stores(opts, extra).into_iter().find(|store| {
-        target
-            .strip_prefix(store)
-            .is_ok_and(|rest| rest.components().count() >= 2 || target.exists())
-    })
+    let (store, rest) = store_of(opts, &target, extra)?;
+    (rest.components().count() >= 2 || target.exists()).then_some(store)
 }
 
 /// Refuse to write `file` into a store object (see [`store_object_of`]). `what` names
@@ -148,29 +190,41 @@ pub(super) fn write_output(
 ) -> Result<()> {
     refuse_store_object(opts, file, what, extra)?;
     let shown = printable(&file.display().to_string()).into_owned();
-    match mode {
-        WriteMode::Append => {
-            let mut f = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(file)
-                .with_context(|| format!("cannot open {what} {shown}"))?;
-            f.write_all(bytes)
-                .and_then(|()| f.flush())
-                .with_context(|| format!("cannot write {what} {shown}"))
+    // What was opened is checked again, by the descriptor: a link swapped in between
+    // the check and the open would otherwise send the write elsewhere. (The file
+    // checked may be a new entry of a store directory, a builder's `$out`: allowed,
+    // and it exists once opened, so only another file than the one checked is judged.)
+    let checked = resolve(file);
+    let opened = |f: &std::fs::File| -> Result<()> {
+        use std::os::fd::AsRawFd;
+        match std::fs::read_link(format!("/proc/self/fd/{}", f.as_raw_fd())) {
+            Ok(real) if real != checked && store_object_of(opts, &real, extra).is_some() => {
+                Err(anyhow!(
+                    "cannot write {what} {shown}: it opened {}, inside a store, and nixcut never \
+                 writes into a store object",
+                    printable(&real.display().to_string())
+                ))
+            }
+            _ => Ok(()),
         }
-        WriteMode::InPlace => {
+    };
+    match mode {
+        WriteMode::Append | WriteMode::InPlace => {
             let mut f = std::fs::OpenOptions::new()
+                .create(mode == WriteMode::Append)
+                .append(mode == WriteMode::Append)
                 .write(true)
                 .open(file)
                 .with_context(|| format!("cannot open {what} {shown}"))?;
+            opened(&f)?;
             f.write_all(bytes)
                 .and_then(|()| f.flush())
                 .with_context(|| format!("cannot write {what} {shown}"))
         }
-        WriteMode::Replace => {
-            replace_atomically(file, bytes).with_context(|| format!("cannot write {what} {shown}"))
-        }
+        // The file that is replaced is the one checked: the destination with its
+        // links resolved, its directory the one the temporary file goes in.
+        WriteMode::Replace => replace_atomically(&resolve(file), bytes)
+            .with_context(|| format!("cannot write {what} {shown}")),
     }
 }
 
@@ -208,12 +262,9 @@ fn replace_atomically(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// writes an entry.
 pub(super) fn cache_dir(opts: &LoadOptions, cache_home: &Path) -> Result<PathBuf, String> {
     let dir = resolve(&cache_home.join("nixcut"));
-    let inside = stores(opts, &[])
-        .into_iter()
-        .find(|store| dir.starts_with(store));
-    match inside {
+    match store_of(opts, &dir, &[]) {
         None => Ok(dir),
-        Some(store) => Err(format!(
+        Some((store, _)) => Err(format!(
             "the cache directory {} is inside the store directory {} (it resolves to {}); \
              nixcut never writes into a store, so this run uses no cache (set \
              XDG_CACHE_HOME elsewhere, or pass --no-cache)",
@@ -224,15 +275,27 @@ pub(super) fn cache_dir(opts: &LoadOptions, cache_home: &Path) -> Result<PathBuf
     }
 }
 
-/// A private temporary file (for a piped input read twice), refused when `$TMPDIR`
-/// resolves into a store directory.
+/// Why `$TMPDIR` may not be used (it resolves into a store): the message for a
+/// warning, after which the run uses the system's default (`/tmp`). `None` when it is
+/// fine or unset. Temporary files are written there by the scanner (large NAR entries
+/// spooled) and for a piped input.
+pub(super) fn tmpdir_in_store(opts: &LoadOptions) -> Option<String> {
+    let dir = std::env::var_os("TMPDIR").filter(|d| !d.is_empty())?;
+    let (store, _) = store_of(opts, &resolve(Path::new(&dir)), &[])?;
+    Some(format!(
+        "the temporary directory {} ($TMPDIR) is inside the store directory {}; nixcut \
+         never writes into a store, so this run keeps its temporary files in /tmp",
+        printable(&Path::new(&dir).display().to_string()),
+        store.display()
+    ))
+}
+
+/// A private temporary file (for a piped input read twice), refused when the
+/// temporary directory resolves into a store.
 pub(super) fn temp_file(opts: &LoadOptions) -> Result<tempfile::NamedTempFile> {
     let dir = std::env::temp_dir();
     let resolved = resolve(&dir);
-    if let Some(store) = stores(opts, &[])
-        .into_iter()
-        .find(|store| resolved.starts_with(store))
-    {
+    if let Some((store, _)) = store_of(opts, &resolved, &[]) {
         return Err(anyhow!(
             "cannot keep standard input in a temporary file: the temporary directory {} \
              ($TMPDIR) is inside the store directory {}, and nixcut never writes into a \
@@ -265,6 +328,54 @@ mod tests {
         // A loop ends the resolution instead of hanging.
         std::os::unix::fs::symlink(base.join("loop"), base.join("loop")).unwrap();
         assert_eq!(resolve(&base.join("loop")), base.join("loop"));
+    }
+
+    /// A store nixcut was not told of (a `/gnu/store` input, configuration saying
+    /// `/nix/store`) is known by its objects' names: a cache directory, a temporary
+    /// directory or an output below `<hash>-<name>` is refused; a new `<hash>-<name>`
+    /// entry itself (a builder's `$out`) is not.
+    #[test]
+    fn a_store_object_is_known_by_its_name_in_any_store() {
+        let t = tempfile::tempdir().unwrap();
+        let base = resolve(t.path());
+        let obj = base.join("gnu/store/9fm8cfjwd9nhpc06bz4fdgmc4gwdi2dq-app-1.0");
+        std::fs::create_dir_all(&obj).unwrap();
+        std::os::unix::fs::symlink(&obj, base.join("home")).unwrap();
+        let opts = LoadOptions::default();
+        assert!(cache_dir(&opts, &base.join("home")).is_err());
+        assert!(refuse_store_object(&opts, &base.join("home/out.json"), "x", &[]).is_err());
+        let out = base.join("gnu/store/k0c0d60n2dqnb396hj717yvk0y17kx6h-summary");
+        assert!(refuse_store_object(&opts, &out, "x", &[]).is_ok());
+        std::fs::write(&out, "").unwrap();
+        assert!(refuse_store_object(&opts, &out, "x", &[]).is_err());
+        assert!(cache_dir(&opts, &base.join("elsewhere")).is_ok());
+    }
+
+    /// `Replace` replaces the file the check resolved, not a link in its place.
+    #[test]
+    fn a_replaced_file_is_the_one_checked() {
+        let t = tempfile::tempdir().unwrap();
+        let base = resolve(t.path());
+        std::fs::write(base.join("real.json"), "old").unwrap();
+        std::os::unix::fs::symlink("real.json", base.join("link.json")).unwrap();
+        let opts = LoadOptions::default();
+        write_output(
+            &opts,
+            &base.join("link.json"),
+            "x",
+            WriteMode::Replace,
+            b"new",
+            &[],
+        )
+        .unwrap();
+        assert_eq!(
+            std::fs::read_to_string(base.join("real.json")).unwrap(),
+            "new"
+        );
+        assert!(std::fs::symlink_metadata(base.join("link.json"))
+            .unwrap()
+            .file_type()
+            .is_symlink());
     }
 
     #[test]

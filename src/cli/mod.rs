@@ -2,13 +2,15 @@
 //! ([`Config`](config::Config), with the environment), and the dispatch to analyses and
 //! renderers. Only this module and `main.rs` know about clap and anyhow. One file per
 //! command (`why`, `refs`, `split`, `gpu`, `snapshot`, `diff`, `check`, `rules`);
-//! `output` writes to the terminal, `progress` draws the bars, `guard` refuses writes
-//! into the store.
+//! `output` writes to the terminal, `escape` makes input safe to print there,
+//! `progress` draws the bars, `guard` is the one way files are written and refuses
+//! the store.
 
 mod args;
 mod check;
 mod config;
 mod diff;
+mod escape;
 mod explain;
 mod formats;
 mod gpu;
@@ -26,7 +28,8 @@ mod targets;
 mod why;
 
 pub use args::Cli;
-pub use output::{is_broken_pipe, printable};
+pub use escape::printable;
+pub use output::is_broken_pipe;
 pub use suggest::better_suggestion;
 
 use anyhow::{Context, Result};
@@ -50,6 +53,7 @@ pub enum Outcome {
 /// [`Config`] every command takes.
 pub fn run(cli: Cli) -> Result<Outcome> {
     let cfg = Config::new(&cli.global, &cli.command);
+    output::print_warnings(&cfg.warnings, cfg.quiet);
     formats::check(&cli.command, cli.global.format)?;
     // Read and checked before anything else, so a bad rules file fails every command.
     let class_rules = rules::class_rules(&cfg)?;

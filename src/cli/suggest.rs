@@ -40,7 +40,7 @@ pub fn better_suggestion(e: clap::Error) -> clap::Error {
     let mut c = cmd.clone();
     let mut fresh = clap::Error::new(ErrorKind::UnknownArgument).with_cmd(&c);
     fresh.insert(ContextKind::InvalidArg, ContextValue::String(arg.clone()));
-    if let Some((_, long)) = best.filter(|(d, _)| *d <= 2.max(typed.len() / 3)) {
+    if let Some((_, long)) = best.filter(|(d, _)| *d <= 2.max(typed.chars().count() / 3)) {
         fresh.insert(
             ContextKind::SuggestedArg,
             ContextValue::String(format!("--{long}")),
@@ -74,7 +74,7 @@ fn nearest_subcommand(e: clap::Error) -> clap::Error {
         ContextKind::InvalidSubcommand,
         ContextValue::String(typed.clone()),
     );
-    if let Some((_, name)) = best.filter(|(d, _)| *d <= 2.max(typed.len() / 3)) {
+    if let Some((_, name)) = best.filter(|(d, _)| *d <= 2.max(typed.chars().count() / 3)) {
         fresh.insert(
             ContextKind::SuggestedSubcommand,
             ContextValue::Strings(vec![name]),

@@ -496,7 +496,8 @@ fn store_dir(
                 return Err(LoadError::Invalid {
                     path: PathBuf::from(&url),
                     message: format!(
-                        "the cache's store directory is {sd}, but --store-dir is {given}"
+                        "the cache's store directory is {sd}, but the store directory asked for \
+                         (--store-dir, or a package set's paths) is {given}"
                     ),
                 });
             }

@@ -339,15 +339,13 @@ pub fn load_graph(
             });
         }
     }
-    let other_store = |what: &str, theirs: &StoreDir| {
-        let set = sets.first();
-        LoadError::Invalid {
-            path: PathBuf::from(set.map_or("", |s| s.origin.as_str())),
-            message: format!(
-                "line {}: the package set's store paths are in {store_dir}, but {what} is of the store {theirs}; a root is only found in a graph of its own store (give --store-dir to say which store the set is of)",
-                set.and_then(|s| s.lines.first().copied()).unwrap_or(1),
-            ),
-        }
+    let other_store = |what: &str, theirs: &StoreDir| LoadError::Invalid {
+        path: PathBuf::from(sets.first().map_or("", |s| s.origin.as_str())),
+        message: format!(
+            "the package set's store paths are in {store_dir}, but {what} is of the store \
+             {theirs}; a root is only found in a graph of its own store (give --store-dir \
+             to say which store the set is of)"
+        ),
     };
     match source {
         GraphSource::Inputs(pool) => {
@@ -372,7 +370,13 @@ pub fn load_graph(
     }
     let mut closure = match source {
         GraphSource::Caches => {
-            let c = super::http_cache::load_roots(&roots, &origin, opts)?;
+            // The set's store directory is given to the walk, which checks every cache's
+            // nix-cache-info against it before it fetches a narinfo.
+            let opts = LoadOptions {
+                store_dir: Some(store_dir.clone()),
+                ..opts.clone()
+            };
+            let c = super::http_cache::load_roots(&roots, &origin, &opts)?;
             if c.store_dir != store_dir {
                 return Err(other_store(
                     "the binary cache (its nix-cache-info)",

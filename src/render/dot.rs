@@ -43,8 +43,12 @@ pub(super) fn render(report: Report<'_>, out: &mut dyn Write) -> io::Result<()> 
 pub fn dot_string(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
+    let mut prev = '\0';
     for c in s.chars() {
         match c {
+            // No `##[` (a CI runner's older workflow-command form): Graphviz reads the
+            // entity in a label as `#`.
+            '#' if prev == '#' => out.push_str("&#35;"),
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
             c if (c as u32) < 0x20 || ('\u{7f}'..='\u{9f}').contains(&c) => {
@@ -55,6 +59,7 @@ pub fn dot_string(s: &str) -> String {
             }
             c => out.push(c),
         }
+        prev = c;
     }
     out.push('"');
     out

@@ -288,8 +288,26 @@ impl<'a> SafeJson<'a> {
     }
 }
 
-/// Write `buf` to `out` with every hazard escaped.
+/// Write `buf` to `out` with every hazard escaped, and the second `#` of every `##[`
+/// as `\u0023`: a CI runner's older parser takes `##[` anywhere in a line of a log
+/// for a workflow command (`crate::store::neutralise_workflow_commands`), and a JSON
+/// report is often printed to one. Outside strings JSON has no `#`, and a `##[`
+/// inside a string arrives in one fragment, so no block splits it.
 fn escape_into(buf: &[u8], out: &mut dyn Write) -> io::Result<()> {
+    let mut from = 0;
+    for at in memchr::memmem::find_iter(buf, b"##[") {
+        if at < from {
+            continue; // inside the last match (`###[`): cannot overlap one `##[`
+        }
+        escape_hazards_into(&buf[from..=at], out)?;
+        out.write_all(b"\\u0023")?;
+        from = at + 2;
+    }
+    escape_hazards_into(&buf[from..], out)
+}
+
+/// Write `buf` to `out` with every hazard escaped.
+fn escape_hazards_into(buf: &[u8], out: &mut dyn Write) -> io::Result<()> {
     let mut start = 0;
     let mut i = 0;
     while let Some(off) = memchr::memchr3(0x7f, 0xc2, 0xe2, &buf[i..]) {

@@ -259,8 +259,16 @@ impl Closure {
                 .paths
                 .keys()
                 .filter_map(|p| {
-                    let d = super::edit_distance(q, package_name(p.name()))
-                        .min(super::edit_distance(q, p.name()));
+                    // A length further off than the limit cannot be near: no distance
+                    // is computed for most of a large closure.
+                    let near = |name: &str| {
+                        let gap = name.chars().count().abs_diff(q.chars().count());
+                        (gap <= limit).then(|| super::edit_distance(q, name))
+                    };
+                    let d = near(package_name(p.name()))
+                        .into_iter()
+                        .chain(near(p.name()))
+                        .min()?;
                     (d <= limit).then(|| (d, self.store_dir.display(p)))
                 })
                 .collect();

@@ -24,4 +24,6 @@ pub use path::{
     hash_prefix, physical_path, PathInfo, StoreDir, StorePath, StorePathError, HASH_LEN,
 };
 pub use size::{format_size, parse_size, SizeParseError};
-pub use text::{edit_distance, is_terminal_hazard, neutralise_workflow_commands};
+pub use text::{
+    edit_distance, has_workflow_command, is_terminal_hazard, neutralise_workflow_commands,
+};

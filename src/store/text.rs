@@ -56,24 +56,27 @@ pub(crate) fn shown(s: &str) -> String {
     out
 }
 
-/// `text` with every line that a CI runner would take for a workflow command made
-/// inert: a line whose first character after spaces and tabs begins `::` (GitHub
-/// Actions' `::error::…`, `::stop-commands::…`) or `##[` (the older form) gets that
-/// first character replaced by `escaped_colon` or `escaped_hash` (each format's own
-/// spelling of it: `\u{3a}` in a terminal, `\:` in Markdown, `&#58;` in HTML). Lines
-/// end at LF or CR, as the runner reads them. nixcut writes workflow commands only on
-/// purpose (`check`'s annotations); a name from the input that would start one (a
-/// file called `x\n::error::y`, a long name wrapped onto a line of its own) is shown
-/// this way instead.
+/// `text` with everything a CI runner would take for a workflow command made inert.
+/// GitHub's runner reads its output line by line (a line ends at LF or CR) and takes
+/// a line for a command when, after any leading white space (as .NET's `TrimStart`
+/// sees it: every Unicode white space), it begins `::` (`::error::…`,
+/// `::stop-commands::…`); its older parser finds `##[` anywhere in a line
+/// (`##[error]…`). So the first `:` of such a line is written `escaped_colon`, and
+/// the second `#` of every `##[` is written `escaped_hash`: each format's own spelling
+/// (`\u{3a}` and `\u{23}` in a terminal, `\:` and `\#` in Markdown). nixcut writes
+/// workflow commands only on purpose (`check`'s annotations); a name from the input
+/// that would start one (a file called `x\n::error::y`, a long name wrapped onto a
+/// line of its own, a name holding `##[error]`) is shown this way instead.
 pub fn neutralise_workflow_commands<'a>(
     text: &'a str,
     escaped_colon: &str,
     escaped_hash: &str,
 ) -> std::borrow::Cow<'a, str> {
-    let starts_command = |rest: &str| rest.starts_with("::") || rest.starts_with("##[");
-    let hit = text
-        .split(['\n', '\r'])
-        .any(|line| starts_command(line.trim_start_matches([' ', '\t'])));
+    let starts_command = |line: &str| {
+        line.trim_start_matches(char::is_whitespace)
+            .starts_with("::")
+    };
+    let hit = text.contains("##[") || text.split(['\n', '\r']).any(starts_command);
     if !hit {
         return std::borrow::Cow::Borrowed(text);
     }
@@ -82,18 +85,23 @@ pub fn neutralise_workflow_commands<'a>(
     loop {
         let end = rest.find(['\n', '\r']).map_or(rest.len(), |i| i + 1);
         let (line, tail) = rest.split_at(end);
-        let body = line.trim_start_matches([' ', '\t']);
-        if starts_command(body) {
+        let body = line.trim_start_matches(char::is_whitespace);
+        let line = if body.starts_with("::") {
             out.push_str(&line[..line.len() - body.len()]);
-            out.push_str(if body.starts_with(':') {
-                escaped_colon
-            } else {
-                escaped_hash
-            });
-            out.push_str(&body[1..]);
+            out.push_str(escaped_colon);
+            &body[1..]
         } else {
-            out.push_str(line);
+            line
+        };
+        // Every `##[`: `#`, the escaped `#`, and the rest from the `[` on.
+        let mut from = 0;
+        while let Some(at) = line[from..].find("##[") {
+            let at = from + at;
+            out.push_str(&line[from..=at]);
+            out.push_str(escaped_hash);
+            from = at + 2;
         }
+        out.push_str(&line[from..]);
         if tail.is_empty() {
             break;
         }
@@ -102,25 +110,46 @@ pub fn neutralise_workflow_commands<'a>(
     std::borrow::Cow::Owned(out)
 }
 
+/// Whether a CI runner would read a workflow command in `text` (see
+/// [`neutralise_workflow_commands`]): a line beginning `::` after white space, or a
+/// `##[` anywhere.
+pub fn has_workflow_command(text: &str) -> bool {
+    text.contains("##[")
+        || text
+            .split(['\n', '\r'])
+            .any(|l| l.trim_start_matches(char::is_whitespace).starts_with("::"))
+}
+
 #[cfg(test)]
 mod workflow_command_tests {
     use super::neutralise_workflow_commands as n;
 
     #[test]
     fn lines_that_would_be_workflow_commands_are_made_inert() {
-        assert_eq!(n("plain\ntext: a::b\n", "C", "H"), "plain\ntext: a::b\n");
+        assert_eq!(
+            n("plain\ntext: a::b #[x] #\n", "C", "H"),
+            "plain\ntext: a::b #[x] #\n"
+        );
         assert_eq!(
             n("head e\n::error::pwn.paths → x\n", "\\u{3a}", "H"),
             "head e\n\\u{3a}:error::pwn.paths → x\n"
         );
-        // After indentation, after a CR, and the older `##[` form.
+        // After indentation, after a CR, after Unicode white space.
         assert_eq!(n("a\r  ::warning::x", "C", "H"), "a\r  C:warning::x");
-        assert_eq!(n("\t##[error]x\n", "C", "H"), "\tH#[error]x\n");
+        assert_eq!(n("a\n\u{a0}\u{3000}::x", "C", "H"), "a\n\u{a0}\u{3000}C:x");
         assert_eq!(n("::", "C", "H"), "C:");
+        // The older `##[` form, anywhere in a line, every time.
+        assert_eq!(n("\t##[error]x\n", "C", "H"), "\t#H[error]x\n");
+        assert_eq!(
+            n("e\u{d}##[error]p ##[x]", "C", "H"),
+            "e\u{d}#H[error]p #H[x]"
+        );
+        assert_eq!(n("###[", "C", "H"), "##H[");
         // No line of the result would still be read as a command.
-        let out = n("::a\n::b\r\n ::c", "\\u{3a}", "H");
-        assert!(out
-            .split(['\n', '\r'])
-            .all(|l| !l.trim_start().starts_with("::")));
+        for text in ["::a\n::b\r\n ::c", "x ##[error]y", "####[[", "\u{2003}::z"] {
+            let out = n(text, "\\u{3a}", "\\u{23}");
+            assert!(!super::has_workflow_command(&out), "{text:?} -> {out:?}");
+            assert!(super::has_workflow_command(text), "{text:?}");
+        }
     }
 }

@@ -43,6 +43,9 @@ fn push_escaped(out: &mut String, s: &str) {
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
             '/' if prev == '/' => out.push_str("&#47;"),
+            // No `##[` (a CI runner's older workflow-command form) in a page printed
+            // to a log: a second `#` in a row is an entity.
+            '#' if prev == '#' => out.push_str("&#35;"),
             c if is_control(c) => {
                 let _ = write!(out, "\\x{:02x}", c as u32);
             }
