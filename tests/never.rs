@@ -8,7 +8,6 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use common::*;
@@ -97,34 +96,6 @@ fn world() -> World {
     }
 }
 
-/// Every entry under `dir` with its kind, size, mode and modification time.
-fn inventory(dir: &Path) -> BTreeMap<PathBuf, String> {
-    use std::os::unix::fs::MetadataExt;
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            let m = std::fs::symlink_metadata(&p).unwrap();
-            out.insert(
-                p.clone(),
-                format!(
-                    "{:?} {} {:o} {}.{}",
-                    m.file_type(),
-                    m.len(),
-                    m.mode(),
-                    m.mtime(),
-                    m.mtime_nsec()
-                ),
-            );
-            if m.is_dir() {
-                stack.push(p);
-            }
-        }
-    }
-    out
-}
-
 fn run_in(w: &World, args: &[&str], cache: &Path) -> (i32, String, String) {
     let mut all: Vec<&str> = args.to_vec();
     all.extend(["--store-root", s(&w.root)]);
@@ -165,7 +136,7 @@ fn evidence_of(w: &World, to: &str, cache: &Path) -> Vec<serde_json::Value> {
 fn nixcut_never_writes_into_the_store() {
     let w = world();
     let cache = tempfile::tempdir().unwrap();
-    let before = inventory(&w.root);
+    let before = tree_inventory(&w.root);
     for args in [
         vec!["why", s(&w.closure)],
         vec!["why", s(&w.closure), "--format", "json"],
@@ -178,7 +149,11 @@ fn nixcut_never_writes_into_the_store() {
         let (code, _, err) = run_in(&w, &args, cache.path());
         assert_eq!(code, 0, "{args:?}: {err}");
     }
-    assert_eq!(inventory(&w.root), before, "the store root is as it was");
+    assert_eq!(
+        tree_inventory(&w.root),
+        before,
+        "the store root is as it was"
+    );
 
     // Nor when asked to: a snapshot or a summary inside a store object is refused.
     // (A new entry directly in the store directory is how a Nix builder writes its
@@ -215,7 +190,7 @@ fn nixcut_never_writes_into_the_store() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("inside the store directory"), "{err}");
     assert_eq!(
-        inventory(&w.root),
+        tree_inventory(&w.root),
         before,
         "nothing was created or replaced"
     );
@@ -239,7 +214,7 @@ fn nixcut_never_writes_into_the_store_through_a_symlink() {
     std::os::unix::fs::symlink(w.store.join(A).join("new.md"), l.join("dangling")).unwrap();
     let rel = pathdiff(&w.store.join(B).join("lib/libb.so"), l);
     std::os::unix::fs::symlink(rel, l.join("relative")).unwrap();
-    let before = inventory(&w.root);
+    let before = tree_inventory(&w.root);
     let check = ["check", s(&w.closure), "--max-size", "1MiB"];
     for link in ["to-file", "chain", "to-store-file", "dangling", "relative"] {
         let link = l.join(link);
@@ -268,7 +243,11 @@ fn nixcut_never_writes_into_the_store_through_a_symlink() {
         assert_eq!(code, 0, "{err}");
         assert!(err.contains("inside the store directory"), "{err}");
     }
-    assert_eq!(inventory(&w.root), before, "nothing in the store changed");
+    assert_eq!(
+        tree_inventory(&w.root),
+        before,
+        "nothing in the store changed"
+    );
     // A link to a file outside the store is written through, as before.
     let outside = l.join("summary.md");
     std::fs::write(&outside, "").unwrap();
@@ -436,7 +415,7 @@ fn every_command_and_format_refuses_every_output_into_a_store() {
         (vec!["snapshot", closure, "-o", "-"], &["table"]),
         (vec!["rules"], &["table", "json", "markdown"]),
     ];
-    let before = inventory(&w.root);
+    let before = tree_inventory(&w.root);
     let mut runs = 0;
     for (args, formats) in &commands {
         for format in *formats {
@@ -472,7 +451,7 @@ fn every_command_and_format_refuses_every_output_into_a_store() {
                         aim.path.display()
                     );
                     assert_eq!(
-                        inventory(&w.root),
+                        tree_inventory(&w.root),
                         before,
                         "{var} {} ({}): {base:?} changed the store",
                         aim.what,
@@ -498,7 +477,12 @@ fn every_command_and_format_refuses_every_output_into_a_store() {
                 runs += 1;
                 assert_eq!(code, 2, "{option} {}: {all:?}: {err}", aim.what);
                 assert!(err.contains("inside the store directory"), "{all:?}: {err}");
-                assert_eq!(inventory(&w.root), before, "{option} {}: {all:?}", aim.what);
+                assert_eq!(
+                    tree_inventory(&w.root),
+                    before,
+                    "{option} {}: {all:?}",
+                    aim.what
+                );
             }
         }
     }
@@ -524,6 +508,6 @@ fn every_command_and_format_refuses_every_output_into_a_store() {
             "TMPDIR {}: {err}",
             aim.what
         );
-        assert_eq!(inventory(&w.root), before, "TMPDIR {}", aim.what);
+        assert_eq!(tree_inventory(&w.root), before, "TMPDIR {}", aim.what);
     }
 }

@@ -366,3 +366,32 @@ pub fn proptest_config(n: u32, max_shrink_iters: u32) -> proptest::test_runner::
         ..proptest::test_runner::Config::default()
     }
 }
+
+/// Every entry under `dir` with its kind, size, mode and modification time: compared
+/// before and after a run, it shows whether anything below `dir` was written.
+pub fn tree_inventory(dir: &Path) -> BTreeMap<PathBuf, String> {
+    use std::os::unix::fs::MetadataExt;
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let m = std::fs::symlink_metadata(&p).unwrap();
+            out.insert(
+                p.clone(),
+                format!(
+                    "{:?} {} {:o} {}.{}",
+                    m.file_type(),
+                    m.len(),
+                    m.mode(),
+                    m.mtime(),
+                    m.mtime_nsec()
+                ),
+            );
+            if m.is_dir() {
+                stack.push(p);
+            }
+        }
+    }
+    out
+}
