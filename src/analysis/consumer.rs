@@ -9,7 +9,7 @@
 //! cache it would be a NAR download per path, so `why` judges each referrer on its own
 //! files there and says so ([`VerdictScope::PerPath`]).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 
 use crate::classify::DataDirRule;
 use crate::evidence::{Collector, PathEvidence, Progress, Scanned};
@@ -19,8 +19,35 @@ use crate::scan::RelPath;
 use crate::source::FilesFrom;
 use crate::store::{Closure, StoreDir, StorePath};
 
-/// The files reached, per store path.
-pub(crate) type ReachedFiles = HashMap<StorePath, HashSet<RelPath>>;
+/// The files reached, per store path, with the processors each is opened on when only
+/// on some ([`Opened`]).
+pub(crate) type ReachedFiles = HashMap<StorePath, HashMap<RelPath, Option<BTreeSet<String>>>>;
+
+/// Whether ROOT opens a file, and on which processors: the one answer every command
+/// with a ROOT gives (`refs --closure`, `--explain`, `why`, `gpu`, `split`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Opened {
+    /// Not loaded, run or opened.
+    Never,
+    /// Opened whatever the GPU.
+    Always,
+    /// Opened only on these processors (base architectures).
+    On(BTreeSet<String>),
+}
+
+/// The processors a reached file is opened on: those its reaching edges say (a code
+/// object a non-lazy master loads for one processor), else the architecture of its
+/// class (a `gpu:gfx908` file is of use on a gfx908 only, whatever opened it); `None`
+/// when on every processor.
+fn processors_of(reached: &Reached, inv: &Inventory<'_>, f: FileId) -> Option<BTreeSet<String>> {
+    if let Some(set) = reached.processors(f) {
+        return Some(set.clone());
+    }
+    match &inv.entry(f).class {
+        crate::classify::FileClass::Gpu(arch) => Some(BTreeSet::from([arch.clone()])),
+        _ => None,
+    }
+}
 
 /// What ROOT reaches in its closure, from the scans of the closure's paths.
 pub(crate) struct ConsumerReach {
@@ -67,7 +94,7 @@ impl ConsumerReach {
             let set = inv
                 .files_of(pi)
                 .filter(|f| reached.contains(*f))
-                .map(|f| inv.entry(f).path.clone())
+                .map(|f| (inv.entry(f).path.clone(), processors_of(&reached, &inv, f)))
                 .collect();
             files.insert(s.path.clone(), set);
         }
@@ -77,7 +104,16 @@ impl ConsumerReach {
 
     /// Whether ROOT reaches file `rel` of store path `p`.
     pub(crate) fn reaches(&self, p: &StorePath, rel: &RelPath) -> bool {
-        self.files.get(p).is_some_and(|set| set.contains(rel))
+        self.files.get(p).is_some_and(|set| set.contains_key(rel))
+    }
+
+    /// Whether ROOT opens file `rel` of store path `p`, and on which processors.
+    pub(crate) fn opened(&self, p: &StorePath, rel: &RelPath) -> Opened {
+        match self.files.get(p).and_then(|set| set.get(rel)) {
+            None => Opened::Never,
+            Some(None) => Opened::Always,
+            Some(Some(on)) => Opened::On(on.clone()),
+        }
     }
 
     /// Phase two of the collector for one scanned path, with ROOT as the consumer.
@@ -143,6 +179,8 @@ fn explanation(inv: &Inventory<'_>, reached: &Reached, file: &str) -> Explanatio
                 file: file.to_string(),
                 reached: true,
                 chain,
+                class: Some(inv.entry(d).class.clone()),
+                processors: Vec::new(),
                 note: Some(format!(
                     "a directory: ROOT reaches {} of the {} entries below it; the chain is to the first, {}",
                     hit.len(),
@@ -163,11 +201,18 @@ fn explanation(inv: &Inventory<'_>, reached: &Reached, file: &str) -> Explanatio
         (true, Some(f)) => unreached_note(inv, reached, file.as_bytes(), f),
         _ => None,
     };
+    let processors = target
+        .filter(|f| reached.contains(*f))
+        .and_then(|f| processors_of(reached, inv, f))
+        .map(|s| s.into_iter().collect())
+        .unwrap_or_default();
     Explanation {
         file: file.to_string(),
         reached: !chain.is_empty(),
         chain,
         note,
+        class: target.map(|f| inv.entry(f).class.clone()),
+        processors,
     }
 }
 
@@ -242,6 +287,9 @@ fn step(inv: &Inventory<'_>, f: FileId, why: Why) -> ReachStep {
         Why::DataDir(rule) => (ReachVia::DataDir, rule.to_string()),
         Why::DataString(s) => (ReachVia::DataString, s),
         Why::Indexed(s) => (ReachVia::Index, s),
+        Why::Processor { processor, pattern } => {
+            (ReachVia::Processor, format!("{processor}: {pattern}"))
+        }
     };
     ReachStep {
         file: inv.display(f),

@@ -83,22 +83,71 @@ fn is_path_byte(b: u8) -> bool {
 }
 
 /// Every string in `bytes` (delimited by bytes that cannot be in a path) that names a
-/// relative data directory or a data file pattern: `rocblas/library`,
-/// `../share/miopen/db`, `TensileLibrary_lazy_%s.dat`, `%s.kdb`, `rocfft_kernel_cache.db`.
-/// Not: absolute paths (store paths are references, found by hash), bare extensions
-/// (`.hsaco`, a name fragment), sonames, strings without a letter.
+/// relative data directory, a data file (pattern) or a piece of a data file name:
+/// `rocblas/library`, `../share/miopen/db`, `TensileLibrary_lazy_%s.dat`, `%s.kdb`,
+/// `rocfft_kernel_cache.db`; and the pieces a library joins to the directory it was
+/// loaded from and to the processor's name at run time (rocBLAS 5.5 as Debian builds it:
+/// `/rocblas/2.47.0/library`, `/TensileLibrary.dat`, `/TensileLibrary_`, `Kernels.so-000-`,
+/// `/*` and `*co`), kept with their leading `/` (see [`is_name_fragment`]).
+/// Not: absolute paths under the usual system and store directories (store paths are
+/// references, found by hash), bare extensions (`.hsaco`), sonames, strings without a
+/// letter.
 pub fn data_path_tokens(bytes: &[u8], out: &mut Vec<String>) {
-    for token in bytes.split(|&b| !is_path_byte(b)) {
-        if token.len() < 3 || token.len() > 200 || token.starts_with(b"/") {
+    for token in bytes.split(|&b| !is_path_byte(b) && b != b'*') {
+        if token.len() < 3 || token.len() > 200 {
             continue;
         }
         let Ok(s) = std::str::from_utf8(token) else {
             continue;
         };
-        if is_data_path(s) {
+        // A string joined to a directory at run time starts with `/`: the part after it
+        // is what names the data.
+        let rel = match s.strip_prefix('/') {
+            Some(r) if is_system_path(s) || r.starts_with('/') => continue,
+            Some(r) => r,
+            None => s,
+        };
+        if is_name_fragment(rel) || (!rel.contains('*') && is_data_path(rel)) {
             out.push(s.to_string());
         }
     }
+}
+
+/// Whether an absolute string is under a directory no library keeps its own data in
+/// relative to itself (`/usr/…`, `/etc/…`, `/nix/…`, `/proc/…`): such strings are
+/// absolute paths, not pieces joined to a library's directory.
+fn is_system_path(s: &str) -> bool {
+    const SYSTEM: &[&str] = &[
+        "/usr/", "/etc/", "/nix/", "/proc/", "/sys/", "/dev/", "/tmp/", "/var/", "/opt/", "/home/",
+        "/run/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/build/", "/gnu/",
+    ];
+    SYSTEM
+        .iter()
+        .any(|p| s.starts_with(p) || s == &p[..p.len() - 1])
+}
+
+/// Whether a string is a piece of a data file name that a library completes at run time
+/// with a processor's name: a name prefix ending in `_` or `-` (`TensileLibrary_`,
+/// `TensileLibrary_lazy_`, `Kernels.so-000-`) or a glob piece (`*`, `*co`, `*.hsaco`),
+/// with no `/` inside. rocBLAS builds `<dir>/TensileLibrary_<processor>.dat` and the
+/// glob `<dir>/*<processor>*co` from such pieces (`tensile_host.cpp`).
+pub fn is_name_fragment(s: &str) -> bool {
+    if s.is_empty() || s.contains('/') || s.contains('%') {
+        return false;
+    }
+    if let Some(tail) = s.strip_prefix('*') {
+        // `*`, `*co`, `*.co`, `*.hsaco`: what a glob puts after the processor.
+        return tail.is_empty()
+            || (!tail.contains('*')
+                && tail.len() <= 8
+                && tail.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.'));
+    }
+    let letters = s.bytes().filter(|b| b.is_ascii_alphabetic()).count();
+    !s.contains('*')
+        && (s.ends_with('_') || s.ends_with('-'))
+        && s.len() >= 4
+        && letters >= 3
+        && s.as_bytes()[0].is_ascii_alphabetic()
 }
 
 /// Whether a string names a relative data directory or data file (pattern).
@@ -186,7 +235,9 @@ mod tests {
         data_path_tokens(
             b"\0rocblas/library\0TensileLibrary_lazy_%s.dat\0.hsaco\0.co\0Kernels.so-000-\0\
               %s.kdb\0../share/miopen/db\0/nix/store/x/lib\0Error in a/b.cpp\0lib%s.so\0\
-              rocfft_kernel_cache.db\0x100%\0../..\0a//b\0fastblas/library\0",
+              rocfft_kernel_cache.db\0x100%\0../..\0a//b\0fastblas/library\0\
+              /rocblas/2.47.0/library\0/TensileLibrary.dat\0/TensileLibrary_\0/*\0*co\0\
+              /usr/lib/x86_64-linux-gnu\0//x/y\0a*b/c\0ROCBLAS_LAYER\0",
             &mut v,
         );
         assert_eq!(
@@ -194,10 +245,15 @@ mod tests {
             [
                 "rocblas/library",
                 "TensileLibrary_lazy_%s.dat",
+                "Kernels.so-000-",
                 "%s.kdb",
                 "../share/miopen/db",
                 "rocfft_kernel_cache.db",
-                "fastblas/library"
+                "fastblas/library",
+                "/rocblas/2.47.0/library",
+                "/TensileLibrary.dat",
+                "/TensileLibrary_",
+                "*co",
             ]
         );
     }

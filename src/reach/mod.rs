@@ -28,10 +28,10 @@
 
 pub use crate::classify::{data_dir_rules, DataBase, DataDirRule};
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
-use crate::classify::{EntryType, RuleId};
-use crate::elf::DATA_EXTENSIONS;
+use crate::classify::{arch_of_name, EntryType, RuleId};
+use crate::elf::{is_name_fragment, DATA_EXTENSIONS};
 use crate::evidence::{ElfLink, EntryFact, SearchTag};
 use crate::scan::{IndexFile, RelPath};
 use crate::store::{StoreDir, StorePath};
@@ -84,6 +84,16 @@ pub enum Why {
     DataString(String),
     /// A file an index file names for loading (the name or pattern).
     Indexed(String),
+    /// A file the library opens only when running on this processor: a code object a
+    /// non-lazy master index loads for it (`*gfx1030*co` beside `TensileLibrary.dat`),
+    /// or a name the library builds from one of its name pieces and the processor
+    /// (`/TensileLibrary_` + `gfx1030` + `.dat`).
+    Processor {
+        /// The base architecture (`gfx1030`, `gfx90a` for `gfx90a-xnack+`).
+        processor: String,
+        /// The glob or name the file was found by.
+        pattern: String,
+    },
 }
 
 /// The scanned entries of the closure's store paths, indexed for path lookups.
@@ -320,12 +330,50 @@ fn normalise(p: &[u8]) -> Vec<u8> {
 #[derive(Debug, Default)]
 pub struct Reached {
     first: HashMap<FileId, (Option<FileId>, Why)>,
+    /// Files opened only on some processors (every edge that reached them was for one
+    /// of these processors, or came from a file opened only on them).
+    only_on: HashMap<FileId, BTreeSet<String>>,
+    /// Files some edge reached for every processor (a `DT_NEEDED` library, a master
+    /// index named in full, a symlink's target): never narrowed by `only_on`.
+    always: HashSet<FileId>,
 }
 
 impl Reached {
     /// Whether the file is reached.
     pub fn contains(&self, f: FileId) -> bool {
         self.first.contains_key(&f)
+    }
+
+    /// The processors a reached file is opened on, when it is opened only on some
+    /// (`None`: on every one, or not reached).
+    pub fn processors(&self, f: FileId) -> Option<&BTreeSet<String>> {
+        if self.always.contains(&f) {
+            return None;
+        }
+        self.only_on.get(&f)
+    }
+
+    /// Note that `f` was reached by an edge with this condition (`None`: for every
+    /// processor). An entry below a reached directory (`Why::Inside`) adds no condition
+    /// and lifts none: the directory is a catch-all, the edges that name a file say more.
+    /// True when a file opened only on some processors is now opened on every one.
+    fn note(&mut self, f: FileId, cond: Option<&BTreeSet<String>>, why: &Why) -> bool {
+        if matches!(why, Why::Inside) || self.always.contains(&f) {
+            return false;
+        }
+        match cond {
+            Some(set) => {
+                self.only_on
+                    .entry(f)
+                    .or_default()
+                    .extend(set.iter().cloned());
+                false
+            }
+            None => {
+                self.always.insert(f);
+                self.only_on.remove(&f).is_some()
+            }
+        }
     }
 
     /// How many files are reached.
@@ -389,6 +437,7 @@ pub fn reach_with(
     let mut w = Walk::default();
     for f in entry_points {
         w.r.first.entry(f).or_insert((None, Why::EntryPoint));
+        w.r.note(f, None, &Why::EntryPoint);
         w.push(f, Vec::new(), None);
     }
     while let Some(item) = w.queue.pop_front().or_else(|| w.later.pop_front()) {
@@ -470,10 +519,25 @@ impl Walk {
 
     /// Resolve the edges of `f` and reach their targets.
     fn follow(&mut self, inv: &Inventory<'_>, f: FileId, edges: Vec<Edge>) {
+        // What `f` opens is opened on the processors `f` is opened on.
+        let from = self.r.processors(f).cloned();
         for (abs, why, inherited, loaded_from) in edges {
             let Some((target, links)) = inv.resolve(&abs) else {
                 continue;
             };
+            let cond = match &why {
+                Why::Processor { processor, .. } => Some(BTreeSet::from([processor.clone()])),
+                _ => from.clone(),
+            };
+            for &l in &links {
+                if l != f {
+                    self.r.note(l, cond.as_ref(), &why);
+                }
+            }
+            if self.r.note(target, cond.as_ref(), &why) {
+                // Opened on every processor after all: what it opens is too.
+                self.queued.remove(&target);
+            }
             // The symlinks on the way are reached (they are opened) but only passed
             // through: a symlinked `lib` directory does not make all of its target
             // reached. The first one is reached for the edge's reason, the next ones and
@@ -656,36 +720,62 @@ fn within(p: &[u8], top: &[u8]) -> bool {
 
 /// The edges a library's data strings give, resolved against each of `bases` (the
 /// directory it was loaded from, the directory of its real path): a relative directory
-/// or file (`rocblas/library`, `../share/miopen/db`, `rocfft_kernel_cache.db`) as
-/// named; a pattern (`TensileLibrary_lazy_%s.dat`, `%s.kdb`, `library/%s.co`) every
-/// file below the base or below a directory the strings name whose path matches it.
-/// A directory at or above the library's own is never a data directory (`../lib`
-/// would reach everything beside it).
+/// or file (`rocblas/library`, `/rocblas/2.47.0/library`, `../share/miopen/db`,
+/// `rocfft_kernel_cache.db`) as named, and a file name without a directory
+/// (`/TensileLibrary.dat`) in those directories too; a pattern
+/// (`TensileLibrary_lazy_%s.dat`, `%s.kdb`, `library/%s.co`) every file below the base
+/// or below a directory the strings name whose path matches it; and in those
+/// directories, the files opened only on one processor ([`processor_edges`]). A
+/// directory at or above the library's own is never a data directory (`../lib` would
+/// reach everything beside it).
 fn data_string_edges(inv: &Inventory<'_>, bases: &[Vec<u8>], strings: &[String]) -> Vec<Edge> {
     let mut out: Vec<Edge> = Vec::new();
-    let mut dirs: Vec<FileId> = Vec::new();
+    // The data directories found: the entry, the logical path and the string it was
+    // found by.
+    let mut dirs: Vec<(FileId, Vec<u8>, String)> = Vec::new();
     let above = |target: FileId, base: &[u8]| {
         let t = inv.abs(target);
         base == t.as_slice() || (base.starts_with(&t) && base.get(t.len()) == Some(&b'/'))
     };
+    let rel = |s: &str| s.strip_prefix('/').unwrap_or(s).to_string();
+    let (fragments, strings): (Vec<&String>, Vec<&String>) =
+        strings.iter().partition(|s| is_name_fragment(&rel(s)));
     let (patterns, plain): (Vec<&String>, Vec<&String>) =
-        strings.iter().partition(|s| s.contains('%'));
-    for s in plain {
-        for base in bases {
-            let mut p = base.clone();
+        strings.into_iter().partition(|s| s.contains('%'));
+    let reach_plain =
+        |out: &mut Vec<Edge>, dirs: &mut Vec<(FileId, Vec<u8>, String)>, base: &[u8], s: String| {
+            let mut p = base.to_vec();
             p.push(b'/');
-            p.extend_from_slice(s.as_bytes());
+            p.extend_from_slice(rel(s.rsplit(" + ").next().unwrap_or(&s)).as_bytes());
             let p = normalise(&p);
             let Some((target, _)) = inv.resolve(&p) else {
-                continue;
+                return;
             };
             if bases.iter().any(|b| above(target, b)) {
-                continue;
+                return;
             }
             if inv.entry(target).entry == EntryType::Directory {
-                dirs.push(target);
+                if dirs.iter().any(|(d, _, _)| *d == target) {
+                    return;
+                }
+                dirs.push((target, p.clone(), s.clone()));
             }
-            out.push((p, Why::DataString(s.clone()), Vec::new(), None));
+            out.push((p, Why::DataString(s), Vec::new(), None));
+        };
+    for s in &plain {
+        for base in bases {
+            reach_plain(&mut out, &mut dirs, base, (*s).clone());
+        }
+    }
+    // A file name alone (`/TensileLibrary.dat`) is joined to the data directories too
+    // (the reason names both strings: `/rocblas/2.47.0/library + /TensileLibrary.dat`).
+    let found: Vec<(Vec<u8>, String)> = dirs
+        .iter()
+        .map(|(_, p, s)| (p.clone(), s.clone()))
+        .collect();
+    for s in plain.iter().filter(|s| !rel(s).contains('/')) {
+        for (d, ds) in &found {
+            reach_plain(&mut out, &mut dirs, d, format!("{ds} + {s}"));
         }
     }
     // Patterns match below the bases' data directories, and below the bases themselves
@@ -711,8 +801,8 @@ fn data_string_edges(inv: &Inventory<'_>, bases: &[Vec<u8>], strings: &[String])
                 }
             }
         };
-        for &d in &dirs {
-            look(inv.abs(d), Some(d));
+        for (d, _, _) in &dirs {
+            look(inv.abs(*d), Some(*d));
         }
         if DATA_EXTENSIONS.iter().any(|e| pat.ends_with(e)) {
             for base in bases {
@@ -726,9 +816,146 @@ fn data_string_edges(inv: &Inventory<'_>, bases: &[Vec<u8>], strings: &[String])
             (p, Why::DataString(pat.clone()), Vec::new(), Some(dir))
         }));
     }
-    // Files first: what a pattern names is more specific than its directory.
-    out.sort_by_key(|(_, why, _, _)| !matches!(why, Why::DataString(s) if s.contains('%')));
+    let masters: Vec<String> = plain.iter().map(|s| rel(s)).collect();
+    for (d, logical, by) in &dirs {
+        out.extend(processor_edges(
+            inv,
+            *d,
+            (logical, by),
+            &masters,
+            &fragments,
+        ));
+    }
+    // Files first: what a pattern or a processor names is more specific than its
+    // directory.
+    out.sort_by_key(|(_, why, _, _)| match why {
+        Why::Processor { .. } => 0,
+        Why::DataString(s) if s.contains('%') => 1,
+        _ => 2,
+    });
     out
+}
+
+/// The files of data directory `dir` (found by the logical path and string `found`)
+/// that a library opens only when running on one processor, as its loader builds their
+/// names:
+/// - beside a non-lazy master index (one the library names in full, `TensileLibrary.dat`,
+///   or with the processor, `TensileLibrary_gfx1030.dat`; see [`is_eager_master`]),
+///   every code object (`*.co`, `*.hsaco`) whose name carries a processor is loaded on
+///   that processor: rocBLAS globs `<dir>/*<processor>*co` when the master is not lazy;
+/// - any file whose name is one of the library's name pieces, a processor, then `.`,
+///   `-` or `_` (`/TensileLibrary_lazy_` + `gfx908` + `.dat`).
+///
+/// The processor is the base architecture (`gfx90a` for `…-gfx90a-xnack+.hsaco`), the
+/// name the loader asks the runtime for.
+fn processor_edges(
+    inv: &Inventory<'_>,
+    dir: FileId,
+    found: (&[u8], &str),
+    masters: &[String],
+    fragments: &[&String],
+) -> Vec<Edge> {
+    let (logical, by) = found;
+    let real = inv.abs(dir);
+    let children: Vec<(FileId, Vec<u8>)> = inv
+        .below(dir)
+        .filter_map(|c| {
+            let rel = inv.abs(c)[real.len()..].strip_prefix(b"/")?.to_vec();
+            (!rel.contains(&b'/')).then_some((c, rel))
+        })
+        .collect();
+    // The processors whose code objects a non-lazy master here loads (`None`: every one).
+    let mut eager: Option<Option<BTreeSet<String>>> = None;
+    let mut master = String::new();
+    for (c, name) in &children {
+        let name_s = String::from_utf8_lossy(name);
+        let named_in_full = masters.iter().any(|m| m.as_bytes() == name.as_slice());
+        let named_with = fragments
+            .iter()
+            .map(|f| f.strip_prefix('/').unwrap_or(f))
+            .find_map(|f| {
+                let rest = name_s.strip_prefix(f)?;
+                let arch = arch_of_name(rest.as_bytes())?;
+                (rest.starts_with(&arch) && rest[arch.len()..].starts_with('.')).then_some(arch)
+            });
+        if !(named_in_full || named_with.is_some()) || !is_eager_master(inv, *c) {
+            continue;
+        }
+        if master.is_empty() {
+            master = name_s.into_owned();
+        }
+        match (named_with, &mut eager) {
+            (None, e) => *e = Some(None),
+            (Some(a), Some(Some(set))) => {
+                set.insert(a);
+            }
+            (Some(a), e @ None) => *e = Some(Some(BTreeSet::from([a]))),
+            (Some(_), Some(None)) => {}
+        }
+    }
+    let mut out = Vec::new();
+    for (_, name) in &children {
+        let Some(arch) = arch_of_name(name) else {
+            continue;
+        };
+        let name_s = String::from_utf8_lossy(name).into_owned();
+        let code_object = name_s.ends_with(".co") || name_s.ends_with(".hsaco");
+        let by_master = code_object
+            && match &eager {
+                Some(None) => true,
+                Some(Some(set)) => set.contains(&arch),
+                None => false,
+            };
+        let pattern = if by_master {
+            Some(format!(
+                "{by} + /*{arch}*co, the code objects non-lazy {master} loads"
+            ))
+        } else {
+            fragments.iter().find_map(|f| {
+                let piece = f.strip_prefix('/').unwrap_or(f);
+                let rest = name_s.strip_prefix(piece)?.strip_prefix(arch.as_str())?;
+                rest.starts_with(['.', '-', '_'])
+                    .then(|| format!("{by} + {f} + {arch} + {rest}"))
+            })
+        };
+        if let Some(pattern) = pattern {
+            let mut p = logical.to_vec();
+            p.push(b'/');
+            p.extend_from_slice(name);
+            out.push((
+                p,
+                Why::Processor {
+                    processor: arch,
+                    pattern,
+                },
+                Vec::new(),
+                Some(logical.to_vec()),
+            ));
+        }
+    }
+    out
+}
+
+/// Whether an index file is a non-lazy master: one that loads its processor's code
+/// objects up front rather than naming placeholders to load on first use. Decoded
+/// indexes say it by content (no placeholder `.dat` among what they name); one too large
+/// to decode (rocBLAS' `TensileLibrary.dat` is 117 MB) by name, as rocBLAS decides it:
+/// lazy only when the master is `TensileLibrary_lazy_<processor>.dat`.
+fn is_eager_master(inv: &Inventory<'_>, f: FileId) -> bool {
+    let e = inv.entry(f);
+    if !matches!(e.entry, EntryType::Regular | EntryType::Executable) {
+        return false;
+    }
+    match inv.index(f) {
+        Some(IndexFile::Loads(loads)) => !loads.iter().any(|l| l.ends_with(".dat")),
+        Some(IndexFile::Lists(_)) => false,
+        None => {
+            let name = e.path.name();
+            name.ends_with(b".dat")
+                && e.size > crate::elf::MAX_INDEX
+                && memchr::memmem::find(name, b"lazy").is_none()
+        }
+    }
 }
 
 /// Whether a file name is a Tensile code object (`TensileLibrary_*.co`, `.hsaco`).

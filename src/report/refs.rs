@@ -48,6 +48,14 @@ pub struct Explanation {
     /// it, or that no reached index names it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The file's class (`gpu:gfx908`, `gpu-generic`, `lib` …), when it is in the
+    /// closure's scanned files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class: Option<FileClass>,
+    /// When reached: the processors it is opened on, if only on some (`["gfx908"]` for a
+    /// code object rocBLAS loads on a gfx908 only); empty when opened on every one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub processors: Vec<String>,
 }
 
 /// One hop of an [`Explanation`]: the file reached and how.
@@ -91,6 +99,9 @@ pub enum ReachVia {
     /// A file an index file (Tensile's `TensileLibrary*.dat`) names for loading
     /// (`detail`: the name or pattern).
     Index,
+    /// A file the library opens only on one processor (`detail`: the processor, then
+    /// the glob or name that finds it: `gfx1030: *gfx1030*co`).
+    Processor,
 }
 
 /// The references of one store path.

@@ -23,8 +23,9 @@ world=$1; shift
 case $world in
   rocm) root=llama-cpp-rocm ;;
   cuda) root=llama-cpp-cuda ;;
+  trixie) root=llama-server-hip ;;
   -h|--help) usage ;;
-  *) echo "build.sh: unknown world '$world' (rocm or cuda)" >&2; exit 2 ;;
+  *) echo "build.sh: unknown world '$world' (rocm, cuda or trixie)" >&2; exit 2 ;;
 esac
 file=$here/$world.nix
 

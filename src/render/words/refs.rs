@@ -74,6 +74,7 @@ pub(crate) fn reach_step(s: &ReachStep) -> String {
         ReachVia::DataDir => "a data directory the library opens",
         ReachVia::DataString => "named by a string of the library",
         ReachVia::Index => "named by an index file",
+        ReachVia::Processor => "opened only on one processor",
     };
     if s.detail.is_empty() {
         how.to_string()
@@ -85,7 +86,17 @@ pub(crate) fn reach_step(s: &ReachStep) -> String {
 /// The heading of an explanation.
 pub(crate) fn explain_heading(e: &Explanation) -> String {
     if e.reached {
-        format!("how the consumer reaches {}:", e.file)
+        let on = if e.processors.is_empty() {
+            String::new()
+        } else {
+            let class = e
+                .class
+                .as_ref()
+                .map(|c| format!(", class {c}"))
+                .unwrap_or_default();
+            format!(" (opened only on {}{class})", e.processors.join(", "))
+        };
+        format!("how the consumer reaches {}{on}:", e.file)
     } else {
         match &e.note {
             Some(n) => format!("the consumer does not load, run or open {}: {n}", e.file),
