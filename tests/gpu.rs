@@ -7,6 +7,8 @@
 
 mod common;
 
+use common::{nixcut_archs, reader_archs};
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::OnceLock;
@@ -66,57 +68,6 @@ fn gpu_json(args: &[&str]) -> Value {
         .sum();
     assert_eq!(archs, v["gpu_bytes"].as_u64().unwrap());
     v
-}
-
-/// arch -> (file_bytes, elf_bytes) as nixcut reports them.
-fn nixcut_archs(v: &Value) -> BTreeMap<String, (u64, u64)> {
-    v["archs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| {
-            assert_eq!(
-                a["bytes"].as_u64().unwrap(),
-                a["file_bytes"].as_u64().unwrap() + a["elf_bytes"].as_u64().unwrap()
-            );
-            (
-                a["arch"].as_str().unwrap().to_string(),
-                (
-                    a["file_bytes"].as_u64().unwrap(),
-                    a["elf_bytes"].as_u64().unwrap(),
-                ),
-            )
-        })
-        .collect()
-}
-
-/// arch -> (file_bytes, elf_bytes) as tests/gpu_reader.py reads the store path.
-fn reader_archs(path: &str) -> BTreeMap<String, (u64, u64)> {
-    let script = common::repo().join("tests/gpu_reader.py");
-    let out = std::process::Command::new("python3")
-        .arg(&script)
-        .arg(path)
-        .output()
-        .expect("run python3 tests/gpu_reader.py");
-    assert!(
-        out.status.success(),
-        "gpu_reader.py failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    v.as_object()
-        .unwrap()
-        .iter()
-        .map(|(k, a)| {
-            (
-                k.clone(),
-                (
-                    a["file_bytes"].as_u64().unwrap(),
-                    a["elf_bytes"].as_u64().unwrap(),
-                ),
-            )
-        })
-        .collect()
 }
 
 fn arch<'a>(v: &'a Value, name: &str) -> &'a Value {

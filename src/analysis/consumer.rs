@@ -9,7 +9,7 @@
 //! cache it would be a NAR download per path, so `why` judges each referrer on its own
 //! files there and says so ([`VerdictScope::PerPath`]).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use crate::classify::DataDirRule;
 use crate::evidence::{Collector, PathEvidence, Progress, Scanned};
@@ -19,26 +19,14 @@ use crate::scan::RelPath;
 use crate::source::FilesFrom;
 use crate::store::{Closure, StoreDir, StorePath};
 
-/// The files reached, per store path, with the processors each is opened on when only
-/// on some ([`Opened`]).
-pub(crate) type ReachedFiles = HashMap<StorePath, HashMap<RelPath, Option<BTreeSet<String>>>>;
-
-/// Whether ROOT opens a file, and on which processors: the one answer every command
-/// with a ROOT gives (`refs --closure`, `--explain`, `why`, `gpu`, `split`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Opened {
-    /// Not loaded, run or opened.
-    Never,
-    /// Opened whatever the GPU.
-    Always,
-    /// Opened only on these processors (base architectures).
-    On(BTreeSet<String>),
-}
+/// The files reached, per store path.
+pub(crate) type ReachedFiles = HashMap<StorePath, HashSet<RelPath>>;
 
 /// The processors a reached file is opened on: those its reaching edges say (a code
 /// object a non-lazy master loads for one processor), else the architecture of its
 /// class (a `gpu:gfx908` file is of use on a gfx908 only, whatever opened it); `None`
-/// when on every processor.
+/// when on every processor. `gpu` and `split` count a file for the architecture of its
+/// class, so this is the answer they share (tests/agreement.rs).
 fn processors_of(reached: &Reached, inv: &Inventory<'_>, f: FileId) -> Option<BTreeSet<String>> {
     if let Some(set) = reached.processors(f) {
         return Some(set.clone());
@@ -94,7 +82,7 @@ impl ConsumerReach {
             let set = inv
                 .files_of(pi)
                 .filter(|f| reached.contains(*f))
-                .map(|f| (inv.entry(f).path.clone(), processors_of(&reached, &inv, f)))
+                .map(|f| inv.entry(f).path.clone())
                 .collect();
             files.insert(s.path.clone(), set);
         }
@@ -104,16 +92,7 @@ impl ConsumerReach {
 
     /// Whether ROOT reaches file `rel` of store path `p`.
     pub(crate) fn reaches(&self, p: &StorePath, rel: &RelPath) -> bool {
-        self.files.get(p).is_some_and(|set| set.contains_key(rel))
-    }
-
-    /// Whether ROOT opens file `rel` of store path `p`, and on which processors.
-    pub(crate) fn opened(&self, p: &StorePath, rel: &RelPath) -> Opened {
-        match self.files.get(p).and_then(|set| set.get(rel)) {
-            None => Opened::Never,
-            Some(None) => Opened::Always,
-            Some(Some(on)) => Opened::On(on.clone()),
-        }
+        self.files.get(p).is_some_and(|set| set.contains(rel))
     }
 
     /// Phase two of the collector for one scanned path, with ROOT as the consumer.

@@ -153,10 +153,10 @@ pub fn build_world(world: &str, args: &[&str]) -> World {
             attrs.insert(a.to_string(), p.to_string());
         }
     }
-    let root_attr = if world == "cuda" {
-        "llama-cpp-cuda"
-    } else {
-        "llama-cpp-rocm"
+    let root_attr = match world {
+        "cuda" => "llama-cpp-cuda",
+        "trixie" => "llama-server-hip",
+        _ => "llama-cpp-rocm",
     };
     let root = attrs
         .get(root_attr)
@@ -175,6 +175,66 @@ pub fn rocm_world() -> &'static World {
 pub fn cuda_world() -> &'static World {
     static W: OnceLock<World> = OnceLock::new();
     W.get_or_init(|| build_world("cuda", &[]))
+}
+
+/// The directory of Debian 13's ROCm packages for the trixie world
+/// (`tests/worlds/fetch-trixie.sh`: `apt-get download` with a sources list and package
+/// lists of its own, cached under `target/debian-trixie/`). `None` (after saying why)
+/// when they cannot be had; under `NIXCUT_REQUIRE_NIX=1` that is a failure instead.
+pub fn trixie_debs(test: &str) -> Option<PathBuf> {
+    static DEBS: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let got = DEBS.get_or_init(|| {
+        let script = repo().join("tests/worlds/fetch-trixie.sh");
+        match Command::new("bash").arg(&script).output() {
+            Ok(o) if o.status.success() => {
+                Ok(PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()))
+            }
+            Ok(o) => Err(format!(
+                "tests/worlds/fetch-trixie.sh failed: {}",
+                String::from_utf8_lossy(&o.stderr).trim()
+            )),
+            Err(e) => Err(format!("cannot run tests/worlds/fetch-trixie.sh: {e}")),
+        }
+    });
+    match got {
+        Ok(d) => Some(d.clone()),
+        Err(why) => {
+            if std::env::var("NIXCUT_REQUIRE_NIX").as_deref() == Ok("1") {
+                panic!(
+                    "{test}: Debian 13's ROCm packages are required (NIXCUT_REQUIRE_NIX=1): {why}"
+                );
+            }
+            eprintln!("SKIP {test}: Debian 13's ROCm packages cannot be downloaded ({why}); set NIXCUT_REQUIRE_NIX=1 to make this a failure");
+            None
+        }
+    }
+}
+
+/// The trixie world (Debian 13's real ROCm stack, `tests/worlds/trixie.nix`) with this
+/// variant (`""`, or `"renamed-data"`), built once per test binary; `None` (after saying
+/// why) when Nix, hipcc or the packages are missing.
+pub fn trixie_world(test: &str, variant: &str) -> Option<&'static World> {
+    static PLAIN: OnceLock<World> = OnceLock::new();
+    static RENAMED: OnceLock<World> = OnceLock::new();
+    if !nix_or_skip(test)
+        || !tool_or_skip(test, "hipcc", "hipcc")
+        || !tool_or_skip(test, "patchelf", "patchelf")
+    {
+        return None;
+    }
+    let debs = trixie_debs(test)?;
+    let debs = debs.to_str().expect("utf-8 repository path").to_string();
+    let cell = match variant {
+        "" => &PLAIN,
+        "renamed-data" => &RENAMED,
+        v => panic!("no trixie variant {v:?}"),
+    };
+    Some(cell.get_or_init(|| {
+        build_world(
+            "trixie",
+            &["--argstr", "debs", &debs, "--argstr", "variant", variant],
+        )
+    }))
 }
 
 /// `nix path-info --json -rS` of a store path, written into `dir`; returns the file.
@@ -394,4 +454,55 @@ pub fn tree_inventory(dir: &Path) -> BTreeMap<PathBuf, String> {
         }
     }
     out
+}
+
+/// arch -> (file_bytes, elf_bytes) as nixcut reports them.
+pub fn nixcut_archs(v: &serde_json::Value) -> BTreeMap<String, (u64, u64)> {
+    v["archs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            assert_eq!(
+                a["bytes"].as_u64().unwrap(),
+                a["file_bytes"].as_u64().unwrap() + a["elf_bytes"].as_u64().unwrap()
+            );
+            (
+                a["arch"].as_str().unwrap().to_string(),
+                (
+                    a["file_bytes"].as_u64().unwrap(),
+                    a["elf_bytes"].as_u64().unwrap(),
+                ),
+            )
+        })
+        .collect()
+}
+
+/// arch -> (file_bytes, elf_bytes) as tests/gpu_reader.py reads the store path.
+pub fn reader_archs(path: &str) -> BTreeMap<String, (u64, u64)> {
+    let script = repo().join("tests/gpu_reader.py");
+    let out = std::process::Command::new("python3")
+        .arg(&script)
+        .arg(path)
+        .output()
+        .expect("run python3 tests/gpu_reader.py");
+    assert!(
+        out.status.success(),
+        "gpu_reader.py failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    v.as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, a)| {
+            (
+                k.clone(),
+                (
+                    a["file_bytes"].as_u64().unwrap(),
+                    a["elf_bytes"].as_u64().unwrap(),
+                ),
+            )
+        })
+        .collect()
 }

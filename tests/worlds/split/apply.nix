@@ -5,9 +5,13 @@
 # the same, so lengths do, and ELF offsets stay valid).
 #
 #   nix-build tests/worlds/split/apply.nix --argstr plan report.json -A llama-cpp-rocm
-{ plan }:
+#
+# With `--argstr debs DIR` the same for the trixie world (Debian 13's real rocBLAS,
+# ../trixie.nix): rocsolver, hipblas and llama-server-hip are rebuilt the same way.
+{ plan, debs ? "" }:
 let
-  world = import ../rocm.nix { };
+  trixie = debs != "";
+  world = if trixie then import ../trixie.nix { inherit debs; } else import ../rocm.nix { };
   pkg = world.rocblas;
   rocblas = import ./split-package.nix { inherit plan; orig = pkg; };
   # A copy of `orig` with each [ old new ] pair's hash rewritten.
@@ -26,7 +30,9 @@ let
   };
   rocsolver = rewritten world.rocsolver [ pkg rocblas.out ];
   hipblas = rewritten world.hipblas [ pkg rocblas.out world.rocsolver rocsolver ];
-  llama-cpp-rocm = rewritten world.llama-cpp-rocm
+  consumer = if trixie then world.llama-server-hip else world.llama-cpp-rocm;
+  rebuilt = rewritten consumer
     [ pkg rocblas.out world.rocsolver rocsolver world.hipblas hipblas ];
 in
-{ inherit rocblas rocsolver hipblas llama-cpp-rocm; }
+{ inherit rocblas rocsolver hipblas; }
+// (if trixie then { llama-server-hip = rebuilt; } else { llama-cpp-rocm = rebuilt; })
