@@ -14,6 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use common::{cuda_world, json, nix_or_skip, nix_stdout, rocm_world, trixie_world, World};
+use serde_json::Value;
 
 /// What `--explain` says of one file.
 #[derive(Debug, Clone)]
@@ -22,6 +23,27 @@ struct Answer {
     processors: BTreeSet<String>,
     class: String,
     size: u64,
+}
+
+/// Every regular file below `dir` (no symlinks followed), and every symlink.
+fn entries_below(dir: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let mut links = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let t = e.file_type().expect("file type");
+            if t.is_dir() {
+                todo.push(e.path());
+            } else if t.is_symlink() {
+                links.push(e.path());
+            }
+        }
+    }
+    links.sort();
+    (files_below(dir), links)
 }
 
 /// Every regular file below `dir` (no symlinks followed).
@@ -45,12 +67,20 @@ fn files_below(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// The answer for every regular file of every path of the root's closure.
-fn answers(w: &World) -> BTreeMap<PathBuf, Answer> {
+/// The answer for every regular file of every path of the root's closure, and for every
+/// symlink (the answer for what it resolves to; `size`: its target's length, what it
+/// adds to a NAR).
+fn answers(w: &World) -> (BTreeMap<PathBuf, Answer>, BTreeMap<PathBuf, Answer>) {
     let closure = nix_stdout("nix-store", &["-qR", &w.root]);
-    let mut out = BTreeMap::new();
+    let mut files = BTreeMap::new();
+    let mut links = BTreeMap::new();
     for p in closure.lines() {
-        for f in files_below(Path::new(p)) {
+        let (regular, symlinks) = entries_below(Path::new(p));
+        for (f, is_link) in regular
+            .into_iter()
+            .map(|f| (f, false))
+            .chain(symlinks.into_iter().map(|l| (l, true)))
+        {
             let r = json(&[
                 "refs",
                 "--closure",
@@ -72,17 +102,25 @@ fn answers(w: &World) -> BTreeMap<PathBuf, Answer> {
                     })
                     .unwrap_or_default(),
                 class: e["class"].as_str().unwrap_or("").to_string(),
-                size: std::fs::metadata(&f).expect("stat").len(),
+                size: if is_link {
+                    std::fs::read_link(&f).expect("readlink").as_os_str().len() as u64
+                } else {
+                    std::fs::metadata(&f).expect("stat").len()
+                },
             };
-            out.insert(f, a);
+            if is_link {
+                links.insert(f, a);
+            } else {
+                files.insert(f, a);
+            }
         }
     }
-    out
+    (files, links)
 }
 
 /// Every disagreement between the commands on world `w`, one sentence each.
 fn disagreements(w: &World) -> Vec<String> {
-    let answers = answers(w);
+    let (answers, links) = answers(w);
     let mut bad = Vec::new();
     // --explain and the class: a reached file of class gpu:X is opened only on X, and a
     // file opened only on some processors is of that one architecture.
@@ -135,9 +173,90 @@ fn disagreements(w: &World) -> Vec<String> {
             ));
         }
     }
+    // gpu --gpu-targets: the files it drops from a path are those of the architectures
+    // not kept (each opened only on its own, as checked above).
+    let kept = "gfx1030";
+    let after = json(&["gpu", &w.root, "--gpu-targets", kept, "--format", "json"]);
+    for c in after["changed"].as_array().into_iter().flatten() {
+        let path = c["path"].as_str().unwrap();
+        let dropped = c["files_dropped"].as_u64().unwrap();
+        let opened_elsewhere = answers
+            .iter()
+            .chain(links.iter())
+            .filter(|(f, a)| {
+                f.starts_with(path)
+                    && a.class.starts_with("gpu:")
+                    && a.class != format!("gpu:{kept}")
+            })
+            .count() as u64;
+        if dropped != opened_elsewhere {
+            bad.push(format!(
+                "gpu --gpu-targets {kept} drops {dropped} files of {path}; {opened_elsewhere} are of other architectures"
+            ));
+        }
+    }
+    // why and refs --closure: every piece of evidence says whether the consumer reaches
+    // the file holding it; --explain must say the same. And why's GPU bytes per path and
+    // architecture are gpu's.
+    let why = json(&[
+        "why",
+        &w.root,
+        "--evidence-paths",
+        "all",
+        "--format",
+        "json",
+    ]);
+    let refs = json(&["refs", "--closure", &w.root, "--format", "json"]);
+    let mut evidence: Vec<(String, &Value)> = Vec::new();
+    for p in why["paths"].as_array().into_iter().flatten() {
+        for k in p["kept_by"].as_array().into_iter().flatten() {
+            let referrer = k["referrer"].as_str().unwrap().to_string();
+            for e in k["evidence"].as_array().into_iter().flatten() {
+                evidence.push((referrer.clone(), e));
+            }
+        }
+    }
+    for p in refs["paths"].as_array().into_iter().flatten() {
+        let referrer = p["path"].as_str().unwrap().to_string();
+        for r in p["references"].as_array().into_iter().flatten() {
+            for e in r["evidence"].as_array().into_iter().flatten() {
+                evidence.push((referrer.clone(), e));
+            }
+        }
+    }
+    for (referrer, e) in evidence {
+        let f = PathBuf::from(format!("{referrer}/{}", e["file"].as_str().unwrap()));
+        if let (Some(a), Some(r)) = (answers.get(&f), e["reached"].as_bool()) {
+            if a.reached != r {
+                bad.push(format!(
+                    "evidence in {} says reached = {r}, --explain says {}",
+                    f.display(),
+                    a.reached
+                ));
+            }
+        }
+    }
+    let gpu_paths: BTreeMap<&str, &Value> = g["paths"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|p| (p["path"].as_str().unwrap(), &p["archs"]))
+        .collect();
+    for p in why["paths"].as_array().into_iter().flatten() {
+        let path = p["path"].as_str().unwrap();
+        let why_archs = &p["gpu"]["archs"];
+        if why_archs.is_null() {
+            continue;
+        }
+        if gpu_paths.get(path).copied() != Some(why_archs) {
+            bad.push(format!(
+                "why counts {why_archs} GPU bytes per architecture in {path}; gpu counts {:?}",
+                gpu_paths.get(path)
+            ));
+        }
+    }
     // split --gpu-targets: for each package with per-architecture files, the files moved
     // out of `out` for a kept processor P are those no kept processor opens.
-    let kept = "gfx1030";
     let mut packages: BTreeSet<String> = BTreeSet::new();
     for (f, a) in &answers {
         if a.class.starts_with("gpu:") && f.starts_with("/nix/store") {
@@ -165,6 +284,7 @@ fn disagreements(w: &World) -> Vec<String> {
             let bytes = arch["bytes"].as_u64().unwrap_or(0);
             let opened: u64 = answers
                 .iter()
+                .chain(links.iter())
                 .filter(|(f, a)| f.starts_with(&pkg) && a.reached && a.processors.contains(name))
                 .map(|(_, a)| a.size)
                 .sum();
@@ -187,6 +307,48 @@ fn every_command_gives_one_answer_on_the_rocm_and_cuda_worlds() {
     for w in [rocm_world(), cuda_world()] {
         let bad = disagreements(w);
         assert!(bad.is_empty(), "{}:\n{}", w.root, bad.join("\n"));
+    }
+}
+
+/// `nix-build tests/worlds/FILE -A ATTR` as a world rooted at that attribute.
+fn nix_file_world(file: &str, attr: &str) -> World {
+    let nix = common::repo().join("tests/worlds").join(file);
+    let root = nix_stdout(
+        "nix-build",
+        &[nix.to_str().unwrap(), "-A", attr, "--no-out-link"],
+    )
+    .trim()
+    .to_string();
+    World {
+        root,
+        attrs: BTreeMap::new(),
+    }
+}
+
+#[test]
+fn every_command_gives_one_answer_on_the_blas_cmake_and_device_code_worlds() {
+    let test = "every_command_gives_one_answer_on_the_blas_cmake_and_device_code_worlds";
+    if !nix_or_skip(test)
+        || !common::tool_or_skip(test, "hipcc", "hipcc")
+        || !common::tool_or_skip(test, "cmake", "cmake")
+        || !common::tool_or_skip(test, "pkg-config", "pkg-config")
+    {
+        return;
+    }
+    for (file, attr) in [
+        ("blas.nix", "blas-app"),
+        ("cmake.nix", "ember-app"),
+        ("gpu.nix", "rocblas-links"),
+        ("gpu.nix", "miopen-gpu"),
+    ] {
+        let w = nix_file_world(file, attr);
+        let bad = disagreements(&w);
+        assert!(
+            bad.is_empty(),
+            "{file} {attr} {}:\n{}",
+            w.root,
+            bad.join("\n")
+        );
     }
 }
 

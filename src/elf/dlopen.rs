@@ -100,6 +100,11 @@ pub fn data_path_tokens(bytes: &[u8], out: &mut Vec<String>) {
         let Ok(s) = std::str::from_utf8(token) else {
             continue;
         };
+        // `%.*s` prints a counted string like `%s`; a leading `%s/` is the directory
+        // the program fills in (its own, found by `dladdr`): `%.*s/ember/kernels-%s.dat`
+        // names `ember/kernels-%s.dat` beside the library.
+        let owned = s.replace("%.*s", "%s");
+        let s = owned.strip_prefix("%s/").unwrap_or(&owned);
         // A string joined to a directory at run time starts with `/`: the part after it
         // is what names the data.
         let rel = match s.strip_prefix('/') {
@@ -237,7 +242,7 @@ mod tests {
               %s.kdb\0../share/miopen/db\0/nix/store/x/lib\0Error in a/b.cpp\0lib%s.so\0\
               rocfft_kernel_cache.db\0x100%\0../..\0a//b\0fastblas/library\0\
               /rocblas/2.47.0/library\0/TensileLibrary.dat\0/TensileLibrary_\0/*\0*co\0\
-              /usr/lib/x86_64-linux-gnu\0//x/y\0a*b/c\0ROCBLAS_LAYER\0",
+              /usr/lib/x86_64-linux-gnu\0//x/y\0a*b/c\0ROCBLAS_LAYER\0%.*s/ember/kernels-%s.dat\0",
             &mut v,
         );
         assert_eq!(
@@ -254,6 +259,7 @@ mod tests {
                 "/TensileLibrary.dat",
                 "/TensileLibrary_",
                 "*co",
+                "ember/kernels-%s.dat",
             ]
         );
     }

@@ -27,9 +27,9 @@ use crate::store::{NarHash, StorePath};
 
 /// Version of the cache file format; part of every key, so a new format never reads
 /// an old entry.
-pub const CACHE_FORMAT: u32 = 9;
+pub const CACHE_FORMAT: u32 = 10;
 
-const KEY_VERSION: &str = concat!("nixcut-scan-cache-9-", env!("CARGO_PKG_VERSION"));
+const KEY_VERSION: &str = concat!("nixcut-scan-cache-10-", env!("CARGO_PKG_VERSION"));
 
 /// The framing of an entry (format 7 moved from a text header line to this frame; format 8 stores typed hit details and warnings).
 const FRAME: Frame = Frame {
