@@ -505,6 +505,9 @@ impl Walk {
     /// last, whose Tensile code objects an index already named are left to the index.
     fn expand(&mut self, inv: &Inventory<'_>, f: FileId, expand: bool) {
         let lazy = expand && self.indexed.contains(&inv.abs(f));
+        // A directory opened only on some processors (rocBLAS' `<dir>/<processor>/`)
+        // holds files opened only on those.
+        let only_on = self.r.processors(f).cloned();
         for c in inv.below(f) {
             if lazy
                 && !self.r.first.contains_key(&c)
@@ -512,7 +515,15 @@ impl Walk {
             {
                 continue;
             }
+            let first = !self.r.first.contains_key(&c);
             self.r.first.entry(c).or_insert((Some(f), Why::Inside));
+            if let (true, Some(set)) = (first, &only_on) {
+                self.r
+                    .only_on
+                    .entry(c)
+                    .or_default()
+                    .extend(set.iter().cloned());
+            }
             self.push(c, Vec::new(), None);
         }
     }
@@ -844,7 +855,9 @@ fn data_string_edges(inv: &Inventory<'_>, bases: &[Vec<u8>], strings: &[String])
 ///   every code object (`*.co`, `*.hsaco`) whose name carries a processor is loaded on
 ///   that processor: rocBLAS globs `<dir>/*<processor>*co` when the master is not lazy;
 /// - any file whose name is one of the library's name pieces, a processor, then `.`,
-///   `-` or `_` (`/TensileLibrary_lazy_` + `gfx908` + `.dat`).
+///   `-` or `_` (`/TensileLibrary_lazy_` + `gfx908` + `.dat`);
+/// - a sub-directory named for a processor, and everything below it (rocBLAS descends
+///   into `<dir>/<processor>` when it exists).
 ///
 /// The processor is the base architecture (`gfx90a` for `…-gfx90a-xnack+.hsaco`), the
 /// name the loader asks the runtime for.
@@ -894,11 +907,26 @@ fn processor_edges(
         }
     }
     let mut out = Vec::new();
-    for (_, name) in &children {
+    for (c, name) in &children {
         let Some(arch) = arch_of_name(name) else {
             continue;
         };
         let name_s = String::from_utf8_lossy(name).into_owned();
+        // `<dir>/<processor>/`: rocBLAS descends into it on that processor.
+        if inv.entry(*c).entry == EntryType::Directory {
+            if name_s == arch {
+                let mut p = logical.to_vec();
+                p.push(b'/');
+                p.extend_from_slice(name);
+                let pattern = format!("{by} + /{arch}, the directory of one processor");
+                let why = Why::Processor {
+                    processor: arch,
+                    pattern,
+                };
+                out.push((p.clone(), why, Vec::new(), Some(p)));
+            }
+            continue;
+        }
         let code_object = name_s.ends_with(".co") || name_s.ends_with(".hsaco");
         let by_master = code_object
             && match &eager {

@@ -439,3 +439,98 @@ fn a_data_dir_never_leaves_the_store_path_it_is_resolved_in() {
     assert!(has(&reached, &lib, "share/data"), "{reached:?}");
     assert!(!has(&reached, &other, "keys/k"), "{reached:?}");
 }
+
+/// rocBLAS 5.5 as Debian builds it: `/rocblas/2.47.0/library` joined to the library's
+/// directory, `/TensileLibrary.dat` joined to that, and beside that non-lazy master (too
+/// large to decode) every code object of a processor opened on that processor only;
+/// a `<dir>/<processor>/` sub-directory and all below it on that processor only; a
+/// name piece and a processor (`/TensileLibrary_lazy_` + `gfx1100` + `.dat`) too.
+#[test]
+fn a_non_lazy_master_opens_each_processors_code_objects_on_that_processor() {
+    let app = sp('a', "app");
+    let blas = sp('b', "rocblas");
+    let mut lib = elf("lib/librocblas.so.0", &[], &[], &[]);
+    if let Some(l) = lib.elf.as_mut() {
+        l.data_paths = [
+            "/rocblas/2.47.0/library",
+            "/TensileLibrary.dat",
+            "/TensileLibrary_lazy_",
+            "*co",
+        ]
+        .map(String::from)
+        .to_vec();
+    }
+    let d = "lib/rocblas/2.47.0/library";
+    let mut master = file(&format!("{d}/TensileLibrary.dat"));
+    master.size = crate::elf::MAX_INDEX + 1;
+    let w = World {
+        sd: StoreDir::new(SD),
+        paths: vec![
+            (
+                app.clone(),
+                vec![
+                    dir(""),
+                    elf(
+                        "app",
+                        &["librocblas.so.0"],
+                        &[(SearchTag::Runpath, abs(&blas, "lib"))],
+                        &[],
+                    ),
+                ],
+            ),
+            (
+                blas.clone(),
+                vec![
+                    dir(""),
+                    dir("lib"),
+                    lib,
+                    dir("lib/rocblas"),
+                    dir("lib/rocblas/2.47.0"),
+                    dir(d),
+                    file(&format!("{d}/Kernels.so-000-gfx90a-xnack+.hsaco")),
+                    master,
+                    file(&format!("{d}/TensileLibrary_gfx1030.co")),
+                    file(&format!("{d}/TensileLibrary_lazy_gfx1100.dat")),
+                    file(&format!("{d}/notes.txt")),
+                    dir(&format!("{d}/gfx908")),
+                    file(&format!("{d}/gfx908/k.bin")),
+                ],
+            ),
+        ],
+    };
+    let inv = w.inv();
+    let r = reach(&inv, [inv.file(0, &RelPath::root()).unwrap()]);
+    let on = |rel: &str| {
+        let f = inv
+            .file(1, &RelPath::from_bytes(format!("{d}/{rel}").into_bytes()))
+            .unwrap();
+        assert!(r.contains(f), "{rel} is reached");
+        r.processors(f)
+            .map(|s| s.iter().cloned().collect::<Vec<_>>().join(","))
+            .unwrap_or_else(|| "every".into())
+    };
+    assert_eq!(on("TensileLibrary.dat"), "every");
+    assert_eq!(on("TensileLibrary_gfx1030.co"), "gfx1030");
+    assert_eq!(on("Kernels.so-000-gfx90a-xnack+.hsaco"), "gfx90a");
+    assert_eq!(on("TensileLibrary_lazy_gfx1100.dat"), "gfx1100");
+    assert_eq!(on("gfx908"), "gfx908");
+    assert_eq!(on("gfx908/k.bin"), "gfx908");
+    // The directory is reached as a whole; a file no rule narrows is opened everywhere.
+    assert_eq!(on("notes.txt"), "every");
+    let f = inv
+        .file(
+            1,
+            &RelPath::from_bytes(format!("{d}/TensileLibrary_gfx1030.co").into_bytes()),
+        )
+        .unwrap();
+    match r.chain(f).last().unwrap().1.clone() {
+        Why::Processor { processor, pattern } => {
+            assert_eq!(processor, "gfx1030");
+            assert_eq!(
+                pattern,
+                "/rocblas/2.47.0/library + /*gfx1030*co, the code objects non-lazy TensileLibrary.dat loads"
+            );
+        }
+        w => panic!("{w:?}"),
+    }
+}
