@@ -1,6 +1,6 @@
 //! nixcut snapshot files (`nixcut snapshot ROOT -o FILE`), read back as a [`Closure`].
 //!
-//! The format is defined once, by the structs of `crate::report::snapshot`, which
+//! The format is defined once, by the structs of `crate::store::snapshot`, which
 //! `nixcut snapshot` serialises and this reader deserialises (unknown keys are ignored,
 //! so a newer nixcut may add fields without breaking older readers). The file is checked
 //! hard, because a snapshot is a CI baseline and a damaged one must never pass as a
@@ -21,10 +21,10 @@ use serde_json::Value;
 
 use super::json::{json_error, located, with_store_dir_hint};
 use super::{LoadError, LoadOptions};
-use crate::report::{
-    Snapshot, SnapshotHeader, SnapshotPath, SNAPSHOT_KIND, SNAPSHOT_SCHEMA_VERSION,
+use crate::store::{
+    Closure, NarHash, PathInfo, Snapshot, SnapshotHeader, SnapshotPath, SourceKind, StoreDir,
+    StorePath, SNAPSHOT_KIND, SNAPSHOT_SCHEMA_VERSION,
 };
-use crate::store::{Closure, NarHash, PathInfo, SourceKind, StoreDir, StorePath};
 
 /// Whether `text` starts like a snapshot (`{"kind": "nixcut-snapshot"`), whatever
 /// follows: how a truncated snapshot is still recognised.

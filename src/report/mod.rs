@@ -16,16 +16,18 @@
 mod chain;
 mod check;
 mod diff;
-pub mod files_from;
 mod gpu;
 mod nix;
 mod refs;
 mod rules;
 mod set_diff;
-pub mod snapshot;
 mod split;
 mod why;
 
+pub use crate::store::FilesFrom;
+pub use crate::store::{
+    Snapshot, SnapshotHeader, SnapshotPath, SourceRef, SNAPSHOT_KIND, SNAPSHOT_SCHEMA_VERSION,
+};
 pub use chain::{chains_of, Chain, Step};
 pub use check::{
     AgainstCheck, AllowedGrowth, BaselineCheck, Blame, CheckFailure, CheckReport, CheckSubject,
@@ -35,7 +37,6 @@ pub use diff::{
     DiffReport, DiffRest, DiffSide, DiffWarning, PackageChange, PackageDiff, PathChange,
     PathCounts, PathDiff, Side, VersionChange,
 };
-pub use files_from::FilesFrom;
 pub use gpu::{
     GpuArch, GpuChange, GpuOption, GpuPath, GpuRemedy, GpuReport, GpuVendor, GpuWarning,
 };
@@ -47,9 +48,6 @@ pub use rules::{ClassRow, DataDirRow, KindRow, RuleSource, RulesReport, SplitRow
 pub use set_diff::{
     Cause, CauseChange, FailedRoot, GrowthLimit, RebuildSummary, RootCause, RootCounts, RootDiff,
     RootSide, SetCheck, SetDiffReport, SetRest, SetSide, SetTotal,
-};
-pub use snapshot::{
-    Snapshot, SnapshotHeader, SnapshotPath, SNAPSHOT_KIND, SNAPSHOT_SCHEMA_VERSION,
 };
 pub use split::{
     ArchRow, Assumption, AssumptionReason, Because, CycleEdge, NoSplit, NoSplitReason,
@@ -120,16 +118,6 @@ impl ClosureHeader {
             closure,
         }
     }
-}
-
-/// Where a report's closure came from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SourceRef {
-    /// Input format (`path-info-json`, `registration`, `live-store`, …).
-    pub kind: crate::store::SourceKind,
-    /// File, directory or store path it was read from.
-    pub origin: String,
 }
 
 /// Whom a report's verdicts judge for (`verdict_scope`).

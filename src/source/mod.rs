@@ -25,7 +25,7 @@ pub use small_files::read_small_files;
 pub use store_tree::StoreTree;
 
 /// Which kind of source the files come from: the report's word for it.
-pub use crate::report::files_from::FilesFrom;
+pub use crate::store::FilesFrom;
 
 use std::fmt;
 use std::io::Read;

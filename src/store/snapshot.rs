@@ -27,14 +27,27 @@
 //! baselines only change when the closure does.
 //!
 //! These structs are the one definition of the format: `nixcut snapshot` serialises
-//! them and the loader (`crate::load::snapshot`) deserialises them. The loader reads
+//! them (through `crate::report`, which re-exports them) and the loader
+//! (`crate::load::snapshot`) deserialises them; they live here, below both, so that
+//! the loader needs nothing from the reports. The loader reads
 //! the [`SnapshotHeader`] first and refuses a `schema_version` above
 //! [`SNAPSHOT_SCHEMA_VERSION`]; the structs ignore keys they do not know, so adding a
 //! field is compatible; renaming or removing one needs a new schema version.
 
 use serde::{Deserialize, Serialize};
 
-use super::SourceRef;
+use super::SourceKind;
+
+/// Where a report's closure came from (a report's `source`, a snapshot's
+/// `created_from`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourceRef {
+    /// Input format (`path-info-json`, `registration`, `live-store`, …).
+    pub kind: SourceKind,
+    /// File, directory or store path it was read from.
+    pub origin: String,
+}
 
 /// The value of `kind` in every snapshot file.
 pub const SNAPSHOT_KIND: &str = "nixcut-snapshot";

@@ -1,6 +1,7 @@
 //! [`FilesFrom`]: the kind of place a report's files were read from, as the `refs` and
 //! `gpu` reports state it (`files_from`). The file sources (`crate::source`) say which
-//! kind they are in these words; this file imports nothing, so that they can.
+//! kind they are in these words; it lives in the store vocabulary, below both, so
+//! that the sources need nothing from the reports.
 
 use serde::{Deserialize, Serialize};
 
