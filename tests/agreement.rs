@@ -13,7 +13,9 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use common::{cuda_world, json, nix_or_skip, nix_stdout, rocm_world, trixie_world, World};
+use common::{
+    cuda_world, entries_below, json, nix_or_skip, nix_stdout, rocm_world, trixie_world, World,
+};
 use serde_json::Value;
 
 /// What `--explain` says of one file.
@@ -23,48 +25,6 @@ struct Answer {
     processors: BTreeSet<String>,
     class: String,
     size: u64,
-}
-
-/// Every regular file below `dir` (no symlinks followed), and every symlink.
-fn entries_below(dir: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
-    let mut links = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let t = e.file_type().expect("file type");
-            if t.is_dir() {
-                todo.push(e.path());
-            } else if t.is_symlink() {
-                links.push(e.path());
-            }
-        }
-    }
-    links.sort();
-    (files_below(dir), links)
-}
-
-/// Every regular file below `dir` (no symlinks followed).
-fn files_below(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let t = e.file_type().expect("file type");
-            if t.is_dir() {
-                todo.push(e.path());
-            } else if t.is_file() {
-                out.push(e.path());
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 /// The answer for every regular file of every path of the root's closure, and for every

@@ -14,7 +14,7 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use common::{json, nix_stdout, repo, trixie_world};
+use common::{files_below, json, nix_stdout, repo, trixie_world};
 use serde_json::Value;
 
 /// The processors rocBLAS 5.5.1 is built for in Debian 13 (debian/rules' AMDGPU_TARGETS).
@@ -94,27 +94,6 @@ fn explain(root: &str, file: &str) -> (bool, BTreeSet<String>, String, Value) {
         e["class"].as_str().unwrap_or("").to_string(),
         e,
     )
-}
-
-/// Every regular file below `dir` (no symlinks followed).
-fn files_below(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let t = e.file_type().expect("file type");
-            if t.is_dir() {
-                todo.push(e.path());
-            } else if t.is_file() {
-                out.push(e.path());
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 #[test]

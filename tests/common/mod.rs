@@ -506,3 +506,33 @@ pub fn reader_archs(path: &str) -> BTreeMap<String, (u64, u64)> {
         })
         .collect()
 }
+
+/// Every regular file below `dir` and every symlink, each list sorted; no symlink is
+/// followed.
+pub fn entries_below(dir: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let (mut files, mut links) = (Vec::new(), Vec::new());
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let t = e.file_type().expect("file type");
+            if t.is_dir() {
+                todo.push(e.path());
+            } else if t.is_symlink() {
+                links.push(e.path());
+            } else if t.is_file() {
+                files.push(e.path());
+            }
+        }
+    }
+    files.sort();
+    links.sort();
+    (files, links)
+}
+
+/// Every regular file below `dir`, sorted; no symlink is followed.
+pub fn files_below(dir: &Path) -> Vec<PathBuf> {
+    entries_below(dir).0
+}
