@@ -23,7 +23,8 @@ BUNDLE = b"__CLANG_OFFLOAD_BUNDLE__"
 AMDGPU_MACH = {
     0x2A: "gfx803", 0x2C: "gfx900", 0x2F: "gfx906", 0x30: "gfx908", 0x33: "gfx1010",
     0x35: "gfx1012", 0x36: "gfx1030", 0x37: "gfx1031", 0x3F: "gfx90a", 0x40: "gfx940",
-    0x41: "gfx1100", 0x4C: "gfx942",
+    0x41: "gfx1100", 0x4C: "gfx942", 0x46: "gfx1101", 0x47: "gfx1102", 0x4B: "gfx941",
+    0x43: "gfx1150", 0x48: "gfx1200", 0x4E: "gfx1201", 0x4F: "gfx950",
 }
 
 
