@@ -25,7 +25,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mapfile -t paths < <(nix-store -qR "$root")
 find "${paths[@]}" -type f > "$work/files"
-bytes=$(xargs -a "$work/files" -d '\n' stat -c %s | awk '{s+=$1} END {print s}')
+bytes=$(xargs -a "$work/files" -d '\n' stat -c %s | awk '{s+=$1} END {printf "%d", s}')
 : > "$work/elfs"
 while IFS= read -r f; do
   [ "$(head -c 4 "$f" | od -An -tx1 | tr -d ' ')" = 7f454c46 ] && echo "$f" >> "$work/elfs"
@@ -40,11 +40,13 @@ timeit() { # timeit NAME COMMAND... -> median seconds of $runs runs
     local t0 t1
     t0=$(date +%s.%N); "$@" > /dev/null 2>&1; t1=$(date +%s.%N)
     echo "$t1 - $t0" | bc
-  done | median
+  done | median | xargs printf '%.3f\n'
+
 }
 cold_why() { rm -rf "$work/cache"; XDG_CACHE_HOME=$work/cache "$nixcut" why "$root"; }
 warm_why() { XDG_CACHE_HOME=$work/warm "$nixcut" why "$root"; }
 gpu() { XDG_CACHE_HOME=$work/warm "$nixcut" gpu "$root"; }
+cold_gpu() { rm -rf "$work/gcache"; XDG_CACHE_HOME=$work/gcache "$nixcut" gpu "$root"; }
 cat_all() { xargs -a "$work/files" -d '\n' cat; }
 cat_heads() { while IFS= read -r f; do head -c 65536 "$f"; done < "$work/elfs"; }
 reader() { for p in "${paths[@]}"; do python3 "$here/tests/gpu_reader.py" "$p"; done; }
@@ -53,9 +55,10 @@ t_cold=$(timeit cold cold_why)
 t_cat=$(timeit cat cat_all)
 t_warm=$(timeit warm warm_why)
 t_gpu=$(timeit gpu gpu)
+t_cold_gpu=$(timeit cold_gpu cold_gpu)
 t_heads=$(timeit heads cat_heads)
 t_reader=$(timeit reader reader)
-ratio() { echo "scale=2; $1 / $2" | bc; }
+ratio() { echo "scale=3; $1 / $2" | bc | xargs printf '%.2f'; }
 echo "closure: ${#paths[@]} paths, $(wc -l < "$work/files") files, $bytes bytes, $(wc -l < "$work/elfs") ELF files; $runs runs, medians"
 echo
 echo "| command | nixcut (s) | baseline | baseline (s) | ratio |"
@@ -63,4 +66,5 @@ echo "|---|--:|---|--:|--:|"
 echo "| why, cold scan cache | $t_cold | cat every file | $t_cat | $(ratio "$t_cold" "$t_cat") |"
 echo "| why, warm scan cache | $t_warm | cat every file | $t_cat | $(ratio "$t_warm" "$t_cat") |"
 echo "| gpu | $t_gpu | head -c 64KiB of every ELF file | $t_heads | $(ratio "$t_gpu" "$t_heads") |"
+echo "| gpu, cold scan cache | $t_cold_gpu | head -c 64KiB of every ELF file | $t_heads | $(ratio "$t_cold_gpu" "$t_heads") |"
 echo "| gpu | $t_gpu | tests/gpu_reader.py on every path | $t_reader | $(ratio "$t_gpu" "$t_reader") |"

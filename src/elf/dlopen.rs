@@ -78,10 +78,6 @@ pub fn dlopen_patterns(bytes: &[u8], out: &mut Vec<String>) {
 /// code objects, MIOpen kernel and perf databases, models).
 pub const DATA_EXTENSIONS: &[&str] = &[".dat", ".co", ".hsaco", ".kdb", ".db", ".model"];
 
-fn is_path_byte(b: u8) -> bool {
-    is_name_byte(b) || matches!(b, b'/' | b'%')
-}
-
 /// Every string in `bytes` (delimited by bytes that cannot be in a path) that names a
 /// relative data directory, a data file (pattern) or a piece of a data file name:
 /// `rocblas/library`, `../share/miopen/db`, `TensileLibrary_lazy_%s.dat`, `%s.kdb`,
@@ -93,8 +89,32 @@ fn is_path_byte(b: u8) -> bool {
 /// references, found by hash), bare extensions (`.hsaco`), sonames, strings without a
 /// letter.
 pub fn data_path_tokens(bytes: &[u8], out: &mut Vec<String>) {
-    for token in bytes.split(|&b| !is_path_byte(b) && b != b'*') {
-        if token.len() < 3 || token.len() > 200 {
+    // Data sections run to many megabytes of mostly other strings and binary data: one
+    // table lookup a byte, and every test that needs no allocation first.
+    static TOKEN: [bool; 256] = {
+        let mut t = [false; 256];
+        let mut b = 0;
+        while b < 256 {
+            let c = b as u8;
+            t[b] = c.is_ascii_alphanumeric()
+                || matches!(c, b'_' | b'+' | b'-' | b'.' | b'/' | b'%' | b'*');
+            b += 1;
+        }
+        t
+    };
+    let n = bytes.len();
+    let mut i = 0;
+    while i < n {
+        // Skip what cannot be in a path, then take the run of what can.
+        while i < n && !TOKEN[bytes[i] as usize] {
+            i += 1;
+        }
+        let start = i;
+        while i < n && TOKEN[bytes[i] as usize] {
+            i += 1;
+        }
+        let token = &bytes[start..i];
+        if token.len() < 3 || token.len() > 200 || !could_name_data(token) {
             continue;
         }
         let Ok(s) = std::str::from_utf8(token) else {
@@ -103,8 +123,14 @@ pub fn data_path_tokens(bytes: &[u8], out: &mut Vec<String>) {
         // `%.*s` prints a counted string like `%s`; a leading `%s/` is the directory
         // the program fills in (its own, found by `dladdr`): `%.*s/ember/kernels-%s.dat`
         // names `ember/kernels-%s.dat` beside the library.
-        let owned = s.replace("%.*s", "%s");
-        let s = owned.strip_prefix("%s/").unwrap_or(&owned);
+        let owned;
+        let s = if s.contains("%.*s") {
+            owned = s.replace("%.*s", "%s");
+            owned.as_str()
+        } else {
+            s
+        };
+        let s = s.strip_prefix("%s/").unwrap_or(s);
         // A string joined to a directory at run time starts with `/`: the part after it
         // is what names the data.
         let rel = match s.strip_prefix('/') {
@@ -116,6 +142,19 @@ pub fn data_path_tokens(bytes: &[u8], out: &mut Vec<String>) {
             out.push(s.to_string());
         }
     }
+}
+
+/// The cheap test before the others: a data path has a `/` in it or ends in a data
+/// extension; a name piece ends in `_` or `-`, or is a glob piece starting with `*`.
+fn could_name_data(token: &[u8]) -> bool {
+    let last = token[token.len() - 1];
+    token[0] == b'*'
+        || last == b'_'
+        || last == b'-'
+        || memchr::memchr(b'/', token).is_some()
+        || DATA_EXTENSIONS
+            .iter()
+            .any(|e| token.ends_with(e.as_bytes()))
 }
 
 /// Whether an absolute string is under a directory no library keeps its own data in
