@@ -25,7 +25,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mapfile -t paths < <(nix-store -qR "$root")
 find "${paths[@]}" -type f > "$work/files"
-bytes=$(xargs -a "$work/files" -d '\n' stat -c %s | awk '{s+=$1} END {printf "%d", s}')
+bytes=$(xargs -a "$work/files" -d '\n' stat -c %s | awk '{s+=$1} END {printf "%.0f", s}')
 : > "$work/elfs"
 while IFS= read -r f; do
   [ "$(head -c 4 "$f" | od -An -tx1 | tr -d ' ')" = 7f454c46 ] && echo "$f" >> "$work/elfs"

@@ -89,58 +89,79 @@ pub const DATA_EXTENSIONS: &[&str] = &[".dat", ".co", ".hsaco", ".kdb", ".db", "
 /// references, found by hash), bare extensions (`.hsaco`), sonames, strings without a
 /// letter.
 pub fn data_path_tokens(bytes: &[u8], out: &mut Vec<String>) {
-    // Data sections run to many megabytes of mostly other strings and binary data: one
-    // table lookup a byte, and every test that needs no allocation first.
-    static TOKEN: [bool; 256] = {
-        let mut t = [false; 256];
-        let mut b = 0;
-        while b < 256 {
-            let c = b as u8;
-            t[b] = c.is_ascii_alphanumeric()
-                || matches!(c, b'_' | b'+' | b'-' | b'.' | b'/' | b'%' | b'*');
-            b += 1;
-        }
-        t
-    };
+    // Every token that can name data holds one of `/ _ - * .` (see `could_name_data`):
+    // find those bytes with memchr (vectorised) and take the run of token bytes around
+    // each, once; the bytes between are never looked at one by one.
     let n = bytes.len();
-    let mut i = 0;
-    while i < n {
-        // Skip what cannot be in a path, then take the run of what can.
-        while i < n && !TOKEN[bytes[i] as usize] {
-            i += 1;
-        }
-        let start = i;
-        while i < n && TOKEN[bytes[i] as usize] {
-            i += 1;
-        }
-        let token = &bytes[start..i];
-        if token.len() < 3 || token.len() > 200 || !could_name_data(token) {
+    let mut a = memchr::memchr3_iter(b'/', b'_', b'-', bytes).peekable();
+    let mut b = memchr::memchr2_iter(b'*', b'.', bytes).peekable();
+    let mut done = 0;
+    loop {
+        let at = match (a.peek(), b.peek()) {
+            (Some(&x), Some(&y)) if x <= y => a.next(),
+            (Some(_), Some(_)) => b.next(),
+            (Some(_), None) => a.next(),
+            (None, Some(_)) => b.next(),
+            (None, None) => None,
+        };
+        let Some(at) = at else { break };
+        if at < done {
             continue;
         }
-        let Ok(s) = std::str::from_utf8(token) else {
-            continue;
-        };
-        // `%.*s` prints a counted string like `%s`; a leading `%s/` is the directory
-        // the program fills in (its own, found by `dladdr`): `%.*s/ember/kernels-%s.dat`
-        // names `ember/kernels-%s.dat` beside the library.
-        let owned;
-        let s = if s.contains("%.*s") {
-            owned = s.replace("%.*s", "%s");
-            owned.as_str()
-        } else {
-            s
-        };
-        let s = s.strip_prefix("%s/").unwrap_or(s);
-        // A string joined to a directory at run time starts with `/`: the part after it
-        // is what names the data.
-        let rel = match s.strip_prefix('/') {
-            Some(r) if is_system_path(s) || r.starts_with('/') => continue,
-            Some(r) => r,
-            None => s,
-        };
-        if is_name_fragment(rel) || (!rel.contains('*') && is_data_path(rel)) {
-            out.push(s.to_string());
+        let mut start = at;
+        while start > 0 && TOKEN[bytes[start - 1] as usize] {
+            start -= 1;
         }
+        let mut end = at + 1;
+        while end < n && TOKEN[bytes[end] as usize] {
+            end += 1;
+        }
+        done = end;
+        push_if_data(&bytes[start..end], out);
+    }
+}
+
+/// The byte table of [`data_path_tokens`]: what can be part of a data path or piece.
+static TOKEN: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric()
+            || matches!(c, b'_' | b'+' | b'-' | b'.' | b'/' | b'%' | b'*');
+        b += 1;
+    }
+    t
+};
+
+/// Keep one maximal run of token bytes if it names data (see [`data_path_tokens`]).
+fn push_if_data(token: &[u8], out: &mut Vec<String>) {
+    if token.len() < 3 || token.len() > 200 || !could_name_data(token) {
+        return;
+    }
+    let Ok(s) = std::str::from_utf8(token) else {
+        return;
+    };
+    // `%.*s` prints a counted string like `%s`; a leading `%s/` is the directory the
+    // program fills in (its own, found by `dladdr`): `%.*s/ember/kernels-%s.dat` names
+    // `ember/kernels-%s.dat` beside the library.
+    let owned;
+    let s = if s.contains("%.*s") {
+        owned = s.replace("%.*s", "%s");
+        owned.as_str()
+    } else {
+        s
+    };
+    let s = s.strip_prefix("%s/").unwrap_or(s);
+    // A string joined to a directory at run time starts with `/`: the part after it is
+    // what names the data.
+    let rel = match s.strip_prefix('/') {
+        Some(r) if is_system_path(s) || r.starts_with('/') => return,
+        Some(r) => r,
+        None => s,
+    };
+    if is_name_fragment(rel) || (!rel.contains('*') && is_data_path(rel)) {
+        out.push(s.to_string());
     }
 }
 
@@ -342,5 +363,22 @@ mod tests {
         let mut v = Vec::new();
         dlopen_patterns(b"\0%s_dri.so\0lib%s.so.1\0libfoo.so\0%d%%\0", &mut v);
         assert_eq!(v, ["%s_dri.so", "lib%s.so.1"]);
+    }
+
+    /// Looking only around the marker bytes finds what looking at every run finds.
+    #[test]
+    fn marker_search_equals_every_run() {
+        use proptest::prelude::*;
+        let alphabet: Vec<u8> = b"ab/_-*.%sdatco0\0\xff ".to_vec();
+        proptest!(ProptestConfig::with_cases(2000), |(picks in proptest::collection::vec(0usize..17, 0..300))| {
+            let bytes: Vec<u8> = picks.iter().map(|&i| alphabet[i]).collect();
+            let mut fast = Vec::new();
+            data_path_tokens(&bytes, &mut fast);
+            let mut slow = Vec::new();
+            for run in bytes.split(|&b| !TOKEN[b as usize]) {
+                push_if_data(run, &mut slow);
+            }
+            prop_assert_eq!(fast, slow);
+        });
     }
 }
