@@ -391,8 +391,9 @@ fn rpath_lines(body: &mut Vec<Line>, code: &SplitNix<'_>, files: &[String], drop
 fn action_lines(body: &mut Vec<Line>, names: &mut Names, code: &SplitNix<'_>, a: &SplitAction) {
     match a {
         SplitAction::Delete { path, because } => {
+            // A deleted path is a file or a symlink (the one holding the evidence).
             because_lines(body, because);
-            body.push(Line::default().lit(&format!("    rm -r \"$out\"/{}", sh(path))));
+            body.push(Line::default().lit(&format!("    rm \"$out\"/{}", sh(path))));
         }
         SplitAction::RemoveReferences {
             target,

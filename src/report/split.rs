@@ -217,7 +217,7 @@ pub enum SplitAction {
         to: String,
         because: Vec<Because>,
     },
-    /// `rm -r "$out/PATH"`.
+    /// `rm "$out/PATH"`: a file or symlink (the one holding the evidence).
     Delete { path: String, because: Vec<Because> },
     /// `remove-references-to -t TARGET FILES`.
     RemoveReferences {

@@ -342,14 +342,21 @@ pub fn plan_with(ev: &PathEvidence, targets: &[String], forced: &BTreeMap<usize,
     let mut warnings = Vec::new();
     // 1. Removable evidence, whatever the consumer.
     let removals = removable_evidence(ev, &tree, &mut warnings);
+    // 2. Each entry's output.
+    let (outputs, place) = places(ev, &tree, &removals.deletes, targets, forced);
+    // A RUNPATH entry into the package's own store path, in a file that stays in `out`,
+    // is no closure edge: dropping it would change no closure, so it is not proposed.
+    let own = ev.path.to_string();
+    let changes_closure = |f: usize, dir: &str| {
+        !(matches!(place[f], Place::Output(0)) && dir.split('/').any(|c| c == own))
+    };
     let rpaths = rpath_edits(
         &ev.entries,
         removals.rpath_drop,
         &removals.deletes,
+        &changes_closure,
         &mut warnings,
     );
-    // 2. Each entry's output.
-    let (outputs, place) = places(ev, &tree, &removals.deletes, targets, forced);
     // 3. Which outputs hold each directory (any leaf below it).
     let holds = holdings(ev, &tree, &place, outputs.len());
     // 4. The plan so far: enough to land sub-paths.
@@ -469,18 +476,20 @@ fn removable_evidence(
     }
 }
 
-/// The RUNPATH rewrites of the files not deleted: each keeps its other entries; a file
-/// that formats dlopen names, or whose RUNPATH does not expand, keeps it whole (and
-/// says so in `warnings`).
+/// The RUNPATH rewrites of the files not deleted, of the entries whose drop
+/// `changes_closure`: each keeps its other entries; a file that formats dlopen names, or
+/// whose RUNPATH does not expand, keeps it whole (and says so in `warnings`).
 fn rpath_edits(
     entries: &[EntryFact],
     rpath_drop: BTreeMap<usize, (Vec<String>, Vec<Because>)>,
     deletes: &BTreeMap<usize, Vec<Because>>,
+    changes_closure: &dyn Fn(usize, &str) -> bool,
     warnings: &mut Vec<SplitWarning>,
 ) -> Vec<RpathEdit> {
     let mut rpaths = Vec::new();
-    for (f, (drop, because)) in rpath_drop {
-        if deletes.contains_key(&f) {
+    for (f, (mut drop, because)) in rpath_drop {
+        drop.retain(|d| changes_closure(f, d));
+        if deletes.contains_key(&f) || drop.is_empty() {
             continue;
         }
         let Some(elf) = &entries[f].elf else { continue };

@@ -24,7 +24,7 @@ def word(s):
 for a in actions:
     kind = a["action"]
     if kind == "delete":
-        lines.append(f'rm -r "$out"/{q(a["path"])}')
+        lines.append(f'rm "$out"/{q(a["path"])}')
     elif kind == "remove-references":
         files = " ".join(f'"$out"/{q(f)}' for f in a["files"])
         lines.append(f'remove_references_to -t {q(a["target"])} {files}')
