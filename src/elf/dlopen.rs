@@ -8,6 +8,7 @@
 
 use super::bytes::ByteSource;
 use super::facts::ElfFacts;
+use super::gpu::{EM_AMDGPU, EM_CUDA};
 use super::section::SectionKind;
 
 /// Most bytes of data sections read per file.
@@ -84,7 +85,7 @@ pub const DATA_EXTENSIONS: &[&str] = &[".dat", ".co", ".hsaco", ".kdb", ".db", "
 /// `rocfft_kernel_cache.db`; and the pieces a library joins to the directory it was
 /// loaded from and to the processor's name at run time (rocBLAS 5.5 as Debian builds it:
 /// `/rocblas/2.47.0/library`, `/TensileLibrary.dat`, `/TensileLibrary_`, `Kernels.so-000-`,
-/// `/*` and `*co`), kept with their leading `/` (see [`is_name_fragment`]).
+/// `*co`), kept with their leading `/` (see [`is_name_fragment`]).
 /// Not: absolute paths under the usual system and store directories (store paths are
 /// references, found by hash), bare extensions (`.hsaco`), sonames, strings without a
 /// letter.
@@ -255,6 +256,12 @@ pub fn names_in_data<S: ByteSource + ?Sized>(
 ) -> (Vec<String>, Vec<String>) {
     let mut names = Vec::new();
     let mut data = Vec::new();
+    // A GPU code object (AMDGPU, CUDA) is loaded by a runtime, never by the dynamic
+    // loader: it dlopens and opens nothing, and its data sections (hundreds of kilobytes
+    // in every Tensile `.co`) are not read for names.
+    if matches!(facts.machine, EM_AMDGPU | EM_CUDA) {
+        return (names, data);
+    }
     let mut budget = MAX_DATA;
     for s in &facts.sections {
         let wanted = s.kind == SectionKind::Data || s.name == ".note.dlopen";

@@ -18,11 +18,6 @@ use super::{
     ReferenceScanner, RelPath, Resolver, ScanOptions, ScanWarning, StreamResult, HEAD_LEN,
 };
 
-/// `e_machine` of AMDGPU code objects.
-const EM_AMDGPU: u16 = 224;
-/// `e_machine` of CUDA cubins.
-const EM_CUDA: u16 = 190;
-
 /// What the walkers know about the store path as a whole.
 #[derive(Clone, Copy)]
 pub(crate) struct Context<'a> {
@@ -188,12 +183,7 @@ fn elf_facts<S: ByteSource + ?Sized>(
     });
     match ElfFacts::parse(src, origin.as_deref()) {
         Ok(mut f) => {
-            // A GPU code object (AMDGPU, CUDA) is loaded by a runtime, never by the
-            // dynamic loader: it dlopens and opens nothing, and its data sections (up to
-            // hundreds of kilobytes in every Tensile `.co`) are not read for names.
-            if !matches!(f.machine, EM_AMDGPU | EM_CUDA) {
-                (f.dlopen, f.data_paths) = names_in_data(&f, src);
-            }
+            (f.dlopen, f.data_paths) = names_in_data(&f, src);
             if let Some(resolve) = ctx.resolver {
                 f.resolve_needed(&|lib: &str| resolve(lib.as_bytes()));
             }
