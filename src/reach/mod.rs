@@ -363,10 +363,7 @@ impl Reached {
         }
         match cond {
             Some(set) => {
-                self.only_on
-                    .entry(f)
-                    .or_default()
-                    .extend(set.iter().cloned());
+                self.narrow(f, set);
                 false
             }
             None => {
@@ -374,6 +371,14 @@ impl Reached {
                 self.only_on.remove(&f).is_some()
             }
         }
+    }
+
+    /// Add processors `set` to the ones `f` is opened on.
+    fn narrow(&mut self, f: FileId, set: &BTreeSet<String>) {
+        self.only_on
+            .entry(f)
+            .or_default()
+            .extend(set.iter().cloned());
     }
 
     /// How many files are reached.
@@ -518,11 +523,7 @@ impl Walk {
             let first = !self.r.first.contains_key(&c);
             self.r.first.entry(c).or_insert((Some(f), Why::Inside));
             if let (true, Some(set)) = (first, &only_on) {
-                self.r
-                    .only_on
-                    .entry(c)
-                    .or_default()
-                    .extend(set.iter().cloned());
+                self.r.narrow(c, set);
             }
             self.push(c, Vec::new(), None);
         }
@@ -675,10 +676,7 @@ fn file_edges(
         let base_n = normalise(&base);
         let top = store_path_top(inv.store_dir, &base_n);
         for rel in &rule.dirs {
-            let mut p = base.clone();
-            p.push(b'/');
-            p.extend_from_slice(rel.as_bytes());
-            let p = normalise(&p);
+            let p = normalise(&join(&base, rel.as_bytes()));
             // A data directory never leaves the store path it is resolved in.
             if top.is_some_and(|t| within(&p, t)) {
                 edges.push((p, Why::DataDir(rule.id), Vec::new(), None));
@@ -753,29 +751,30 @@ fn data_string_edges(inv: &Inventory<'_>, bases: &[Vec<u8>], strings: &[String])
         strings.iter().partition(|s| is_name_fragment(&rel(s)));
     let (patterns, plain): (Vec<&String>, Vec<&String>) =
         strings.into_iter().partition(|s| s.contains('%'));
-    let reach_plain =
-        |out: &mut Vec<Edge>, dirs: &mut Vec<(FileId, Vec<u8>, String)>, base: &[u8], s: String| {
-            let mut p = base.to_vec();
-            p.push(b'/');
-            p.extend_from_slice(rel(s.rsplit(" + ").next().unwrap_or(&s)).as_bytes());
-            let p = normalise(&p);
-            let Some((target, _)) = inv.resolve(&p) else {
-                return;
-            };
-            if bases.iter().any(|b| above(target, b)) {
-                return;
-            }
-            if inv.entry(target).entry == EntryType::Directory {
-                if dirs.iter().any(|(d, _, _)| *d == target) {
-                    return;
-                }
-                dirs.push((target, p.clone(), s.clone()));
-            }
-            out.push((p, Why::DataString(s), Vec::new(), None));
+    // Reach `name` joined to `base`, for the reason `label`.
+    let reach_plain = |out: &mut Vec<Edge>,
+                       dirs: &mut Vec<(FileId, Vec<u8>, String)>,
+                       base: &[u8],
+                       name: &str,
+                       label: String| {
+        let p = normalise(&join(base, rel(name).as_bytes()));
+        let Some((target, _)) = inv.resolve(&p) else {
+            return;
         };
+        if bases.iter().any(|b| above(target, b)) {
+            return;
+        }
+        if inv.entry(target).entry == EntryType::Directory {
+            if dirs.iter().any(|(d, _, _)| *d == target) {
+                return;
+            }
+            dirs.push((target, p.clone(), label.clone()));
+        }
+        out.push((p, Why::DataString(label), Vec::new(), None));
+    };
     for s in &plain {
         for base in bases {
-            reach_plain(&mut out, &mut dirs, base, (*s).clone());
+            reach_plain(&mut out, &mut dirs, base, s, (*s).clone());
         }
     }
     // A file name alone (`/TensileLibrary.dat`) is joined to the data directories too
@@ -786,7 +785,7 @@ fn data_string_edges(inv: &Inventory<'_>, bases: &[Vec<u8>], strings: &[String])
         .collect();
     for s in plain.iter().filter(|s| !rel(s).contains('/')) {
         for (d, ds) in &found {
-            reach_plain(&mut out, &mut dirs, d, format!("{ds} + {s}"));
+            reach_plain(&mut out, &mut dirs, d, s, format!("{ds} + {s}"));
         }
     }
     // Patterns match below the bases' data directories, and below the bases themselves
@@ -805,10 +804,7 @@ fn data_string_edges(inv: &Inventory<'_>, bases: &[Vec<u8>], strings: &[String])
                 let rel = &inv.abs(c)[real.len()..];
                 let rel = rel.strip_prefix(b"/").unwrap_or(rel);
                 if matches_pattern(pat.as_bytes(), rel) {
-                    let mut p = dir_abs.clone();
-                    p.push(b'/');
-                    p.extend_from_slice(rel);
-                    matched.push(p);
+                    matched.push(join(&dir_abs, rel));
                 }
             }
         };
@@ -883,14 +879,9 @@ fn processor_edges(
     for (c, name) in &children {
         let name_s = String::from_utf8_lossy(name);
         let named_in_full = masters.iter().any(|m| m.as_bytes() == name.as_slice());
-        let named_with = fragments
-            .iter()
-            .map(|f| f.strip_prefix('/').unwrap_or(f))
-            .find_map(|f| {
-                let rest = name_s.strip_prefix(f)?;
-                let arch = arch_of_name(rest.as_bytes())?;
-                (rest.starts_with(&arch) && rest[arch.len()..].starts_with('.')).then_some(arch)
-            });
+        let named_with = piece_and_processor(&name_s, fragments)
+            .filter(|(_, _, rest)| rest.starts_with('.'))
+            .map(|(_, arch, _)| arch);
         if !(named_in_full || named_with.is_some()) || !is_eager_master(inv, *c) {
             continue;
         }
@@ -915,9 +906,7 @@ fn processor_edges(
         // `<dir>/<processor>/`: rocBLAS descends into it on that processor.
         if inv.entry(*c).entry == EntryType::Directory {
             if name_s == arch {
-                let mut p = logical.to_vec();
-                p.push(b'/');
-                p.extend_from_slice(name);
+                let p = join(logical, name);
                 let pattern = format!("{by} + /{arch}, the directory of one processor");
                 let why = Why::Processor {
                     processor: arch,
@@ -939,19 +928,13 @@ fn processor_edges(
                 "{by} + /*{arch}*co, the code objects non-lazy {master} loads"
             ))
         } else {
-            fragments.iter().find_map(|f| {
-                let piece = f.strip_prefix('/').unwrap_or(f);
-                let rest = name_s.strip_prefix(piece)?.strip_prefix(arch.as_str())?;
-                rest.starts_with(['.', '-', '_'])
-                    .then(|| format!("{by} + {f} + {arch} + {rest}"))
-            })
+            piece_and_processor(&name_s, fragments)
+                .filter(|(_, a, _)| *a == arch)
+                .map(|(f, a, rest)| format!("{by} + {f} + {a} + {rest}"))
         };
         if let Some(pattern) = pattern {
-            let mut p = logical.to_vec();
-            p.push(b'/');
-            p.extend_from_slice(name);
             out.push((
-                p,
+                join(logical, name),
                 Why::Processor {
                     processor: arch,
                     pattern,
@@ -962,6 +945,32 @@ fn processor_edges(
         }
     }
     out
+}
+
+/// The name piece `name` starts with (as the library's string, `/TensileLibrary_`), the
+/// processor right after it, and the rest, which starts with `.`, `-` or `_`:
+/// `TensileLibrary_lazy_gfx908.dat` is `/TensileLibrary_lazy_` + `gfx908` + `.dat`.
+fn piece_and_processor<'n>(
+    name: &'n str,
+    fragments: &[&String],
+) -> Option<(String, String, &'n str)> {
+    fragments.iter().find_map(|f| {
+        let rest = name.strip_prefix(f.strip_prefix('/').unwrap_or(f))?;
+        let arch = arch_of_name(rest.as_bytes())?;
+        let after = rest.strip_prefix(arch.as_str())?;
+        after
+            .starts_with(['.', '-', '_'])
+            .then(|| (f.to_string(), arch, after))
+    })
+}
+
+/// `dir/name`.
+fn join(dir: &[u8], name: &[u8]) -> Vec<u8> {
+    let mut p = Vec::with_capacity(dir.len() + 1 + name.len());
+    p.extend_from_slice(dir);
+    p.push(b'/');
+    p.extend_from_slice(name);
+    p
 }
 
 /// Whether an index file is a non-lazy master: one that loads its processor's code
@@ -1011,11 +1020,8 @@ fn index_edges(inv: &Inventory<'_>, base: &[u8], patterns: &[String]) -> Vec<Edg
             continue;
         }
         if let Some(p) = patterns.iter().find(|p| matches_pattern(p.as_bytes(), rel)) {
-            let mut abs = base.to_vec();
-            abs.push(b'/');
-            abs.extend_from_slice(rel);
             out.push((
-                abs,
+                join(base, rel),
                 Why::Indexed(p.clone()),
                 Vec::new(),
                 Some(base.to_vec()),
