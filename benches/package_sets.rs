@@ -41,18 +41,7 @@ fn main() {
         };
         let dir = Path::new(dir);
         std::fs::create_dir_all(dir).unwrap();
-        for (name, side) in [("old", &w.old), ("new", &w.new)] {
-            std::fs::write(
-                dir.join(format!("{name}.json")),
-                set_world::path_info_json(side),
-            )
-            .unwrap();
-            std::fs::write(
-                dir.join(format!("{name}.paths")),
-                set_world::store_paths(side),
-            )
-            .unwrap();
-        }
+        set_world::write_files(dir, &w);
         eprintln!(
             "{kind}: {} roots old, {} new; {} + {} paths",
             w.old.roots.len(),

@@ -196,12 +196,7 @@ fn disagreements(w: &World) -> Vec<String> {
             }
         }
     }
-    let gpu_paths: BTreeMap<&str, &Value> = g["paths"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|p| (p["path"].as_str().unwrap(), &p["archs"]))
-        .collect();
+    let gpu_paths = common::gpu_path_archs(&g);
     for p in why["paths"].as_array().into_iter().flatten() {
         let path = p["path"].as_str().unwrap();
         let why_archs = &p["gpu"]["archs"];

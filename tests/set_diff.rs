@@ -43,18 +43,7 @@ fn files() -> &'static Files {
             Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("set-diff-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        for (name, side) in [("old", &world.old), ("new", &world.new)] {
-            std::fs::write(
-                dir.join(format!("{name}.json")),
-                set_world::path_info_json(side),
-            )
-            .unwrap();
-            std::fs::write(
-                dir.join(format!("{name}.paths")),
-                set_world::store_paths(side),
-            )
-            .unwrap();
-        }
+        set_world::write_files(&dir, &world);
         Files { dir, world }
     })
 }

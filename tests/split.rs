@@ -9,35 +9,14 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use common::{json, nix_cmd, nix_or_skip, nix_stdout, repo, rocm_world};
+use common::{
+    build_split_applied, closure_size, json, nix_cmd, nix_or_skip, nix_stdout, repo, rocm_world,
+};
 use serde_json::Value;
 
 /// Build `attr` of the split world for the plan in `plan_file`.
 fn build_applied(plan_file: &std::path::Path, attr: &str) -> String {
-    let nix = repo().join("tests/worlds/split/apply.nix");
-    let plan = plan_file.to_str().expect("utf-8 temp path");
-    nix_stdout(
-        "nix-build",
-        &[
-            nix.to_str().expect("utf-8 repo path"),
-            "--argstr",
-            "plan",
-            plan,
-            "-A",
-            attr,
-            "--no-out-link",
-        ],
-    )
-    .trim()
-    .to_string()
-}
-
-fn closure_size(path: &str) -> u64 {
-    let out = nix_stdout("nix", &["path-info", "-S", path]);
-    out.split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("no closure size in {out:?}"))
+    build_split_applied(plan_file, &[], attr)
 }
 
 fn nar_size(path: &str) -> u64 {

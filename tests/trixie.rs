@@ -14,7 +14,7 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use common::{files_below, json, nix_stdout, repo, trixie_world};
+use common::{files_below, json, trixie_world};
 use serde_json::Value;
 
 /// The processors rocBLAS 5.5.1 is built for in Debian 13 (debian/rules' AMDGPU_TARGETS).
@@ -230,26 +230,8 @@ fn split_for_gfx1030_keeps_what_a_gfx1030_opens_and_the_closure_is_predicted() {
     let plan = dir.path().join("plan.json");
     std::fs::write(&plan, r.to_string()).expect("write the plan");
     let debs = common::trixie_debs(test).expect("the world was built from them");
-    let nix = repo().join("tests/worlds/split/apply.nix");
-    let build = |attr: &str| {
-        nix_stdout(
-            "nix-build",
-            &[
-                nix.to_str().unwrap(),
-                "--argstr",
-                "plan",
-                plan.to_str().unwrap(),
-                "--argstr",
-                "debs",
-                debs.to_str().unwrap(),
-                "-A",
-                attr,
-                "--no-out-link",
-            ],
-        )
-        .trim()
-        .to_string()
-    };
+    let debs = ["--argstr", "debs", debs.to_str().unwrap()];
+    let build = |attr: &str| common::build_split_applied(&plan, &debs, attr);
     let out = build("rocblas.out");
     let kept: BTreeSet<PathBuf> =
         files_below(&PathBuf::from(&out).join("lib/rocblas/2.47.0/library"))
@@ -259,8 +241,7 @@ fn split_for_gfx1030_keeps_what_a_gfx1030_opens_and_the_closure_is_predicted() {
         .expect("the master stays in out");
     assert_eq!(kept, rule, "out keeps exactly what a gfx1030 opens");
     let consumer = build("llama-server-hip");
-    let info = nix_stdout("nix", &["path-info", "-S", &consumer]);
-    let real: u64 = info.split_whitespace().nth(1).unwrap().parse().unwrap();
+    let real = common::closure_size(&consumer);
     let predicted = r["for"]["closure_size_after"].as_u64().expect("after");
     assert_eq!(real, predicted, "rebuilt consumer {consumer}");
 }
@@ -275,12 +256,7 @@ fn bytes_per_architecture_match_an_independent_reader() {
         return;
     };
     let g = json(&["gpu", &w.root, "--format", "json"]);
-    let per_path: BTreeMap<&str, &Value> = g["paths"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| (p["path"].as_str().unwrap(), &p["archs"]))
-        .collect();
+    let per_path = common::gpu_path_archs(&g);
     for attr in [
         "rocblas",
         "rocsolver",

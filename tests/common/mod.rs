@@ -536,3 +536,39 @@ pub fn entries_below(dir: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
 pub fn files_below(dir: &Path) -> Vec<PathBuf> {
     entries_below(dir).0
 }
+
+/// `nix-build tests/worlds/split/apply.nix` for the split report in `plan_file`, with
+/// these extra arguments (`--argstr debs DIR` for the trixie world), attribute `attr`:
+/// its store path.
+pub fn build_split_applied(plan_file: &Path, extra: &[&str], attr: &str) -> String {
+    let nix = repo().join("tests/worlds/split/apply.nix");
+    let plan = plan_file.to_str().expect("utf-8 temp path");
+    let mut args = vec![
+        nix.to_str().expect("utf-8 repo path"),
+        "--argstr",
+        "plan",
+        plan,
+    ];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["-A", attr, "--no-out-link"]);
+    nix_stdout("nix-build", &args).trim().to_string()
+}
+
+/// The closure size Nix reports for a store path (`nix path-info -S`).
+pub fn closure_size(path: &str) -> u64 {
+    let out = nix_stdout("nix", &["path-info", "-S", path]);
+    out.split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no closure size in {out:?}"))
+}
+
+/// A `gpu` report's bytes per architecture of each store path: path -> `archs`.
+pub fn gpu_path_archs(g: &serde_json::Value) -> BTreeMap<&str, &serde_json::Value> {
+    g["paths"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|p| (p["path"].as_str().unwrap(), &p["archs"]))
+        .collect()
+}

@@ -310,6 +310,15 @@ pub fn generate(p: Params) -> World {
     }
 }
 
+/// Write `old.json`, `old.paths`, `new.json` and `new.paths` (each side as
+/// [`path_info_json`] and [`store_paths`]) into `dir`, which must exist.
+pub fn write_files(dir: &Path, w: &World) {
+    for (name, side) in [("old", &w.old), ("new", &w.new)] {
+        std::fs::write(dir.join(format!("{name}.json")), path_info_json(side)).unwrap();
+        std::fs::write(dir.join(format!("{name}.paths")), store_paths(side)).unwrap();
+    }
+}
+
 /// The side as `nix path-info --json` (Nix 2.18's array form).
 pub fn path_info_json(s: &Side) -> String {
     let mut out = String::from("[");
