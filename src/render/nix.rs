@@ -474,8 +474,31 @@ fn header(s: &mut String, sd: &StoreDir, pkg: &StorePath, for_root: Option<&Spli
     }
 }
 
-/// The Nix code for the actions of a split.
-fn render(code: &SplitNix<'_>) -> String {
+/// The split as attributes of the package's derivation: what the overlay's
+/// `overrideAttrs` returns, and what a change to the package's expression adds to its
+/// `mkDerivation` attribute set (`crate::render::expr`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SplitAttrs {
+    /// The package's identifier (the overlay's first argument).
+    pub package: String,
+    /// The other function arguments the code names (store paths by package name, then
+    /// `removeReferencesTo`), sorted.
+    pub args: Vec<String>,
+    /// `outputs = [ … ];`, `out` first.
+    pub outputs: Vec<String>,
+    /// Further attributes, name and Nix value as written (`outputInclude`, `"out"`).
+    pub settings: Vec<(String, String)>,
+    /// What `nativeBuildInputs` gains (`removeReferencesTo`).
+    pub native_build_inputs: Vec<String>,
+    /// Comment lines (without `#`) explaining what stdenv does by itself.
+    pub notes: Vec<String>,
+    /// The `postFixup` lines as they appear inside the indented string (escaped,
+    /// indented by four spaces, evidence comments included). Empty: no `postFixup`.
+    pub post_fixup: Vec<String>,
+}
+
+/// The attributes of a split (see [`SplitAttrs`]).
+pub fn split_attrs(code: &SplitNix<'_>) -> SplitAttrs {
     let (sd, pkg, outputs) = (code.store_dir, code.package, code.outputs);
     let mut names = Names::new(sd);
     let me = names.ident(&sd.display(pkg));
@@ -490,30 +513,62 @@ fn render(code: &SplitNix<'_>) -> String {
     let mut args: Vec<String> = names.by_path.values().cloned().collect();
     args.sort();
     args.retain(|a| *a != me);
-    args.insert(0, me.clone());
+    let mut native_build_inputs = Vec::new();
     if uses_remove_references {
         args.push("removeReferencesTo".to_string());
+        native_build_inputs.push("removeReferencesTo".to_string());
     }
-    let mut s = String::new();
-    header(&mut s, sd, pkg, code.for_root);
-    s.push_str(&format!("{{ {} }}:\n", args.join(", ")));
-    s.push_str(&format!("{me}.overrideAttrs (old: {{\n"));
-    let outs: Vec<String> = outputs.iter().map(|o| format!("\"{o}\"")).collect();
-    s.push_str(&format!("  outputs = [ {} ];\n", outs.join(" ")));
-    if uses_remove_references {
-        s.push_str(
-            "  nativeBuildInputs = (old.nativeBuildInputs or [ ]) ++ [ removeReferencesTo ];\n",
+    let mut notes = Vec::new();
+    if outputs.iter().any(|o| o == "dev") {
+        notes.push(
+            "stdenv writes $dev/nix-support/propagated-build-inputs (the bin and lib outputs)"
+                .to_string(),
         );
     }
-    if outputs.iter().any(|o| o == "dev") {
-        s.push_str("  # stdenv writes $dev/nix-support/propagated-build-inputs (the bin and lib outputs)\n");
+    SplitAttrs {
+        package: me,
+        args,
+        outputs: outputs.to_vec(),
+        settings: Vec::new(),
+        native_build_inputs,
+        notes,
+        post_fixup: body.iter().map(Line::render).collect(),
     }
-    s.push_str("  postFixup = (old.postFixup or \"\") + ''\n");
-    for line in body {
-        s.push_str(&line.render());
-        s.push('\n');
+}
+
+/// The Nix code for the actions of a split: an overlay-style function of the package
+/// returning its `overrideAttrs`.
+fn render(code: &SplitNix<'_>) -> String {
+    let a = split_attrs(code);
+    let mut s = String::new();
+    header(&mut s, code.store_dir, code.package, code.for_root);
+    let mut args = vec![a.package.clone()];
+    args.extend(a.args.iter().cloned());
+    s.push_str(&format!("{{ {} }}:\n", args.join(", ")));
+    s.push_str(&format!("{}.overrideAttrs (old: {{\n", a.package));
+    let outs: Vec<String> = a.outputs.iter().map(|o| format!("\"{o}\"")).collect();
+    s.push_str(&format!("  outputs = [ {} ];\n", outs.join(" ")));
+    for (name, value) in &a.settings {
+        s.push_str(&format!("  {name} = {value};\n"));
     }
-    s.push_str("  '';\n})\n");
+    if !a.native_build_inputs.is_empty() {
+        s.push_str(&format!(
+            "  nativeBuildInputs = (old.nativeBuildInputs or [ ]) ++ [ {} ];\n",
+            a.native_build_inputs.join(" ")
+        ));
+    }
+    for n in &a.notes {
+        s.push_str(&format!("  # {}\n", comment(n)));
+    }
+    if !a.post_fixup.is_empty() {
+        s.push_str("  postFixup = (old.postFixup or \"\") + ''\n");
+        for line in &a.post_fixup {
+            s.push_str(line);
+            s.push('\n');
+        }
+        s.push_str("  '';\n");
+    }
+    s.push_str("})\n");
     s
 }
 
