@@ -15,7 +15,9 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use crate::report::{is_plain, Because, DataDirJoin, GpuRebuild, SplitAction, SplitFor, SplitNix};
+use crate::report::{
+    is_plain, Because, DataDirJoin, EditAt, GpuRebuild, SplitAction, SplitFor, SplitNix,
+};
 use crate::store::{format_size, parse_package_name, StoreDir, StorePath};
 
 /// A Nix string literal.
@@ -322,10 +324,11 @@ fn drop_pattern(dir: &str, sd: &StoreDir, pkg: &StorePath) -> (bool, String) {
     (true, sh(dir))
 }
 
-/// The shell lines moving `path` from `$out` to `$to`: `moveToOutput` for a plain
-/// path; otherwise a quoted `mv` (creating the target's parent, removing parents left
-/// empty as `moveToOutput` does), since `moveToOutput` would split or glob the name.
-fn move_lines(path: &str, to: &str) -> Vec<Line> {
+/// The shell lines moving `path` to `$to`: `moveToOutput` for a plain path (it looks
+/// in every output); otherwise a quoted `mv` from `from` (a shell word naming the path
+/// where it is), creating the target's parent and removing parents left empty as
+/// `moveToOutput` does, since `moveToOutput` would split or glob the name.
+fn move_lines(path: &str, to: &str, from: &str) -> Vec<Line> {
     let dst = format!("\"${to}\"");
     if is_plain(path) || is_output_glob(path, to) {
         return vec![Line::default().lit(&format!("    moveToOutput {} {dst}", sh(path)))];
@@ -335,15 +338,27 @@ fn move_lines(path: &str, to: &str) -> Vec<Line> {
     if let Some(p) = parent {
         v.push(Line::default().lit(&format!("    mkdir -p {dst}/{}", sh(p))));
     }
-    v.push(Line::default().lit(&format!("    mv \"$out\"/{} {dst}/{}", sh(path), sh(path))));
-    if let Some(p) = parent {
+    v.push(Line::default().lit(&format!("    mv {from} {dst}/{}", sh(path))));
+    if parent.is_some() {
         v.push(Line::default().lit(&format!(
-            "    rmdir -p --ignore-fail-on-non-empty \"$out\"/{} 2>/dev/null || true",
-            sh(p)
+            "    rmdir -p --ignore-fail-on-non-empty \"$(dirname {from})\" 2>/dev/null || true"
         )));
     }
     v
 }
+
+/// The shell word naming `path` where it is when `postFixup` starts (stdenv's hooks
+/// moved it, or the build's install directories decide: found by `nixcutFind`).
+fn file_word(code: &SplitNix<'_>, path: &str) -> String {
+    match code.stdenv.edit_at.get(path) {
+        Some(EditAt::Output(o)) => format!("\"${o}\"/{}", sh(path)),
+        Some(EditAt::Search) => format!("\"$(nixcutFind {})\"", sh(path)),
+        Some(EditAt::Out) | None => format!("\"$out\"/{}", sh(path)),
+    }
+}
+
+/// The shell function that finds a path in whichever output holds it.
+const FIND_FUNCTION: &str = "    nixcutFind() { for o in $(getAllOutputNames); do if [ -e \"${!o}/$1\" ] || [ -L \"${!o}/$1\" ]; then echo \"${!o}/$1\"; return; fi; done; echo \"$out/$1\"; }";
 
 /// Up to three evidence comments for an action, and how many more there are.
 fn because_lines(body: &mut Vec<Line>, because: &[Because]) {
@@ -378,7 +393,7 @@ fn rpath_lines(body: &mut Vec<Line>, code: &SplitNix<'_>, files: &[String], drop
         }
     }
     for f in files {
-        let file = format!("\"$out\"/{}", sh(f));
+        let file = file_word(code, f);
         body.push(Line::default().lit(&format!(
             "    rpath=$(patchelf --print-rpath {file} | tr ':' '\\n'{filters} | paste -s -d ':' || true)"
         )));
@@ -393,7 +408,7 @@ fn action_lines(body: &mut Vec<Line>, names: &mut Names, code: &SplitNix<'_>, a:
         SplitAction::Delete { path, because } => {
             // A deleted path is a file or a symlink (the one holding the evidence).
             because_lines(body, because);
-            body.push(Line::default().lit(&format!("    rm \"$out\"/{}", sh(path))));
+            body.push(Line::default().lit(&format!("    rm {}", file_word(code, path))));
         }
         SplitAction::RemoveReferences {
             target,
@@ -402,10 +417,7 @@ fn action_lines(body: &mut Vec<Line>, names: &mut Names, code: &SplitNix<'_>, a:
         } => {
             because_lines(body, because);
             let t = names.ident(target);
-            let fs: Vec<String> = files
-                .iter()
-                .map(|f| format!("\"$out\"/{}", sh(f)))
-                .collect();
+            let fs: Vec<String> = files.iter().map(|f| file_word(code, f)).collect();
             body.push(
                 Line::default()
                     .lit("    remove-references-to -t ")
@@ -424,7 +436,7 @@ fn action_lines(body: &mut Vec<Line>, names: &mut Names, code: &SplitNix<'_>, a:
         }
         SplitAction::Move { path, to, because } => {
             because_lines(body, because);
-            body.extend(move_lines(path, to));
+            body.extend(move_lines(path, to, &file_word(code, path)));
         }
         SplitAction::Rewrite {
             output,
@@ -434,8 +446,10 @@ fn action_lines(body: &mut Vec<Line>, names: &mut Names, code: &SplitNix<'_>, a:
             because,
         } => {
             because_lines(body, because);
+            // Quiet: a build that used the hook's install directories already names
+            // the right output, and the text is not there.
             body.push(Line::default().lit(&format!(
-                "    substituteInPlace \"${output}\"/{} --replace-fail {} {}",
+                "    substituteInPlace \"${output}\"/{} --replace-quiet {} {}",
                 sh(file),
                 output_word(from),
                 output_word(to)
@@ -451,7 +465,7 @@ fn action_lines(body: &mut Vec<Line>, names: &mut Names, code: &SplitNix<'_>, a:
                 "{arch}: rm, or rebuild with fewer gpuTargets"
             )));
             for p in paths {
-                body.push(Line::default().lit(&format!("    rm -r \"$out\"/{}", sh(p))));
+                body.push(Line::default().lit(&format!("    rm -r {}", file_word(code, p))));
             }
         }
     }
@@ -503,13 +517,31 @@ pub fn split_attrs(code: &SplitNix<'_>) -> SplitAttrs {
     let mut names = Names::new(sd);
     let me = names.ident(&sd.display(pkg));
     let mut body: Vec<Line> = Vec::new();
-    for a in code.actions {
-        action_lines(&mut body, &mut names, code, a);
+    if code.stdenv.edit_at.values().any(|a| *a == EditAt::Search) {
+        body.push(comment_line(
+            "the output holding a path: the build's install directories (bin, lib) decide",
+        ));
+        body.push(Line::default().lit(FIND_FUNCTION));
+    }
+    let written = |k: usize| !code.stdenv.by_stdenv.get(k).copied().unwrap_or(false);
+    let mut backs_done = false;
+    for (k, a) in code.actions.iter().enumerate() {
+        if !backs_done && matches!(a, SplitAction::Move { .. } | SplitAction::Rewrite { .. }) {
+            back_lines(&mut body, code);
+            backs_done = true;
+        }
+        if written(k) {
+            action_lines(&mut body, &mut names, code, a);
+        }
+    }
+    if !backs_done {
+        back_lines(&mut body, code);
     }
     let uses_remove_references = code
         .actions
         .iter()
-        .any(|a| matches!(a, SplitAction::RemoveReferences { .. }));
+        .enumerate()
+        .any(|(k, a)| written(k) && matches!(a, SplitAction::RemoveReferences { .. }));
     let mut args: Vec<String> = names.by_path.values().cloned().collect();
     args.sort();
     args.retain(|a| *a != me);
@@ -518,21 +550,27 @@ pub fn split_attrs(code: &SplitNix<'_>) -> SplitAttrs {
         args.push("removeReferencesTo".to_string());
         native_build_inputs.push("removeReferencesTo".to_string());
     }
-    let mut notes = Vec::new();
-    if outputs.iter().any(|o| o == "dev") {
-        notes.push(
-            "stdenv writes $dev/nix-support/propagated-build-inputs (the bin and lib outputs)"
-                .to_string(),
-        );
-    }
     SplitAttrs {
         package: me,
         args,
         outputs: outputs.to_vec(),
-        settings: Vec::new(),
+        settings: code.stdenv.settings.clone(),
         native_build_inputs,
-        notes,
+        notes: code.stdenv.notes.clone(),
         post_fixup: body.iter().map(Line::render).collect(),
+    }
+}
+
+/// The moves that put back into `out` what stdenv's hooks moved away from it.
+fn back_lines(body: &mut Vec<Line>, code: &SplitNix<'_>) {
+    if code.stdenv.back_to_out.is_empty() {
+        return;
+    }
+    body.push(comment_line(
+        "stdenv moved these out of $out; nothing here is only for building",
+    ));
+    for p in &code.stdenv.back_to_out {
+        body.extend(move_lines(p, "out", &file_word(code, p)));
     }
 }
 
@@ -577,7 +615,7 @@ mod tests {
     use super::*;
 
     fn text(path: &str, to: &str) -> String {
-        move_lines(path, to)
+        move_lines(path, to, &format!("\"$out\"/{}", sh(path)))
             .iter()
             .map(|l| l.0.iter().map(|(_, t)| t.as_str()).collect::<String>())
             .collect::<Vec<_>>()

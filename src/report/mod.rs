@@ -40,7 +40,7 @@ pub use diff::{
 pub use gpu::{
     GpuArch, GpuChange, GpuOption, GpuPath, GpuRemedy, GpuReport, GpuVendor, GpuWarning,
 };
-pub use nix::{is_plain, DataDirJoin, GpuRebuild, SplitNix};
+pub use nix::{is_plain, DataDirJoin, EditAt, GpuRebuild, SplitNix, StdenvTerms};
 pub use refs::{
     EvidenceItem, Explanation, ReachStep, ReachVia, RefEntry, RefsPath, RefsReport, RefsWarning,
 };

@@ -50,6 +50,35 @@ pub struct SplitNix<'a> {
     pub actions: &'a [SplitAction],
     /// The consumer's closure before and after, for the header comment.
     pub for_root: Option<&'a SplitFor>,
+    /// What stdenv's hooks do of it.
+    pub stdenv: &'a StdenvTerms,
+}
+
+/// Where a file an action edits is when `postFixup` starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EditAt {
+    /// In `out`.
+    Out,
+    /// In this output (stdenv moved it there).
+    Output(String),
+    /// In `out` or the output the build's install directories name: found then.
+    Search,
+}
+
+/// The split in nixpkgs' terms: what stdenv's multiple-outputs hooks do of the actions
+/// by themselves, and what the package sets so that they do the right thing.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StdenvTerms {
+    /// Per action of the report: whether stdenv does it (the code leaves it out).
+    pub by_stdenv: Vec<bool>,
+    /// Attributes the package sets (`outputInclude`, `"out"`).
+    pub settings: Vec<(String, String)>,
+    /// Paths stdenv moves out of `out` that stay there: moved back.
+    pub back_to_out: Vec<String>,
+    /// Files edited by an action that are not in `out` when `postFixup` starts.
+    pub edit_at: std::collections::BTreeMap<String, EditAt>,
+    /// What stdenv does, for comments.
+    pub notes: Vec<String>,
 }
 
 /// Whether nixpkgs' `moveToOutput` takes `path` as itself: it expands its pattern

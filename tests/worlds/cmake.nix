@@ -2,10 +2,15 @@
 # single output, its consumer, and two builds against it (a CMake user and a pkg-config
 # user), for `nixcut split`'s rebuild tests (tests/split.rs).
 #
-# - ember-2.1.0 (src/ember/): libember.so.2.1.0 and libember.a, include/ember.h,
-#   bin/ember-tool, lib/cmake/ember/ (install(EXPORT): paths built from _IMPORT_PREFIX),
-#   lib/pkgconfig/ember.pc (includedir=${prefix}/include), and the data the shared
-#   library opens beside itself: lib/ember/kernels-<variant>.dat for gfx1030 and gfx90a.
+# - ember-2.1.0 (src/ember/), built with the stdenv model (stdenv/: nixpkgs' phases,
+#   multiple-outputs hooks and cmake hook, so CMAKE_INSTALL_{BIN,INCLUDE,LIB}DIR are the
+#   outputs' absolute directories): libember.so.2.1.0 and libember.a, include/ember.h,
+#   bin/ember-tool, lib/cmake/ember/ (install(EXPORT): absolute paths to those
+#   directories), lib/pkgconfig/ember.pc (includedir=${prefix}/include, libdir the
+#   absolute lib directory), and the data the shared library opens beside itself:
+#   lib/ember/kernels-<variant>.dat for gfx1030 and gfx90a.
+# - ember-fixed-2.1.0: the same built as `fixed` says, without the hook's directories
+#   (relative DESTINATIONs: install(EXPORT) writes paths from _IMPORT_PREFIX).
 # - ember-app-1.0: the consumer, a program linked against libember.so that opens one
 #   data variant (`ember-app gfx1030`).
 # - cmakeUser / pkgconfigUser DEV: builds that get only DEV (find_package(ember CONFIG
@@ -15,19 +20,26 @@
 #
 #   nix-build tests/worlds/cmake.nix -A ember-app
 #   nix-build tests/worlds/cmake.nix --argstr plan report.json -A split.dev
-#   nix-build tests/worlds/cmake.nix --arg code ./split.nix --arg outputs '[ "out" "dev" ]' \
-#     -A code.dev                                  # the generated Nix code itself applied
-{ plan ? null, code ? null, outputs ? [ "out" ] }:
+#   nix-build tests/worlds/cmake.nix --arg code ./split.nix -A code.dev
+#                                    # the generated Nix code applied under the stdenv model
+#   nix-build tests/worlds/cmake.nix --arg fixed true …   # the same with ember-fixed
+{ plan ? null, code ? null, fixed ? false }:
 let
   lib = import ./lib.nix { };
   inherit (lib) glibc mkDerivation;
+  stdenv = import ./stdenv { };
 
-  ember = mkDerivation {
-    name = "ember-2.1.0";
+  # With `fixed`, the build ignores the hook's directories (as a CMakeLists.txt that
+  # hard-codes `lib`, `include` and `bin` would).
+  emberWith = fixedDirs: stdenv.mkDerivation {
+    name = if fixedDirs then "ember-fixed-2.1.0" else "ember-2.1.0";
     src = ./src/ember;
-    buildCommand = ''
+    installPhase = ''
       cp -r $src src && chmod -R u+w src
-      cmake -S src -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=$out \
+      if [ ${if fixedDirs then "1" else "0"} = 1 ]; then
+        cmakeFlags="-DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=$out"
+      fi
+      cmake -S src -B build $cmakeFlags \
         -DCMAKE_C_FLAGS="$CFLAGS" -DCMAKE_SHARED_LINKER_FLAGS="$LDNEW" \
         -DCMAKE_EXE_LINKER_FLAGS="$LDNEW" -DCMAKE_INSTALL_RPATH="$out/lib;${glibc}/lib" \
         >&2
@@ -38,6 +50,7 @@ let
       echo 90 > $out/lib/ember/kernels-gfx90a.dat
     '';
   };
+  ember = emberWith fixed;
 
   # The consumer, linked against `pkg`'s out (the package, or its split out).
   app = pkg: mkDerivation {
@@ -119,7 +132,7 @@ let
   };
 
   applied = if code == null then null
-    else (import ./split/apply-code.nix { inherit code outputs; orig = ember; }).applied;
+    else import ./stdenv/apply-code.nix { inherit code; package = ember; };
 
   split = if plan == null then null
     else import ./split/split-package.nix { inherit plan; orig = ember; };
@@ -134,6 +147,8 @@ in
   # (same name, same length), as a rebuild against split.out would link it.
   app = if plan == null then null else rewritten (app ember) [ ember split.out ];
   code = applied;
+  # The consumer against the code's out (as `app` for the plan).
+  code-app = if code == null then null else rewritten (app ember) [ ember applied.out ];
   code-users = if code == null then null else {
     cmake = cmakeUser applied.dev;
     pkgconfig = pkgconfigUser applied.dev;

@@ -19,6 +19,7 @@ mod config;
 mod cycles;
 mod gpu;
 mod plan;
+mod stdenv;
 
 pub use plan::{fact_sub_path, nar_size_of};
 
@@ -134,7 +135,9 @@ pub fn split(
     if p.outputs.len() == 1 && report.actions.is_empty() {
         report.no_split = Some(only_runtime_files(&ev));
     } else {
+        let terms = stdenv::terms(&ev, &p, &report.actions, &texts);
         report.nix = SplitNix {
+            stdenv: &terms,
             store_dir: sd,
             package: &ev.path,
             outputs: &p.outputs,

@@ -1,7 +1,7 @@
 # A package whose file names attack `nixcut split`'s generated code (hostile_names.py),
 # and that code applied (apply-code.nix): `nix-build hostile-names.nix -A pkg`, then
-# `--arg code ./split.nix --arg outputs '[ "out" "static" ]' -A applied.static`.
-{ code ? null, outputs ? [ "out" ] }:
+# `--arg code ./split.nix -A applied.static`.
+{ code ? null }:
 let
   lib = import ../lib.nix { };
   pkg = lib.mkDerivation {
@@ -9,7 +9,7 @@ let
     make = ./hostile_names.py;
     buildCommand = "python3 $make";
   };
-  apply = import ./apply-code.nix { inherit code outputs; orig = pkg; };
+  apply = import ./apply-code.nix { inherit code; orig = pkg; };
 in
 {
   inherit pkg;

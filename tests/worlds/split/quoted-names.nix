@@ -2,8 +2,8 @@
 # `foo${x}` and ``foo`x`` (quoted_names.py), named by its pkg-config files, its CMake
 # file and its `bin/q-config`; and the code `nixcut split` generated for it applied
 # (apply-code.nix): `nix-build quoted-names.nix -A pkg`, then
-# `--arg code ./split.nix --arg outputs '[ "out" "dev" "static" ]' -A applied.dev`.
-{ code ? null, outputs ? [ "out" ] }:
+# `--arg code ./split.nix -A applied.dev`.
+{ code ? null }:
 let
   lib = import ../lib.nix { };
   pkg = lib.mkDerivation {
@@ -11,7 +11,7 @@ let
     make = ./quoted_names.py;
     buildCommand = "python3 $make";
   };
-  apply = import ./apply-code.nix { inherit code outputs; orig = pkg; };
+  apply = import ./apply-code.nix { inherit code; orig = pkg; };
 in
 {
   inherit pkg;

@@ -4,7 +4,8 @@
 # output names, each a variable holding its path.
 
 # moveToOutput PATTERN DST: move what PATTERN matches in every other output into DST,
-# merging directories, then remove parents left empty (multiple-outputs.sh).
+# merging directories, then remove parents left empty (multiple-outputs.sh); DST
+# `REMOVE` removes it.
 moveToOutput() {
     patt=$1 dstOut=$2
     for output in $outputs; do
@@ -13,7 +14,9 @@ moveToOutput() {
         for srcPath in "$srcOut"/$patt; do
             [ -e "$srcPath" ] || [ -L "$srcPath" ] || continue
             dstPath="$dstOut${srcPath#"$srcOut"}"
-            if [ -d "$dstPath" ] && [ -d "$srcPath" ]; then
+            if [ "$dstOut" = REMOVE ]; then
+                rm -r "$srcPath"
+            elif [ -d "$dstPath" ] && [ -d "$srcPath" ]; then
                 rmdir "$srcPath" --ignore-fail-on-non-empty
                 if [ -d "$srcPath" ]; then
                     mv -t "$dstPath" "$srcPath"/*
@@ -42,7 +45,8 @@ remove_references_to() {
 }
 
 # substituteInPlace FILE --replace-fail FROM TO…: replace every occurrence, failing when
-# FROM is not in the file (nixpkgs' substitute).
+# FROM is not in the file; --replace-quiet and --replace-warn replace what is there
+# (the latter saying so when nothing is) (nixpkgs' substitute).
 substituteInPlace() {
     python3 - "$@" <<'PY'
 import sys
@@ -50,10 +54,13 @@ f, args = sys.argv[1], sys.argv[2:]
 data = open(f, "rb").read()
 while args:
     flag, old, new, args = args[0], args[1].encode(), args[2].encode(), args[3:]
-    if flag != "--replace-fail":
+    if flag not in ("--replace-fail", "--replace-quiet", "--replace-warn"):
         sys.exit(f"substituteInPlace: {flag} is not supported here")
     if old not in data:
-        sys.exit(f"substituteInPlace: pattern {old!r} does not match anything in {f}")
+        if flag == "--replace-fail":
+            sys.exit(f"substituteInPlace: pattern {old!r} does not match anything in {f}")
+        if flag == "--replace-warn":
+            print(f"substituteInPlace: pattern {old!r} does not match anything in {f}", file=sys.stderr)
     data = data.replace(old, new)
 open(f, "wb").write(data)
 PY
