@@ -224,11 +224,9 @@ pub fn terms(
     };
     let mut by_stdenv = vec![false; actions.len()];
     for (k, a) in actions.iter().enumerate() {
-        match a {
+        by_stdenv[k] = match a {
             SplitAction::Move { path, to, .. } => {
-                if stdenv_target(path.as_bytes()) == Some(Some(to.clone())) {
-                    by_stdenv[k] = true;
-                }
+                stdenv_target(path.as_bytes()) == Some(Some(to.clone()))
             }
             SplitAction::Rewrite {
                 output,
@@ -236,13 +234,9 @@ pub fn terms(
                 from,
                 to,
                 ..
-            } => {
-                if pkg_config_includedir(&tree, texts, output, file, from, to, &vars) {
-                    by_stdenv[k] = true;
-                }
-            }
-            _ => {}
-        }
+            } => pkg_config_includedir(&tree, texts, output, file, from, to, &vars),
+            _ => false,
+        };
     }
 
     // What stdenv moves away from where the plan keeps it in `out`: moved back, by the
