@@ -70,6 +70,15 @@ fn check_by_rebuild(report: &Value) {
         diff <= 0.01,
         "predicted {predicted} B, rebuilt consumer {consumer} has {real} B"
     );
+    // The generated code itself under the stdenv model (issue 33): the same outputs,
+    // the consumer's closure exactly the predicted one.
+    let code = |attr: &str| common::build_split_code(dir.path(), report, &[], attr);
+    check_outputs(report, &|name| code(&format!("rocblas.{name}")));
+    let consumer = code("llama-cpp-rocm");
+    let real = closure_size(&consumer);
+    eprintln!("under the stdenv model: predicted {predicted} B, rebuilt {real} B");
+    assert_eq!(real, predicted, "rebuilt consumer {consumer}");
+    run_ok(&format!("{consumer}/bin/llama-server"), &[]);
 }
 
 #[test]
@@ -146,6 +155,57 @@ fn rocblas_split_with_gpu_targets_matches_the_rebuild() {
         .filter_map(|a| a["arch"].as_str())
         .collect();
     assert_eq!(kept, ["gfx1030"]);
+    // The change a reviewer merges: rocblas built for gfx1030 (issue 33), the other
+    // architectures not built (no output of their own, no rm in postFixup).
+    assert!(archs
+        .iter()
+        .filter(|a| a["kept"] == false)
+        .all(|a| a["output"] == ""));
+    assert!(r["outputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|o| !o["name"].as_str().unwrap().starts_with("gfx")));
+    let code = r["nix"].as_str().unwrap();
+    assert!(
+        code.contains("(rocblas.override { gpuTargets = [ \"gfx1030\" ]; }).overrideAttrs"),
+        "{code}"
+    );
+    assert!(!code.contains("rm -r"), "{code}");
+    assert!(r["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|a| a["action"] == "drop-gpu-arch" && a["arch"] == "gfx90a"));
+    let all = json(&["split", "rocblas", "--for", &w.root, "--format", "json"]);
+    assert!(
+        r["for"]["closure_size_after"].as_u64() < all["for"]["closure_size_after"].as_u64(),
+        "dropping architectures must shrink the closure"
+    );
+    assert_nix_parses(&r);
+    check_by_rebuild(&r);
+}
+
+/// `--per-target-outputs`: the other architectures' files move to one output each
+/// (nixpkgs' per-target packages), with remedies to find them again.
+#[test]
+fn rocblas_split_with_per_target_outputs_matches_the_rebuild() {
+    if !nix_or_skip("rocblas_split_with_per_target_outputs_matches_the_rebuild") {
+        return;
+    }
+    let w = rocm_world();
+    let r = json(&[
+        "split",
+        "rocblas",
+        "--for",
+        &w.root,
+        "--gpu-targets",
+        "gfx1030",
+        "--per-target-outputs",
+        "--format",
+        "json",
+    ]);
+    let archs = r["archs"].as_array().unwrap();
     assert!(archs
         .iter()
         .filter(|a| a["kept"] == false)
@@ -160,11 +220,6 @@ fn rocblas_split_with_gpu_targets_matches_the_rebuild() {
     assert!(remedies.iter().all(|m| m["options"][0]["nix"]
         .as_str()
         .is_some_and(|n| n.contains("gpuTargets = [ \"gfx1030\" ]"))));
-    let all = json(&["split", "rocblas", "--for", &w.root, "--format", "json"]);
-    assert!(
-        r["for"]["closure_size_after"].as_u64() < all["for"]["closure_size_after"].as_u64(),
-        "dropping architectures must shrink the closure"
-    );
     assert_nix_parses(&r);
     check_by_rebuild(&r);
 }
@@ -749,7 +804,12 @@ fn cmake_library_split_with_gpu_targets_keeps_every_user_building() {
         .as_array()
         .unwrap()
         .iter()
-        .any(|o| o["name"] == "gfx90a"));
+        .all(|o| o["name"] != "gfx90a"));
+    let code = r["nix"].as_str().unwrap();
+    assert!(
+        code.contains("(ember.override { gpuTargets = [ \"gfx1030\" ]; }).overrideAttrs"),
+        "{code}"
+    );
 }
 
 /// ember built without the cmake hook's install directories (relative DESTINATIONs:

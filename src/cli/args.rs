@@ -245,9 +245,22 @@ pub enum Command {
     /// ROOT's closure becomes (--for), the actions and the Nix code to do it.
     ///
     /// Every file goes to one output by its class (out, bin, dev, static, doc, man,
-    /// debug; with --gpu-targets, other GPU architectures get one output each, left out
-    /// of ROOT's closure). Removable evidence (unused RUNPATH entries, __FILE__ strings,
-    /// debug info, manifests, dangling symlinks) is cut by the actions and makes no edge.
+    /// debug). Removable evidence (unused RUNPATH entries, __FILE__ strings, debug info,
+    /// manifests, dangling symlinks) is cut by the actions and makes no edge.
+    ///
+    /// The code is in nixpkgs' terms: what stdenv's multiple-outputs hooks do by
+    /// themselves once `outputs` names dev or doc (moving include, lib/cmake,
+    /// lib/pkgconfig, share/doc, share/man; patching .pc includedir=; writing dev's
+    /// propagated-build-inputs) is left to them, text is replaced with --replace-quiet.
+    ///
+    /// With --gpu-targets, the other GPU architectures are not built:
+    /// `(PKG.override { gpuTargets = [ … ]; }).overrideAttrs …`, their files left out of
+    /// the prediction; with --per-target-outputs they get one output each instead.
+    ///
+    ///   nixcut split rocblas --for ./result
+    ///   nixcut split rocblas --for ./result --gpu-targets gfx1030
+    ///   nixcut split rocblas --for ./result --gpu-targets gfx1030 --per-target-outputs
+    #[command(verbatim_doc_comment)]
     Split(SplitArgs),
 
     /// What each GPU architecture costs in ROOT's closure: bytes in per-architecture
@@ -301,10 +314,15 @@ pub struct SplitArgs {
     #[arg(long = "for", value_name = "ROOT")]
     pub for_root: Option<String>,
     /// Keep only these GPU architectures in ROOT's closure (comma-separated, e.g.
-    /// gfx1030,gfx1100): the files of the others go to per-architecture outputs. An
-    /// architecture nixcut does not know is an error naming the nearest known ones.
+    /// gfx1030,gfx1100): the package is rebuilt with these `gpuTargets` (the others'
+    /// files are not built). An architecture nixcut does not know is an error naming
+    /// the nearest known ones.
     #[arg(long, value_name = "ARCHS", value_delimiter = ',')]
     pub gpu_targets: Vec<String>,
+    /// With --gpu-targets: the other architectures' files go to one output each
+    /// (moved, not rebuilt), as nixpkgs' per-target packages do.
+    #[arg(long, requires = "gpu_targets")]
+    pub per_target_outputs: bool,
     /// Neither read nor write the scan cache.
     #[arg(long)]
     pub no_cache: bool,

@@ -49,6 +49,7 @@ pub(super) fn run(cfg: &Config, a: &SplitArgs) -> Result<Outcome> {
         for_root: a.for_root.is_some(),
         root: root_query(cfg, &closure)?,
         gpu_targets,
+        per_target_outputs: a.per_target_outputs,
         files: source::locate(&closure, cfg.store_root.as_deref()),
         cache: cfg.scan_cache(a.no_cache),
         ..Default::default()

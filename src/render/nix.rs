@@ -509,6 +509,20 @@ pub struct SplitAttrs {
     /// The `postFixup` lines as they appear inside the indented string (escaped,
     /// indented by four spaces, evidence comments included). Empty: no `postFixup`.
     pub post_fixup: Vec<String>,
+    /// The package's `gpuTargets` argument to build with (an `override`, not an
+    /// attribute of the derivation), empty: as it is.
+    pub gpu_targets: Vec<String>,
+}
+
+/// Whether the other architectures of `code` are left to a rebuild with fewer
+/// `gpuTargets` (AMD targets: rocmPackages take the argument) rather than removed.
+fn rebuilds_gpu_targets(code: &SplitNix<'_>) -> bool {
+    !code.gpu_targets.is_empty()
+        && code.gpu_targets.iter().all(|t| t.starts_with("gfx"))
+        && code
+            .actions
+            .iter()
+            .any(|a| matches!(a, SplitAction::DropGpuArch { .. }))
 }
 
 /// The attributes of a split (see [`SplitAttrs`]).
@@ -523,7 +537,11 @@ pub fn split_attrs(code: &SplitNix<'_>) -> SplitAttrs {
         ));
         body.push(Line::default().lit(FIND_FUNCTION));
     }
-    let written = |k: usize| !code.stdenv.by_stdenv.get(k).copied().unwrap_or(false);
+    let rebuild = rebuilds_gpu_targets(code);
+    let written = |k: usize| {
+        !code.stdenv.by_stdenv.get(k).copied().unwrap_or(false)
+            && !(rebuild && matches!(code.actions[k], SplitAction::DropGpuArch { .. }))
+    };
     let mut backs_done = false;
     for (k, a) in code.actions.iter().enumerate() {
         if !backs_done && matches!(a, SplitAction::Move { .. } | SplitAction::Rewrite { .. }) {
@@ -558,6 +576,11 @@ pub fn split_attrs(code: &SplitNix<'_>) -> SplitAttrs {
         native_build_inputs,
         notes: code.stdenv.notes.clone(),
         post_fixup: body.iter().map(Line::render).collect(),
+        gpu_targets: if rebuild {
+            code.gpu_targets.to_vec()
+        } else {
+            Vec::new()
+        },
     }
 }
 
@@ -583,7 +606,32 @@ fn render(code: &SplitNix<'_>) -> String {
     let mut args = vec![a.package.clone()];
     args.extend(a.args.iter().cloned());
     s.push_str(&format!("{{ {} }}:\n", args.join(", ")));
-    s.push_str(&format!("{}.overrideAttrs (old: {{\n", a.package));
+    let base = if a.gpu_targets.is_empty() {
+        a.package.clone()
+    } else {
+        for d in code.actions.iter() {
+            if let SplitAction::DropGpuArch { arch, paths, .. } = d {
+                s.push_str(&format!(
+                    "# not built for {}: {} path(s), e.g. {}\n",
+                    comment(arch),
+                    paths.len(),
+                    comment(paths.first().map(String::as_str).unwrap_or(""))
+                ));
+            }
+        }
+        let o = GpuRebuild::GpuTargets {
+            attribute: a.package.clone(),
+            targets: a.gpu_targets.clone(),
+        }
+        .to_string();
+        if a.outputs.len() == 1 && a.post_fixup.is_empty() && a.settings.is_empty() {
+            s.push_str(&o);
+            s.push('\n');
+            return s;
+        }
+        format!("({o})")
+    };
+    s.push_str(&format!("{base}.overrideAttrs (old: {{\n"));
     let outs: Vec<String> = a.outputs.iter().map(|o| format!("\"{o}\"")).collect();
     s.push_str(&format!("  outputs = [ {} ];\n", outs.join(" ")));
     for (name, value) in &a.settings {

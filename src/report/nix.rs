@@ -52,6 +52,9 @@ pub struct SplitNix<'a> {
     pub for_root: Option<&'a SplitFor>,
     /// What stdenv's hooks do of it.
     pub stdenv: &'a StdenvTerms,
+    /// `--gpu-targets` (base architectures), when the other architectures are not
+    /// rebuilt rather than moved.
+    pub gpu_targets: &'a [String],
 }
 
 /// Where a file an action edits is when `postFixup` starts.

@@ -182,7 +182,8 @@ pub struct ArchRow {
     pub bytes: u64,
     /// NAR sizes of the store paths only this architecture's files refer to.
     pub referenced_bytes: u64,
-    /// The output holding them (`out` when kept there).
+    /// The output holding them (`out` when kept there; empty when a rebuild with fewer
+    /// `gpuTargets` does not build them).
     pub output: String,
     /// Kept in a consumer's closure with `--gpu-targets` (always true without).
     pub kept: bool,

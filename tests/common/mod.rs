@@ -554,6 +554,65 @@ pub fn build_split_applied(plan_file: &Path, extra: &[&str], attr: &str) -> Stri
     nix_stdout("nix-build", &args).trim().to_string()
 }
 
+/// The generated code of split report `report` (for the rocm world's rocblas, or the
+/// trixie world's with `extra` `--argstr debs DIR`) applied under the stdenv model by
+/// tests/worlds/split/apply.nix (`code`): `attr` built, its store path. The code's
+/// arguments other than the package are the store paths its `remove-references-to`
+/// lines name, found by the name each argument is.
+pub fn build_split_code(
+    dir: &Path,
+    report: &serde_json::Value,
+    extra: &[&str],
+    attr: &str,
+) -> String {
+    let code = report["nix"].as_str().expect("nix is a string");
+    let file = dir.join("split-code.nix");
+    std::fs::write(&file, code).expect("write the code");
+    let args_line = code
+        .lines()
+        .find(|l| l.starts_with('{'))
+        .expect("the code's argument line");
+    let targets: Vec<&str> = report["actions"]
+        .as_array()
+        .expect("actions")
+        .iter()
+        .filter(|a| a["action"] == "remove-references")
+        .filter_map(|a| a["target"].as_str())
+        .collect();
+    let mut paths = serde_json::Map::new();
+    for arg in args_line
+        .trim_start_matches('{')
+        .split('}')
+        .next()
+        .unwrap_or("")
+        .split(',')
+        .map(str::trim)
+    {
+        let named = targets.iter().find(|t| {
+            let base = t.rsplit('/').next().unwrap_or("");
+            base.get(33..)
+                .is_some_and(|n| n.starts_with(&format!("{arg}-")))
+        });
+        if let Some(t) = named {
+            paths.insert(arg.to_string(), serde_json::Value::from(*t));
+        }
+    }
+    let nix = repo().join("tests/worlds/split/apply.nix");
+    let paths = serde_json::Value::Object(paths).to_string();
+    let mut args = vec![
+        nix.to_str().expect("utf-8 repo path"),
+        "--arg",
+        "code",
+        file.to_str().expect("utf-8 temp path"),
+        "--argstr",
+        "paths",
+        &paths,
+    ];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["-A", attr, "--no-out-link"]);
+    nix_stdout("nix-build", &args).trim().to_string()
+}
+
 /// The closure size Nix reports for a store path (`nix path-info -S`).
 pub fn closure_size(path: &str) -> u64 {
     let out = nix_stdout("nix", &["path-info", "-S", path]);

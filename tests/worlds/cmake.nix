@@ -30,10 +30,12 @@ let
   stdenv = import ./stdenv { };
 
   # With `fixed`, the build ignores the hook's directories (as a CMakeLists.txt that
-  # hard-codes `lib`, `include` and `bin` would).
-  emberWith = fixedDirs: stdenv.mkDerivation {
+  # hard-codes `lib`, `include` and `bin` would). Like nixpkgs' ROCm packages it takes
+  # `gpuTargets` (the kernels it writes); `override` changes the arguments.
+  emberWith = { fixedDirs, gpuTargets ? [ "gfx1030" "gfx90a" ] }: (stdenv.mkDerivation {
     name = if fixedDirs then "ember-fixed-2.1.0" else "ember-2.1.0";
     src = ./src/ember;
+    gpuTargets = builtins.concatStringsSep " " gpuTargets;
     installPhase = ''
       cp -r $src src && chmod -R u+w src
       if [ ${if fixedDirs then "1" else "0"} = 1 ]; then
@@ -46,11 +48,15 @@ let
       cmake --build build -j1 >&2
       cmake --install build >&2
       mkdir -p $out/lib/ember
-      echo 1030 > $out/lib/ember/kernels-gfx1030.dat
-      echo 90 > $out/lib/ember/kernels-gfx90a.dat
+      for t in $gpuTargets; do
+        case $t in
+          gfx1030) echo 1030 > $out/lib/ember/kernels-gfx1030.dat ;;
+          gfx90a) echo 90 > $out/lib/ember/kernels-gfx90a.dat ;;
+        esac
+      done
     '';
-  };
-  ember = emberWith fixed;
+  }) // { override = a: emberWith ({ inherit fixedDirs gpuTargets; } // a); };
+  ember = emberWith { fixedDirs = fixed; };
 
   # The consumer, linked against `pkg`'s out (the package, or its split out).
   app = pkg: mkDerivation {

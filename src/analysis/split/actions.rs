@@ -58,6 +58,51 @@ fn edit_actions(sd: &StoreDir, ev: &PathEvidence, p: &Plan) -> Vec<SplitAction> 
             because: because.clone(),
         });
     }
+    let by_path: HashMap<&[u8], usize> = if p.gpu_drops.is_empty() {
+        HashMap::new()
+    } else {
+        entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.path.as_bytes(), i))
+            .collect()
+    };
+    for (arch, dropped) in &p.gpu_drops {
+        // The top-most entries: those whose parent is not dropped for it too.
+        let tops: Vec<usize> = dropped
+            .iter()
+            .copied()
+            .filter(|&i| {
+                let parent = entries[i].path.parent();
+                !by_path.get(parent).is_some_and(|d| dropped.contains(d))
+            })
+            .collect();
+        let mut by: BTreeMap<(String, String), (String, u64)> = BTreeMap::new();
+        for &i in dropped {
+            let e = &entries[i];
+            if e.entry == crate::classify::EntryType::Directory {
+                continue;
+            }
+            by.entry((e.class.to_string(), e.class_rule.to_string()))
+                .or_insert((rel(&e.path), 0))
+                .1 += 1;
+        }
+        v.push(SplitAction::DropGpuArch {
+            arch: arch.clone(),
+            paths: tops.iter().map(|&i| rel(&entries[i].path)).collect(),
+            because: by
+                .into_iter()
+                .map(|((class, rule), (file, count))| Because {
+                    file,
+                    offset: None,
+                    kind: class,
+                    rule,
+                    detail: String::new(),
+                    count,
+                })
+                .collect(),
+        });
+    }
     for r in &p.rpaths {
         v.push(SplitAction::ShrinkRpath {
             files: vec![rel(&entries[r.file].path)],

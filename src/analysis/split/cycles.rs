@@ -32,11 +32,12 @@ pub(super) fn plan_without_cycles(
     texts: &ConfigTexts,
     ev: &PathEvidence,
     targets: &[String],
+    per_target_outputs: bool,
     warnings: &mut Vec<SplitWarning>,
 ) -> (Plan, Vec<SplitAction>) {
     let mut forced: BTreeMap<usize, String> = BTreeMap::new();
     for round in 0.. {
-        let mut p = plan::plan_with(ev, targets, &forced);
+        let mut p = plan::plan_with(ev, targets, per_target_outputs, &forced);
         let mut w = Vec::new();
         let rewrites = check_config(sd, texts, ev, &mut p, &mut w);
         let Some(cycle) = find_cycle(&p) else {

@@ -20,12 +20,14 @@ pub(super) fn archs(c: &Closure, ev: &PathEvidence, p: &Plan, targets: &[String]
         let FileClass::Gpu(a) = &e.class else {
             continue;
         };
-        if e.entry == EntryType::Directory || p.place[i] == Place::Deleted {
+        let not_built = p.gpu_drops.get(a).is_some_and(|d| d.contains(&i));
+        if e.entry == EntryType::Directory || (p.place[i] == Place::Deleted && !not_built) {
             continue;
         }
         file_arch.insert(e.path.as_bytes(), a);
         let output = match p.place[i] {
             Place::Output(o) => p.outputs[o].clone(),
+            _ if not_built => String::new(),
             _ => OUT.to_string(),
         };
         let r = rows.entry(a.clone()).or_insert_with(|| ArchRow {

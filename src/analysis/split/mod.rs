@@ -53,6 +53,9 @@ pub struct SplitOptions {
     pub root: Option<String>,
     /// `--gpu-targets`: base architectures to keep (empty: all).
     pub gpu_targets: Vec<String>,
+    /// `--per-target-outputs`: the other architectures get one output each instead of
+    /// a rebuild with fewer `gpuTargets`.
+    pub per_target_outputs: bool,
     /// Where the files are.
     pub files: Files,
     /// The scan cache (`None`: `--no-cache`).
@@ -112,7 +115,14 @@ pub fn split(
     }
 
     let texts = config_texts(opts, &ev);
-    let (p, rewrites) = plan_without_cycles(sd, &texts, &ev, &targets, &mut report.warnings);
+    let (p, rewrites) = plan_without_cycles(
+        sd,
+        &texts,
+        &ev,
+        &targets,
+        opts.per_target_outputs,
+        &mut report.warnings,
+    );
     report.warnings.extend(p.warnings.iter().cloned());
     report.actions = actions(sd, &ev, &p);
     report.actions.extend(rewrites);
@@ -138,6 +148,11 @@ pub fn split(
         let terms = stdenv::terms(&ev, &p, &report.actions, &texts);
         report.nix = SplitNix {
             stdenv: &terms,
+            gpu_targets: if opts.per_target_outputs {
+                &[]
+            } else {
+                &targets
+            },
             store_dir: sd,
             package: &ev.path,
             outputs: &p.outputs,

@@ -54,6 +54,10 @@ pub struct Plan {
     pub place: Vec<Place>,
     /// Entries deleted, with the hits that justify it.
     pub deletes: BTreeMap<usize, Vec<Because>>,
+    /// Per GPU architecture left out of a rebuild with fewer `gpuTargets` (without
+    /// per-target outputs): the entries it does not build (files of that
+    /// architecture's class, and directories emptied by them).
+    pub gpu_drops: BTreeMap<String, BTreeSet<usize>>,
     /// `remove-references-to`: target → (files, hits).
     pub remove_refs: BTreeMap<StorePath, (BTreeSet<usize>, Vec<Because>)>,
     /// RUNPATH rewrites, by file.
@@ -332,18 +336,41 @@ fn searched_dir<'a>(e: &EntryFact, h: &'a JudgedHit) -> Option<&'a String> {
 
 /// Plan the split of `ev` (the package's evidence without a consumer).
 pub fn plan(ev: &PathEvidence, targets: &[String]) -> Plan {
-    plan_with(ev, targets, &BTreeMap::new())
+    plan_with(ev, targets, true, &BTreeMap::new())
 }
 
 /// [`plan`], with some files sent to another output than their class's (`forced`:
 /// entry → output name), as a split that breaks a cycle between outputs does.
-pub fn plan_with(ev: &PathEvidence, targets: &[String], forced: &BTreeMap<usize, String>) -> Plan {
+///
+/// With `targets` and not `per_target_outputs`, the other architectures' files are
+/// what a rebuild with those `gpuTargets` does not build ([`Plan::gpu_drops`]);
+/// otherwise each gets an output of its own.
+pub fn plan_with(
+    ev: &PathEvidence,
+    targets: &[String],
+    per_target_outputs: bool,
+    forced: &BTreeMap<usize, String>,
+) -> Plan {
     let tree = Tree::new(ev);
     let mut warnings = Vec::new();
     // 1. Removable evidence, whatever the consumer.
-    let removals = removable_evidence(ev, &tree, &mut warnings);
+    let mut removals = removable_evidence(ev, &tree, &mut warnings);
     // 2. Each entry's output.
-    let (outputs, place) = places(ev, &tree, &removals.deletes, targets, forced);
+    let gpu_drops = if per_target_outputs {
+        BTreeMap::new()
+    } else {
+        gpu_drops(ev, &tree, &removals.deletes, targets)
+    };
+    let dropped: BTreeSet<usize> = gpu_drops.values().flatten().copied().collect();
+    removals.deletes.retain(|f, _| !dropped.contains(f));
+    for (files, _) in removals.remove_refs.values_mut() {
+        files.retain(|f| !dropped.contains(f));
+    }
+    removals
+        .remove_refs
+        .retain(|_, (files, _)| !files.is_empty());
+    removals.rpath_drop.retain(|f, _| !dropped.contains(f));
+    let (outputs, place) = places(ev, &tree, &removals.deletes, &dropped, targets, forced);
     // A RUNPATH entry into the package's own store path, in a file that stays in `out`,
     // is no closure edge: dropping it would change no closure, so it is not proposed.
     let own = ev.path.to_string();
@@ -364,6 +391,7 @@ pub fn plan_with(ev: &PathEvidence, targets: &[String], forced: &BTreeMap<usize,
         outputs,
         place,
         deletes: removals.deletes,
+        gpu_drops,
         remove_refs: removals.remove_refs,
         rpaths,
         references: Vec::new(),
@@ -382,6 +410,56 @@ pub fn plan_with(ev: &PathEvidence, targets: &[String], forced: &BTreeMap<usize,
     // 6. Exact NAR sizes.
     plan.count_sizes(ev, &grow);
     plan
+}
+
+/// Step 2a: per architecture not among `targets`, the entries a rebuild for `targets`
+/// does not make: files of its GPU class (not deleted anyway), then directories left
+/// with nothing else below them.
+fn gpu_drops(
+    ev: &PathEvidence,
+    tree: &Tree<'_>,
+    deletes: &BTreeMap<usize, Vec<Because>>,
+    targets: &[String],
+) -> BTreeMap<String, BTreeSet<usize>> {
+    let mut drops: BTreeMap<String, BTreeSet<usize>> = BTreeMap::new();
+    if targets.is_empty() {
+        return drops;
+    }
+    let entries = &ev.entries;
+    // The architecture of what lies below each entry: Some(Some(a)) all of it dropped
+    // for `a`, Some(None) something kept (or several), None nothing (deleted, empty).
+    let n = entries.len();
+    let mut below: Vec<Option<Option<String>>> = vec![None; n];
+    for i in (0..n).rev() {
+        let e = &entries[i];
+        below[i] = if e.entry == EntryType::Directory {
+            let mut acc: Option<Option<String>> = None;
+            for &c in &tree.children[i] {
+                match (&acc, &below[c]) {
+                    (_, None) => {}
+                    (None, x) => acc = x.clone(),
+                    (Some(a), Some(b)) if a == b => {}
+                    _ => acc = Some(None),
+                }
+            }
+            acc
+        } else if deletes.contains_key(&i) {
+            None
+        } else {
+            match &e.class {
+                FileClass::Gpu(a) if !targets.iter().any(|t| t == a) => Some(Some(a.clone())),
+                _ => Some(None),
+            }
+        };
+    }
+    for (i, b) in below.into_iter().enumerate() {
+        if let Some(Some(a)) = b {
+            if !entries[i].path.is_root() {
+                drops.entry(a).or_default().insert(i);
+            }
+        }
+    }
+    drops
 }
 
 /// What removable evidence the split acts on.
@@ -538,6 +616,7 @@ fn places(
     ev: &PathEvidence,
     tree: &Tree<'_>,
     deletes: &BTreeMap<usize, Vec<Because>>,
+    dropped: &BTreeSet<usize>,
     targets: &[String],
     forced: &BTreeMap<usize, String>,
 ) -> (Vec<String>, Vec<Place>) {
@@ -549,12 +628,14 @@ fn places(
         if e.path.is_root() {
             continue;
         }
-        if deletes.contains_key(&i) {
+        if deletes.contains_key(&i) || dropped.contains(&i) {
             place[i] = Place::Deleted;
             continue;
         }
         if e.entry == EntryType::Directory {
-            let alive = tree.children[i].iter().any(|c| !deletes.contains_key(c));
+            let alive = tree.children[i]
+                .iter()
+                .any(|c| !deletes.contains_key(c) && !dropped.contains(c));
             if alive {
                 continue;
             }

@@ -8,12 +8,23 @@
 #
 # With `--argstr debs DIR` the same for the trixie world (Debian 13's real rocBLAS,
 # ../trixie.nix): rocsolver, hipblas and llama-server-hip are rebuilt the same way.
-{ plan, debs ? "" }:
+#
+# With `--arg code FILE` instead of `plan`, rocblas is the generated Nix code applied as
+# nixpkgs would: to a package installing rocblas' files built with the stdenv model
+# (../stdenv/copied.nix), through overrideAttrs; `--argstr paths JSON` maps the code's
+# other arguments to store paths ({"tensile": "/nix/store/…"}).
+{ plan ? null, code ? null, paths ? "{}", debs ? "" }:
 let
   trixie = debs != "";
   world = if trixie then import ../trixie.nix { inherit debs; } else import ../rocm.nix { };
   pkg = world.rocblas;
-  rocblas = import ./split-package.nix { inherit plan; orig = pkg; };
+  rocblas = if code != null
+    then import ../stdenv/apply-code.nix {
+      inherit code;
+      package = import ../stdenv/copied.nix { orig = pkg; };
+      paths = builtins.fromJSON paths;
+    }
+    else import ./split-package.nix { inherit plan; orig = pkg; };
   # A copy of `orig` with each [ old new ] pair's hash rewritten.
   rewritten = orig: pairs: builtins.derivation {
     name = orig.name;
