@@ -539,8 +539,9 @@ pub fn split_attrs(code: &SplitNix<'_>) -> SplitAttrs {
     }
     let rebuild = rebuilds_gpu_targets(code);
     let written = |k: usize| {
-        !code.stdenv.by_stdenv.get(k).copied().unwrap_or(false)
-            && !(rebuild && matches!(code.actions[k], SplitAction::DropGpuArch { .. }))
+        let by_stdenv = code.stdenv.by_stdenv.get(k).copied().unwrap_or(false);
+        let by_rebuild = rebuild && matches!(code.actions[k], SplitAction::DropGpuArch { .. });
+        !by_stdenv && !by_rebuild
     };
     let mut backs_done = false;
     for (k, a) in code.actions.iter().enumerate() {
