@@ -315,7 +315,11 @@ fn every_format_renders_the_split() {
             common::run(&["split", "rocblas", "--for", &w.root, "--format", format]);
         assert_eq!(code, 0, "{err}");
         assert!(
-            out.contains("moveToOutput 'lib/cmake' \"$dev\""),
+            out.contains("moveToOutput 'bin' \"$bin\""),
+            "{format}: {out}"
+        );
+        assert!(
+            out.contains("stdenv moves share/doc to doc, include to dev"),
             "{format}: {out}"
         );
         assert!(

@@ -4,7 +4,9 @@
 use std::io::{self, Write};
 
 use super::{md_cell, md_code, md_fence};
-use crate::render::words::split::{action, assumption, heading, no_split, remedy_groups};
+use crate::render::words::split::{
+    action, arch_output, assumption, heading, no_split, remedy_groups,
+};
 use crate::report::SplitReport;
 use crate::store::format_size;
 
@@ -56,7 +58,7 @@ pub(super) fn split(r: &SplitReport, out: &mut dyn Write) -> io::Result<()> {
                     a.files,
                     format_size(a.bytes),
                     format_size(a.referenced_bytes),
-                    md_cell(&a.output),
+                    md_cell(&arch_output(a)),
                     if a.kept { "yes" } else { "no" }
                 )?;
             }

@@ -6,7 +6,9 @@ use std::io::{self, Write};
 use comfy_table::{Cell, CellAlignment};
 
 use super::{bold, new_table, write_fitted, WHOLE};
-use crate::render::words::split::{action, assumption, heading, no_split, remedy_groups};
+use crate::render::words::split::{
+    action, arch_output, assumption, heading, no_split, remedy_groups,
+};
 use crate::render::Style;
 use crate::report::SplitReport;
 use crate::store::format_size;
@@ -64,7 +66,7 @@ pub(super) fn split(r: &SplitReport, style: &Style, out: &mut dyn Write) -> io::
                 Cell::new(a.files).set_alignment(CellAlignment::Right),
                 Cell::new(format_size(a.bytes)).set_alignment(CellAlignment::Right),
                 Cell::new(format_size(a.referenced_bytes)).set_alignment(CellAlignment::Right),
-                Cell::new(&a.output),
+                Cell::new(arch_output(a)),
                 Cell::new(if a.kept { "yes" } else { "no" }),
             ]);
         }

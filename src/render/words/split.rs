@@ -49,6 +49,16 @@ pub(crate) fn no_split(n: &NoSplit) -> String {
 }
 
 /// One line per action, as a maintainer would read it.
+/// Where an architecture's files are: its output, or "not built" (a rebuild with
+/// fewer `gpuTargets`).
+pub(crate) fn arch_output(a: &crate::report::ArchRow) -> String {
+    if a.output.is_empty() {
+        "not built".to_string()
+    } else {
+        printable(&a.output)
+    }
+}
+
 pub(crate) fn action(a: &SplitAction) -> String {
     printable(&match a {
         SplitAction::Move { path, to, because } => {
