@@ -61,6 +61,9 @@ pub enum AnalysisError {
     ExplainNeedsConsumer,
     #[error(transparent)]
     SetSumOutOfRange(Box<SetSumOutOfRange>),
+    /// `split --expr FILE`: FILE cannot take the split (where, and what it lacks).
+    #[error(transparent)]
+    Expression(#[from] crate::report::ExpressionError),
 }
 
 /// A sum over the roots of two package sets left the range a report holds.

@@ -326,6 +326,12 @@ pub struct SplitArgs {
     /// Neither read nor write the scan cache.
     #[arg(long)]
     pub no_cache: bool,
+    /// The package's expression (its default.nix: `{ lib, stdenv, … }:
+    /// stdenv.mkDerivation …`): also write the split into it, as a unified diff with
+    /// headers a/FILE and b/FILE (apply with `patch -p1` in this directory), or with
+    /// FILE's base name when FILE is absolute or has `..` (apply in FILE's directory).
+    #[arg(long = "expr", value_name = "FILE")]
+    pub expr: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -1,5 +1,7 @@
 //! `nixcut split PATH [--for ROOT]`: PATH looked up as typed, then the split plan.
 
+use std::path::Path;
+
 use anyhow::{Context, Result};
 
 use super::args::SplitArgs;
@@ -8,12 +10,15 @@ use super::output::{printable, show};
 use super::progress::Progress;
 use super::{inputs, load_input, root_query, targets, Outcome};
 use nixcut::analysis;
+use nixcut::render;
+use nixcut::report::ExpressionFile;
 use nixcut::source;
 
 /// Run `nixcut split PATH [--for ROOT]`.
 pub(super) fn run(cfg: &Config, a: &SplitArgs) -> Result<Outcome> {
     let (format, style) = (cfg.format, &cfg.style);
     let gpu_targets = targets::checked(&a.gpu_targets)?;
+    let expression = a.expr.as_deref().map(expression).transpose()?;
     let input = a.for_root.as_deref().unwrap_or(&a.path);
     let closure = load_input(cfg, input)?;
     let package = match (&a.for_root, closure.declared_roots.first()) {
@@ -52,6 +57,7 @@ pub(super) fn run(cfg: &Config, a: &SplitArgs) -> Result<Outcome> {
         per_target_outputs: a.per_target_outputs,
         files: source::locate(&closure, cfg.store_root.as_deref()),
         cache: cfg.scan_cache(a.no_cache),
+        expression,
         ..Default::default()
     };
     let bar = Progress::new(cfg, 0);
@@ -63,4 +69,15 @@ pub(super) fn run(cfg: &Config, a: &SplitArgs) -> Result<Outcome> {
     let report = analysis::split(&closure, &opts, Some(&tick))?;
     show(cfg, bar, &report.warnings, &report, format, style)?;
     Ok(Outcome::Success)
+}
+
+/// `--expr FILE`, read and checked before any scanning: a function returning a
+/// `mkDerivation` call on an attribute set.
+fn expression(path: &Path) -> Result<ExpressionFile> {
+    let name = path.to_string_lossy().into_owned();
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("--expr: cannot read {}", printable(&name)))?;
+    let file = ExpressionFile { name, text };
+    render::check_expression(&file).context("--expr")?;
+    Ok(file)
 }

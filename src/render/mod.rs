@@ -12,6 +12,7 @@
 //! variant; the report types do not change.
 
 mod dot;
+mod expr;
 mod html;
 mod json;
 mod markdown;
@@ -21,6 +22,7 @@ mod text;
 mod words;
 
 pub use dot::dot_string;
+pub use expr::check_expression;
 pub use html::esc as html_escape;
 pub use text::{format_delta, one_line, short_path, tree_prefix, via_chain};
 

@@ -211,7 +211,7 @@ fn is_output_glob(path: &str, to: &str) -> bool {
 }
 
 /// One comment line: printable, clipped (the escaping is the caller's).
-fn comment(s: &str) -> String {
+pub(super) fn comment(s: &str) -> String {
     let mut out: String = s
         .chars()
         .map(|c| if is_hidden(c) { ' ' } else { c })

@@ -40,7 +40,10 @@ pub use diff::{
 pub use gpu::{
     GpuArch, GpuChange, GpuOption, GpuPath, GpuRemedy, GpuReport, GpuVendor, GpuWarning,
 };
-pub use nix::{is_plain, DataDirJoin, EditAt, GpuRebuild, SplitNix, StdenvTerms};
+pub use nix::{
+    is_plain, DataDirJoin, EditAt, ExpressionError, ExpressionFile, ExpressionProblem, GpuRebuild,
+    SplitAttributes, SplitExpr, SplitNix, StdenvTerms,
+};
 pub use refs::{
     EvidenceItem, Explanation, ReachStep, ReachVia, RefEntry, RefsPath, RefsReport, RefsWarning,
 };
@@ -51,8 +54,8 @@ pub use set_diff::{
 };
 pub use split::{
     ArchRow, Assumption, AssumptionReason, Because, CycleEdge, NoSplit, NoSplitReason,
-    OutputReference, OutputUse, Remedy, RemedyOption, SplitAction, SplitFor, SplitOutput,
-    SplitReport, SplitWarning, WhySavings, WhySuggestion,
+    OutputReference, OutputUse, Remedy, RemedyOption, SplitAction, SplitExpression, SplitFor,
+    SplitOutput, SplitReport, SplitWarning, WhySavings, WhySuggestion,
 };
 pub use why::{
     ChainNode, HopEvidence, RestRow, SortKey, WhyChainsReport, WhyGpu, WhyPath, WhyReport,

@@ -93,3 +93,53 @@ pub fn is_plain(path: &str) -> bool {
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"._/+,=:@%~-".contains(&b))
 }
+
+/// A package's expression as given to `split --expr FILE`: its name as typed and its
+/// text (read by the CLI; the analysis reads no file).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExpressionFile {
+    /// FILE as given on the command line (`pkgs/…/rocblas/default.nix`).
+    pub name: String,
+    /// Its contents.
+    pub text: String,
+}
+
+/// The split as the attributes to add to the package's `mkDerivation` attribute set
+/// (what a reviewer merges when no expression was given).
+#[derive(Debug, Clone, Copy)]
+pub struct SplitAttributes<'a>(pub SplitNix<'a>);
+
+/// The split written into a package's expression: a unified diff of FILE.
+#[derive(Debug, Clone, Copy)]
+pub struct SplitExpr<'a> {
+    pub code: SplitNix<'a>,
+    pub file: &'a ExpressionFile,
+}
+
+/// Where and why a package's expression cannot take the split.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExpressionError {
+    /// FILE as given.
+    pub file: String,
+    /// 1-based line and column (in characters) of what was found instead.
+    pub line: usize,
+    pub column: usize,
+    pub problem: ExpressionProblem,
+}
+
+/// What a package's expression lacks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExpressionProblem {
+    /// Not Nix: the parser's own words.
+    Syntax(String),
+    /// The file is not a function of a formal-argument set (`{ lib, stdenv, … }:`).
+    NotAFunction,
+    /// The function does not return a `mkDerivation` call.
+    NoMkDerivation,
+    /// Several `mkDerivation` calls, none of them what the function returns.
+    SeveralMkDerivations(usize),
+    /// `mkDerivation`'s argument is neither an attribute set nor `finalAttrs: { … }`.
+    NotAnAttrSet,
+    /// An attribute the split sets comes from `inherit`.
+    Inherited(String),
+}

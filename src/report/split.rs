@@ -32,6 +32,13 @@ pub struct SplitReport {
     pub actions: Vec<SplitAction>,
     /// The Nix code rendered from `actions` (empty with `no_split`).
     pub nix: String,
+    /// The same split as the attributes to add to the package's own `mkDerivation`
+    /// attribute set, with the arguments its function gains in a comment (empty with
+    /// `no_split`).
+    pub attributes: String,
+    /// `--expr FILE`: the change to FILE, the package's expression (null without
+    /// `--expr`, and with `no_split`).
+    pub expression: Option<SplitExpression>,
     /// Every hit that landed on an output by default.
     pub assumptions: Vec<Assumption>,
     /// What moved GPU files need to be found again.
@@ -40,6 +47,18 @@ pub struct SplitReport {
     pub no_split: Option<NoSplit>,
     /// JSON: one sentence each.
     pub warnings: Vec<SplitWarning>,
+}
+
+/// The split written into the package's expression (`--expr FILE`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SplitExpression {
+    /// FILE as given.
+    pub file: String,
+    /// A unified diff of FILE, headers `a/PATH` and `b/PATH`: PATH is FILE when it is
+    /// relative without `..` (apply with `patch -p1` where nixcut ran), else its base
+    /// name (apply with `patch -p1` in FILE's directory).
+    pub diff: String,
 }
 
 /// A warning of `split`.

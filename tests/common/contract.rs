@@ -462,10 +462,19 @@ pub struct SplitReport {
     pub archs: Vec<SplitArch>,
     pub actions: Vec<SplitAction>,
     pub nix: String,
+    pub attributes: String,
+    pub expression: Option<SplitExpression>,
     pub assumptions: Vec<SplitAssumption>,
     pub remedies: Vec<SplitRemedy>,
     pub no_split: Option<NoSplit>,
     pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SplitExpression {
+    pub file: String,
+    pub diff: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -31,8 +31,8 @@ pub(crate) use crate::classify::is_gpu_arch_name as is_gpu_output;
 use crate::classify::{ClassRules, EntryType, GpuTarget};
 use crate::evidence::{Collector, PathEvidence, Progress, ScanCache, ScanStatus};
 use crate::report::{
-    Assumption, NoSplit, NoSplitReason, OutputUse, SplitFor, SplitNix, SplitReport, SplitWarning,
-    SCHEMA_VERSION,
+    Assumption, ExpressionFile, NoSplit, NoSplitReason, OutputUse, SplitAttributes, SplitExpr,
+    SplitExpression, SplitFor, SplitNix, SplitReport, SplitWarning, SCHEMA_VERSION,
 };
 use crate::source::Files;
 use crate::store::{Closure, StoreDir, StorePath};
@@ -62,6 +62,8 @@ pub struct SplitOptions {
     pub cache: Option<ScanCache>,
     /// The file-class rules in force.
     pub rules: ClassRules,
+    /// `--expr FILE`: the package's expression, to write the split into.
+    pub expression: Option<ExpressionFile>,
 }
 
 /// Plan the split of one package and, with a consumer, its closure after the split.
@@ -100,6 +102,8 @@ pub fn split(
         archs: Vec::new(),
         actions: Vec::new(),
         nix: String::new(),
+        attributes: String::new(),
+        expression: None,
         assumptions: Vec::new(),
         remedies: Vec::new(),
         no_split: None,
@@ -146,7 +150,7 @@ pub fn split(
         report.no_split = Some(only_runtime_files(&ev));
     } else {
         let terms = stdenv::terms(&ev, &p, &report.actions, &texts);
-        report.nix = SplitNix {
+        let code = SplitNix {
             stdenv: &terms,
             gpu_targets: if opts.per_target_outputs {
                 &[]
@@ -158,8 +162,17 @@ pub fn split(
             outputs: &p.outputs,
             actions: &report.actions,
             for_root: report.for_root.as_ref(),
-        }
-        .to_string();
+        };
+        let expression = match &opts.expression {
+            Some(file) => Some(SplitExpression {
+                file: file.name.clone(),
+                diff: SplitExpr { code, file }.diff()?,
+            }),
+            None => None,
+        };
+        report.nix = code.to_string();
+        report.attributes = SplitAttributes(code).to_string();
+        report.expression = expression;
     }
     Ok(report)
 }

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use super::{md_cell, md_code, md_fence};
 use crate::render::words::split::{
-    action, arch_output, assumption, heading, no_split, remedy_groups,
+    action, arch_output, assumption, expression_label, heading, no_split, remedy_groups,
 };
 use crate::report::SplitReport;
 use crate::store::format_size;
@@ -79,6 +79,15 @@ pub(super) fn split(r: &SplitReport, out: &mut dyn Write) -> io::Result<()> {
         let lines: Vec<&str> = r.nix.lines().collect();
         let fence = md_fence(&lines);
         writeln!(out, "\n{fence}nix\n{}{fence}", r.nix)?;
+        if let Some(label) = expression_label(r) {
+            let (lang, code) = match &r.expression {
+                Some(e) => ("diff", &e.diff),
+                None => ("nix", &r.attributes),
+            };
+            let lines: Vec<&str> = code.lines().collect();
+            let fence = md_fence(&lines);
+            writeln!(out, "\n{}\n\n{fence}{lang}\n{code}{fence}", md_cell(&label))?;
+        }
     }
     for w in &r.warnings {
         writeln!(out, "\n> warning: {}", md_cell(&w.to_string()))?;

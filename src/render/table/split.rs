@@ -7,7 +7,7 @@ use comfy_table::{Cell, CellAlignment};
 
 use super::{bold, new_table, write_fitted, WHOLE};
 use crate::render::words::split::{
-    action, arch_output, assumption, heading, no_split, remedy_groups,
+    action, arch_output, assumption, expression_label, heading, no_split, remedy_groups,
 };
 use crate::render::Style;
 use crate::report::SplitReport;
@@ -89,6 +89,13 @@ pub(super) fn split(r: &SplitReport, style: &Style, out: &mut dyn Write) -> io::
     // The Nix code is meant to be copied: never wrapped.
     for line in r.nix.lines() {
         writeln!(out, "{WHOLE}{line}")?;
+    }
+    if let Some(label) = expression_label(r) {
+        writeln!(out, "\n{label}")?;
+        let code = r.expression.as_ref().map_or(&r.attributes, |e| &e.diff);
+        for line in code.lines() {
+            writeln!(out, "{WHOLE}{line}")?;
+        }
     }
     warnings(r, out)
 }

@@ -26,6 +26,21 @@ pub(crate) fn heading(r: &SplitReport) -> String {
     format!("split {} ({} now)", r.package, format_size(r.package_size))
 }
 
+/// The label above the split as attributes of the package's own expression: the
+/// attribute set to add, or (with `--expr`) the change to FILE.
+pub(crate) fn expression_label(r: &SplitReport) -> Option<String> {
+    match &r.expression {
+        Some(e) => Some(format!(
+            "The same split as a change to {} (unified diff):",
+            printable(&e.file)
+        )),
+        None if !r.attributes.is_empty() => {
+            Some("Attributes to add to the package's mkDerivation (no --expr given):".to_string())
+        }
+        None => None,
+    }
+}
+
 /// What `no_split` says.
 pub(crate) fn no_split(n: &NoSplit) -> String {
     match n.reason {
