@@ -1006,6 +1006,23 @@ fn split_small_world(
         .trim()
         .to_string()
     });
+    // The generated code applied under the stdenv model (issue 33): the same outputs.
+    let code = dir.path().join("split.nix");
+    std::fs::write(&code, r["nix"].as_str().unwrap()).unwrap();
+    let paths = dir.path().join("paths.json");
+    std::fs::write(&paths, common::code_paths(&r)).unwrap();
+    let apply = repo().join("tests/worlds/split/apply-code.nix");
+    check_outputs(&r, &|name| {
+        let expr = format!(
+            "(import {} {{ code = {}; orig = (import {world} {{ }}).{attr}; paths = builtins.readFile {}; }}).applied.{name}",
+            apply.display(),
+            code.display(),
+            paths.display(),
+        );
+        nix_stdout("nix-build", &["-E", &expr, "--no-out-link"])
+            .trim()
+            .to_string()
+    });
     (r, built)
 }
 

@@ -244,6 +244,35 @@ fn split_for_gfx1030_keeps_what_a_gfx1030_opens_and_the_closure_is_predicted() {
     let real = common::closure_size(&consumer);
     let predicted = r["for"]["closure_size_after"].as_u64().expect("after");
     assert_eq!(real, predicted, "rebuilt consumer {consumer}");
+    // The generated code under the stdenv model (issue 33): rocBLAS rebuilt with
+    // gpuTargets = [ "gfx1030" ] through override (Debian's files need nothing else).
+    let code = r["nix"].as_str().expect("nix");
+    assert!(
+        code.contains("rocblas.override { gpuTargets = [ \"gfx1030\" ]; }"),
+        "{code}"
+    );
+    let code = |attr: &str| common::build_split_code(dir.path(), &r, &debs, attr);
+    let out = code("rocblas.out");
+    let kept_code: BTreeSet<PathBuf> =
+        files_below(&PathBuf::from(&out).join("lib/rocblas/2.47.0/library"))
+            .into_iter()
+            .collect();
+    let relative = |set: &BTreeSet<PathBuf>, root: &str| -> BTreeSet<PathBuf> {
+        set.iter()
+            .filter_map(|p| p.strip_prefix(root).ok().map(PathBuf::from))
+            .collect()
+    };
+    assert_eq!(
+        relative(&kept_code, &out),
+        relative(&kept, &build("rocblas.out")),
+        "the stdenv model keeps what the plan keeps"
+    );
+    let consumer = code("llama-server-hip");
+    assert_eq!(
+        common::closure_size(&consumer),
+        predicted,
+        "rebuilt consumer {consumer} under the stdenv model"
+    );
 }
 
 /// Bytes per architecture of every GPU library of the stack, in files and in fat

@@ -856,6 +856,7 @@ mod tests {
                 "    moveToOutput 'lib/cmake' \"$dev\"".into(),
                 "    remove-references-to -t ${rocm-llvm} \"$out\"/lib/librocblas.so".into(),
             ],
+            gpu_targets: Vec::new(),
         }
     }
 

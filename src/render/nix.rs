@@ -569,13 +569,24 @@ pub fn split_attrs(code: &SplitNix<'_>) -> SplitAttrs {
         args.push("removeReferencesTo".to_string());
         native_build_inputs.push("removeReferencesTo".to_string());
     }
+    let mut notes = code.stdenv.notes.clone();
+    if rebuild {
+        notes.push(format!(
+            "built for {} only: the package's argument, set by its user ({})",
+            code.gpu_targets.join(" "),
+            GpuRebuild::GpuTargets {
+                attribute: me.clone(),
+                targets: code.gpu_targets.to_vec(),
+            }
+        ));
+    }
     SplitAttrs {
         package: me,
         args,
         outputs: outputs.to_vec(),
         settings: code.stdenv.settings.clone(),
         native_build_inputs,
-        notes: code.stdenv.notes.clone(),
+        notes,
         post_fixup: body.iter().map(Line::render).collect(),
         gpu_targets: if rebuild {
             code.gpu_targets.to_vec()

@@ -565,9 +565,30 @@ pub fn build_split_code(
     extra: &[&str],
     attr: &str,
 ) -> String {
-    let code = report["nix"].as_str().expect("nix is a string");
     let file = dir.join("split-code.nix");
-    std::fs::write(&file, code).expect("write the code");
+    std::fs::write(&file, report["nix"].as_str().expect("nix is a string"))
+        .expect("write the code");
+    let nix = repo().join("tests/worlds/split/apply.nix");
+    let paths = code_paths(report);
+    let mut args = vec![
+        nix.to_str().expect("utf-8 repo path"),
+        "--arg",
+        "code",
+        file.to_str().expect("utf-8 temp path"),
+        "--argstr",
+        "paths",
+        &paths,
+    ];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["-A", attr, "--no-out-link"]);
+    nix_stdout("nix-build", &args).trim().to_string()
+}
+
+/// The store paths the generated code of `report` takes as arguments besides the
+/// package, as JSON (identifier -> path): the targets of its `remove-references-to`
+/// lines, each found by the name the argument is.
+pub fn code_paths(report: &serde_json::Value) -> String {
+    let code = report["nix"].as_str().expect("nix is a string");
     let args_line = code
         .lines()
         .find(|l| l.starts_with('{'))
@@ -597,20 +618,7 @@ pub fn build_split_code(
             paths.insert(arg.to_string(), serde_json::Value::from(*t));
         }
     }
-    let nix = repo().join("tests/worlds/split/apply.nix");
-    let paths = serde_json::Value::Object(paths).to_string();
-    let mut args = vec![
-        nix.to_str().expect("utf-8 repo path"),
-        "--arg",
-        "code",
-        file.to_str().expect("utf-8 temp path"),
-        "--argstr",
-        "paths",
-        &paths,
-    ];
-    args.extend_from_slice(extra);
-    args.extend_from_slice(&["-A", attr, "--no-out-link"]);
-    nix_stdout("nix-build", &args).trim().to_string()
+    serde_json::Value::Object(paths).to_string()
 }
 
 /// The closure size Nix reports for a store path (`nix path-info -S`).

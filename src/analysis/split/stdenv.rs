@@ -306,10 +306,21 @@ pub fn terms(
             ));
         }
         let prop = vars.propagated();
-        if !prop.is_empty() {
+        if prop.is_empty() {
+            // Nothing to propagate: stdenv writes no file.
+        } else if outputs.iter().any(|o| o == "dev") {
             notes.push(format!(
                 "stdenv writes ${}/nix-support/propagated-build-inputs ({})",
                 vars.dev,
+                prop.join(" ")
+            ));
+        } else {
+            // With no dev output the propagating output is `out`: its
+            // propagated-build-inputs would name (and so keep at run time) what the
+            // split takes out of it.
+            settings.push(("propagatedBuildOutputs".to_string(), "[ ]".to_string()));
+            notes.push(format!(
+                "no dev output: stdenv would write $out/nix-support/propagated-build-inputs naming {}, a run-time reference from out",
                 prop.join(" ")
             ));
         }

@@ -4,8 +4,9 @@
 # with that package for its own argument (../stdenv/apply-code.nix), so its postFixup
 # runs with bash after stdenv's moves, with the nixpkgs verbs (verbs.sh: moveToOutput
 # expands its pattern unquoted, as nixpkgs' does) and the real patchelf. The build fails
-# if a command in a file name ran.
-{ code, orig }:
+# if a command in a file name ran. `paths` (JSON: identifier -> store path) gives the
+# code's other arguments.
+{ code, orig, paths ? "{}" }:
 let
   package = import ../stdenv/copied.nix {
     inherit orig;
@@ -16,7 +17,10 @@ let
       fi
     '';
   };
-  applied = import ../stdenv/apply-code.nix { inherit code package; };
+  applied = import ../stdenv/apply-code.nix {
+    inherit code package;
+    paths = builtins.fromJSON paths;
+  };
 in
 {
   inherit applied;
