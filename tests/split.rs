@@ -115,6 +115,13 @@ fn rocblas_split_for_llama_matches_the_rebuild() {
     assert!(!has("move", "path", "nix-support"));
     assert!(has("move", "path", "nix-support/propagated-build-inputs"));
     assert!(r["nix"].as_str().unwrap().contains("removeReferencesTo ]"));
+    // The overlay leaves to stdenv what stdenv does (issue 33): no moveToOutput of a
+    // directory its hooks move to the same output, no --replace-fail.
+    let code = r["nix"].as_str().unwrap();
+    for done in ["'include'", "'lib/cmake'", "'lib/pkgconfig'", "'share/doc'"] {
+        assert!(!code.contains(&format!("moveToOutput {done}")), "{done}: {code}");
+    }
+    assert!(!code.contains("--replace-fail"), "{code}");
     assert!(actions
         .iter()
         .all(|a| !a["because"].as_array().unwrap().is_empty()));
