@@ -119,7 +119,10 @@ fn rocblas_split_for_llama_matches_the_rebuild() {
     // directory its hooks move to the same output, no --replace-fail.
     let code = r["nix"].as_str().unwrap();
     for done in ["'include'", "'lib/cmake'", "'lib/pkgconfig'", "'share/doc'"] {
-        assert!(!code.contains(&format!("moveToOutput {done}")), "{done}: {code}");
+        assert!(
+            !code.contains(&format!("moveToOutput {done}")),
+            "{done}: {code}"
+        );
     }
     assert!(!code.contains("--replace-fail"), "{code}");
     assert!(actions

@@ -77,30 +77,14 @@ fn edit_actions(sd: &StoreDir, ev: &PathEvidence, p: &Plan) -> Vec<SplitAction> 
                 !by_path.get(parent).is_some_and(|d| dropped.contains(d))
             })
             .collect();
-        let mut by: BTreeMap<(String, String), (String, u64)> = BTreeMap::new();
-        for &i in dropped {
-            let e = &entries[i];
-            if e.entry == crate::classify::EntryType::Directory {
-                continue;
-            }
-            by.entry((e.class.to_string(), e.class_rule.to_string()))
-                .or_insert((rel(&e.path), 0))
-                .1 += 1;
-        }
+        let files = dropped
+            .iter()
+            .copied()
+            .filter(|&i| entries[i].entry != crate::classify::EntryType::Directory);
         v.push(SplitAction::DropGpuArch {
             arch: arch.clone(),
             paths: tops.iter().map(|&i| rel(&entries[i].path)).collect(),
-            because: by
-                .into_iter()
-                .map(|((class, rule), (file, count))| Because {
-                    file,
-                    offset: None,
-                    kind: class,
-                    rule,
-                    detail: String::new(),
-                    count,
-                })
-                .collect(),
+            because: class_because(ev, files),
         });
     }
     for r in &p.rpaths {
@@ -250,13 +234,17 @@ fn move_because(
             }
         }
     }
+    class_because(ev, leaves.into_iter())
+}
+
+/// One evidence item per (class, rule) among `files`: the first file and the count.
+fn class_because(ev: &PathEvidence, files: impl Iterator<Item = usize>) -> Vec<Because> {
     let mut by: BTreeMap<(String, String), (String, u64)> = BTreeMap::new();
-    for l in leaves {
-        let e = &entries[l];
-        let k = by
-            .entry((e.class.to_string(), e.class_rule.to_string()))
-            .or_insert((rel(&e.path), 0));
-        k.1 += 1;
+    for l in files {
+        let e = &ev.entries[l];
+        by.entry((e.class.to_string(), e.class_rule.to_string()))
+            .or_insert((rel(&e.path), 0))
+            .1 += 1;
     }
     by.into_iter()
         .map(|((class, rule), (file, count))| Because {
