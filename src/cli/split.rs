@@ -6,9 +6,8 @@ use super::args::SplitArgs;
 use super::config::Config;
 use super::output::{printable, show};
 use super::progress::Progress;
-use super::{inputs, load_input, root_query, targets, Outcome};
+use super::{files_for, inputs, load_input, root_query, targets, Outcome};
 use nixcut::analysis;
-use nixcut::source;
 
 /// Run `nixcut split PATH [--for ROOT]`.
 pub(super) fn run(cfg: &Config, a: &SplitArgs) -> Result<Outcome> {
@@ -49,7 +48,7 @@ pub(super) fn run(cfg: &Config, a: &SplitArgs) -> Result<Outcome> {
         for_root: a.for_root.is_some(),
         root: root_query(cfg, &closure)?,
         gpu_targets,
-        files: source::locate(&closure, cfg.store_root.as_deref()),
+        files: files_for(cfg, &closure),
         cache: cfg.scan_cache(a.no_cache),
         ..Default::default()
     };
