@@ -182,6 +182,9 @@ fn package_and_root(
     Ok((pkg, Some((root, closure))))
 }
 
+/// The texts of build-configuration files the scan kept, by entry position.
+type KeptTexts = Vec<(u32, Vec<u8>)>;
+
 /// The evidence of the package and, with a consumer, of every path of its closure
 /// that refers to the package (the referrers); and the texts of the package's
 /// build-configuration files the scan kept, by entry.
@@ -191,7 +194,7 @@ fn scan_evidence(
     pkg: &StorePath,
     root: Option<&(StorePath, Closure)>,
     progress: Option<Progress<'_>>,
-) -> Result<(PathEvidence, Vec<PathEvidence>, Vec<(u32, Vec<u8>)>), AnalysisError> {
+) -> Result<(PathEvidence, Vec<PathEvidence>, KeptTexts), AnalysisError> {
     let mut scan_list = vec![pkg.clone()];
     if let Some((_, closure)) = root {
         scan_list.extend(
@@ -226,7 +229,7 @@ fn scan_evidence(
 fn config_texts(
     sd: &StoreDir,
     ev: &PathEvidence,
-    kept: Vec<(u32, Vec<u8>)>,
+    kept: KeptTexts,
     warnings: &mut Vec<SplitWarning>,
 ) -> ConfigTexts {
     let mut kept: HashMap<usize, Vec<u8>> =
