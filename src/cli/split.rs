@@ -8,11 +8,10 @@ use super::args::SplitArgs;
 use super::config::Config;
 use super::output::{printable, show};
 use super::progress::Progress;
-use super::{inputs, load_input, root_query, targets, Outcome};
+use super::{files_for, inputs, load_input, root_query, targets, Outcome};
 use nixcut::analysis;
 use nixcut::render;
 use nixcut::report::ExpressionFile;
-use nixcut::source;
 
 /// Run `nixcut split PATH [--for ROOT]`.
 pub(super) fn run(cfg: &Config, a: &SplitArgs) -> Result<Outcome> {
@@ -55,7 +54,7 @@ pub(super) fn run(cfg: &Config, a: &SplitArgs) -> Result<Outcome> {
         root: root_query(cfg, &closure)?,
         gpu_targets,
         per_target_outputs: a.per_target_outputs,
-        files: source::locate(&closure, cfg.store_root.as_deref()),
+        files: files_for(cfg, &closure),
         cache: cfg.scan_cache(a.no_cache),
         expression,
         ..Default::default()

@@ -27,11 +27,11 @@ use crate::store::{NarHash, StorePath};
 
 /// Version of the cache file format; part of every key, so a new format never reads
 /// an old entry.
-pub const CACHE_FORMAT: u32 = 10;
+pub const CACHE_FORMAT: u32 = 11;
 
-const KEY_VERSION: &str = concat!("nixcut-scan-cache-10-", env!("CARGO_PKG_VERSION"));
+const KEY_VERSION: &str = concat!("nixcut-scan-cache-11-", env!("CARGO_PKG_VERSION"));
 
-/// The framing of an entry (format 7 moved from a text header line to this frame; format 8 stores typed hit details and warnings).
+/// The framing of an entry (format 7 moved from a text header line to this frame; format 8 stores typed hit details and warnings; format 11 the texts of build-configuration files).
 const FRAME: Frame = Frame {
     magic: b"nixcut-scan\n\0\0\0\0",
     format: CACHE_FORMAT,
@@ -206,6 +206,15 @@ struct WireEntry {
     complete: bool,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     indexes: Vec<WireIndex>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    config_texts: Vec<WireText>,
+}
+
+/// A build-configuration file's text, by entry number.
+#[derive(Serialize, Deserialize)]
+struct WireText {
+    entry: u32,
+    text: WireBytes,
 }
 
 /// An index file's (or manifest's) names, by entry number.
@@ -346,6 +355,14 @@ impl WireEntry {
                     },
                 })
                 .collect(),
+            config_texts: s
+                .config_texts
+                .iter()
+                .map(|(entry, t)| WireText {
+                    entry: *entry,
+                    text: WireBytes::of(t),
+                })
+                .collect(),
         }
     }
 
@@ -381,6 +398,11 @@ impl WireEntry {
                     };
                     (w.entry, i)
                 })
+                .collect(),
+            config_texts: self
+                .config_texts
+                .into_iter()
+                .map(|w| (w.entry, w.text.into_bytes()))
                 .collect(),
         })
     }
@@ -486,6 +508,7 @@ mod tests {
             }],
             complete: false,
             indexes: vec![(0, IndexFile::Loads(vec!["a.co".into()]))],
+            config_texts: vec![(0, b"prefix=/nix/store/x\n\xff".to_vec())],
         }
     }
 

@@ -314,6 +314,12 @@ fn scan(
             .enumerate()
             .filter_map(|(i, f)| Some((i as u32, f.index.clone()?)))
             .collect(),
+        config_texts: scan
+            .files
+            .iter()
+            .enumerate()
+            .filter_map(|(i, f)| Some((i as u32, f.config_text.clone()?)))
+            .collect(),
         warnings: scan.warnings,
         entries,
     })

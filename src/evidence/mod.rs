@@ -132,6 +132,10 @@ pub struct ScannedPath {
     /// Tensile index files and manifests among `entries` (by position) and what they
     /// name.
     pub indexes: Vec<(u32, crate::scan::IndexFile)>,
+    /// The texts of build-configuration files among `entries` (by position), as the
+    /// scan kept them (`crate::scan::is_config_file`, at most
+    /// `crate::scan::MAX_CONFIG_TEXT` bytes each).
+    pub config_texts: Vec<(u32, Vec<u8>)>,
 }
 
 /// One hit judged: the scan's fact wrapped with where it lies and its verdict.

@@ -95,6 +95,19 @@ pub enum SplitWarning {
         /// The package (full store path).
         package: String,
     },
+    /// A CMake or pkg-config file of the package whose text the scan did not keep
+    /// (larger than `max` bytes, or not readable whole): the paths it names were not
+    /// checked after the moves.
+    ConfigNotKept {
+        /// The package (full store path).
+        package: String,
+        /// The file, inside the package.
+        file: String,
+        /// Its size in bytes.
+        size: u64,
+        /// The most the scan keeps of one file.
+        max: u64,
+    },
     /// `$out/SUB` in `file` is also the start of another path the file names, so it is
     /// not rewritten to `$OUTPUT`.
     PrefixNotRewritten {

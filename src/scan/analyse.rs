@@ -18,6 +18,26 @@ use super::{
     ReferenceScanner, RelPath, Resolver, ScanOptions, ScanWarning, StreamResult, HEAD_LEN,
 };
 
+/// Whether a walker must keep a regular file of `size` bytes at `path` whole while it
+/// streams (its text is kept: [`config_text`]).
+pub(crate) fn keeps_text(path: &RelPath, size: u64) -> bool {
+    size <= super::MAX_CONFIG_TEXT && super::is_config_file(path.as_bytes())
+}
+
+/// The whole text of a build-configuration file, read through `source`; `None` for
+/// other files, larger ones, or when fewer bytes than `size` can be read.
+fn config_text<S: ByteSource + ?Sized>(
+    path: &RelPath,
+    size: u64,
+    source: Option<&S>,
+) -> Option<Vec<u8>> {
+    if !keeps_text(path, size) {
+        return None;
+    }
+    let bytes = source?.read_vec(0, size as usize).ok()?;
+    (bytes.len() as u64 == size).then_some(bytes)
+}
+
 /// What the walkers know about the store path as a whole.
 #[derive(Clone, Copy)]
 pub(crate) struct Context<'a> {
@@ -86,6 +106,7 @@ fn entry(path: RelPath, file_type: FileType, size: u64, hits: Vec<LocatedHit>) -
         head: Vec::new(),
         bundle: None,
         index: None,
+        config_text: None,
     }
 }
 
@@ -303,6 +324,7 @@ pub(crate) fn regular<S: ByteSource + ?Sized>(
     file.head = head[..head.len().min(HEAD_LEN)].to_vec();
     file.bundle = bundle;
     file.index = index_file(&file.path, size, is_elf, contents.source);
+    file.config_text = config_text(&file.path, size, contents.source);
     Outcome {
         file,
         evidence,

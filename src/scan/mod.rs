@@ -202,7 +202,22 @@ pub struct FileScan {
     /// A Tensile index (`*.dat` in MessagePack): the files it names for loading, as
     /// patterns relative to its directory; a manifest: the file names it lists.
     pub index: Option<IndexFile>,
+    /// The whole text of a build-configuration file ([`is_config_file`], at most
+    /// [`MAX_CONFIG_TEXT`] bytes), kept while its bytes stream by so that `split` can
+    /// check it from any source, a NAR as well as a tree.
+    pub config_text: Option<Vec<u8>>,
 }
+
+/// Whether the scan keeps the whole text of the file at `path` (relative, bytes): a
+/// CMake file or a pkg-config file, which `split` reads to keep the paths they name
+/// resolving after its moves.
+pub fn is_config_file(path: &[u8]) -> bool {
+    path.ends_with(b".cmake") || path.ends_with(b".pc")
+}
+
+/// The largest build-configuration file whose text the scan keeps (a real one is a
+/// few KiB).
+pub const MAX_CONFIG_TEXT: u64 = 1 << 20;
 
 /// What an index file or a manifest names (see `crate::elf::index_loads`).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -15,8 +15,9 @@
 //!
 //! ELF files are kept whole while streaming (in memory up to
 //! [`ScanOptions::nar_spool_in_memory`], otherwise in an anonymous temporary file) so
-//! they can be analysed; other files keep only their head and the windows around hits
-//! (`super::capture`).
+//! they can be analysed, and build-configuration files (in memory, up to
+//! [`super::MAX_CONFIG_TEXT`]) so that their text is kept as from a tree; other files
+//! keep only their head and the windows around hits (`super::capture`).
 
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -393,7 +394,10 @@ impl<'a, R: Read> NarWalker<'a, R> {
                 let want = (size - off).min(block.len() as u64) as usize;
                 self.read_exact(&mut block[..want], "file contents")?;
                 let chunk = &block[..want];
-                if off == 0 && has_elf_magic(chunk) {
+                if off == 0 && analyse::keeps_text(&path, size) {
+                    // A build-configuration file: kept whole for its text.
+                    spool = Some(Spool::Memory(Vec::with_capacity(size as usize)));
+                } else if off == 0 && has_elf_magic(chunk) {
                     spool = if size <= self.ctx.opts.nar_spool_in_memory {
                         Some(Spool::Memory(Vec::with_capacity(size as usize)))
                     } else {
@@ -522,6 +526,53 @@ mod tests {
         }
         assert_eq!(a.evidence, b.evidence);
         assert_eq!(a.nar_size, b.nar_size);
+    }
+
+    /// The texts of build-configuration files are kept alike from a tree and a NAR:
+    /// whole, up to the cap; never for a larger file, a symlink, or another file.
+    #[test]
+    fn config_texts_are_kept_alike_from_tree_and_nar_up_to_the_cap() {
+        let (tmp, p) = fixture();
+        let root = tmp.path().join("nix/store").join(p.to_string());
+        std::fs::remove_file(
+            root.join("share")
+                .join(std::ffi::OsStr::from_bytes(b"caf\xe9")),
+        )
+        .unwrap();
+        let cmake = root.join("lib/cmake/pkg");
+        std::fs::create_dir_all(&cmake).unwrap();
+        let small = format!("set(_IMPORT_PREFIX /nix/store/{SELF}-pkg)\n");
+        std::fs::write(cmake.join("pkgConfig.cmake"), &small).unwrap();
+        std::fs::write(cmake.join("empty.cmake"), "").unwrap();
+        let huge = vec![b'#'; crate::scan::MAX_CONFIG_TEXT as usize + 1];
+        std::fs::write(cmake.join("huge.cmake"), &huge).unwrap();
+        std::os::unix::fs::symlink("../../pkgconfig/pkg.pc", cmake.join("link.pc")).unwrap();
+        let mut nar = Vec::new();
+        let mut enc = nix_nar::Encoder::new(&root).unwrap();
+        io::copy(&mut enc, &mut nar).unwrap();
+        let opts = ScanOptions::default();
+        let from_dir = dir_scan(tmp.path(), &p, &opts);
+        let from_nar = scan_nar(&nar[..], "test.nar", None, &scanner(), &opts).unwrap();
+        assert_same(&from_dir, &from_nar);
+        let kept: Vec<(String, Vec<u8>)> = from_nar
+            .files
+            .iter()
+            .filter_map(|f| Some((f.path.to_string(), f.config_text.clone()?)))
+            .collect();
+        assert_eq!(
+            kept,
+            [
+                ("lib/cmake/pkg/empty.cmake".to_string(), Vec::new()),
+                (
+                    "lib/cmake/pkg/pkgConfig.cmake".to_string(),
+                    small.into_bytes()
+                ),
+                (
+                    "lib/pkgconfig/pkg.pc".to_string(),
+                    format!("prefix=/nix/store/{SELF}-pkg\n").into_bytes()
+                ),
+            ]
+        );
     }
 
     #[test]

@@ -8,20 +8,19 @@
 //! tree, or a decompressed NAR stream) and answers whether an absolute logical path
 //! exists ([`FileSource::exists`]), which the scan needs to tell a RUNPATH entry that
 //! supplies a library from one that does not, and the evidence layer to tell a live
-//! symlink from a dangling one. [`read_small_files`] reads a few files whole (`split`'s
-//! build-configuration files). [`locate`] picks the source for a loaded closure.
+//! symlink from a dangling one. [`locate`] picks the source for a loaded closure. (The
+//! texts `split` reads, of build-configuration files, are kept by the scan as the files
+//! stream by, from any source: `crate::scan::is_config_file`.)
 
 mod http;
 mod nar;
 mod nar_dir;
-mod small_files;
 mod store_tree;
 mod verify;
 
 pub use http::HttpSource;
 pub use nar::{open_nar, open_nar_stream, Compression, OpenError};
 pub use nar_dir::NarDir;
-pub use small_files::read_small_files;
 pub use store_tree::StoreTree;
 
 /// Which kind of source the files come from: the report's word for it.

@@ -25,8 +25,9 @@ use crate::classify::EntryType;
 use crate::evidence::PathEvidence;
 use crate::report::Because;
 
-/// Files larger than this are not read (a build-configuration file is a few KiB).
-const MAX_CONFIG_BYTES: u64 = 1 << 20;
+/// Files larger than this are not read (a build-configuration file is a few KiB): the
+/// scan keeps no larger text.
+const MAX_CONFIG_BYTES: u64 = crate::scan::MAX_CONFIG_TEXT;
 
 /// One literal replacement in a file of the split package, after the moves.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,14 +47,14 @@ pub struct Rewrite {
     pub because: Because,
 }
 
-/// Whether `path` is a file this module reads.
+/// Whether `path` is a file this module reads (the scan keeps the texts of these).
 pub fn is_config_file(path: &[u8]) -> bool {
-    path.ends_with(b".cmake") || path.ends_with(b".pc")
+    crate::scan::is_config_file(path)
 }
 
-/// The contents of the package's build-configuration files, gathered before the
-/// analysis (`crate::source::read_small_files`): entry → bytes, for each one that
-/// could be read; `None` when the files were not to be had (NARs, no files).
+/// The contents of the package's build-configuration files, kept by the scan before
+/// the analysis: entry → bytes, for each one that could be read; `None` when the
+/// files were not to be had.
 #[derive(Debug, Clone, Default)]
 pub struct ConfigTexts(pub Option<HashMap<usize, Vec<u8>>>);
 

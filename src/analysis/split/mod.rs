@@ -74,7 +74,7 @@ pub fn split(
 ) -> Result<SplitReport, AnalysisError> {
     let sd = &c.store_dir;
     let (pkg, root) = package_and_root(c, opts)?;
-    let (ev, referrers) = scan_evidence(c, opts, &pkg, root.as_ref(), progress)?;
+    let (ev, referrers, kept) = scan_evidence(c, opts, &pkg, root.as_ref(), progress)?;
     let mut warnings: Vec<SplitWarning> = load_warnings(c)
         .into_iter()
         .map(SplitWarning::Input)
@@ -118,7 +118,7 @@ pub fn split(
         return Ok(report);
     }
 
-    let texts = config_texts(opts, &ev);
+    let texts = config_texts(sd, &ev, kept, &mut report.warnings);
     let (p, rewrites) = plan_without_cycles(
         sd,
         &texts,
@@ -213,15 +213,19 @@ fn package_and_root(
     Ok((pkg, Some((root, closure))))
 }
 
+/// The texts of build-configuration files the scan kept, by entry position.
+type KeptTexts = Vec<(u32, Vec<u8>)>;
+
 /// The evidence of the package and, with a consumer, of every path of its closure
-/// that refers to the package (the referrers).
+/// that refers to the package (the referrers); and the texts of the package's
+/// build-configuration files the scan kept, by entry.
 fn scan_evidence(
     c: &Closure,
     opts: &SplitOptions,
     pkg: &StorePath,
     root: Option<&(StorePath, Closure)>,
     progress: Option<Progress<'_>>,
-) -> Result<(PathEvidence, Vec<PathEvidence>), AnalysisError> {
+) -> Result<(PathEvidence, Vec<PathEvidence>, KeptTexts), AnalysisError> {
     let mut scan_list = vec![pkg.clone()];
     if let Some((_, closure)) = root {
         scan_list.extend(
@@ -233,8 +237,12 @@ fn scan_evidence(
         );
     }
     let collector = Collector::new(c, opts.files.source(), opts.cache.as_ref()).rules(&opts.rules);
-    let mut evidence: Vec<PathEvidence> = collector
-        .scan(&scan_list, progress)
+    let mut scanned = collector.scan(&scan_list, progress);
+    let kept = match scanned.first_mut().map(|s| &mut s.result) {
+        Some(Ok((s, _))) => std::mem::take(&mut s.config_texts),
+        _ => Vec::new(),
+    };
+    let mut evidence: Vec<PathEvidence> = scanned
         .into_iter()
         .map(|s| collector.derive(s, None))
         .collect();
@@ -242,28 +250,39 @@ fn scan_evidence(
     let ev = evidence.pop().ok_or_else(|| AnalysisError::NoRoot {
         origin: c.origin.clone(),
     })?;
-    Ok((ev, referrers))
+    Ok((ev, referrers, kept))
 }
 
-/// The texts of the package's build-configuration files, read through the source
-/// (the analysis after this reads no file).
-fn config_texts(opts: &SplitOptions, ev: &PathEvidence) -> ConfigTexts {
+/// The texts of the package's build-configuration files, as the scan kept them while
+/// the files streamed by (from a directory tree, a cache directory's NARs or an HTTP
+/// cache's alike; the analysis reads no file). A configuration file too large for the
+/// scan to keep is named in a warning: the paths it names go unchecked.
+fn config_texts(
+    sd: &StoreDir,
+    ev: &PathEvidence,
+    kept: KeptTexts,
+    warnings: &mut Vec<SplitWarning>,
+) -> ConfigTexts {
+    let mut kept: HashMap<usize, Vec<u8>> =
+        kept.into_iter().map(|(f, t)| (f as usize, t)).collect();
     let wanted = ConfigTexts::wanted(ev);
-    let rels: Vec<&[u8]> = wanted
-        .iter()
-        .map(|&f| ev.entries[f].path.as_bytes())
-        .collect();
-    let read = opts
-        .files
-        .source()
-        .and_then(|s| crate::source::read_small_files(s, &ev.path, &rels));
-    ConfigTexts(read.map(|texts| {
+    for (f, e) in ev.entries.iter().enumerate() {
+        let regular = matches!(e.entry, EntryType::Regular | EntryType::Executable);
+        if regular && config::is_config_file(e.path.as_bytes()) && !kept.contains_key(&f) {
+            warnings.push(SplitWarning::ConfigNotKept {
+                package: sd.display(&ev.path),
+                file: rel(&e.path),
+                size: e.size,
+                max: crate::scan::MAX_CONFIG_TEXT,
+            });
+        }
+    }
+    ConfigTexts(Some(
         wanted
             .into_iter()
-            .zip(texts)
-            .filter_map(|(f, t)| Some((f, t?)))
-            .collect()
-    }))
+            .filter_map(|f| Some((f, kept.remove(&f)?)))
+            .collect(),
+    ))
 }
 
 /// The hits of the package into itself that landed on an output by default.

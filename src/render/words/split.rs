@@ -244,6 +244,26 @@ impl std::fmt::Display for crate::report::SplitWarning {
                 "{package}: the files come from NARs, so the paths its CMake and pkg-config \
                  files build from their own location were not checked after the moves"
             ),
+            W::ConfigNotKept {
+                package,
+                file,
+                size,
+                max,
+            } => {
+                let why = if size > max {
+                    format!(
+                        "({size} bytes) is larger than the {max} bytes nixcut reads of a \
+                         build-configuration file"
+                    )
+                } else {
+                    "(a build-configuration file) could not be read whole".to_string()
+                };
+                write!(
+                    f,
+                    "{package}: {file} {why}, so the paths it names were not checked after \
+                     the moves"
+                )
+            }
             W::PrefixNotRewritten { file, sub, output } => write!(
                 f,
                 "{file}: $out/{sub} is also the start of another path it names, so it is not \
