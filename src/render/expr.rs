@@ -620,24 +620,25 @@ fn native_inputs(
     );
     let (s, e) = (start(&value), end(&value));
     let tail = format!(" ++ [ {} ]", a.native_build_inputs.join(" "));
-    if simple {
-        edits.push(Edit {
-            start: e,
-            end: e,
-            text: tail,
-        });
-    } else {
+    append_to(edits, s, e, simple, tail);
+}
+
+/// `tail` after the value spanning `s..e`, the value in parentheses unless `simple`
+/// (an operand that binds tighter than the operator `tail` starts with).
+fn append_to(edits: &mut Vec<Edit>, s: usize, e: usize, simple: bool, tail: String) {
+    if !simple {
         edits.push(Edit {
             start: s,
             end: s,
             text: "(".into(),
         });
-        edits.push(Edit {
-            start: e,
-            end: e,
-            text: format!("){tail}"),
-        });
     }
+    let text = if simple { tail } else { format!("){tail}") };
+    edits.push(Edit {
+        start: e,
+        end: e,
+        text,
+    });
 }
 
 /// `postFixup`: the lines before the closing `''` of an existing indented string,
@@ -722,24 +723,7 @@ fn post_fixup(
     );
     let tail = format!(" + ''\n{lines}{attr_ind}''");
     let (s, e) = (start(&value), end(&value));
-    if simple {
-        edits.push(Edit {
-            start: e,
-            end: e,
-            text: tail,
-        });
-    } else {
-        edits.push(Edit {
-            start: s,
-            end: s,
-            text: "(".into(),
-        });
-        edits.push(Edit {
-            start: e,
-            end: e,
-            text: format!("){tail}"),
-        });
-    }
+    append_to(edits, s, e, simple, tail);
 }
 
 /// The arguments that are not formals yet, after the last formal in the formals' own
