@@ -81,6 +81,15 @@ fn check_by_rebuild(report: &Value) {
     run_ok(&format!("{consumer}/bin/llama-server"), &[]);
 }
 
+/// `nixcut split rocblas --for <llama-cpp-rocm> EXTRA… --format json` in the rocm world.
+fn rocblas_split(extra: &[&str]) -> Value {
+    let w = rocm_world();
+    let mut args = vec!["split", "rocblas", "--for", &w.root];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["--format", "json"]);
+    json(&args)
+}
+
 #[test]
 fn rocblas_split_for_llama_matches_the_rebuild() {
     if !nix_or_skip("rocblas_split_for_llama_matches_the_rebuild") {
@@ -148,16 +157,7 @@ fn rocblas_split_with_gpu_targets_matches_the_rebuild() {
         return;
     }
     let w = rocm_world();
-    let r = json(&[
-        "split",
-        "rocblas",
-        "--for",
-        &w.root,
-        "--gpu-targets",
-        "gfx1030",
-        "--format",
-        "json",
-    ]);
+    let r = rocblas_split(&["--gpu-targets", "gfx1030"]);
     let archs = r["archs"].as_array().unwrap();
     let kept: Vec<&str> = archs
         .iter()
@@ -203,18 +203,7 @@ fn rocblas_split_with_per_target_outputs_matches_the_rebuild() {
     if !nix_or_skip("rocblas_split_with_per_target_outputs_matches_the_rebuild") {
         return;
     }
-    let w = rocm_world();
-    let r = json(&[
-        "split",
-        "rocblas",
-        "--for",
-        &w.root,
-        "--gpu-targets",
-        "gfx1030",
-        "--per-target-outputs",
-        "--format",
-        "json",
-    ]);
+    let r = rocblas_split(&["--gpu-targets", "gfx1030", "--per-target-outputs"]);
     let archs = r["archs"].as_array().unwrap();
     assert!(archs
         .iter()

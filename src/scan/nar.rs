@@ -528,10 +528,9 @@ mod tests {
         assert_eq!(a.nar_size, b.nar_size);
     }
 
-    /// The texts of build-configuration files are kept alike from a tree and a NAR:
-    /// whole, up to the cap; never for a larger file, a symlink, or another file.
-    #[test]
-    fn config_texts_are_kept_alike_from_tree_and_nar_up_to_the_cap() {
+    /// The fixture without its non-UTF-8 name (nix-nar's encoder cannot write one), and
+    /// its store path's directory.
+    fn utf8_fixture() -> (tempfile::TempDir, StorePath, std::path::PathBuf) {
         let (tmp, p) = fixture();
         let root = tmp.path().join("nix/store").join(p.to_string());
         std::fs::remove_file(
@@ -539,6 +538,14 @@ mod tests {
                 .join(std::ffi::OsStr::from_bytes(b"caf\xe9")),
         )
         .unwrap();
+        (tmp, p, root)
+    }
+
+    /// The texts of build-configuration files are kept alike from a tree and a NAR:
+    /// whole, up to the cap; never for a larger file, a symlink, or another file.
+    #[test]
+    fn config_texts_are_kept_alike_from_tree_and_nar_up_to_the_cap() {
+        let (tmp, p, root) = utf8_fixture();
         let cmake = root.join("lib/cmake/pkg");
         std::fs::create_dir_all(&cmake).unwrap();
         let small = format!("set(_IMPORT_PREFIX /nix/store/{SELF}-pkg)\n");
@@ -577,14 +584,7 @@ mod tests {
 
     #[test]
     fn nar_from_nix_nar_encoder_matches_directory() {
-        let (tmp, p) = fixture();
-        let root = tmp.path().join("nix/store").join(p.to_string());
-        // nix-nar's encoder cannot write non-UTF-8 names.
-        std::fs::remove_file(
-            root.join("share")
-                .join(std::ffi::OsStr::from_bytes(b"caf\xe9")),
-        )
-        .unwrap();
+        let (tmp, p, root) = utf8_fixture();
         extend_fixture(&root);
         let mut nar = Vec::new();
         let mut enc = nix_nar::Encoder::new(&root).unwrap();
