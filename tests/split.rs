@@ -1390,3 +1390,75 @@ endforeach()
     assert!(out.status.success(), "{said}");
     assert_eq!(said.matches(built["static"].as_str()).count(), 4, "{said}");
 }
+
+/// issue 33: the autotools-like world (tests/worlds/split/autotools.nix: a configure
+/// script and a Makefile that write the configured directories, absolute, into the .pc
+/// file and spark-config), built with the stdenv model, so the split build gets stdenv's
+/// configure flags. The generated code gives exactly the predicted outputs; stdenv's
+/// moves are not written; the rewrites are quiet (the configure flags already name dev);
+/// builds against dev alone through pkg-config and spark-config run; the consumer's
+/// closure is exactly the predicted one.
+#[test]
+fn an_autotools_library_split_builds_under_stdenvs_configure_flags() {
+    let test = "an_autotools_library_split_builds_under_stdenvs_configure_flags";
+    if !nix_or_skip(test) || !common::tool_or_skip(test, "pkg-config", "pkg-config") {
+        return;
+    }
+    let world = repo().join("tests/worlds/split/autotools.nix");
+    let world = world.to_str().unwrap();
+    let spark = nix_stdout("nix-build", &[world, "-A", "spark", "--no-out-link"]);
+    let app = nix_stdout("nix-build", &[world, "-A", "spark-app", "--no-out-link"]);
+    let r = json(&[
+        "split",
+        spark.trim(),
+        "--for",
+        app.trim(),
+        "--format",
+        "json",
+    ]);
+    assert!(r["no_split"].is_null(), "{r}");
+    let code = r["nix"].as_str().unwrap();
+    for done in ["'include'", "'lib/pkgconfig'", "'share/doc'", "'share/man'"] {
+        assert!(
+            !code.contains(&format!("moveToOutput {done}")),
+            "{done}: {code}"
+        );
+    }
+    assert!(!code.contains("--replace-fail"), "{code}");
+    assert!(
+        code.contains("substituteInPlace \"$dev\"/'lib/pkgconfig/spark.pc' --replace-quiet"),
+        "{code}"
+    );
+    assert_nix_parses(&r);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("split.nix");
+    std::fs::write(&file, code).unwrap();
+    let file = file.to_str().unwrap();
+    let build = |attr: &str| {
+        nix_stdout(
+            "nix-build",
+            &[world, "--arg", "code", file, "-A", attr, "--no-out-link"],
+        )
+        .trim()
+        .to_string()
+    };
+    check_outputs(&r, &|name| build(&format!("code.{name}")));
+    let user = build("code-user");
+    for program in ["user-pc", "user-config"] {
+        assert_eq!(
+            run_ok(&format!("{user}/bin/{program}"), &[]).trim(),
+            "spark 42"
+        );
+    }
+    let consumer = build("code-app");
+    assert_eq!(
+        run_ok(&format!("{consumer}/bin/spark-app"), &[]).trim(),
+        "spark 42"
+    );
+    let predicted = r["for"]["closure_size_after"].as_u64().unwrap();
+    assert_eq!(
+        closure_size(&consumer),
+        predicted,
+        "rebuilt consumer {consumer}"
+    );
+}

@@ -216,6 +216,8 @@ fn small_worlds_are_proposed_alike_from_store_directory_and_http() {
         ("cyclic.nix", "cyclic"),
         ("dri.nix", "loader"),
         ("wrapper.nix", "wrapper"),
+        ("quoted-names.nix", "pkg"),
+        ("autotools.nix", "spark"),
     ] {
         let world = repo().join("tests/worlds/split").join(file);
         let pkg = nix_stdout(

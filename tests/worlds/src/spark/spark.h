@@ -1,0 +1,4 @@
+#ifndef SPARK_H
+#define SPARK_H
+int spark_answer(void);
+#endif
