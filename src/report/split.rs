@@ -89,12 +89,6 @@ pub enum SplitWarning {
         outputs: Vec<String>,
         edges: Vec<CycleEdge>,
     },
-    /// The package's CMake and pkg-config files were not read (NARs), so the paths
-    /// they build from their own location were not checked after the moves.
-    ConfigUnchecked {
-        /// The package (full store path).
-        package: String,
-    },
     /// A CMake or pkg-config file of the package whose text the scan did not keep
     /// (larger than `max` bytes, or not readable whole): the paths it names were not
     /// checked after the moves.

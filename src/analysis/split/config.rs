@@ -53,35 +53,14 @@ pub fn is_config_file(path: &[u8]) -> bool {
 }
 
 /// The contents of the package's build-configuration files, kept by the scan before
-/// the analysis: entry → bytes, for each one that could be read; `None` when the
-/// files were not to be had.
+/// the analysis (from a directory tree and a NAR alike): entry → bytes.
 #[derive(Debug, Clone, Default)]
-pub struct ConfigTexts(pub Option<HashMap<usize, Vec<u8>>>);
+pub struct ConfigTexts(pub HashMap<usize, Vec<u8>>);
 
 impl ConfigTexts {
-    /// The entries whose contents the check needs: the configuration files (regular,
-    /// at most [`MAX_CONFIG_BYTES`]).
-    pub fn wanted(ev: &PathEvidence) -> Vec<usize> {
-        ev.entries
-            .iter()
-            .enumerate()
-            .filter(|(_, e)| {
-                matches!(e.entry, EntryType::Regular | EntryType::Executable)
-                    && e.size <= MAX_CONFIG_BYTES
-                    && is_config_file(e.path.as_bytes())
-            })
-            .map(|(f, _)| f)
-            .collect()
-    }
-
-    /// Whether the files could be read at all.
-    pub fn available(&self) -> bool {
-        self.0.is_some()
-    }
-
-    /// The contents of entry `f`, if read.
+    /// The contents of entry `f`, if kept.
     pub fn get(&self, f: usize) -> Option<Vec<u8>> {
-        self.0.as_ref()?.get(&f).cloned()
+        self.0.get(&f).cloned()
     }
 }
 

@@ -154,18 +154,6 @@ fn check_config(
     warnings: &mut Vec<SplitWarning>,
 ) -> Vec<SplitAction> {
     let read = |f: usize| texts.get(f);
-    let moved = |f: usize| p.place[f] != plan::Place::Output(0);
-    let unread = !texts.available()
-        && ev
-            .entries
-            .iter()
-            .enumerate()
-            .any(|(f, e)| config::is_config_file(e.path.as_bytes()) && moved(f));
-    if unread {
-        warnings.push(SplitWarning::ConfigUnchecked {
-            package: sd.display(&ev.path),
-        });
-    }
     let rewrites = config::rewrites(ev, &sd.display(&ev.path), p, &read);
     let outputs = p.outputs.clone();
     let path_of = |o: usize| output_path(sd, &ev.path, &outputs, o);

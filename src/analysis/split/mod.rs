@@ -265,24 +265,25 @@ fn config_texts(
 ) -> ConfigTexts {
     let mut kept: HashMap<usize, Vec<u8>> =
         kept.into_iter().map(|(f, t)| (f as usize, t)).collect();
-    let wanted = ConfigTexts::wanted(ev);
+    let mut texts = HashMap::new();
     for (f, e) in ev.entries.iter().enumerate() {
         let regular = matches!(e.entry, EntryType::Regular | EntryType::Executable);
-        if regular && config::is_config_file(e.path.as_bytes()) && !kept.contains_key(&f) {
-            warnings.push(SplitWarning::ConfigNotKept {
+        if !regular || !config::is_config_file(e.path.as_bytes()) {
+            continue;
+        }
+        match kept.remove(&f) {
+            Some(t) => {
+                texts.insert(f, t);
+            }
+            None => warnings.push(SplitWarning::ConfigNotKept {
                 package: sd.display(&ev.path),
                 file: rel(&e.path),
                 size: e.size,
                 max: crate::scan::MAX_CONFIG_TEXT,
-            });
+            }),
         }
     }
-    ConfigTexts(Some(
-        wanted
-            .into_iter()
-            .filter_map(|f| Some((f, kept.remove(&f)?)))
-            .collect(),
-    ))
+    ConfigTexts(texts)
 }
 
 /// The hits of the package into itself that landed on an output by default.

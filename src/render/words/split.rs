@@ -239,11 +239,6 @@ impl std::fmt::Display for crate::report::SplitWarning {
                 outputs.join(" and "),
                 joined(edges, "; ")
             ),
-            W::ConfigUnchecked { package } => write!(
-                f,
-                "{package}: the files come from NARs, so the paths its CMake and pkg-config \
-                 files build from their own location were not checked after the moves"
-            ),
             W::ConfigNotKept {
                 package,
                 file,
