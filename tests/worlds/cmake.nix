@@ -83,19 +83,8 @@ let
     '';
   };
 
-  # The inputs a build against `dev` gets: dev and what its
-  # nix-support/propagated-build-inputs names, recursively (as stdenv does).
-  inputsOf = ''
-    inputs=
-    add() {
-      case " $inputs " in *" $1 "*) return ;; esac
-      inputs="$inputs $1"
-      if [ -f "$1/nix-support/propagated-build-inputs" ]; then
-        for p in $(cat "$1/nix-support/propagated-build-inputs"); do add "$p"; done
-      fi
-    }
-    add $dev
-  '';
+  # The inputs a build against `dev` gets (lib.nix).
+  inputsOf = lib.inputsOfDev;
 
   cmakeUser = dev: mkDerivation {
     name = "ember-cmake-user-1.0";

@@ -11,11 +11,25 @@ let
       PATH = "/usr/bin:/bin";
     } // (if tag == "" then { } else { inherit tag; }) // attrs);
 
+  # Shell lines setting $inputs to the inputs a build given only $dev gets: dev and what
+  # its nix-support/propagated-build-inputs names, recursively (as stdenv does).
+  inputsOfDev = ''
+    inputs=
+    add() {
+      case " $inputs " in *" $1 "*) return ;; esac
+      inputs="$inputs $1"
+      if [ -f "$1/nix-support/propagated-build-inputs" ]; then
+        for p in $(cat "$1/nix-support/propagated-build-inputs"); do add "$p"; done
+      fi
+    }
+    add $dev
+  '';
+
   # gpubin.py: fake-but-parseable GPU binaries (AMDGPU ELF, offload bundles, CCOB, fatbins).
   gpubin = ./src/gpubin.py;
 in
 rec {
-  inherit mkDerivation gpubin;
+  inherit mkDerivation gpubin inputsOfDev;
 
   # glibc-like leaf: the host's real loader and libc. The loader is the PT_INTERP of the
   # executables (elf-interpreter); lib/ supplies libc.so.6 to every RUNPATH (elf-needed).

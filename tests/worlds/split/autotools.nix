@@ -43,15 +43,7 @@ let
     src = ../src/spark/app.c;
     inherit dev;
     buildCommand = ''
-      inputs=
-      add() {
-        case " $inputs " in *" $1 "*) return ;; esac
-        inputs="$inputs $1"
-        if [ -f "$1/nix-support/propagated-build-inputs" ]; then
-          for p in $(cat "$1/nix-support/propagated-build-inputs"); do add "$p"; done
-        fi
-      }
-      add $dev
+      ${lib.inputsOfDev}
       PKG_CONFIG_PATH= PATH_ADD=
       for p in $inputs; do
         PKG_CONFIG_PATH=$PKG_CONFIG_PATH''${PKG_CONFIG_PATH:+:}$p/lib/pkgconfig
