@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::plan::{Place, Plan, Tree};
+use super::plan::{Leaf, Place, Plan, Tree};
 use super::{is_gpu_output, rel, rel_bytes};
 use crate::evidence::PathEvidence;
 use crate::report::{is_plain, Because, OutputReference, SplitAction, SplitOutput};
@@ -104,28 +104,11 @@ fn edit_actions(sd: &StoreDir, ev: &PathEvidence, p: &Plan) -> Vec<SplitAction> 
 fn top_moves(ev: &PathEvidence, p: &Plan, tree: &Tree<'_>) -> Vec<(usize, usize)> {
     let entries = &ev.entries;
     // The one output every leaf below an entry goes to (None: several, or none).
-    let n = entries.len();
-    let mut only: Vec<Option<Option<usize>>> = vec![None; n];
-    // NAR order puts children after parents: fold bottom-up.
-    for i in (0..n).rev() {
-        let mine: Option<Option<usize>> = match &p.place[i] {
-            Place::Output(o) => Some(Some(*o)),
-            Place::Deleted => None,
-            Place::Implicit => {
-                let mut acc: Option<Option<usize>> = None;
-                for &c in &tree.children[i] {
-                    match (&acc, &only[c]) {
-                        (_, None) => {}
-                        (None, x) => acc = *x,
-                        (Some(a), Some(b)) if a == b => {}
-                        _ => acc = Some(None),
-                    }
-                }
-                acc
-            }
-        };
-        only[i] = mine;
-    }
+    let only = tree.uniform_below(entries.len(), |i| match &p.place[i] {
+        Place::Output(o) => Leaf::Is(Some(*o)),
+        Place::Deleted => Leaf::Nothing,
+        Place::Implicit => Leaf::Directory,
+    });
     let mut moves: Vec<(usize, usize)> = Vec::new();
     let mut stack: Vec<usize> = entries
         .iter()

@@ -276,10 +276,53 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
 }
 
+/// What one entry says for [`Tree::uniform_below`].
+pub enum Leaf<T> {
+    /// A directory: what everything below it says.
+    Directory,
+    /// Nothing (a deleted file).
+    Nothing,
+    /// A value; `None` agrees with no other leaf's.
+    Is(Option<T>),
+}
+
 /// The entries of a package indexed by path, with each entry's children.
 pub struct Tree<'a> {
     pub by_path: HashMap<&'a [u8], usize>,
     pub children: Vec<Vec<usize>>,
+}
+
+impl Tree<'_> {
+    /// Per entry, what the leaves below it say together (bottom-up: in NAR order
+    /// children follow their parent): `Some(Some(x))` when every leaf that says
+    /// something says `x`, `Some(None)` when they differ (or one says `Is(None)`),
+    /// `None` when none says anything.
+    pub fn uniform_below<T: Clone + PartialEq>(
+        &self,
+        n: usize,
+        leaf: impl Fn(usize) -> Leaf<T>,
+    ) -> Vec<Option<Option<T>>> {
+        let mut below: Vec<Option<Option<T>>> = vec![None; n];
+        for i in (0..n).rev() {
+            below[i] = match leaf(i) {
+                Leaf::Nothing => None,
+                Leaf::Is(x) => Some(x),
+                Leaf::Directory => {
+                    let mut acc: Option<Option<T>> = None;
+                    for &c in &self.children[i] {
+                        match (&acc, &below[c]) {
+                            (_, None) => {}
+                            (None, x) => acc = x.clone(),
+                            (Some(a), Some(b)) if a == b => {}
+                            _ => acc = Some(None),
+                        }
+                    }
+                    acc
+                }
+            };
+        }
+        below
+    }
 }
 
 impl<'a> Tree<'a> {
@@ -428,30 +471,19 @@ fn gpu_drops(
     let entries = &ev.entries;
     // The architecture of what lies below each entry: Some(Some(a)) all of it dropped
     // for `a`, Some(None) something kept (or several), None nothing (deleted, empty).
-    let n = entries.len();
-    let mut below: Vec<Option<Option<String>>> = vec![None; n];
-    for i in (0..n).rev() {
+    let below = tree.uniform_below(entries.len(), |i| {
         let e = &entries[i];
-        below[i] = if e.entry == EntryType::Directory {
-            let mut acc: Option<Option<String>> = None;
-            for &c in &tree.children[i] {
-                match (&acc, &below[c]) {
-                    (_, None) => {}
-                    (None, x) => acc = x.clone(),
-                    (Some(a), Some(b)) if a == b => {}
-                    _ => acc = Some(None),
-                }
-            }
-            acc
+        if e.entry == EntryType::Directory {
+            Leaf::Directory
         } else if deletes.contains_key(&i) {
-            None
+            Leaf::Nothing
         } else {
             match &e.class {
-                FileClass::Gpu(a) if !targets.iter().any(|t| t == a) => Some(Some(a.clone())),
-                _ => Some(None),
+                FileClass::Gpu(a) if !targets.iter().any(|t| t == a) => Leaf::Is(Some(a.clone())),
+                _ => Leaf::Is(None),
             }
-        };
-    }
+        }
+    });
     for (i, b) in below.into_iter().enumerate() {
         if let Some(Some(a)) = b {
             if !entries[i].path.is_root() {

@@ -28,7 +28,7 @@
 use std::collections::BTreeMap;
 
 use super::config::ConfigTexts;
-use super::plan::{Place, Plan, Tree};
+use super::plan::{Leaf, Place, Plan, Tree};
 use crate::evidence::PathEvidence;
 use crate::report::{is_plain, EditAt, SplitAction, StdenvTerms};
 
@@ -128,17 +128,21 @@ fn under(path: &[u8], dir: &[u8]) -> bool {
     path.starts_with(dir) && (path.len() == dir.len() || path[dir.len()] == b'/')
 }
 
+/// The output the last of stdenv's `moves` that takes `path` puts it in (`Some(None)`:
+/// removed); `None` when none takes it.
+fn moved_by(moves: &[(&str, Option<String>)], path: &[u8]) -> Option<Option<String>> {
+    moves
+        .iter()
+        .rev()
+        .find(|(dir, _)| under(path, dir.as_bytes()))
+        .map(|(_, to)| to.clone())
+}
+
 /// Where a path is when `postFixup` starts: the output stdenv's last move of a
 /// directory holding it put it in (`None`: removed), else `out`, or `Search` where the
 /// build's install directories decide (see the module doc).
 fn at_post_fixup(path: &[u8], outputs: &[String], vars: &Vars) -> Option<EditAt> {
-    let mut at = None;
-    for (dir, to) in vars.moves(outputs) {
-        if under(path, dir.as_bytes()) {
-            at = Some(to);
-        }
-    }
-    match at {
+    match moved_by(&vars.moves(outputs), path) {
         Some(Some(o)) if o == "out" => Some(EditAt::Out),
         Some(Some(o)) => Some(EditAt::Output(o)),
         Some(None) => None,
@@ -213,20 +217,11 @@ pub fn terms(
 
     // Moves stdenv makes: a plan move at or below a directory stdenv moves to the same
     // output, where stdenv's move is the last that touches it.
-    let stdenv_target = |path: &[u8]| -> Option<Option<String>> {
-        let mut at = None;
-        for (dir, to) in &moves {
-            if under(path, dir.as_bytes()) {
-                at = Some(to.clone());
-            }
-        }
-        at
-    };
     let mut by_stdenv = vec![false; actions.len()];
     for (k, a) in actions.iter().enumerate() {
         by_stdenv[k] = match a {
             SplitAction::Move { path, to, .. } => {
-                stdenv_target(path.as_bytes()) == Some(Some(to.clone()))
+                moved_by(&moves, path.as_bytes()) == Some(Some(to.clone()))
             }
             SplitAction::Rewrite {
                 output,
@@ -241,17 +236,17 @@ pub fn terms(
 
     // What stdenv moves away from where the plan keeps it in `out`: moved back, by the
     // top-most paths below which everything stays in `out`.
+    // Per entry: whether what lies below it stays in `out` (Some(None): some of it).
+    let in_out = tree.uniform_below(entries.len(), |i| match p.place[i] {
+        Place::Output(o) => Leaf::Is(Some(o == 0)),
+        Place::Deleted => Leaf::Nothing,
+        Place::Implicit => Leaf::Directory,
+    });
     let mut back = Vec::new();
     for (dir, to) in &moves {
-        let Some(to) = to else { continue };
-        if to == "out" {
-            continue;
+        if to.as_deref().is_some_and(|t| t != "out") {
+            back.extend(back_to_out(&tree, &in_out, entries, dir.as_bytes()));
         }
-        let leaves = leaves_below(dir.as_bytes());
-        if leaves.iter().all(|&i| landing(i) != Some(0)) {
-            continue;
-        }
-        back.extend(back_to_out(&tree, p, entries, dir.as_bytes()));
     }
     back.sort();
     back.dedup();
@@ -335,36 +330,24 @@ pub fn terms(
 }
 
 /// The top-most paths below `dir` whose every leaf stays in `out` (`dir` itself when
-/// all of it does).
+/// all of it does), from `in_out` ([`Tree::uniform_below`] of "stays in out").
 fn back_to_out(
     tree: &Tree<'_>,
-    p: &Plan,
+    in_out: &[Option<Option<bool>>],
     entries: &[crate::evidence::EntryFact],
     dir: &[u8],
 ) -> Vec<String> {
     let Some(&d) = tree.by_path.get(dir) else {
         return Vec::new();
     };
-    // (any leaf in out, any leaf elsewhere) below each entry.
-    fn mix(tree: &Tree<'_>, p: &Plan, i: usize) -> (bool, bool) {
-        match p.place[i] {
-            Place::Output(0) => (true, false),
-            Place::Output(_) => (false, true),
-            Place::Deleted => (false, false),
-            Place::Implicit => tree.children[i].iter().fold((false, false), |acc, &c| {
-                let m = mix(tree, p, c);
-                (acc.0 || m.0, acc.1 || m.1)
-            }),
-        }
-    }
     let mut v = Vec::new();
     let mut stack = vec![d];
     while let Some(i) = stack.pop() {
-        match mix(tree, p, i) {
-            (true, false) => {
+        match in_out[i] {
+            Some(Some(true)) => {
                 v.push(String::from_utf8_lossy(entries[i].path.as_bytes()).into_owned())
             }
-            (true, true) => stack.extend(tree.children[i].iter().copied()),
+            Some(None) => stack.extend(tree.children[i].iter().copied()),
             _ => {}
         }
     }
