@@ -543,18 +543,19 @@ pub fn split_attrs(code: &SplitNix<'_>) -> SplitAttrs {
         let by_rebuild = rebuild && matches!(code.actions[k], SplitAction::DropGpuArch { .. });
         !by_stdenv && !by_rebuild
     };
-    let mut backs_done = false;
-    for (k, a) in code.actions.iter().enumerate() {
-        if !backs_done && matches!(a, SplitAction::Move { .. } | SplitAction::Rewrite { .. }) {
+    // The edits (on the files where stdenv left them), the paths stdenv took out of
+    // `out` moved back, then the moves and rewrites.
+    let is_edit =
+        |a: &SplitAction| !matches!(a, SplitAction::Move { .. } | SplitAction::Rewrite { .. });
+    for edits in [true, false] {
+        for (k, a) in code.actions.iter().enumerate() {
+            if is_edit(a) == edits && written(k) {
+                action_lines(&mut body, &mut names, code, a);
+            }
+        }
+        if edits {
             back_lines(&mut body, code);
-            backs_done = true;
         }
-        if written(k) {
-            action_lines(&mut body, &mut names, code, a);
-        }
-    }
-    if !backs_done {
-        back_lines(&mut body, code);
     }
     let uses_remove_references = code
         .actions
