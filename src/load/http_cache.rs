@@ -54,29 +54,7 @@ pub const PIPE_CONNECTIONS: usize = 4;
 /// server to read while it waits for us to read its answers.
 pub const PIPE_DEPTH: usize = 64;
 
-/// Called during the walk with (narinfos read, paths known so far).
-pub type WalkProgress = Arc<dyn Fn(u64, u64) + Send + Sync>;
-
-/// The HTTP side of [`LoadOptions`]: which caches, and the client to reach them.
-#[derive(Clone, Default)]
-pub struct HttpInputs {
-    /// Base URLs of the caches to look store paths up in, in order (`--cache`).
-    pub caches: Vec<String>,
-    /// The client (shared with the file source); `None`: a default one per load.
-    pub client: Option<Arc<HttpClient>>,
-    /// Progress of the narinfo walk.
-    pub progress: Option<WalkProgress>,
-}
-
-impl std::fmt::Debug for HttpInputs {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("HttpInputs")
-            .field("caches", &self.caches)
-            .field("client", &self.client)
-            .field("progress", &self.progress.is_some())
-            .finish()
-    }
-}
+pub use super::options::{HttpInputs, WalkProgress};
 
 /// Whether `input` is to be read from an HTTP cache: a URL, or (with caches given) a
 /// store path, base name or hash that is not a file here.

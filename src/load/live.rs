@@ -24,23 +24,9 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+pub use super::options::NixCommand;
 use super::{path_info_json, store_db, LoadError, LoadOptions};
 use crate::store::{Closure, SourceKind, StorePath};
-
-/// The `nix` program to run.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NixCommand {
-    /// The program: a name looked up in `PATH` or a path.
-    pub program: PathBuf,
-}
-
-impl Default for NixCommand {
-    fn default() -> Self {
-        NixCommand {
-            program: PathBuf::from("nix"),
-        }
-    }
-}
 
 /// A Nix version as `nix --version` prints it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,13 +72,6 @@ pub fn parse_version(s: &str) -> Option<NixVersion> {
 }
 
 impl NixCommand {
-    /// A command for `program`.
-    pub fn new(program: impl Into<PathBuf>) -> NixCommand {
-        NixCommand {
-            program: program.into(),
-        }
-    }
-
     fn run(&self, args: &[OsString]) -> Result<Output, LoadError> {
         Command::new(&self.program)
             .args(args)

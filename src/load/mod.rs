@@ -23,11 +23,13 @@ pub mod binary_cache;
 pub mod closure_info;
 pub mod closure_record;
 mod detect;
+mod error;
 pub mod http_cache;
 mod in_store;
 pub mod json;
 mod json_parts;
 pub mod live;
+mod options;
 pub mod package_set;
 pub mod path_info_json;
 mod read;
@@ -37,199 +39,18 @@ pub mod store_db;
 pub mod structured_attrs;
 
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use detect::{detect_content, load_stream, Content};
 use in_store::store_path_of;
 use read::is_stream;
 
-use crate::store::{is_terminal_hazard, Closure, StoreDir};
+use crate::store::{sanitize, Closure};
 
-pub use live::NixCommand;
-
-/// How to read inputs: which store directory the paths are in, where its files
-/// physically are, and which `nix` to ask about the live store.
-#[derive(Debug, Clone, Default)]
-pub struct LoadOptions {
-    /// The logical store directory (`--store-dir`). `None`: take it from the input when
-    /// the input says, else `/nix/store`.
-    pub store_dir: Option<StoreDir>,
-    /// Where the store directory's files physically are (`--store-root`): the store
-    /// directory `D` is found at `<store_root>/D`. `None`: at `D` itself.
-    pub store_root: Option<PathBuf>,
-    /// The `nix` binary used to query the live store.
-    pub nix: NixCommand,
-    /// Never read the local store database; always ask `nix` (the binary sets it
-    /// from `NIXCUT_NO_STORE_DB=1`). See [`store_db`].
-    pub no_store_db: bool,
-    /// The local Nix's store directory (the binary passes `$NIX_STORE_DIR`); `None`:
-    /// `/nix/store`. Only the store database of that directory is read.
-    pub nix_store_dir: Option<String>,
-    /// The local Nix's state directory (the binary passes `$NIX_STATE_DIR`); `None`:
-    /// `/nix/var/nix`.
-    pub nix_state_dir: Option<PathBuf>,
-    /// The most bytes read from one input file or stream; `None`:
-    /// [`DEFAULT_MAX_INPUT_BYTES`].
-    pub max_input_bytes: Option<u64>,
-    /// Binary caches over HTTP (`--cache URL`) and the client to reach them.
-    pub http: http_cache::HttpInputs,
-    /// Where the loading steps report their times (`NIXCUT_TIMINGS`).
-    pub timings: crate::timing::Timings,
-}
-
-/// The most bytes nixcut reads from one input file or stream: 2 GiB, thirty times the
-/// `nix path-info --json -r` of a 100,000-path closure. Endless or huge inputs
-/// (`/dev/zero`, a disk image that begins like JSON) stop here instead of filling memory.
-pub const DEFAULT_MAX_INPUT_BYTES: u64 = 2 << 30;
-
-/// How standard input (`-`) is named in messages.
-const STDIN_NAME: &str = "standard input";
-
-impl LoadOptions {
-    /// The store directory to use when the input does not name one.
-    pub fn store_dir_or_default(&self) -> StoreDir {
-        self.store_dir.clone().unwrap_or_default()
-    }
-
-    /// The cap on bytes read from one input.
-    pub fn max_input(&self) -> u64 {
-        self.max_input_bytes.unwrap_or(DEFAULT_MAX_INPUT_BYTES)
-    }
-
-    /// Where the store directory's files are on this machine.
-    pub fn physical_store_dir(&self) -> PathBuf {
-        crate::store::physical_path(
-            self.store_root.as_deref(),
-            self.store_dir_or_default().as_str(),
-        )
-    }
-}
-
-/// Why an input could not be loaded. Every variant names the input; JSON errors carry
-/// a line and column, text errors a line and what was expected there.
-#[derive(Debug, thiserror::Error)]
-pub enum LoadError {
-    /// The input does not exist or cannot be read.
-    #[error("cannot read {}: {source}", .path.display())]
-    Io {
-        /// The file or directory.
-        path: PathBuf,
-        /// The operating-system error.
-        source: io::Error,
-    },
-    /// JSON that does not parse, or a value of the wrong type, at a known position.
-    #[error("{}:{line}:{column}: {message}", .path.display())]
-    Json {
-        /// The file.
-        path: PathBuf,
-        /// 1-based line.
-        line: usize,
-        /// 1-based column.
-        column: usize,
-        /// What is wrong.
-        message: String,
-    },
-    /// A JSON value that parses but makes no sense, found by entry rather than by
-    /// position (the position could not be recovered).
-    #[error("{}: entry {entry}: {message}", .path.display())]
-    JsonEntry {
-        /// The file.
-        path: PathBuf,
-        /// The entry: its key, or `[index]` in an array.
-        entry: String,
-        /// What is wrong.
-        message: String,
-    },
-    /// A text record (registration, `exportReferencesGraph`, `.narinfo`, closureInfo
-    /// file) that does not have the expected line.
-    #[error("{}:{line}: expected {expected}, found {found}", .path.display())]
-    Text {
-        /// The file.
-        path: PathBuf,
-        /// 1-based line.
-        line: usize,
-        /// What the format has at this line.
-        expected: String,
-        /// What the file has, quoted, or `end of file`.
-        found: String,
-    },
-    /// The input is none of the formats nixcut reads.
-    #[error("{}: unknown input format: {seen}; expected {}", .path.display(), EXPECTED_FORMATS)]
-    UnknownFormat {
-        /// The file or directory.
-        path: PathBuf,
-        /// A description of what was there.
-        seen: String,
-    },
-    /// A format nixcut recognises but cannot read (yet, or in this configuration).
-    #[error("{}: {what} is not supported: {hint}", .path.display())]
-    Unsupported {
-        /// The file, directory or store path.
-        path: PathBuf,
-        /// What was recognised.
-        what: String,
-        /// What to do instead.
-        hint: String,
-    },
-    /// An input whose parts contradict each other or lack something required.
-    #[error("{}: {message}", .path.display())]
-    Invalid {
-        /// The file or directory.
-        path: PathBuf,
-        /// What is wrong.
-        message: String,
-    },
-    /// The `nix` binary could not be started.
-    #[error("cannot run `{program}` to query the store: {source}; install Nix, or pass the output of `nix path-info --json -r -S PATH` instead")]
-    NixMissing {
-        /// The program that was run.
-        program: String,
-        /// The operating-system error.
-        source: io::Error,
-    },
-    /// The local store database could not be read.
-    #[error("cannot read the store database {}: {message}", .path.display())]
-    StoreDb {
-        /// The database file.
-        path: PathBuf,
-        /// What went wrong.
-        message: String,
-    },
-    /// Neither the store database nor `nix` could load a store path.
-    #[error("{nix}\n(reading the store database did not work either: {store_db})")]
-    LiveStore {
-        /// Why the store database could not be read.
-        store_db: Box<LoadError>,
-        /// Why `nix` failed.
-        nix: Box<LoadError>,
-    },
-    /// A binary cache could not be reached, or answered with an error.
-    #[error(transparent)]
-    Fetch(#[from] crate::http::FetchError),
-    /// `nix` ran and failed.
-    #[error("`{command}` failed ({status}):\n{stderr}")]
-    NixFailed {
-        /// The command line.
-        command: String,
-        /// The exit status.
-        status: String,
-        /// What `nix` printed on stderr.
-        stderr: String,
-    },
-}
-
-const EXPECTED_FORMATS: &str = "a store path or a symlink to one, `nix path-info --json` \
-output, a registration or exportReferencesGraph file, a structured-attrs .attrs.json, a nixcut \
-snapshot, a closureInfo directory or a binary cache directory";
-
-impl LoadError {
-    pub(crate) fn io(path: &Path, source: io::Error) -> LoadError {
-        LoadError::Io {
-            path: path.to_path_buf(),
-            source,
-        }
-    }
-}
+pub use error::LoadError;
+pub(crate) use error::{found, refuse_size_overflow};
+use options::STDIN_NAME;
+pub use options::{LoadOptions, NixCommand, DEFAULT_MAX_INPUT_BYTES};
 
 /// Load `input` (a path, see the module docs) into a [`Closure`], detecting its format
 /// from its content.
@@ -289,36 +110,6 @@ fn finish(mut closure: Closure, path: &Path, opts: &LoadOptions) -> Result<Closu
     Ok(closure)
 }
 
-/// Refuse a closure whose NAR sizes add up past `u64::MAX`: every size nixcut computes
-/// is a sum of them, and none may wrap (two paths of 2^63 bytes would otherwise weigh 0).
-pub(crate) fn refuse_size_overflow(c: &Closure, path: &Path) -> Result<(), LoadError> {
-    if c.total_nar_size().is_some() {
-        return Ok(());
-    }
-    let largest = c
-        .paths
-        .values()
-        .filter_map(|i| Some((i.nar_size?, &i.path)))
-        .max();
-    let example = largest
-        .map(|(size, p)| {
-            format!(
-                " (the largest: {} with {size} bytes)",
-                c.store_dir.display(p)
-            )
-        })
-        .unwrap_or_default();
-    Err(LoadError::Invalid {
-        path: path.to_path_buf(),
-        message: format!(
-            "the NAR sizes of its {} paths add up to more than {} bytes (2^64 - 1), more \
-             than any store holds: a size is wrong{example}",
-            c.paths.len(),
-            u64::MAX
-        ),
-    })
-}
-
 /// Warn when references point outside the loaded set (e.g. `nix path-info --json`
 /// without `-r`).
 fn warn_if_not_closed(c: &mut Closure) {
@@ -335,27 +126,6 @@ fn warn_if_not_closed(c: &mut Closure) {
             c.store_dir.display(from),
             c.store_dir.display(to)
         ));
-    }
-}
-
-/// Shorten and make printable a piece of untrusted input for a message.
-pub(crate) fn sanitize(s: &str, max: usize) -> String {
-    let mut out: String = s
-        .chars()
-        .take(max)
-        .map(|c| if is_terminal_hazard(c) { '?' } else { c })
-        .collect();
-    if s.chars().count() > max {
-        out.push('…');
-    }
-    out
-}
-
-/// `found` text for a text-format error: the line quoted, or `end of file`.
-pub(crate) fn found(line: Option<&str>) -> String {
-    match line {
-        Some(l) => format!("`{}`", sanitize(l, 80)),
-        None => "end of file".to_string(),
     }
 }
 

@@ -104,7 +104,7 @@ impl FileSource for HttpSource {
         if !stays_inside(rel) {
             return Err(bad(format!(
                 "the NAR URL `{}` is not a path inside the cache",
-                crate::load::sanitize(&entry.url, 80)
+                crate::store::sanitize(&entry.url, 80)
             )));
         }
         let url = format!("{}/{rel}", n.base);

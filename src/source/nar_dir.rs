@@ -16,9 +16,8 @@ use serde::Deserialize;
 
 use super::verify::VerifiedNar;
 use super::{open_nar, FileSource, FilesFrom, PathFiles, SourceError};
-use crate::load::binary_cache::{nar_file, read_cache, CacheEntry};
-use crate::load::LoadOptions;
-use crate::store::{NarHash, StoreDir, StorePath};
+use crate::store::narinfo::{self, CacheEntry};
+use crate::store::{Closure, NarHash, StoreDir, StorePath};
 
 /// A binary cache directory with NARs.
 #[derive(Debug)]
@@ -30,6 +29,13 @@ pub struct NarDir {
     expected: BTreeMap<StorePath, (Option<u64>, Option<NarHash>)>,
     all_listed: bool,
     listings: Mutex<HashMap<String, Option<Arc<Node>>>>,
+}
+
+/// The NAR file of `entry` under `cache_dir`, if its URL is a relative path that stays
+/// inside it and the file exists.
+pub(crate) fn nar_file(entry: &CacheEntry, cache_dir: &Path) -> Option<PathBuf> {
+    let p = cache_dir.join(entry.relative_path()?);
+    p.is_file().then_some(p)
 }
 
 /// One node of a `.ls` listing.
@@ -50,13 +56,31 @@ struct Listing {
 }
 
 impl NarDir {
-    /// The cache at `dir`, when its narinfos point at NAR files that are there.
-    pub fn open(dir: &Path, store_dir: &StoreDir) -> Option<NarDir> {
-        let (closure, entries) = read_cache(dir, &LoadOptions::default()).ok()?;
+    /// The cache at `dir`, which `closure` was loaded from, when its narinfos point at
+    /// NAR files that are there. Each narinfo is read again for its `URL` (the closure
+    /// keeps sizes and hashes, not where the NARs are); one that cannot be read or
+    /// parsed leaves its path without files, as the loader has said why already.
+    pub fn open(dir: &Path, closure: &Closure) -> Option<NarDir> {
+        let mut entries = BTreeMap::new();
+        for e in std::fs::read_dir(dir).ok()?.flatten() {
+            let p = e.path();
+            if p.extension().is_none_or(|x| x != "narinfo") {
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(&p) else {
+                continue;
+            };
+            let Ok(n) = narinfo::parse(&text, &closure.store_dir) else {
+                continue;
+            };
+            if let (Some(entry), true) = (n.entry, closure.paths.contains_key(&n.info.path)) {
+                entries.insert(n.info.path, entry);
+            }
+        }
         let expected = closure
             .paths
-            .into_iter()
-            .map(|(p, i)| (p, (i.nar_size, i.nar_hash)))
+            .iter()
+            .map(|(p, i)| (p.clone(), (i.nar_size, i.nar_hash.clone())))
             .collect();
         if !entries
             .values()
@@ -69,7 +93,7 @@ impl NarDir {
             .all(|p| dir.join(format!("{}.ls", p.hash_part())).is_file());
         Some(NarDir {
             dir: dir.to_path_buf(),
-            store_dir: store_dir.clone(),
+            store_dir: closure.store_dir.clone(),
             entries,
             expected,
             all_listed,

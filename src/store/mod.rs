@@ -31,5 +31,5 @@ pub use snapshot::{
     Snapshot, SnapshotHeader, SnapshotPath, SourceRef, SNAPSHOT_KIND, SNAPSHOT_SCHEMA_VERSION,
 };
 pub use text::{
-    edit_distance, has_workflow_command, is_terminal_hazard, neutralise_workflow_commands,
+    edit_distance, has_workflow_command, is_terminal_hazard, neutralise_workflow_commands, sanitize,
 };

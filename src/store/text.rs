@@ -40,17 +40,22 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     d[a.len()][b.len()]
 }
 
-/// A string from input as a message quotes it: at most 300 characters, and every
-/// character that would act on a terminal (control characters, bidirectional
-/// embeddings, overrides and isolates) replaced by `?`.
+/// A string from input as a message quotes it: at most 300 characters (see
+/// [`sanitize`]).
 pub(crate) fn shown(s: &str) -> String {
-    const MAX: usize = 300;
+    sanitize(s, 300)
+}
+
+/// A piece of untrusted input made fit for a message: at most `max` characters (then
+/// `…`), and every character that would act on a terminal (control characters,
+/// bidirectional embeddings, overrides and isolates) replaced by `?`.
+pub fn sanitize(s: &str, max: usize) -> String {
     let mut out: String = s
         .chars()
-        .take(MAX)
+        .take(max)
         .map(|c| if is_terminal_hazard(c) { '?' } else { c })
         .collect();
-    if s.chars().nth(MAX).is_some() {
+    if s.chars().nth(max).is_some() {
         out.push('…');
     }
     out
