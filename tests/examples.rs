@@ -13,7 +13,7 @@ mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use common::{nixcut, repo};
+use common::{human, nix_human, nixcut, repo};
 use serde_json::Value;
 
 const CACHE: &str = "examples/rocm-world-cache";
@@ -152,34 +152,6 @@ fn added(g: &Graph, root: &str, p: &str) -> u64 {
         return closure(g, root);
     }
     closure(g, root) - size_of(g, &reach(g, root, Some(p)))
-}
-
-/// Bytes in binary units with one decimal, as the README's tables show them (`16.2 KiB`,
-/// `1008 B`; a unit is used up to 1024 of it).
-fn human(bytes: u64) -> String {
-    if bytes < 1024 {
-        return format!("{bytes} B");
-    }
-    let mut v = bytes as f64 / 1024.0;
-    for unit in ["KiB", "MiB", "GiB"] {
-        if v < 1024.0 {
-            return format!("{v:.1} {unit}");
-        }
-        v /= 1024.0;
-    }
-    format!("{v:.1} TiB")
-}
-
-/// Bytes as `nix path-info -h` prints them (`10.6G`, `985.6M`).
-fn nix_h(bytes: u64) -> String {
-    let mut v = bytes as f64;
-    for unit in ["", "K", "M", "G"] {
-        if v < 1024.0 {
-            return format!("{v:.1}{unit}");
-        }
-        v /= 1024.0;
-    }
-    format!("{v:.1}T")
 }
 
 /// A file's text with every run of white space one space (prose wraps anywhere).
@@ -693,7 +665,7 @@ fn the_reconstructed_closures_are_the_sizes_the_readmes_print() {
             .join(",");
         assert_eq!(
             cells[4].trim_end_matches(" |"),
-            format!("{grouped} bytes ({})", nix_h(size)),
+            format!("{grouped} bytes ({})", nix_human(size)),
             "{row}"
         );
         // `why` on the file: the headline and every path's sizes.
@@ -733,8 +705,8 @@ fn the_reconstructed_closures_are_the_sizes_the_readmes_print() {
         };
         let size = closure(g, p);
         assert_eq!(cells[2].replace(',', ""), size.to_string(), "{row}");
-        assert_eq!(cells[3], nix_h(size), "{row}");
-        assert_eq!(cells[1], nix_h(size), "{row}: published");
+        assert_eq!(cells[3], nix_human(size), "{row}");
+        assert_eq!(cells[1], nix_human(size), "{row}: published");
         rows += 1;
     }
     assert_eq!(rows, 16, "the 16 published paths");
