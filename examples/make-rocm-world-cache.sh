@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Rewrite examples/rocm-world-cache/: a binary cache directory (nix-cache-info,
 # *.narinfo, .ls listings, xz-compressed NARs) of the Nix-built ROCm test world
-# (tests/worlds/rocm.nix, root llama-cpp-rocm-0.0.0, 25 paths, 2.8 MB on disk).
+# (tests/worlds/rocm.nix, root llama-cpp-rocm-0.0.0, 25 paths, 2.6 MB of files).
 #
 #   examples/make-rocm-world-cache.sh
 #

@@ -1,23 +1,27 @@
 //! File classes on real inputs: device code built with Debian's `hipcc` (bare AMDGPU code
 //! objects, offload bundles, a fat binary, and CCOB bundles compressed here from the
-//! real bundle), every row of the Tensile name list, MIOpen database names, and the
-//! `--rules FILE` override through the binary.
+//! real bundle), every file of Debian 13's real rocBLAS and rocSOLVER packages (classes
+//! checked against the files' bytes and Debian's package split, not against names),
+//! MIOpen database names, and the `--rules FILE` override through the binary.
 //!
-//! The hipcc tests print `SKIP …` and pass when `hipcc` is missing
-//! (`apt-get install -y hipcc`), and fail instead under `NIXCUT_REQUIRE_NIX=1`, as
-//! `.ci/run` sets. hipcc runs four times per test run (about 3 to 5 s each); the outputs are
+//! The Debian test needs the trixie world (Nix, hipcc, patchelf and the packages
+//! `tests/worlds/fetch-trixie.sh` downloads once into `target/debian-trixie/`) and
+//! `dpkg-deb`; the hipcc tests need `hipcc` (`apt-get install -y hipcc`). Without what
+//! they need they print `SKIP …` and pass, and fail instead under `NIXCUT_REQUIRE_NIX=1`,
+//! as `.ci/run` sets. hipcc runs four times per test run (about 3 to 5 s each); the outputs are
 //! shared by every test through [`device_code`]. `tests/worlds/gpu.nix` puts the same
 //! kinds of device code into store paths built by real Nix, and every file's class is
 //! asserted there too.
 
 mod common;
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
 use nixcut::classify::{
-    arch_of_name, class_rules_from_file, ClassFacts, ClassRules, EntryType, FileClass, RuleId,
+    class_rules_from_file, ClassFacts, ClassRules, EntryType, FileClass, RuleId,
 };
 use nixcut::elf::{read_bundle_head, BundleContainer, ElfFacts, EM_AMDGPU};
 
@@ -309,55 +313,243 @@ fn real_bundles_compressed_as_ccob() {
     }
 }
 
-#[test]
-fn every_tensile_file_name_gets_its_base_arch() {
-    let text = std::fs::read_to_string(common::repo().join("tests/fixtures/tensile-files.tsv"))
-        .expect("tests/fixtures/tensile-files.tsv");
-    let rules = ClassRules::builtin();
-    let mut rows = 0;
-    for (i, line) in text.lines().enumerate() {
-        if line.starts_with('#') || line.starts_with("path\t") {
-            continue;
-        }
-        let cols: Vec<&str> = line.split('\t').collect();
-        let (path, arch, what) = (cols[0], cols[1], cols[3]);
-        let name = path.rsplit('/').next().unwrap();
-        let (class, rule) = rules.class_of(&ClassFacts {
-            path: path.as_bytes(),
-            entry: EntryType::Regular,
-            head: b"",
-            elf: None,
-        });
-        if arch == "any" {
-            assert_eq!(
-                arch_of_name(name.as_bytes()),
-                None,
-                "line {}: {name}",
-                i + 1
-            );
-            let want = if what.starts_with("build-manifest") {
-                FileClass::Removable
-            } else {
-                FileClass::GpuGeneric
-            };
-            assert_eq!(class, want, "line {}: {path} ({rule})", i + 1);
+/// The processors Debian 13 builds rocBLAS 5.5.1 for (debian/rules' `AMDGPU_TARGETS`).
+const DEBIAN_TARGETS: [&str; 10] = [
+    "gfx803", "gfx900", "gfx906", "gfx908", "gfx90a", "gfx1010", "gfx1030", "gfx1100", "gfx1101",
+    "gfx1102",
+];
+
+/// The regular files of a Debian package, from its own `md5sums` (`dpkg-deb --info DEB
+/// md5sums`, no unpacking), at the place `tests/worlds/trixie.nix` installs them:
+/// `usr/lib/x86_64-linux-gnu/` → `lib/`, `usr/include/` → `include/`; the documentation
+/// and lintian overrides under `usr/share/` are not installed there and left out.
+fn debian_files(debs: &Path, package: &str) -> BTreeSet<String> {
+    let deb = std::fs::read_dir(debs)
+        .expect("the .deb directory")
+        .map(|e| e.expect("dir entry").path())
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(&format!("{package}_")))
+        })
+        .unwrap_or_else(|| panic!("no {package}_*.deb in {}", debs.display()));
+    let out = Command::new("dpkg-deb")
+        .arg("--info")
+        .arg(&deb)
+        .arg("md5sums")
+        .output()
+        .expect("run dpkg-deb");
+    assert!(out.status.success(), "dpkg-deb --info {}", deb.display());
+    let mut files = BTreeSet::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let path = line.split_once("  ").map_or("", |(_, p)| p);
+        if let Some(rest) = path.strip_prefix("usr/lib/x86_64-linux-gnu/") {
+            files.insert(format!("lib/{rest}"));
+        } else if let Some(rest) = path.strip_prefix("usr/include/") {
+            files.insert(format!("include/{rest}"));
         } else {
-            assert_eq!(
-                arch_of_name(name.as_bytes()).as_deref(),
-                Some(arch),
-                "line {}: {name}",
-                i + 1
-            );
-            assert_eq!(
-                class,
-                FileClass::Gpu(arch.into()),
-                "line {}: {path} ({rule})",
-                i + 1
+            assert!(
+                path.starts_with("usr/share/doc/") || path.starts_with("usr/share/lintian/"),
+                "{package}: {line:?} is installed nowhere by trixie.nix"
             );
         }
-        rows += 1;
     }
-    assert_eq!(rows, 4226, "every row of the list");
+    assert!(!files.is_empty(), "{package}: no files in its md5sums");
+    files
+}
+
+/// What tests/gpu_reader.py (written from the formats, not from nixcut) reads in the
+/// bytes of every regular file below `dir`: relative path → `{kind, targets|processors}`.
+fn content_of(dir: &str) -> BTreeMap<String, serde_json::Value> {
+    let out = Command::new("python3")
+        .arg(common::repo().join("tests/gpu_reader.py"))
+        .args(["--files", dir])
+        .output()
+        .expect("run python3 tests/gpu_reader.py");
+    assert!(
+        out.status.success(),
+        "gpu_reader.py --files {dir}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("gpu_reader.py prints JSON")
+}
+
+/// The base architecture of a target id (`gfx90a:xnack+` → `gfx90a`).
+fn base_of(target: &str) -> &str {
+    target.split(':').next().unwrap_or(target)
+}
+
+fn strings(v: &serde_json::Value) -> BTreeSet<String> {
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s.as_str().map(String::from))
+        .collect()
+}
+
+/// The class nixcut gives each file of Debian 13's real rocBLAS (runtime and -dev
+/// packages) and rocSOLVER, checked against what a maintainer can see without nixcut's
+/// naming rules: the file lists are Debian's own (`md5sums`); a file's architecture is
+/// read from its bytes (the code object's e_flags, a bundle's entries, a fat binary's
+/// bundles, by tests/gpu_reader.py); which files serve building is Debian's split into
+/// `librocblas-dev`.
+#[test]
+fn debian_rocblas_and_rocsolver_files_have_the_class_their_bytes_and_packages_say() {
+    let test = "debian_rocblas_and_rocsolver_files_have_the_class_their_bytes_and_packages_say";
+    let Some(w) = common::trixie_world(test, "") else {
+        return;
+    };
+    if !common::tool_or_skip(test, "dpkg-deb", "dpkg")
+        || !common::tool_or_skip(test, "python3", "python3")
+    {
+        return;
+    }
+    let debs = common::trixie_debs(test).expect("the world was built from them");
+    let trixie = common::repo().join("tests/worlds/trixie.nix");
+    let dev = common::nix_stdout(
+        "nix-build",
+        &[
+            trixie.to_str().unwrap(),
+            "--argstr",
+            "debs",
+            debs.to_str().unwrap(),
+            "--argstr",
+            "variant",
+            "",
+            "-A",
+            "rocblas.dev",
+            "--no-out-link",
+        ],
+    );
+    let dev = dev.trim().to_string();
+    let targets: BTreeSet<String> = DEBIAN_TARGETS.iter().map(|t| t.to_string()).collect();
+    // (package, store path, the root whose closure holds it)
+    let packages = [
+        ("librocblas0", w.path("rocblas").to_string(), w.root.clone()),
+        (
+            "librocsolver0",
+            w.path("rocsolver").to_string(),
+            w.root.clone(),
+        ),
+        ("librocblas-dev", dev.clone(), dev.clone()),
+    ];
+    // Per base architecture: files whose bytes are code for it alone, and their bytes.
+    let mut per_arch: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    let mut classed: BTreeMap<String, u64> = BTreeMap::new();
+    for (package, path, root) in &packages {
+        let listed = debian_files(&debs, package);
+        let content = content_of(path);
+        let installed: BTreeSet<String> = content.keys().cloned().collect();
+        assert_eq!(
+            installed, listed,
+            "{package}: the store path holds Debian's files"
+        );
+        for (file, what) in &content {
+            let full = format!("{path}/{file}");
+            let r = common::json(&[
+                "refs",
+                "--closure",
+                root,
+                "--explain",
+                &full,
+                "--format",
+                "json",
+            ]);
+            let class = r["explain"]["class"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{full}: no class: {r}"))
+                .to_string();
+            *classed.entry(class.clone()).or_default() += 1;
+            let kind = what["kind"].as_str().unwrap();
+            let ctx = format!("{package} {file}: class {class}, bytes {what}");
+            // Debian's split: the -dev package is what building needs; the library
+            // packages are what runs.
+            if *package == "librocblas-dev" {
+                assert_eq!(class, "dev", "{ctx}");
+            } else {
+                assert!(
+                    !["dev", "static", "doc", "man", "info", "debug", "removable"]
+                        .contains(&class.as_str()),
+                    "{ctx}: Debian ships it to run"
+                );
+            }
+            match kind {
+                // A code object or bundle for one architecture: needed on that one only.
+                "code-object" | "bundle" => {
+                    let bases: BTreeSet<&str> = what["targets"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|t| base_of(t.as_str().unwrap()))
+                        .collect();
+                    if bases.len() == 1 {
+                        let base = bases.first().unwrap().to_string();
+                        assert_eq!(class, format!("gpu:{base}"), "{ctx}");
+                        let size = std::fs::metadata(&full).unwrap().len();
+                        let row = per_arch.entry(base).or_default();
+                        row.0 += 1;
+                        row.1 += size;
+                    } else {
+                        assert_eq!(class, "gpu-generic", "{ctx}");
+                    }
+                }
+                // A host library with every processor's code in its fat binary: needed
+                // on every processor, a library.
+                "host" => {
+                    assert_eq!(class, "lib", "{ctx}");
+                    let bases: BTreeSet<String> = strings(&what["targets"])
+                        .iter()
+                        .map(|t| base_of(t).to_string())
+                        .collect();
+                    assert_eq!(bases, targets, "{ctx}: built for Debian's targets");
+                }
+                // Data: never GPU code of one architecture. Run-time data naming several
+                // of the processors (the master index of kernels per processor) is GPU
+                // data all of them share, and GPU data is nothing else.
+                _ => {
+                    assert!(!class.starts_with("gpu:"), "{ctx}: holds no device code");
+                    let named = strings(&what["processors"]);
+                    let index = *package != "librocblas-dev" && named.len() > 1;
+                    assert_eq!(class == "gpu-generic", index, "{ctx}");
+                    assert!(named.is_subset(&targets), "{ctx}: names other processors");
+                }
+            }
+        }
+    }
+    // Every processor Debian builds for has its code objects in rocBLAS, and nixcut's
+    // split counts each architecture's files and bytes as their bytes do.
+    let arches: BTreeSet<String> = per_arch.keys().cloned().collect();
+    assert_eq!(arches, targets);
+    let split = common::json(&[
+        "split",
+        w.path("rocblas"),
+        "--for",
+        &w.root,
+        "--format",
+        "json",
+    ]);
+    let counted: BTreeMap<String, (u64, u64)> = split["archs"]
+        .as_array()
+        .expect("archs")
+        .iter()
+        .map(|a| {
+            (
+                a["arch"].as_str().unwrap().to_string(),
+                (a["files"].as_u64().unwrap(), a["bytes"].as_u64().unwrap()),
+            )
+        })
+        .collect();
+    assert_eq!(counted, per_arch);
+    let gpu_files: u64 = classed
+        .iter()
+        .filter(|(c, _)| c.starts_with("gpu:"))
+        .map(|(_, n)| n)
+        .sum();
+    assert_eq!(
+        gpu_files,
+        per_arch.values().map(|r| r.0).sum::<u64>(),
+        "{classed:?}"
+    );
+    eprintln!("classes of Debian's rocBLAS and rocSOLVER files: {classed:?}");
 }
 
 #[test]

@@ -10,12 +10,23 @@ for one architecture, whole) and of code objects inside fat binaries (`elf_bytes
 and the entries of bundle files for several architectures).
 
 Usage: gpu_reader.py STORE_PATH_DIR
+       gpu_reader.py --files DIR
+
+With --files it prints, for every regular file below DIR (by its path relative to DIR),
+what the file's bytes are, for tests/classes.rs: `code-object` (an AMDGPU ELF file:
+`targets`, its target id with the xnack and sramecc modes of e_flags), `bundle` (an
+offload bundle file: `targets`, its device entries), `host` (any other ELF file:
+`targets`, the device entries of its `.hip_fatbin` bundles) or `data` (anything else:
+`processors`, every `gfx…` word in its bytes, as a master index names the processors it
+has kernels for). Files are mapped, not read whole.
 Compressed (CCOB) bundles are not read here (no zstd in Python's standard library);
 tests/gpu.rs checks those against the uncompressed bundles they were made from.
 """
 
 import json
+import mmap
 import os
+import re
 import struct
 import sys
 
@@ -36,7 +47,7 @@ def sections(data):
     strtab = raw[shstrndx][4]
     out = []
     for name, _typ, _flags, _addr, off, size in raw:
-        end = data.index(b"\0", strtab + name)
+        end = data.find(b"\0", strtab + name)
         out.append((data[strtab + name:end].decode(), off, size))
     return out
 
@@ -113,7 +124,58 @@ def read_file(path, acc):
                 pos = end
 
 
+def target_id(flags):
+    """The target id of an AMDGPU code object's e_flags (code object v4 and later)."""
+    t = AMDGPU_MACH.get(flags & 0xFF, "mach-0x%x" % (flags & 0xFF))
+    for shift, feature in ((10, "sramecc"), (8, "xnack")):
+        mode = (flags >> shift) & 3
+        if mode >= 2:
+            t += ":%s%s" % (feature, "+" if mode == 3 else "-")
+    return t
+
+
+def describe(path):
+    """What one file's bytes are (see --files above)."""
+    if os.path.getsize(path) == 0:
+        return {"kind": "data", "processors": []}
+    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        if data[:24] == BUNDLE:
+            return {"kind": "bundle", "targets": sorted(t for t, _ in bundle_entries(data, 0))}
+        if data[:4] == b"\x7fELF":
+            (machine,) = struct.unpack_from("<H", data, 18)
+            if machine == 224:
+                (flags,) = struct.unpack_from("<I", data, 48)
+                return {"kind": "code-object", "targets": [target_id(flags)]}
+            targets = set()
+            for name, off, length in sections(data):
+                if name != ".hip_fatbin":
+                    continue
+                pos = off
+                while pos < off + length:
+                    i = data.find(BUNDLE, pos, off + length)
+                    if i < 0:
+                        break
+                    targets.update(t for t, _ in bundle_entries(data, i))
+                    pos = i + 24
+            return {"kind": "host", "targets": sorted(targets)}
+        words = {m.decode() for m in re.findall(rb"gfx[0-9a-f]+", data)}
+        return {"kind": "data", "processors": sorted(words)}
+
+
+def per_file(top):
+    out = {}
+    for dirpath, _dirs, names in os.walk(top):
+        for name in names:
+            p = os.path.join(dirpath, name)
+            if os.path.isfile(p) and not os.path.islink(p):
+                out[os.path.relpath(p, top)] = describe(p)
+    json.dump(out, sys.stdout, sort_keys=True)
+
+
 def main():
+    if sys.argv[1] == "--files":
+        per_file(sys.argv[2])
+        return
     top = sys.argv[1]
     acc = {}
     for dirpath, _dirs, files in os.walk(top):

@@ -14,17 +14,6 @@ fn ex(p: &str) -> String {
     repo().join(p).to_string_lossy().into_owned()
 }
 
-/// Nix's `-h` rendering: divide by 1024 while above 1024, one decimal, K/M/G suffix.
-fn nix_human(bytes: u64) -> String {
-    let mut v = bytes as f64;
-    let mut i = 0;
-    while v > 1024.0 && i < 4 {
-        v /= 1024.0;
-        i += 1;
-    }
-    format!("{v:.1}{}", ["", "K", "M", "G", "T"][i])
-}
-
 fn by_path(report: &Value) -> BTreeMap<String, Value> {
     report["paths"]
         .as_array()
@@ -109,23 +98,88 @@ fn ranking_top_and_rest_add_up() {
     }
 }
 
+/// The table and the Markdown of `why --top 3` show the same rows, and their numbers are
+/// the JSON report's: the headline, each ranked path's NAR, closure and added size, and
+/// the row that sums the paths not shown.
 #[test]
 fn table_and_markdown_show_the_same_numbers() {
+    let r = json(&["why", &ex(ROCM), "--format", "json"]);
+    let rows = r["paths"].as_array().unwrap();
+    let name = |p: &Value| {
+        let base = p["path"].as_str().unwrap().rsplit('/').next().unwrap();
+        base[33..].to_string()
+    };
+    let size = |p: &Value, k: &str| human(p[k].as_u64().unwrap());
+    let headline = format!(
+        "{}: closure {} in {} paths",
+        name(&rows[0]),
+        human(r["closure_size"].as_u64().unwrap()),
+        r["path_count"]
+    );
+    let rest: u64 = rows[3..]
+        .iter()
+        .map(|p| p["nar_size"].as_u64().unwrap())
+        .sum();
+    let more = format!("{} … {} more paths", human(rest), rows.len() - 3);
+
     let (code, table, _) = run(&["why", &ex(ROCM), "--top", "3"]);
     assert_eq!(code, 0);
-    assert!(
-        table.contains("llama-cpp-rocm-0.0.0: closure 10.6 GiB in"),
-        "{table}"
-    );
-    assert!(table.contains("more paths"), "{table}");
     assert!(!table.contains('\x1b'), "colour in a pipe");
+    let lines: Vec<&str> = table.lines().collect();
+    assert_eq!(lines[0], headline);
+    for (i, p) in rows[..3].iter().enumerate() {
+        let t: Vec<&str> = lines[2 + i].split_whitespace().collect();
+        let cells = [
+            t[0].to_string(),
+            format!("{} {}", t[1], t[2]),
+            format!("{} {}", t[3], t[4]),
+            format!("{} {}", t[5], t[6]),
+            t[7].to_string(),
+        ];
+        let want = [
+            (i + 1).to_string(),
+            size(p, "added_size"),
+            size(p, "closure_size"),
+            size(p, "nar_size"),
+            name(p),
+        ];
+        assert_eq!(cells, want, "{table}");
+    }
+    let words = |l: &str| l.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert_eq!(words(lines[5]), more, "{table}");
+
     let (code, md, _) = run(&["why", &ex(ROCM), "--top", "3", "--format", "markdown"]);
     assert_eq!(code, 0);
-    assert!(
-        md.contains("| # | path | NAR | closure | added | via |"),
+    let lines: Vec<&str> = md.lines().collect();
+    assert_eq!(lines[0], format!("### {headline}"));
+    assert_eq!(
+        lines[2], "| # | path | NAR | closure | added | via |",
         "{md}"
     );
-    assert!(md.contains("10.6 GiB"));
+    for (i, p) in rows[..3].iter().enumerate() {
+        let cells: Vec<&str> = lines[4 + i]
+            .trim_matches('|')
+            .split(" | ")
+            .map(str::trim)
+            .collect();
+        assert_eq!(cells[0], (i + 1).to_string(), "{md}");
+        assert!(cells[1].ends_with(&format!("…-{}`", name(p))), "{md}");
+        assert_eq!(
+            cells[2..5],
+            [
+                size(p, "nar_size"),
+                size(p, "closure_size"),
+                size(p, "added_size")
+            ],
+            "{md}"
+        );
+    }
+    let cells: Vec<&str> = lines[7]
+        .trim_matches('|')
+        .split(" | ")
+        .map(str::trim)
+        .collect();
+    assert_eq!(format!("{} {}", cells[2], cells[1]), more, "{md}");
 }
 
 #[test]

@@ -582,7 +582,7 @@ def readme(rows, rocm_names, cuda_names, small_names, infos, order):
     w("store path, xz-compressed NARs under `nar/`) written by Nix 2.8's `nix copy --to")
     w("file://…?compression=xz&write-nar-listing=true` from the ROCm test world")
     w("(`tests/worlds/rocm.nix`, root `llama-cpp-rocm-0.0.0`, 25 paths, 4.9 MiB of NARs,")
-    w("2.8 MB on disk). Unlike the reconstructed files below, it holds the files themselves,")
+    w("2.6 MB of files). Unlike the reconstructed files below, it holds the files themselves,")
     w("so `why`, `refs`, `gpu` and `split` give file-level evidence from it on a machine")
     w("without Nix. `make-rocm-world-cache.sh` rewrites it (with Nix); `tests/examples.rs`")
     w("runs the README's quick start on it. Its store paths are real for the machine that")

@@ -639,3 +639,31 @@ pub fn gpu_path_archs(g: &serde_json::Value) -> BTreeMap<&str, &serde_json::Valu
         .map(|p| (p["path"].as_str().unwrap(), &p["archs"]))
         .collect()
 }
+
+/// Bytes in binary units with one decimal, as nixcut's tables print them (`16.2 KiB`,
+/// `1008 B`, `1009.7 MiB`: a unit is used up to 1024 of it). Written here from what the
+/// README shows, for tests that compute a figure and look for it in the output.
+pub fn human(bytes: u64) -> String {
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut v = bytes as f64 / 1024.0;
+    for unit in ["KiB", "MiB", "GiB"] {
+        if v < 1024.0 {
+            return format!("{v:.1} {unit}");
+        }
+        v /= 1024.0;
+    }
+    format!("{v:.1} TiB")
+}
+
+/// Nix's `-h` rendering: divide by 1024 while above 1024, one decimal, K/M/G suffix.
+pub fn nix_human(bytes: u64) -> String {
+    let mut v = bytes as f64;
+    let mut i = 0;
+    while v > 1024.0 && i < 4 {
+        v /= 1024.0;
+        i += 1;
+    }
+    format!("{v:.1}{}", ["", "K", "M", "G", "T"][i])
+}
