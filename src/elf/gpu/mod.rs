@@ -33,10 +33,8 @@ pub use offload::{
     bundle_target, has_bundle_magic, read_bundle_head, BundleContainer, BundleTargets,
 };
 
-/// `e_machine` of AMDGPU code objects.
-pub const EM_AMDGPU: u16 = 224;
-/// `e_machine` of CUDA cubins.
-pub const EM_CUDA: u16 = 190;
+/// `e_machine` of AMDGPU code objects and of CUDA cubins (goblin's constants).
+pub use goblin::elf::header::{EM_AMDGPU, EM_CUDA};
 const MAX_BUNDLES: usize = 4096;
 /// Entries believed per bundle or fatbin container.
 const MAX_ENTRIES: u64 = 1024;
