@@ -35,7 +35,7 @@ use std::collections::VecDeque;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::graph::{closure_sizes, ClosureGraph};
+use crate::graph::{closure_sizes_in, ClosureGraph, Condensation};
 use crate::report::{
     Cause, CauseChange, DiffWarning, FailedRoot, GrowthLimit, RebuildSummary, RootCause,
     RootCounts, RootDiff, RootSide, SetCheck, SetDiffReport, SetRest, SetSide, SetTotal,
@@ -87,14 +87,9 @@ struct Side<'a> {
     sizes: Vec<Bytes>,
     /// Node of each declared root.
     root_node: Vec<u32>,
-    /// Component of each node (numbered successors first: a component's successors
-    /// have smaller numbers), and each component's successor components.
-    comp_of: Vec<u32>,
-    /// Nodes of each component: `members[member_start[c]..member_start[c + 1]]`.
-    member_start: Vec<u32>,
-    members: Vec<u32>,
-    comp_start: Vec<u32>,
-    comp_flat: Vec<u32>,
+    /// The components (numbered successors first: a component's successors have
+    /// smaller numbers), their members and successor components.
+    cond: Condensation,
     /// Package id of each node (shared numbering with the other side).
     pkg: Vec<u32>,
 }
@@ -107,65 +102,20 @@ impl<'a> Side<'a> {
     ) -> Side<'a> {
         let g = ClosureGraph::new(closure, roots);
         timings.step("set diff: one graph");
-        let sizes = closure_sizes(&g);
-        timings.step("set diff: one side's closure sizes");
         let root_node = roots
             .iter()
             .map(|r| g.node(r).map_or(u32::MAX, |n| n.index() as u32))
             .collect();
-        let n = g.len();
-        // `components` gives successors first; the pass wants predecessors first.
-        let mut comp_of = vec![u32::MAX; n];
-        let mut nc = 0u32;
-        for scc in crate::graph::components(&g) {
-            for v in scc {
-                comp_of[v as usize] = nc;
-            }
-            nc += 1;
-        }
-        let mut member_start = vec![0u32; nc as usize + 1];
-        for &c in &comp_of {
-            member_start[c as usize + 1] += 1;
-        }
-        for c in 0..nc as usize {
-            member_start[c + 1] += member_start[c];
-        }
-        let mut fill = member_start.clone();
-        let mut members = vec![0u32; n];
-        for (v, &c) in comp_of.iter().enumerate() {
-            members[fill[c as usize] as usize] = v as u32;
-            fill[c as usize] += 1;
-        }
-        timings.step("set diff: one side's csr and components");
-        let mut lists: Vec<Vec<u32>> = vec![Vec::new(); nc as usize];
-        for v in 0..n {
-            let cv = comp_of[v];
-            for &w in g.successors(v) {
-                let cw = comp_of[w as usize];
-                if cw != cv {
-                    lists[cv as usize].push(cw);
-                }
-            }
-        }
-        let mut comp_start = Vec::with_capacity(nc as usize + 1);
-        let mut comp_flat = Vec::new();
-        comp_start.push(0u32);
-        for mut l in lists {
-            l.sort_unstable();
-            l.dedup();
-            comp_flat.extend_from_slice(&l);
-            comp_start.push(comp_flat.len() as u32);
-        }
+        let cond = Condensation::of(&g);
+        timings.step("set diff: one side's components");
+        let sizes = closure_sizes_in(&cond);
+        timings.step("set diff: one side's closure sizes");
         Side {
             closure,
             g,
             sizes,
             root_node,
-            comp_of,
-            member_start,
-            members,
-            comp_start,
-            comp_flat,
+            cond,
             pkg: Vec::new(),
         }
     }
@@ -175,13 +125,12 @@ impl<'a> Side<'a> {
     }
 
     fn comps(&self) -> usize {
-        self.comp_start.len() - 1
+        self.cond.len()
     }
 
     /// Nodes of component `c`.
     fn members(&self, c: u32) -> &[u32] {
-        &self.members
-            [self.member_start[c as usize] as usize..self.member_start[c as usize + 1] as usize]
+        self.cond.members.of(c as usize)
     }
 
     /// What references node `v` among the store paths (not the virtual root).
@@ -196,7 +145,7 @@ impl<'a> Side<'a> {
 
     /// Successor components of component `c`.
     fn comp_succ(&self, c: usize) -> &[u32] {
-        &self.comp_flat[self.comp_start[c] as usize..self.comp_start[c + 1] as usize]
+        self.cond.succ.of(c)
     }
 
     /// Components with predecessors first.
@@ -487,7 +436,9 @@ fn counterparts(old: &Side, new: &Side) -> (Vec<u32>, Vec<u32>) {
 /// whether it is in a cycle.
 fn empty_and_cyclic(s: &Side, pair_of: &[u32]) -> (Vec<bool>, Vec<bool>) {
     let n = s.g.len();
-    let cyclic: Vec<bool> = (0..n).map(|v| s.members(s.comp_of[v]).len() > 1).collect();
+    let cyclic: Vec<bool> = (0..n)
+        .map(|v| s.members(s.cond.comp_of[v]).len() > 1)
+        .collect();
     let mut empty = vec![false; n];
     for c in s.order() {
         for &v in s.members(c) {
@@ -653,7 +604,7 @@ impl Rows {
         }
         self.visited.clear();
         for &r in roots {
-            let c = s.comp_of[r as usize];
+            let c = s.cond.comp_of[r as usize];
             if reach.relevant[c as usize] && self.local[c as usize] == u32::MAX {
                 self.local[c as usize] = SEEN;
                 self.visited.push(c);
@@ -677,7 +628,7 @@ impl Rows {
         self.rows.clear();
         self.rows.resize(self.visited.len() * W, 0);
         for (bit, &r) in roots.iter().enumerate() {
-            let l = self.local[s.comp_of[r as usize] as usize];
+            let l = self.local[s.cond.comp_of[r as usize] as usize];
             if l != u32::MAX {
                 self.rows[l as usize * W + bit / 64] |= 1u64 << (bit % 64);
             }
@@ -703,7 +654,7 @@ impl Rows {
 
     /// The block roots reaching node `v` (none when the block does not reach it).
     fn row(&self, s: &Side, v: u32) -> &[u64] {
-        match self.local[s.comp_of[v as usize] as usize] {
+        match self.local[s.cond.comp_of[v as usize] as usize] {
             u32::MAX => &ZERO_ROW,
             l => &self.rows[l as usize * W..l as usize * W + W],
         }
