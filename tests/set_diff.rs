@@ -398,7 +398,7 @@ fn check_fails_on_the_roots_that_grew_and_names_their_causes() {
 fn compress_xz(b: &[u8]) -> Vec<u8> {
     use std::io::Read;
     let mut out = Vec::new();
-    xz2::read::XzEncoder::new(b, 6)
+    liblzma::read::XzEncoder::new(b, 6)
         .read_to_end(&mut out)
         .unwrap();
     out

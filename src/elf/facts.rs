@@ -10,6 +10,9 @@ use std::io;
 use std::ops::Range;
 
 use goblin::container::{Container, Ctx, Endian};
+use goblin::elf::dynamic::{
+    DT_NEEDED, DT_NULL, DT_RPATH, DT_RUNPATH, DT_SONAME, DT_STRSZ, DT_STRTAB,
+};
 use goblin::elf::program_header::{ProgramHeader, PT_DYNAMIC, PT_INTERP, PT_LOAD};
 use goblin::elf::section_header::{SectionHeader, SHN_XINDEX, SHT_DYNAMIC, SHT_NOBITS, SHT_NULL};
 use goblin::elf::Elf;
@@ -26,14 +29,6 @@ const MAX_SHSTRTAB: usize = 16 << 20;
 const MAX_DYNAMIC: usize = 4 << 20;
 const MAX_DYN_STRING: usize = 64 << 10;
 const MAX_INTERP: usize = 4096;
-
-const DT_NULL: u64 = 0;
-const DT_NEEDED: u64 = 1;
-const DT_STRTAB: u64 = 5;
-const DT_STRSZ: u64 = 10;
-const DT_SONAME: u64 = 14;
-const DT_RPATH: u64 = 15;
-const DT_RUNPATH: u64 = 29;
 
 /// Whether `head` starts with the ELF magic.
 pub fn has_elf_magic(head: &[u8]) -> bool {

@@ -1,9 +1,8 @@
 //! Closure size of every path: the NAR sizes of everything it reaches, itself included.
 //!
 //! Exact for any graph, cycles included. The graph is condensed into components in an
-//! order where a component's successors come before it: in an acyclic graph (every
-//! closure Nix writes) each path alone, in reverse topological order, with no search;
-//! otherwise the strongly connected components (`super::components`). Targets are
+//! order where a component's successors come before it ([`Condensation`]: in an
+//! acyclic graph, every closure Nix writes, each path alone with no search). Targets are
 //! taken in blocks of `64·W` components; for each block one pass in post-order ORs the
 //! successors' reach bitsets (a component can only reach components before it, so the
 //! pass starts at the block). Rows that reach none or all of a block are kept as a
@@ -38,6 +37,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
+use super::condense::{Condensation, Csr};
 use super::{saturating_sum, ClosureGraph};
 use crate::store::Bytes;
 
@@ -47,65 +47,23 @@ const BLOCK: usize = 64 * W;
 
 /// Closure size of each path (index = node index; the virtual root not included).
 pub fn closure_sizes(g: &ClosureGraph) -> Vec<Bytes> {
-    let n = g.len();
+    closure_sizes_in(&Condensation::of(g))
+}
+
+/// [`closure_sizes`] over a graph already condensed.
+pub fn closure_sizes_in(cond: &Condensation) -> Vec<Bytes> {
+    let Condensation {
+        comp_of,
+        size: comp_size,
+        succ: comp_succ,
+        ..
+    } = cond;
+    let (n, nc) = (comp_of.len(), comp_size.len());
     if n == 0 {
         return Vec::new();
     }
-    let (offsets, targets) = g.path_successors();
-    let (comp_of, comp_size) = condense(g, offsets, targets);
-    let nc = comp_size.len();
-    // Component successor lists (sorted, deduplicated), in component numbering, in
-    // one flat array: every block walks all of them, and 100,000 separate vectors
-    // made that walk a cache miss per component.
-    let mut succ_start = vec![0u32; nc + 1];
-    for v in 0..n {
-        let cv = comp_of[v];
-        for &w in &targets[offsets[v] as usize..offsets[v + 1] as usize] {
-            if comp_of[w as usize] != cv {
-                succ_start[cv as usize + 1] += 1;
-            }
-        }
-    }
-    for c in 0..nc {
-        succ_start[c + 1] += succ_start[c];
-    }
-    let mut fill: Vec<u32> = succ_start[..nc].to_vec();
-    let mut flat = vec![0u32; succ_start[nc] as usize];
-    for v in 0..n {
-        let cv = comp_of[v];
-        for &w in &targets[offsets[v] as usize..offsets[v + 1] as usize] {
-            let cw = comp_of[w as usize];
-            if cw != cv {
-                flat[fill[cv as usize] as usize] = cw;
-                fill[cv as usize] += 1;
-            }
-        }
-    }
-    drop(fill);
-    // Sort and deduplicate each list, compacting them towards the front.
-    let mut write = 0usize;
-    for c in 0..nc {
-        let (lo, hi) = (succ_start[c] as usize, succ_start[c + 1] as usize);
-        flat[lo..hi].sort_unstable();
-        succ_start[c] = write as u32;
-        let mut last = None;
-        for i in lo..hi {
-            let x = flat[i];
-            if last != Some(x) {
-                flat[write] = x;
-                write += 1;
-                last = Some(x);
-            }
-        }
-    }
-    succ_start[nc] = write as u32;
-    flat.truncate(write);
-    let comp_succ = Csr {
-        start: succ_start,
-        flat,
-    };
     let blocks: Vec<usize> = (0..nc).step_by(BLOCK).collect();
-    let reaching = Reaching::new(&comp_succ, blocks.len());
+    let reaching = Reaching::new(comp_succ, blocks.len());
     let redundant = Redundant::new(comp_succ.flat.len());
     // Blocks are handed out last first: a block's pass marks the edges into its
     // targets that another successor already covers, and every lower block (all the
@@ -125,8 +83,8 @@ pub fn closure_sizes(g: &ClosureGraph) -> Vec<Bytes> {
                     break;
                 };
                 let graph = BlockGraph {
-                    succ: &comp_succ,
-                    size: &comp_size,
+                    succ: comp_succ,
+                    size: comp_size,
                     redundant: &redundant,
                     reaching: &reaching,
                 };
@@ -144,35 +102,6 @@ pub fn closure_sizes(g: &ClosureGraph) -> Vec<Bytes> {
     (0..n)
         .map(|v| Bytes::new(comp_total[comp_of[v] as usize]))
         .collect()
-}
-
-/// The component of every path and each component's NAR size, components numbered
-/// successors first. An acyclic graph (every closure Nix writes) needs no search:
-/// each path is its own component, numbered in reverse topological order (O(n + m));
-/// otherwise petgraph's strongly connected components ([`super::components`]).
-fn condense(g: &ClosureGraph, offsets: &[u32], targets: &[u32]) -> (Vec<u32>, Vec<u64>) {
-    let n = g.len();
-    if let Some(order) = super::topological_order(n, offsets, targets) {
-        let mut comp_of = vec![0u32; n];
-        let mut comp_size = vec![0u64; n];
-        for (c, &v) in order.iter().rev().enumerate() {
-            comp_of[v as usize] = c as u32;
-            comp_size[c] = g.nar_sizes[v as usize].get();
-        }
-        return (comp_of, comp_size);
-    }
-    let mut comp_of = vec![u32::MAX; n];
-    let mut comp_size: Vec<u64> = Vec::new();
-    for members in super::components(g) {
-        let c = comp_size.len() as u32;
-        comp_size.push(saturating_sum(
-            members.iter().map(|&v| g.nar_sizes[v as usize].get()),
-        ));
-        for v in members {
-            comp_of[v as usize] = c;
-        }
-    }
-    (comp_of, comp_size)
 }
 
 /// Closure size of a few paths (`nodes`, node indices), for the handful of rows a
@@ -239,18 +168,6 @@ pub fn closure_sizes_of(g: &ClosureGraph, nodes: &[usize]) -> Vec<Bytes> {
             },
         )
         .collect()
-}
-
-/// Successor lists in one array: list `c` is `flat[start[c]..start[c + 1]]`.
-struct Csr {
-    start: Vec<u32>,
-    flat: Vec<u32>,
-}
-
-impl Csr {
-    fn of(&self, c: usize) -> &[u32] {
-        &self.flat[self.start[c] as usize..self.start[c + 1] as usize]
-    }
 }
 
 /// The component edges known to be transitively redundant: `c → s` where another

@@ -115,22 +115,26 @@ impl DominatorTree {
         }
         out
     }
+
+    /// `own[v]` summed over each node's dominator subtree below `vroot`, in place: one
+    /// pass bottom-up over the tree, O(n). `own` has an entry per node of the tree.
+    pub fn subtree_sums(&self, vroot: u32, mut own: Vec<Bytes>) -> Vec<Bytes> {
+        for &v in self.preorder(vroot).iter().rev() {
+            let d = self.idom[v as usize];
+            if d != v {
+                own[d as usize] = own[d as usize].saturating_add(own[v as usize]);
+            }
+        }
+        own
+    }
 }
 
 /// Added size of every path: the NAR sizes of its dominator subtree. Index `i` is
 /// path `i`; the last entry (the virtual root) is the closure size. O(n).
 pub fn added_sizes(g: &ClosureGraph, tree: &DominatorTree) -> Vec<Bytes> {
-    let n = g.len();
-    let mut added: Vec<Bytes> = g.nar_sizes.clone();
-    added.push(Bytes::ZERO);
-    let order = tree.preorder(n as u32);
-    for &v in order.iter().rev() {
-        let d = tree.idom[v as usize];
-        if d != v {
-            added[d as usize] = added[d as usize].saturating_add(added[v as usize]);
-        }
-    }
-    added
+    let mut own: Vec<Bytes> = g.nar_sizes.clone();
+    own.push(Bytes::ZERO);
+    tree.subtree_sums(g.len() as u32, own)
 }
 
 #[cfg(test)]

@@ -28,7 +28,7 @@ pub fn exclusive_added_sizes(
     member: &[bool],
 ) -> Vec<Bytes> {
     let n = g.len();
-    let mut added: Vec<Bytes> = (0..n)
+    let mut own: Vec<Bytes> = (0..n)
         .map(|i| {
             if member.get(i).copied().unwrap_or(false) {
                 g.nar_sizes[i]
@@ -37,15 +37,8 @@ pub fn exclusive_added_sizes(
             }
         })
         .collect();
-    added.push(Bytes::ZERO);
-    let order = tree.preorder(n as u32);
-    for &v in order.iter().rev() {
-        let d = tree.idom[v as usize];
-        if d != v {
-            added[d as usize] = added[d as usize].saturating_add(added[v as usize]);
-        }
-    }
-    added
+    own.push(Bytes::ZERO);
+    tree.subtree_sums(n as u32, own)
 }
 
 /// For groups of member nodes (`group_of[i]`, `None` for nodes in no group): the NAR

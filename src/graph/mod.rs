@@ -1,6 +1,6 @@
 //! The reference graph of a [`Closure`] and the pure graph computations every report
-//! is built from: reachability, shortest chains, per-path closure sizes, dominators
-//! and added size, and all chains to a target.
+//! is built from: reachability, shortest chains, the condensation into components,
+//! per-path closure sizes, dominators and added size, and all chains to a target.
 //!
 //! One representation, built once by [`ClosureGraph::new`]: compressed successor and
 //! predecessor lists ([`Adjacency`]), which every algorithm here walks directly;
@@ -16,12 +16,14 @@
 mod adjacency;
 mod chains;
 mod closure_size;
+mod condense;
 mod dominators;
 mod exclusive;
 
 pub use adjacency::{components, Adjacency};
 pub use chains::{all_chains, all_chains_capped, ChainTree, ChainTreeNode};
-pub use closure_size::{closure_sizes, closure_sizes_of};
+pub use closure_size::{closure_sizes, closure_sizes_in, closure_sizes_of};
+pub use condense::{Condensation, Csr};
 pub use dominators::{added_sizes, dominator_tree, DominatorTree};
 pub use exclusive::{exclusive_added_sizes, group_added_sizes};
 

@@ -10,19 +10,23 @@
 //! connection gets its timeouts once, when it is opened, sends a batch of requests in
 //! one write and reads the answers, in order, through one buffer.
 //!
-//! This is a small response reader, not an HTTP client: a status line, header fields,
-//! a body framed by `Content-Length` or `chunked`, and `Connection: close` (or an
-//! HTTP/1.0 answer without keep-alive). Anything else (no framing, 1xx, folded or
-//! malformed lines, odd URLs) is [`ReadError::Unexpected`] or no [`Origin`] at all, for
-//! the caller to hand to the full client. Nothing here knows narinfos, retries or
-//! redirects.
+//! This is a small response reader, not an HTTP client: the status line and header
+//! fields, parsed by `httparse` (in place in the read buffer, which usually holds the
+//! whole head), then a body framed by `Content-Length` or `chunked`, and
+//! `Connection: close` (or an HTTP/1.0 answer without keep-alive). Anything else (no
+//! framing, 1xx, folded or malformed lines, odd URLs) is [`ReadError::Unexpected`] or
+//! no [`Origin`] at all, for the caller to hand to the full client. Nothing here knows
+//! narinfos, retries or redirects.
 
 use std::io::{self, BufRead, BufReader, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-/// The longest status line or header field read.
+/// The longest chunk-size or trailer line read.
 const MAX_LINE: usize = 16 << 10;
+
+/// The longest response head (status line and header fields) read.
+const MAX_HEAD: usize = 64 << 10;
 
 /// The most header fields one response may have.
 const MAX_FIELDS: usize = 128;
@@ -177,48 +181,13 @@ impl Conn {
         self.deadline = Instant::now() + self.timeout;
         self.started = false;
         self.part = Part::StatusLine;
-        let line = self.line()?;
-        let (status, reason, http10) = status_line(&line)?;
-        self.part = Part::Header;
-        let mut length: Option<u64> = None;
-        let mut chunked = false;
-        let mut close = http10;
-        let mut fields = 0;
-        loop {
-            let line = self.line()?;
-            if line.is_empty() {
-                break;
-            }
-            fields += 1;
-            if fields > MAX_FIELDS {
-                return Err(unexpected("too many header fields"));
-            }
-            let (name, value) = field(&line)?;
-            if name.eq_ignore_ascii_case("content-length") {
-                let n = value
-                    .parse::<u64>()
-                    .ok()
-                    .filter(|_| value.bytes().all(|b| b.is_ascii_digit()))
-                    .ok_or_else(|| unexpected("a malformed Content-Length"))?;
-                if length.is_some_and(|m| m != n) {
-                    return Err(unexpected("two different Content-Lengths"));
-                }
-                length = Some(n);
-            } else if name.eq_ignore_ascii_case("transfer-encoding") {
-                if !value.eq_ignore_ascii_case("chunked") || chunked {
-                    return Err(unexpected("a transfer coding other than chunked"));
-                }
-                chunked = true;
-            } else if name.eq_ignore_ascii_case("connection") {
-                for token in value.split(',').map(str::trim) {
-                    if token.eq_ignore_ascii_case("close") {
-                        close = true;
-                    } else if token.eq_ignore_ascii_case("keep-alive") && http10 {
-                        close = false;
-                    }
-                }
-            }
-        }
+        let Head {
+            status,
+            reason,
+            length,
+            chunked,
+            close,
+        } = self.head()?;
         self.part = Part::Body;
         let body = match (status, chunked, length) {
             (100..=199, _, _) => return Err(unexpected("an interim (1xx) answer")),
@@ -235,6 +204,39 @@ impl Conn {
             body,
             close,
         })
+    }
+
+    /// The status line and header fields. Parsed where they lie in the read buffer when
+    /// it holds them whole (the usual case); otherwise gathered line by line up to the
+    /// blank line, so that no byte of the body is taken with them.
+    fn head(&mut self) -> Result<Head, ReadError> {
+        if let Some((n, head)) = parse_head(self.fill()?)? {
+            self.reader.consume(n);
+            return Ok(head);
+        }
+        let mut bytes = Vec::new();
+        loop {
+            let buf = self.fill()?;
+            let (take, line_end) = match memchr::memchr(b'\n', buf) {
+                Some(i) => (i + 1, true),
+                None => (buf.len(), false),
+            };
+            bytes.extend_from_slice(&buf[..take]);
+            self.reader.consume(take);
+            if bytes.len() > MAX_HEAD {
+                return Err(unexpected("a response head too long"));
+            }
+            if !line_end {
+                continue;
+            }
+            self.part = Part::Header;
+            if bytes.ends_with(b"\n\n") || bytes.ends_with(b"\n\r\n") {
+                return match parse_head(&bytes)? {
+                    Some((n, head)) if n == bytes.len() => Ok(head),
+                    _ => Err(unexpected("a malformed response head")),
+                };
+            }
+        }
     }
 
     /// The buffered bytes, reading more when there are none.
@@ -363,42 +365,73 @@ fn timed_out() -> io::Error {
     io::Error::new(io::ErrorKind::TimedOut, "timed out reading response")
 }
 
-/// `HTTP/1.x CODE REASON`: the code, the reason and whether the answer is HTTP/1.0.
-fn status_line(line: &str) -> Result<(u16, String, bool), ReadError> {
-    let mut parts = line.splitn(3, ' ');
-    let (Some(version), Some(code), Some(reason)) = (parts.next(), parts.next(), parts.next())
-    else {
-        return Err(unexpected("a malformed status line"));
-    };
-    let http10 = match version {
-        "HTTP/1.1" => false,
-        "HTTP/1.0" => true,
-        _ => return Err(unexpected("an HTTP version other than 1.0 or 1.1")),
-    };
-    let status = code
-        .parse::<u16>()
-        .ok()
-        .filter(|_| code.len() == 3 && code.bytes().all(|b| b.is_ascii_digit()))
-        .ok_or_else(|| unexpected("a malformed status code"))?;
-    if !reason.is_ascii() {
-        return Err(unexpected("a status line that is not ASCII"));
-    }
-    Ok((status, reason.to_string(), http10))
+/// What the head of an answer says about reading it.
+struct Head {
+    status: u16,
+    reason: String,
+    /// `Content-Length`.
+    length: Option<u64>,
+    /// `Transfer-Encoding: chunked`.
+    chunked: bool,
+    /// The server closes the connection after this answer.
+    close: bool,
 }
 
-/// `Name: value`, the value without surrounding blanks.
-fn field(line: &str) -> Result<(&str, &str), ReadError> {
-    let (name, value) = line
-        .split_once(':')
-        .ok_or_else(|| unexpected("a header line without a colon"))?;
-    if name.is_empty()
-        || name
-            .bytes()
-            .any(|b| b.is_ascii_whitespace() || b.is_ascii_control())
-    {
-        return Err(unexpected("a malformed header name"));
+/// The head at the start of `bytes` and its length; `None` when it is not all there.
+fn parse_head(bytes: &[u8]) -> Result<Option<(usize, Head)>, ReadError> {
+    let mut fields = [httparse::EMPTY_HEADER; MAX_FIELDS];
+    let mut resp = httparse::Response::new(&mut fields);
+    let n = match resp.parse(bytes) {
+        Ok(httparse::Status::Complete(n)) => n,
+        Ok(httparse::Status::Partial) if bytes.len() > MAX_HEAD => {
+            return Err(unexpected("a response head too long"))
+        }
+        Ok(httparse::Status::Partial) => return Ok(None),
+        Err(httparse::Error::TooManyHeaders) => return Err(unexpected("too many header fields")),
+        Err(_) => return Err(unexpected("a malformed response head")),
+    };
+    let (Some(version), Some(status)) = (resp.version, resp.code) else {
+        return Err(unexpected("a malformed status line"));
+    };
+    let http10 = version == 0;
+    let mut head = Head {
+        status,
+        reason: resp.reason.unwrap_or_default().to_string(),
+        length: None,
+        chunked: false,
+        close: http10,
+    };
+    for field in resp.headers.iter() {
+        let value = std::str::from_utf8(field.value)
+            .map_err(|_| unexpected("a header value that is not UTF-8"))?
+            .trim_matches([' ', '\t']);
+        let name = field.name;
+        if name.eq_ignore_ascii_case("content-length") {
+            let n = value
+                .parse::<u64>()
+                .ok()
+                .filter(|_| value.bytes().all(|b| b.is_ascii_digit()))
+                .ok_or_else(|| unexpected("a malformed Content-Length"))?;
+            if head.length.is_some_and(|m| m != n) {
+                return Err(unexpected("two different Content-Lengths"));
+            }
+            head.length = Some(n);
+        } else if name.eq_ignore_ascii_case("transfer-encoding") {
+            if !value.eq_ignore_ascii_case("chunked") || head.chunked {
+                return Err(unexpected("a transfer coding other than chunked"));
+            }
+            head.chunked = true;
+        } else if name.eq_ignore_ascii_case("connection") {
+            for token in value.split(',').map(str::trim) {
+                if token.eq_ignore_ascii_case("close") {
+                    head.close = true;
+                } else if token.eq_ignore_ascii_case("keep-alive") && http10 {
+                    head.close = false;
+                }
+            }
+        }
     }
-    Ok((name, value.trim_matches([' ', '\t'])))
+    Ok(Some((n, head)))
 }
 
 #[cfg(test)]
@@ -498,7 +531,7 @@ mod tests {
 
     #[test]
     fn short_bodies_limits_and_oddities() {
-        let cases: [(&'static [u8], &str); 7] = [
+        let cases: [(&'static [u8], &str); 8] = [
             (
                 b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nabc",
                 "cut in body",
@@ -509,7 +542,11 @@ mod tests {
                 "too large",
             ),
             (b"HTTP/1.1 200 OK\r\n\r\nabc", "unexpected"),
-            (b"HTTP/1.1 200\r\nContent-Length: 0\r\n\r\n", "unexpected"),
+            (b"HTTP/1.1 20 OK\r\nContent-Length: 0\r\n\r\n", "unexpected"),
+            (
+                b"HTTP/1.1 200 OK\r\nX: a\r\n b\r\nContent-Length: 0\r\n\r\n",
+                "unexpected",
+            ),
             (b"HTTP/1.1 100 Continue\r\n\r\n", "unexpected"),
             (b"", "closed"),
         ];
@@ -535,6 +572,35 @@ mod tests {
             assert_eq!(got, want, "{}", String::from_utf8_lossy(wire));
             h.join().unwrap();
         }
+    }
+
+    #[test]
+    fn a_head_split_across_reads_is_gathered_without_the_body() {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", l.local_addr().unwrap());
+        let h = std::thread::spawn(move || {
+            let (mut s, _) = l.accept().unwrap();
+            for part in [
+                &b"HTTP/1.1 200 OK\r\nContent-"[..],
+                b"Length: 3\r\n",
+                b"\r\nabcHTTP/1.0 404 Not Found\r\nContent-Length: 0\r\n\r\n",
+            ] {
+                s.write_all(part).unwrap();
+                s.flush().unwrap();
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        });
+        let o = Origin::of(&url, AGENT).unwrap();
+        let mut c = Conn::open(&o, Duration::from_secs(5)).unwrap();
+        c.send(&o, ["a", "b"].into_iter()).unwrap();
+        let r = c.read(100).unwrap();
+        assert_eq!((r.status, r.body, r.close), (200, b"abc".to_vec(), false));
+        let r = c.read(100).unwrap();
+        assert_eq!(
+            (r.status, r.reason.as_str(), r.close),
+            (404, "Not Found", true)
+        );
+        h.join().unwrap();
     }
 
     #[test]

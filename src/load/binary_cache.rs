@@ -105,20 +105,15 @@ pub fn read_cache(
 /// The `StoreDir` of a `nix-cache-info` file, if it names one.
 pub(crate) fn parse_cache_info(text: &str, path: &Path) -> Result<Option<StoreDir>, LoadError> {
     let mut sd = None;
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let Some((k, v)) = line.split_once(':') else {
-            return Err(LoadError::Text {
-                path: path.to_path_buf(),
-                line: i + 1,
-                expected: "`Key: value`".into(),
-                found: found(Some(line)),
-            });
-        };
-        if k.trim() == "StoreDir" {
-            let v = v.trim();
+    for field in narinfo::key_values(text) {
+        let field = field.map_err(|bad| LoadError::Text {
+            path: path.to_path_buf(),
+            line: bad.line,
+            expected: "`Key: value`".into(),
+            found: found(Some(bad.text)),
+        })?;
+        if field.key.trim() == "StoreDir" {
+            let v = field.value;
             // Store paths are joined to it: `/`, `../../etc` or `/nix/../etc` would
             // put them anywhere.
             let plain = v.starts_with('/')
@@ -130,7 +125,7 @@ pub(crate) fn parse_cache_info(text: &str, path: &Path) -> Result<Option<StoreDi
             if !plain {
                 return Err(LoadError::Text {
                     path: path.to_path_buf(),
-                    line: i + 1,
+                    line: field.line,
                     expected: "a StoreDir that is an absolute directory other than `/`, \
                                without `.` or `..` (such as /nix/store)"
                         .into(),

@@ -40,7 +40,7 @@ const ZSTD_MAGIC: &[u8] = &[0x28, 0xb5, 0x2f, 0xfd];
 /// most `cap` bytes of output; plain bytes are returned as they are.
 pub fn decompress(bytes: Vec<u8>, path: &Path, cap: u64) -> Result<Vec<u8>, LoadError> {
     let reader: Box<dyn Read> = if bytes.starts_with(XZ_MAGIC) {
-        Box::new(xz2::read::XzDecoder::new_multi_decoder(&bytes[..]))
+        Box::new(liblzma::read::XzDecoder::new_multi_decoder(&bytes[..]))
     } else if bytes.starts_with(ZSTD_MAGIC) {
         Box::new(zstd::stream::read::Decoder::new(&bytes[..]).map_err(|e| LoadError::io(path, e))?)
     } else {
@@ -253,7 +253,7 @@ pub fn sniff_file(path: &Path) -> bool {
     };
     let mut head = Vec::new();
     let res = if magic[..got].starts_with(XZ_MAGIC) {
-        xz2::read::XzDecoder::new_multi_decoder(f)
+        liblzma::read::XzDecoder::new_multi_decoder(f)
             .take(HEAD)
             .read_to_end(&mut head)
     } else if magic[..got].starts_with(ZSTD_MAGIC) {
@@ -486,7 +486,7 @@ mod tests {
         );
         let xz = {
             let mut out = Vec::new();
-            let mut enc = xz2::read::XzEncoder::new(text.as_bytes(), 6);
+            let mut enc = liblzma::read::XzEncoder::new(text.as_bytes(), 6);
             enc.read_to_end(&mut out).unwrap();
             out
         };

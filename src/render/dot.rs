@@ -17,6 +17,7 @@ use std::io::{self, Write};
 
 use super::html::is_invisible_format;
 use super::text::name_of;
+use super::words::refs::kind_sum;
 use super::Report;
 use crate::classify::Verdict;
 use crate::report::{ChainNode, HopEvidence, WhyChainsReport, WhyReport};
@@ -87,12 +88,7 @@ fn fill(v: Option<&Verdict>) -> &'static str {
 
 /// `26 symlink + 1 elf-needed → gpu:gfx90a`.
 fn hop_label(h: &HopEvidence) -> Vec<String> {
-    let kinds = h
-        .kinds
-        .iter()
-        .map(|(k, n)| format!("{n} {k}"))
-        .collect::<Vec<_>>()
-        .join(" + ");
+    let kinds = kind_sum(h.kinds.iter().map(|(k, n)| (k, *n)));
     vec![kinds, h.verdict.to_string()]
 }
 

@@ -671,7 +671,7 @@ mod tests {
         let (tmp, nar) = small_nar();
         let opts = ScanOptions::default();
         let raw = scan_nar(&nar[..], "raw", None, &scanner(), &opts).unwrap();
-        let mut xz = xz2::write::XzEncoder::new(Vec::new(), 1);
+        let mut xz = liblzma::write::XzEncoder::new(Vec::new(), 1);
         xz.write_all(&nar).unwrap();
         let xz = xz.finish().unwrap();
         let zst = zstd::encode_all(&nar[..], 1).unwrap();
@@ -713,7 +713,7 @@ mod tests {
     #[test]
     fn truncated_or_corrupt_compressed_streams_are_errors() {
         let (tmp, nar) = small_nar();
-        let mut xz = xz2::write::XzEncoder::new(Vec::new(), 1);
+        let mut xz = liblzma::write::XzEncoder::new(Vec::new(), 1);
         xz.write_all(&nar).unwrap();
         let xz = xz.finish().unwrap();
         let zst = zstd::encode_all(&nar[..], 1).unwrap();

@@ -102,7 +102,7 @@ pub fn open_nar_stream(
     let r = BufReader::with_capacity(1 << 20, std::io::Cursor::new(head).chain(stream));
     let reader: Box<dyn Read + Send> = match compression {
         Compression::None => Box::new(r),
-        Compression::Xz => Box::new(xz2::read::XzDecoder::new_multi_decoder(r)),
+        Compression::Xz => Box::new(liblzma::read::XzDecoder::new_multi_decoder(r)),
         Compression::Zstd => Box::new(
             zstd::stream::read::Decoder::with_buffer(r)
                 .map_err(|e| open_err(format!("cannot start zstd decoding: {e}")))?,
@@ -137,7 +137,7 @@ mod tests {
         r.read_to_end(&mut back).unwrap();
         assert_eq!(back, nar, "the sniffed head is handed on");
         let mut xz = Vec::new();
-        xz2::read::XzEncoder::new(&nar[..], 6)
+        liblzma::read::XzEncoder::new(&nar[..], 6)
             .read_to_end(&mut xz)
             .unwrap();
         let (mut r, c) = open_nar_stream(Box::new(Trickle(std::io::Cursor::new(xz))), "t").unwrap();

@@ -11,6 +11,7 @@
 //! `Sig`, or a bad value is an error naming the line. The parser is our own rather than
 //! the `nix-narinfo` crate's: that crate rejects records nixcut should still read (zero
 //! `NarSize`, missing `URL`) and speaks `nix_derivation`'s types, not this module's.
+//! [`key_values`] is the `Key: value` framing alone, which `nix-cache-info` shares.
 
 use std::collections::BTreeMap;
 use std::path::{Component, Path};
@@ -144,23 +145,64 @@ struct Fields {
     warnings: Vec<NarinfoWarning>,
 }
 
+/// One `Key: value` line of a narinfo or a `nix-cache-info`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeyValue<'a> {
+    /// 1-based line.
+    pub line: usize,
+    /// What stands before the first `:`, as written.
+    pub key: &'a str,
+    /// What stands after it, trimmed.
+    pub value: &'a str,
+    /// The whole line.
+    pub text: &'a str,
+}
+
+/// A non-blank line without a `:`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotKeyValue<'a> {
+    /// 1-based line.
+    pub line: usize,
+    /// The line.
+    pub text: &'a str,
+}
+
+/// The `Key: value` lines of `text` in order, blank lines skipped: the framing that
+/// `.narinfo` and `nix-cache-info` files share.
+pub fn key_values(text: &str) -> impl Iterator<Item = Result<KeyValue<'_>, NotKeyValue<'_>>> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(i, line)| match line.split_once(':') {
+            Some((key, value)) => Ok(KeyValue {
+                line: i + 1,
+                key,
+                value: value.trim(),
+                text: line,
+            }),
+            None => Err(NotKeyValue {
+                line: i + 1,
+                text: line,
+            }),
+        })
+}
+
 /// Parse one `.narinfo` whose store paths are in `sd`.
 pub fn parse(text: &str, sd: &StoreDir) -> Result<Narinfo, NarinfoError> {
     let mut f = Fields::default();
     // Line of each field seen: a second `NarSize:` is an edit or a concatenation, and
     // taking either value silently could be wrong. Only `Sig` repeats.
     let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
-    for (i, line) in text.lines().enumerate() {
-        let n = i + 1;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let Some((key, value)) = line.split_once(':') else {
-            return Err(NarinfoError::NotKeyValue {
-                line: n,
-                text: line.to_string(),
-            });
-        };
+    for field in key_values(text) {
+        let KeyValue {
+            line: n,
+            key,
+            value,
+            text: line,
+        } = field.map_err(|NotKeyValue { line, text }| NarinfoError::NotKeyValue {
+            line,
+            text: text.to_string(),
+        })?;
         if key != "Sig" {
             if let Some(first) = seen.insert(key, n) {
                 return Err(NarinfoError::Repeated {
@@ -171,7 +213,7 @@ pub fn parse(text: &str, sd: &StoreDir) -> Result<Narinfo, NarinfoError> {
                 });
             }
         }
-        f.read(n, key, value.trim(), sd)?;
+        f.read(n, key, value, sd)?;
     }
     f.finish()
 }

@@ -4,10 +4,8 @@
 
 use crate::elf::bytes::ByteSource;
 
-/// `e_machine` of AMDGPU code objects.
-pub const EM_AMDGPU: u16 = 224;
-/// `e_machine` of CUDA cubins.
-pub const EM_CUDA: u16 = 190;
+/// `e_machine` of AMDGPU code objects and of CUDA cubins (goblin's constants).
+pub use goblin::elf::header::{EM_AMDGPU, EM_CUDA};
 pub(super) const MAX_BUNDLES: usize = 4096;
 /// Entries believed per bundle or fatbin container.
 pub(super) const MAX_ENTRIES: u64 = 1024;

@@ -15,7 +15,7 @@
 //! Colour is the strongest verdict among the evidence of a path's referrers (its
 //! `kept_by`): what keeps it in the closure.
 
-use std::cmp::Reverse;
+use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, HashMap};
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -43,14 +43,10 @@ const FONT: f64 = 11.0;
 const GLYPH: f64 = 6.3;
 
 /// What colours a rectangle: the verdict that keeps the path in, or why there is none.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum Category {
-    Runtime,
-    Gpu(String),
-    Unknown,
-    Dev,
-    Doc,
-    Removable,
+    /// The strongest verdict among its referrers' evidence.
+    Verdict(Verdict),
     /// Files were scanned, but no referrer's evidence is attached (a root, or a path
     /// whose referrers were not scanned).
     NoEvidence,
@@ -65,26 +61,42 @@ impl Category {
         }
         match p.kept_by.iter().map(|h| &h.verdict).max() {
             None => Category::NoEvidence,
-            Some(Verdict::Runtime) => Category::Runtime,
-            Some(Verdict::Gpu(a)) => Category::Gpu(a.clone()),
-            Some(Verdict::Unknown) => Category::Unknown,
-            Some(Verdict::Dev) => Category::Dev,
-            Some(Verdict::Doc) => Category::Doc,
-            Some(Verdict::Removable) => Category::Removable,
+            Some(v) => Category::Verdict(v.clone()),
         }
     }
 
     fn label(&self) -> String {
         match self {
-            Category::Runtime => "runtime".into(),
-            Category::Gpu(a) => format!("gpu:{a}"),
-            Category::Unknown => "unknown".into(),
-            Category::Dev => "dev".into(),
-            Category::Doc => "doc".into(),
-            Category::Removable => "removable".into(),
+            Category::Verdict(v) => v.to_string(),
             Category::NoEvidence => "no evidence".into(),
             Category::GraphOnly => "not scanned (graph only)".into(),
         }
+    }
+
+    /// The label of a GPU verdict, which picks its colour.
+    fn gpu(&self) -> Option<String> {
+        match self {
+            Category::Verdict(v @ Verdict::Gpu(_)) => Some(v.to_string()),
+            _ => None,
+        }
+    }
+}
+
+/// The legend's order: the strongest verdict first, then the paths without one.
+impl Ord for Category {
+    fn cmp(&self, other: &Self) -> Ordering {
+        let key = |c: &Category| match c {
+            Category::Verdict(v) => (0, Some(Reverse(v.clone()))),
+            Category::NoEvidence => (1, None),
+            Category::GraphOnly => (2, None),
+        };
+        key(self).cmp(&key(other))
+    }
+}
+
+impl PartialOrd for Category {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
     }
 }
 
@@ -101,15 +113,16 @@ struct Palette {
 impl Palette {
     fn fill(&self, c: &Category) -> &'static str {
         match c {
-            Category::Runtime => "#4e79a7",
-            Category::Gpu(a) => {
-                let i = self.gpu.iter().position(|g| g == a).unwrap_or(0);
+            Category::Verdict(Verdict::Runtime) => "#4e79a7",
+            Category::Verdict(v @ Verdict::Gpu(_)) => {
+                let label = v.to_string();
+                let i = self.gpu.iter().position(|g| *g == label).unwrap_or(0);
                 GPU_COLOURS[i % GPU_COLOURS.len()]
             }
-            Category::Unknown => "#9d8f84",
-            Category::Dev => "#47a6a0",
-            Category::Doc => "#6aa84f",
-            Category::Removable => "#e03e3e",
+            Category::Verdict(Verdict::Unknown) => "#9d8f84",
+            Category::Verdict(Verdict::Dev) => "#47a6a0",
+            Category::Verdict(Verdict::Doc) => "#6aa84f",
+            Category::Verdict(Verdict::Removable) => "#e03e3e",
             Category::NoEvidence => "#8c9bb0",
             Category::GraphOnly => "#7f93ad",
         }
@@ -575,13 +588,7 @@ pub(super) fn why(r: &WhyReport, out: &mut dyn Write) -> io::Result<()> {
         .iter()
         .map(|p| Category::of(p, r.evidence))
         .collect();
-    let mut gpu: Vec<String> = cats
-        .iter()
-        .filter_map(|c| match c {
-            Category::Gpu(a) => Some(a.clone()),
-            _ => None,
-        })
-        .collect();
+    let mut gpu: Vec<String> = cats.iter().filter_map(Category::gpu).collect();
     gpu.sort();
     gpu.dedup();
     let palette = Palette { gpu };

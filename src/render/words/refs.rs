@@ -1,5 +1,6 @@
 //! The words of the `refs` report: the heading of each scanned path, a reference's
-//! label and kind counts, clipped details; shared by table and Markdown.
+//! label and kind counts (and the `n kind + …` sum the `why` lines and dot labels use),
+//! clipped details; shared by table and Markdown.
 
 use crate::render::text::{count, name_of};
 use crate::report::{Explanation, ReachStep, ReachVia, RefEntry, RefsPath};
@@ -8,13 +9,24 @@ use crate::store::format_size;
 /// Evidence lines shown per reference in tables (JSON has them all).
 pub(crate) const SHOWN: usize = 4;
 
-/// `elf-needed 2, symlink 26`.
+/// `elf-needed 2, symlink 26`: a reference's kind counts, kind first, as the `refs`
+/// table lists them.
 pub(crate) fn kinds(r: &RefEntry) -> String {
     r.kinds
         .iter()
         .map(|(k, n)| format!("{k} {n}"))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// `26 symlink + 1 elf-needed`: a hop's kind counts, count first, as the `why` lines and
+/// the dot graph's edge labels say them.
+pub(crate) fn kind_sum<K: std::fmt::Display>(kinds: impl IntoIterator<Item = (K, u64)>) -> String {
+    kinds
+        .into_iter()
+        .map(|(k, n)| format!("{n} {k}"))
+        .collect::<Vec<_>>()
+        .join(" + ")
 }
 
 /// `s` cut to `max` characters, with `…` when cut.

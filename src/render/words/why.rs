@@ -4,6 +4,7 @@
 //! Verdicts, kinds and the sort key are read through `Display` only, whatever type the
 //! report gives them.
 
+use super::refs::kind_sum;
 use crate::render::text::{count, name_of, shorten_end, thousands, tree_prefix, via_chain};
 use crate::report::{
     ChainNode, EvidenceLevel, HopEvidence, WhyChainsReport, WhyPath, WhyReport, WhySavings,
@@ -37,12 +38,7 @@ pub(crate) fn via(p: &WhyPath) -> String {
 
 /// `rocblas-5.7.1: 26 symlink → gpu:gfx900,gfx906`
 fn hop_summary(h: &HopEvidence) -> String {
-    let kinds = h
-        .kinds
-        .iter()
-        .map(|(k, n)| format!("{n} {k}"))
-        .collect::<Vec<_>>()
-        .join(" + ");
+    let kinds = kind_sum(h.kinds.iter().map(|(k, n)| (k, *n)));
     format!("{}: {kinds} → {}", name_of(&h.referrer), h.verdict)
 }
 
@@ -111,12 +107,7 @@ fn main_reason_of(p: &WhyPath, short: bool) -> String {
         Some(h) => {
             // The verdict first: it is what a reader scans for, and a narrow terminal
             // cuts the end of the line.
-            let kinds = h
-                .kinds
-                .iter()
-                .map(|(k, n)| format!("{n} {k}"))
-                .collect::<Vec<_>>()
-                .join(" + ");
+            let kinds = kind_sum(h.kinds.iter().map(|(k, n)| (k, *n)));
             let others = p.kept_by.len() - 1 + p.kept_by_more;
             let more = if others > 0 {
                 format!(" (+{others} more)")

@@ -4,7 +4,7 @@
 Run once by hand; the lists it writes to ../tensile-lists/<series>/<group>.txt are
 committed, so builds do not need it. Usage:
 
-    python3 tests/worlds/src/gen-tensile-lists.py tests/worlds/tensile-files.tsv
+    python3 tests/worlds/src/gen-tensile-lists.py tests/fixtures/tensile-files.tsv
 
 Each output line is `<file name>\t<target>` where target is the GPU target the file is
 built for (`gfx90a-xnack+`, `gfx1030`, ...) or `any` for the arch-generic fallbacks.
