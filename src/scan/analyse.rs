@@ -6,7 +6,7 @@
 use crate::classify::classify_hit;
 use crate::classify::file_rules::{hit_detail, CONTEXT_WINDOW};
 use crate::classify::text::{looks_like_text, TEXT_SNIFF_LEN};
-use crate::classify::{file_rule, FileFacts, HitDetail, Region};
+use crate::classify::{data_extensions, file_rule, FileFacts, HitDetail, Region};
 use crate::elf::{
     has_bundle_magic, has_elf_magic, index_loads, is_index_name, is_manifest_name, manifest_names,
     names_in_data, ByteSource, ElfFacts, GpuCode, MAX_INDEX,
@@ -204,7 +204,7 @@ fn elf_facts<S: ByteSource + ?Sized>(
     });
     match ElfFacts::parse(src, origin.as_deref()) {
         Ok(mut f) => {
-            (f.dlopen, f.data_paths) = names_in_data(&f, src);
+            (f.dlopen, f.data_paths) = names_in_data(&f, src, data_extensions());
             if let Some(resolve) = ctx.resolver {
                 f.resolve_needed(&|lib: &str| resolve(lib.as_bytes()));
             }

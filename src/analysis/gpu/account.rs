@@ -49,7 +49,7 @@ pub fn entry_gpu(e: &EntryFact) -> EntryGpu<'_> {
         return EntryGpu::Host;
     }
     match &e.class {
-        FileClass::Gpu(a) => EntryGpu::PerArch(a.clone()),
+        FileClass::Gpu(a) => EntryGpu::PerArch(a.base.clone()),
         FileClass::GpuGeneric => EntryGpu::Generic,
         _ => EntryGpu::Host,
     }

@@ -23,7 +23,7 @@ use std::io::{self, Write};
 use super::escape::{esc, esc_lines};
 use super::page;
 use super::treemap::{squarify, Rect};
-use crate::classify::Verdict;
+use crate::classify::{GpuTargets, Verdict};
 use crate::render::text::name_of;
 use crate::render::words::why::{chains_header, header, kept_by, sort_note, tree_lines};
 use crate::report::{EvidenceLevel, WhyChainsReport, WhyPath, WhyReport};
@@ -46,7 +46,7 @@ const GLYPH: f64 = 6.3;
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 enum Category {
     Runtime,
-    Gpu(String),
+    Gpu(GpuTargets),
     Unknown,
     Dev,
     Doc,
@@ -95,7 +95,7 @@ const GPU_COLOURS: [&str; 8] = [
 
 /// Fill colours: one per category (GPU architectures by their rank among those shown).
 struct Palette {
-    gpu: Vec<String>,
+    gpu: Vec<GpuTargets>,
 }
 
 impl Palette {
@@ -575,7 +575,7 @@ pub(super) fn why(r: &WhyReport, out: &mut dyn Write) -> io::Result<()> {
         .iter()
         .map(|p| Category::of(p, r.evidence))
         .collect();
-    let mut gpu: Vec<String> = cats
+    let mut gpu: Vec<GpuTargets> = cats
         .iter()
         .filter_map(|c| match c {
             Category::Gpu(a) => Some(a.clone()),
