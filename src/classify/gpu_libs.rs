@@ -12,9 +12,9 @@
 //! - the names of its code objects and index files ([`CodeObjects`], [`IndexFiles`]),
 //!   which `crate::reach` reads to tell what a master index loads;
 //! - the extensions of its data files ([`data_extensions`]): which strings of a library
-//!   the scanner keeps as data paths (`crate::elf::data_path_tokens`). They are part of
-//!   the scan cache's key ([`scan_fingerprint`]), so a new extension never reads an
-//!   entry scanned without it.
+//!   the scanner keeps as data paths (`crate::elf::data_path_tokens`). They, and the
+//!   index and build-inventory names the scanner reads, are part of the scan cache's key
+//!   ([`scan_fingerprint`]), so a new row never reads an entry scanned without it.
 //!
 //! Facts only, no I/O: every command asks this table rather than keeping its own list.
 //! See `docs/rocm-runtime.md` for where each fact comes from.
@@ -332,6 +332,13 @@ pub fn is_index_name(name: &[u8]) -> bool {
         .any(|i| name.ends_with(i.extension.as_bytes()))
 }
 
+/// Whether a file name is a build inventory's (`removable`; its list of names is read).
+pub fn is_build_inventory(name: &[u8]) -> bool {
+    GPU_LIBRARIES
+        .iter()
+        .any(|l| l.build_inventories.iter().any(|b| name == b.as_bytes()))
+}
+
 /// Whether an index file's name says it is a lazy master (one that names placeholders).
 pub fn is_lazy_index_name(name: &[u8]) -> bool {
     GPU_LIBRARIES.iter().filter_map(|l| l.indexes).any(|i| {
@@ -340,10 +347,18 @@ pub fn is_lazy_index_name(name: &[u8]) -> bool {
     })
 }
 
-/// What of the table the scanner's facts depend on ([`data_extensions`]), for the scan
-/// cache's key: a change of it never reads an entry scanned before.
+/// What of the table the scanner's facts depend on ([`data_extensions`], the index
+/// extensions, the build inventories' names), for the scan cache's key: a change of it
+/// never reads an entry scanned before.
 pub fn scan_fingerprint() -> String {
-    data_extensions().join(" ")
+    let indexes = union(|l| l.indexes.iter().map(|i| i.extension));
+    let inventories = union(|l| l.build_inventories.iter().copied());
+    format!(
+        "data {}; indexes {}; inventories {}",
+        data_extensions().join(" "),
+        indexes.join(" "),
+        inventories.join(" ")
+    )
 }
 
 /// The values `f` gives over the table, sorted, once each.
@@ -459,6 +474,8 @@ mod tests {
         assert!(!is_lazy_index_name(b"TensileLibrary.dat"));
         assert!(!is_index_name(b"gfx90a68.kdb"));
         assert!(scan_fingerprint().contains(".kdb"));
+        assert!(is_build_inventory(b"TensileManifest.txt"));
+        assert!(!is_build_inventory(b"TensileLibrary.dat"));
         // Every CUDA row is NVIDIA's build but NCCL's, which cudaCapabilities rebuilds.
         let cuda: Vec<_> = GPU_LIBRARIES
             .iter()

@@ -58,9 +58,9 @@ pub use gpu_arch::{
     known_arch_range, known_gpu_archs, nearest_gpu_archs, GpuTarget, GpuTargets, GpuVendor,
 };
 pub use gpu_libs::{
-    code_object_extensions, data_extensions, gpu_library, is_index_name, is_lazy_index_name,
-    is_library_code_object, library_of_data_dir, scan_fingerprint, ArchDatabases, CodeObjects,
-    GpuLibrary, GpuOption, IndexFiles, LibraryData, GPU_LIBRARIES,
+    code_object_extensions, data_extensions, gpu_library, is_build_inventory, is_index_name,
+    is_lazy_index_name, is_library_code_object, library_of_data_dir, scan_fingerprint,
+    ArchDatabases, CodeObjects, GpuLibrary, GpuOption, IndexFiles, LibraryData, GPU_LIBRARIES,
 };
 pub use rule::RuleId;
 pub use rules_file::{class_rules_from_file, parse_data_dirs, parse_rules_file, RulesFileError};

@@ -385,7 +385,7 @@ mod tests {
     #[test]
     fn symlink_refinements_come_first() {
         use EvidenceKind as K;
-        let gpu = "TensileLibrary_Type_HH_Contraction_l_Ailk_Bjlk_Cijk_Dijk_gfx90a.co";
+        let gpu = "Kernels_Type_HH_Contraction_l_Ailk_Bjlk_Cijk_Dijk_gfx90a.co";
         assert_eq!(hit(K::Symlink, "libfoo.so", Some(true)).0, Verdict::Runtime);
         assert_eq!(hit(K::Symlink, "libfoo.so", None).0, Verdict::Runtime);
         assert_eq!(

@@ -29,4 +29,4 @@ pub use gpu::{
     read_bundle_head, BundleContainer, BundleTargets, DeviceContainer, DeviceObject, GpuCode,
     EM_AMDGPU, EM_CUDA,
 };
-pub use tensile::{index_loads, is_index_name, is_manifest_name, manifest_names, MAX_INDEX};
+pub use tensile::{index_loads, manifest_names, MAX_INDEX};

@@ -197,7 +197,7 @@ mod tests {
                 FileClass::Gpu("gfx942".into()),
             ),
             e(
-                "lib/TensileLibrary.dat",
+                "lib/Library.dat",
                 EntryType::Regular,
                 60,
                 FileClass::GpuGeneric,
