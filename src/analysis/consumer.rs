@@ -32,7 +32,7 @@ fn processors_of(reached: &Reached, inv: &Inventory<'_>, f: FileId) -> Option<BT
         return Some(set.clone());
     }
     match &inv.entry(f).class {
-        crate::classify::FileClass::Gpu(arch) => Some(BTreeSet::from([arch.clone()])),
+        crate::classify::FileClass::Gpu(arch) => Some(BTreeSet::from([arch.base.clone()])),
         _ => None,
     }
 }

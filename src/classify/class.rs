@@ -6,8 +6,10 @@
 //! The built-in table follows nixpkgs' multiple-outputs conventions
 //! (`docs/nixpkgs-outputs.md`: `include`, `lib/cmake`, `lib/pkgconfig` … are dev;
 //! `share/doc` doc, `share/man` man …) and the ROCm/CUDA facts (`docs/rocm-runtime.md`:
-//! GPU code by content first, then by the anchored architecture token of the name;
-//! arch-generic Tensile data; build inventories). Rules look at facts only (the path,
+//! GPU code by content first, then by the anchored architecture token of the name). What
+//! is known of one GPU library's files (its generic data, build inventories,
+//! per-architecture databases, data directories) comes from its row of the GPU library
+//! table (`gpu_libs.rs`), never from a list here. Rules look at facts only (the path,
 //! the entry type, the first bytes, ELF facts), never at the file system.
 //!
 //! A user's rules file (`rules_file.rs`, `--rules FILE`) puts its rows ahead of the
@@ -18,13 +20,13 @@ use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::gpu_arch::{base_arch, miopen_db_arch};
-use super::{arch_of_name, RuleId};
+use super::gpu_arch::{arch_of_cu_name, base_arch};
+use super::{arch_of_name, GpuTarget, RuleId};
 use crate::elf::{
     amdgpu_arch, cuda_arch, has_bundle_magic, read_bundle_head, ElfFacts, EM_AMDGPU, EM_CUDA,
 };
 
-/// The SQLite database header (MIOpen perf dbs, rocFFT's kernel cache).
+/// The SQLite database header (GPU libraries' perf dbs and kernel caches).
 const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
 
 /// What a file is for.
@@ -49,10 +51,10 @@ pub enum FileClass {
     /// Separate debug info.
     Debug,
     /// Needed only on GPUs of this base architecture (`gfx90a`, `sm_80`).
-    Gpu(String),
-    /// GPU data every architecture needs (`TensileLibrary.dat`, `*_fallback.dat` …).
+    Gpu(GpuTarget),
+    /// GPU data every architecture needs (the GPU library table's generic files and suffixes).
     GpuGeneric,
-    /// Needed by nothing: build inventories such as `TensileManifest.txt`.
+    /// Needed by nothing: build inventories a GPU library's build leaves.
     Removable,
 }
 
@@ -81,9 +83,14 @@ impl FileClass {
                 {
                     return None;
                 }
-                FileClass::Gpu(arch.to_string())
+                FileClass::Gpu(GpuTarget::from_id(arch))
             }
         })
+    }
+
+    /// The class of files for one base architecture (`gfx90a`).
+    pub fn gpu(base: String) -> FileClass {
+        FileClass::Gpu(GpuTarget::from(base))
     }
 
     /// Whether files of this class are part of what runs (`out`, `bin`, `lib`, GPU data).
@@ -173,12 +180,18 @@ pub enum ClassMatcher {
     CudaElf,
     /// A clang offload bundle file (`__CLANG_OFFLOAD_BUNDLE__` or `CCOB` at offset 0).
     OffloadBundle,
-    /// A data file in a GPU library's format (SQLite, or a msgpack map as Tensile's
+    /// A data file in a GPU library's format (SQLite, or a msgpack map as index
     /// `.dat` files are) whose name carries an anchored GPU architecture token.
     GpuDataNamedForArch,
-    /// The path is below one of these directories and the name is a MIOpen database
-    /// name with an architecture (`gfx900_56.db`, `gfx90a68.kdb`, `gfx908.tn.model`).
-    MiopenDbUnder(Vec<String>),
+    /// The path is below one of `under` and the name is a processor, a CU count and one
+    /// of `ends` (`gfx900_56.db`, `gfx90a68.db`, `gfx908.tn.model`; see
+    /// [`arch_of_cu_name`]): a GPU library's per-architecture database.
+    ArchDatabase {
+        /// The directories.
+        under: Vec<String>,
+        /// How the names end.
+        ends: Vec<String>,
+    },
     /// The path is below one of these directories (given with a trailing `/`).
     UnderDir(Vec<String>),
     /// The file name is one of these.
@@ -208,8 +221,10 @@ impl ClassMatcher {
                     && (f.head.starts_with(SQLITE_MAGIC) || is_msgpack_map(f.head))
                     && arch_of_name(name).is_some()
             }
-            ClassMatcher::MiopenDbUnder(dirs) => {
-                under(f.path, dirs) && miopen_db_arch(name).is_some()
+            ClassMatcher::ArchDatabase { under: dirs, ends } => {
+                under(f.path, dirs)
+                    && ends.iter().any(|e| name.ends_with(e.as_bytes()))
+                    && arch_of_cu_name(name).is_some()
             }
             ClassMatcher::UnderDir(dirs) => under(f.path, dirs),
             ClassMatcher::NameIs(names) => names.iter().any(|n| name == n.as_bytes()),
@@ -236,9 +251,12 @@ impl fmt::Display for ClassMatcher {
             ClassMatcher::GpuDataNamedForArch => {
                 f.write_str("SQLite or msgpack data with a GPU architecture in its name")
             }
-            ClassMatcher::MiopenDbUnder(d) => {
-                write!(f, "MIOpen database name <arch><CUs>.* under {}", list(d))
-            }
+            ClassMatcher::ArchDatabase { under, ends } => write!(
+                f,
+                "database name <arch><CUs> ending {} under {}",
+                list(ends),
+                list(under)
+            ),
             ClassMatcher::UnderDir(d) => write!(f, "under {}", list(d)),
             ClassMatcher::NameIs(n) => write!(f, "name is {}", list(n)),
             ClassMatcher::NameEndsWith(n) => write!(f, "name ends with {}", list(n)),
@@ -259,7 +277,7 @@ impl fmt::Display for ClassMatcher {
     }
 }
 
-/// Whether `head` starts like a msgpack map with a string key (what Tensile's `.dat`
+/// Whether `head` starts like a msgpack map with a string key (what index `.dat`
 /// files hold): fixmap with at least one entry, map16 or map32, then fixstr, str8,
 /// str16 or str32.
 fn is_msgpack_map(head: &[u8]) -> bool {
@@ -290,8 +308,8 @@ pub enum ClassOf {
     /// (erring towards keeping for targets it does not hold). A header cut short of
     /// its last id falls back to the name's token, then `gpu-generic`.
     GpuArchOfBundle,
-    /// `gpu:<arch>` from a MIOpen database name, CU count dropped (`gfx90a68` → `gfx90a`).
-    GpuArchOfMiopenName,
+    /// `gpu:<arch>` from a database name, CU count dropped (`gfx90a68` → `gfx90a`).
+    GpuArchOfDatabaseName,
 }
 
 impl fmt::Display for ClassOf {
@@ -304,7 +322,7 @@ impl fmt::Display for ClassOf {
             ClassOf::GpuArchOfBundle => {
                 f.write_str("gpu:<arch of the bundle> (gpu-generic for several)")
             }
-            ClassOf::GpuArchOfMiopenName => f.write_str("gpu:<arch of the MIOpen name>"),
+            ClassOf::GpuArchOfDatabaseName => f.write_str("gpu:<arch of the database name>"),
         }
     }
 }
@@ -351,6 +369,22 @@ fn library_files(column: fn(&super::GpuLibrary) -> &'static [&'static str]) -> V
         .collect()
 }
 
+/// The class rules of the GPU library table's per-architecture databases, one per row
+/// that has them.
+fn database_rules() -> impl Iterator<Item = ClassRule> {
+    super::GPU_LIBRARIES
+        .iter()
+        .filter_map(|l| l.databases)
+        .map(|d| ClassRule {
+            id: RuleId::new(d.rule),
+            matcher: ClassMatcher::ArchDatabase {
+                under: strs(d.under),
+                ends: strs(d.extensions),
+            },
+            class: ClassOf::GpuArchOfDatabaseName,
+        })
+}
+
 impl ClassRules {
     /// The built-in table.
     pub fn builtin() -> ClassRules {
@@ -366,7 +400,7 @@ impl ClassRules {
             user: 0,
             data_dirs: super::builtin_data_dirs(),
             user_data_dirs: Vec::new(),
-            rules: vec![
+            rules: [
                 // Content first: device code says which GPU it is for.
                 r(
                     "class/amdgpu-code-object",
@@ -386,7 +420,7 @@ impl ClassRules {
                 ),
                 r(
                     "class/tensile-fallback",
-                    M::NameEndsWith(strs(&["_fallback.dat"])),
+                    M::NameEndsWith(library_files(|l| l.generic_suffixes)),
                     fixed(C::GpuGeneric),
                 ),
                 r(
@@ -394,11 +428,10 @@ impl ClassRules {
                     M::NameIs(library_files(|l| l.build_inventories)),
                     fixed(C::Removable),
                 ),
-                r(
-                    "class/miopen-db",
-                    M::MiopenDbUnder(strs(&["share/miopen/db/"])),
-                    ClassOf::GpuArchOfMiopenName,
-                ),
+            ]
+            .into_iter()
+            .chain(database_rules())
+            .chain([
                 r(
                     "class/gpu-data-arch-name",
                     M::GpuDataNamedForArch,
@@ -407,7 +440,12 @@ impl ClassRules {
                 // Then the name.
                 r(
                     "class/gpu-arch-name",
-                    M::ArchNameUnder(strs(&["lib/", "share/miopen/"])),
+                    M::ArchNameUnder(
+                        ["lib/".to_string()]
+                            .into_iter()
+                            .chain(library_files(|l| l.arch_dirs))
+                            .collect(),
+                    ),
                     ClassOf::GpuArchOfName,
                 ),
                 r(
@@ -459,7 +497,8 @@ impl ClassRules {
                     M::UnderDir(strs(&["lib/", "lib64/"])),
                     fixed(C::Lib),
                 ),
-            ],
+            ])
+            .collect(),
         }
     }
 
@@ -516,10 +555,10 @@ impl ClassRules {
             }
             let class = match &rule.class {
                 ClassOf::Class(c) => Some(c.clone()),
-                ClassOf::GpuArchOfName => arch_of_name(name).map(FileClass::Gpu),
+                ClassOf::GpuArchOfName => arch_of_name(name).map(FileClass::gpu),
                 ClassOf::GpuArchOfElf => elf_gpu_class(f, name),
                 ClassOf::GpuArchOfBundle => bundle_class(f.head, name),
-                ClassOf::GpuArchOfMiopenName => miopen_db_arch(name).map(FileClass::Gpu),
+                ClassOf::GpuArchOfDatabaseName => arch_of_cu_name(name).map(FileClass::gpu),
             };
             if let Some(class) = class {
                 return (class, rule.id);
@@ -551,7 +590,7 @@ fn elf_gpu_class(f: &ClassFacts<'_>, name: &[u8]) -> Option<FileClass> {
     };
     Some(
         arch.or_else(|| arch_of_name(name))
-            .map_or(FileClass::GpuGeneric, FileClass::Gpu),
+            .map_or(FileClass::GpuGeneric, FileClass::gpu),
     )
 }
 
@@ -562,10 +601,10 @@ fn bundle_class(head: &[u8], name: &[u8]) -> Option<FileClass> {
     bases.sort();
     bases.dedup();
     Some(match (bases.len(), t.complete) {
-        (1, true) => FileClass::Gpu(bases.remove(0)),
+        (1, true) => FileClass::gpu(bases.remove(0)),
         (n, _) if n > 1 => FileClass::GpuGeneric,
         // Only a host entry, or a header cut short: the name says more, if anything.
-        _ => arch_of_name(name).map_or(FileClass::GpuGeneric, FileClass::Gpu),
+        _ => arch_of_name(name).map_or(FileClass::GpuGeneric, FileClass::gpu),
     })
 }
 
@@ -604,21 +643,10 @@ mod tests {
             ("share/man/man1/x.1.gz", C::Man),
             ("share/info/x.info", C::Info),
             ("lib/debug/.build-id/ab/cd.debug", C::Debug),
-            ("lib/rocblas/library/TensileManifest.txt", C::Removable),
-            ("lib/rocblas/library/TensileLibrary.dat", C::GpuGeneric),
             (
-                "lib/rocblas/library/TensileLibrary_Type_DD_Contraction_l_Ailk_Bjlk_Cijk_Dijk_fallback.dat",
-                C::GpuGeneric,
-            ),
-            (
-                "lib/rocblas/library/TensileLibrary_lazy_gfx90a.dat",
-                C::Gpu("gfx90a".into()),
-            ),
-            (
-                "lib/rocblas/library/Kernels.so-000-gfx906-xnack-.hsaco",
+                "lib/x/library/Kernels.so-000-gfx906-xnack-.hsaco",
                 C::Gpu("gfx906".into()),
             ),
-            ("lib/rocfft/rocfft_kernel_cache.db", C::GpuGeneric),
             ("share/libdrm/amdgpu.ids", C::Out),
             ("", C::Out),
         ] {
@@ -626,29 +654,6 @@ mod tests {
         }
         assert_eq!(class("bin/hipcc").1, "class/bin");
         assert_eq!(class("share/libdrm/amdgpu.ids").1, CLASS_OUT);
-    }
-
-    #[test]
-    fn miopen_databases_group_cu_variants_under_the_base_arch() {
-        for (name, arch) in [
-            ("gfx900_56.db", "gfx900"),
-            ("gfx900_64.kdb", "gfx900"),
-            ("gfx1030_36.HIP.fdb.txt", "gfx1030"),
-            ("gfx1030_36.db.txt", "gfx1030"),
-            ("gfx90a68.kdb", "gfx90a"),
-            ("gfx90a6e.db", "gfx90a"),
-            ("gfx942130.db", "gfx942"),
-            ("gfx908.tn.model", "gfx908"),
-            ("gfx90a_metadata.ktn.model", "gfx90a"),
-        ] {
-            let path = format!("share/miopen/db/{name}");
-            let (c, rule) = class(&path);
-            assert_eq!(c, FileClass::Gpu(arch.into()), "{path}");
-            assert_eq!(rule, "class/miopen-db", "{path}");
-        }
-        // The same name elsewhere is read with the plain token rule, which cannot split
-        // a hex CU count off (and outside lib/ and share/miopen/ there is no rule).
-        assert_eq!(class("share/foo/gfx90a68.kdb").0, FileClass::Out);
     }
 
     #[test]
@@ -660,13 +665,10 @@ mod tests {
             (c, rule.as_str()),
             (FileClass::Gpu("gfx1030".into()), "class/gpu-data-arch-name")
         );
-        // Tensile's msgpack .dat: {"solutions": …}
+        // A msgpack index: {"solutions": …}
         let msgpack = b"\x82\xa9solutions\x90";
-        let (c, _) = ClassRules::builtin().class_of(&facts(
-            "opt/TensileLibrary_lazy_gfx942.dat",
-            msgpack,
-            None,
-        ));
+        let (c, _) =
+            ClassRules::builtin().class_of(&facts("opt/Library_lazy_gfx942.dat", msgpack, None));
         assert_eq!(c, FileClass::Gpu("gfx942".into()));
         // Without an architecture in the name a SQLite file is not GPU data.
         let (c, _) = ClassRules::builtin().class_of(&facts("share/x/cache.db", sqlite, None));

@@ -1,6 +1,6 @@
 //! GPU architecture tokens in file names (`…_gfx90a-xnack+.hsaco`, `…_CU104_gfx90a.co`,
-//! `TensileLibrary_lazy_gfx1030.dat`, `…_sm_80.cubin`) and MIOpen database names
-//! (`gfx900_56.db`, `gfx90a68.kdb`).
+//! `…_lazy_gfx1030.dat`, `…_sm_80.cubin`) and database names that glue a CU count onto
+//! the processor (`gfx900_56.db`, `gfx90a68.db`).
 //!
 //! The token is anchored, as ROCm's own loaders match it: preceded by `_` or `-` (or the
 //! start of the name) and followed by `.`, `-`, `_`, `:` or the end, so `gfx90` never
@@ -8,7 +8,7 @@
 //! `:sramecc±`, `_CU<n>`, `_APU`, `_XPU`, CUDA's `sm_90a`) group under the base
 //! architecture; LLVM's family targets (`gfx10-3-generic`) keep their whole name.
 //!
-//! MIOpen glues a CU count onto the architecture ([`miopen_db_arch`]): decimal after
+//! Databases glue a CU count onto the architecture ([`arch_of_cu_name`]): decimal after
 //! `_` up to 64 CUs (`gfx1030_36`), hex without a separator above (`gfx90a68` is 104
 //! CUs). Only the list of known processors (`crate::elf::amdgpu_processors`) can tell
 //! `gfx90a` + `68` from an architecture `gfx90a68`, so that form is read against it.
@@ -17,6 +17,9 @@
 //! [`GpuTarget`] is the one type of a GPU target (vendor, base architecture, features):
 //! every spelling of one (a code object's target id `gfx90a:xnack+`, a user's
 //! `--gpu-targets` item `8.6` or `compute_86`) is read here and nowhere else.
+
+use std::collections::BTreeSet;
+use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
@@ -95,6 +98,102 @@ impl GpuTarget {
                 }
             }
         }
+    }
+}
+
+impl fmt::Display for GpuTarget {
+    /// The target id: the base, then each feature after a `:` (`gfx90a:xnack+`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.base)?;
+        self.features.iter().try_for_each(|x| write!(f, ":{x}"))
+    }
+}
+
+impl From<&str> for GpuTarget {
+    /// [`GpuTarget::from_id`].
+    fn from(id: &str) -> GpuTarget {
+        GpuTarget::from_id(id)
+    }
+}
+
+impl From<String> for GpuTarget {
+    /// [`GpuTarget::from_id`].
+    fn from(id: String) -> GpuTarget {
+        GpuTarget::from_id(&id)
+    }
+}
+
+/// A sorted set of GPU targets: the architectures a `gpu:` verdict names. Written as
+/// the ids joined by commas (`gfx900,gfx906,sm_80`: AMD's before NVIDIA's, then by name).
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct GpuTargets(BTreeSet<GpuTarget>);
+
+impl GpuTargets {
+    /// The set of one target.
+    pub fn one(t: GpuTarget) -> GpuTargets {
+        GpuTargets(BTreeSet::from([t]))
+    }
+
+    /// The targets of a comma-separated list of ids (what `Display` writes); `None`
+    /// when the list or one of its items is empty.
+    pub fn parse_ids(list: &str) -> Option<GpuTargets> {
+        list.split(',')
+            .map(|id| (!id.is_empty()).then(|| GpuTarget::from_id(id)))
+            .collect::<Option<BTreeSet<_>>>()
+            .map(GpuTargets)
+    }
+
+    /// The targets, in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &GpuTarget> + '_ {
+        self.0.iter()
+    }
+
+    /// How many targets.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl From<GpuTarget> for GpuTargets {
+    fn from(t: GpuTarget) -> GpuTargets {
+        GpuTargets::one(t)
+    }
+}
+
+impl FromIterator<GpuTarget> for GpuTargets {
+    fn from_iter<I: IntoIterator<Item = GpuTarget>>(iter: I) -> Self {
+        GpuTargets(iter.into_iter().collect())
+    }
+}
+
+impl Extend<GpuTarget> for GpuTargets {
+    fn extend<I: IntoIterator<Item = GpuTarget>>(&mut self, iter: I) {
+        self.0.extend(iter)
+    }
+}
+
+impl<'a> IntoIterator for &'a GpuTargets {
+    type Item = &'a GpuTarget;
+    type IntoIter = std::collections::btree_set::Iter<'a, GpuTarget>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+impl fmt::Display for GpuTargets {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, t) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            write!(f, "{t}")?;
+        }
+        Ok(())
     }
 }
 
@@ -203,12 +302,14 @@ fn sm_token(name: &[u8], i: usize) -> Option<(String, usize)> {
     right_anchored(name, j).then_some((base, j))
 }
 
-/// The architecture of a MIOpen database or model file name (`gfx900_56.db`,
-/// `gfx1030_36.HIP.fdb.txt`, `gfx90a68.kdb`, `gfx942130.db`, `gfx908.tn.model`,
-/// `gfx90a_metadata.ktn.model`): a known processor at the start of the name, then the
-/// CU count in decimal after `_`, or in hex (above 64) glued on, or nothing, then `.`
-/// (or `_` and a model's own words). `None` when the name has no such form.
-pub fn miopen_db_arch(name: &[u8]) -> Option<String> {
+/// The architecture of a database or model file name that starts with the processor
+/// and its CU count (`gfx900_56.db`, `gfx1030_36.HIP.fdb.txt`, `gfx90a68.db`,
+/// `gfx942130.db`, `gfx908.tn.model`, `gfx90a_metadata.ktn.model`): a known processor
+/// at the start of the name, then the CU count in decimal after `_`, or in hex (above
+/// 64) glued on, or nothing, then `.` (or `_` and a model's own words). `None` when the
+/// name has no such form. Which directories and endings hold such names is the GPU
+/// library table's (`gpu_libs.rs`).
+pub fn arch_of_cu_name(name: &[u8]) -> Option<String> {
     if !name.starts_with(b"gfx") {
         return None;
     }
@@ -275,6 +376,26 @@ pub fn is_known_gpu_arch(base: &str) -> bool {
     known_gpu_archs().any(|k| k == base)
 }
 
+/// The first and the last of the known architectures of a vendor, in the order of
+/// their generations (`gfx600` to `gfx1201`, `sm_35` to `sm_121`): LLVM's family
+/// targets aside, AMD's as major version then the two last (hex) digits.
+pub fn known_arch_range(vendor: GpuVendor) -> Option<(&'static str, &'static str)> {
+    let key = |a: &str| -> Option<(u32, u32)> {
+        if let Some(n) = a.strip_prefix("sm_") {
+            return Some((n.parse().ok()?, 0));
+        }
+        let v = a.strip_prefix("gfx")?;
+        let (major, minor) = v.split_at(v.len().checked_sub(2)?);
+        Some((major.parse().ok()?, u32::from_str_radix(minor, 16).ok()?))
+    };
+    let mut all: Vec<((u32, u32), &'static str)> = known_gpu_archs()
+        .filter(|a| GpuVendor::of_base(a) == vendor)
+        .filter_map(|a| Some((key(a)?, a)))
+        .collect();
+    all.sort_unstable();
+    Some((all.first()?.1, all.last()?.1))
+}
+
 /// The known architectures nearest to an unknown `base` by edit distance (at most
 /// `max`, nearest first; at equal distance the same vendor, then the longer common
 /// prefix first), for the message that refuses it: `gfx130` → `gfx1030`, …
@@ -307,16 +428,31 @@ mod tests {
     #[test]
     fn tokens() {
         let cases: &[(&str, Option<&str>)] = &[
-            ("TensileLibrary_lazy_gfx1030.dat", Some("gfx1030")),
-            ("TensileLibrary_Type_DD_Contraction_l_Ailk_Bjlk_Cijk_Dijk_fallback_gfx906-xnack-.hsaco", Some("gfx906")),
-            ("TensileLibrary_Type_4xi8I_HPA_Contraction_l_Ailk_Bjlk_Cijk_Dijk_CU104_gfx90a.co", Some("gfx90a")),
-            ("TensileLibrary_Type_HH_Contraction_l_Ailk_Bjlk_Cijk_Dijk_CU304_APU_gfx942.co", Some("gfx942")),
-            ("TensileLibrary_Type_HH_Contraction_l_Ailk_Bjlk_Cijk_Dijk_XPU_gfx942.dat", Some("gfx942")),
+            ("Library_lazy_gfx1030.dat", Some("gfx1030")),
+            (
+                "Library_Type_DD_Contraction_l_Ailk_Bjlk_Cijk_Dijk_fallback_gfx906-xnack-.hsaco",
+                Some("gfx906"),
+            ),
+            (
+                "Library_Type_4xi8I_HPA_Contraction_l_Ailk_Bjlk_Cijk_Dijk_CU104_gfx90a.co",
+                Some("gfx90a"),
+            ),
+            (
+                "Library_Type_HH_Contraction_l_Ailk_Bjlk_Cijk_Dijk_CU304_APU_gfx942.co",
+                Some("gfx942"),
+            ),
+            (
+                "Library_Type_HH_Contraction_l_Ailk_Bjlk_Cijk_Dijk_XPU_gfx942.dat",
+                Some("gfx942"),
+            ),
             ("Kernels.so-000-gfx90a-xnack+.hsaco", Some("gfx90a")),
             ("k-hip-amdgcn-amd-amdhsa-gfx90a:xnack+.out", Some("gfx90a")),
             ("k-gfx90a:sramecc+:xnack-.co", Some("gfx90a")),
-            ("TensileLibrary_Type_4xi8I_HPA_Contraction_l_Ailk_Bjlk_Cijk_Dijk_fallback.dat", None),
-            ("TensileLibrary.dat", None),
+            (
+                "Library_Type_4xi8I_HPA_Contraction_l_Ailk_Bjlk_Cijk_Dijk_fallback.dat",
+                None,
+            ),
+            ("Library.dat", None),
             ("libfoo_gfx90.so.1", Some("gfx90")),
             ("kernel.sm_80.cubin", None),
             ("kernel_sm_80.cubin", Some("sm_80")),
@@ -339,13 +475,13 @@ mod tests {
     }
 
     #[test]
-    fn miopen_names() {
+    fn cu_count_names() {
         let cases: &[(&str, Option<&str>)] = &[
             ("gfx900_56.db", Some("gfx900")),
-            ("gfx900_64.kdb", Some("gfx900")),
+            ("gfx900_64.db", Some("gfx900")),
             ("gfx1030_36.HIP.fdb.txt", Some("gfx1030")),
             ("gfx1030_36.db.txt", Some("gfx1030")),
-            ("gfx90a68.kdb", Some("gfx90a")),
+            ("gfx90a68.db", Some("gfx90a")),
             ("gfx90a6e.db", Some("gfx90a")),
             ("gfx942130.db", Some("gfx942")),
             ("gfx90878.HIP.fdb.txt", Some("gfx908")),
@@ -356,11 +492,11 @@ mod tests {
             ("gfx90a40.db", None),
             ("gfx9000.db", None),
             ("gfx90a68", None),
-            ("miopen.db", None),
+            ("perf.db", None),
             ("gfx", None),
         ];
         for (name, want) in cases {
-            assert_eq!(miopen_db_arch(name.as_bytes()).as_deref(), *want, "{name}");
+            assert_eq!(arch_of_cu_name(name.as_bytes()).as_deref(), *want, "{name}");
         }
     }
 
@@ -379,7 +515,7 @@ mod tests {
                     })
                     .collect();
                 let _ = arch_of_name(&name);
-                let _ = miopen_db_arch(&name);
+                let _ = arch_of_cu_name(&name);
             }
         }
     }
@@ -413,7 +549,29 @@ mod tests {
     }
 
     #[test]
+    fn target_sets_are_sorted_and_written_as_before() {
+        let set: GpuTargets = ["sm_80", "gfx906", "gfx10-3-generic", "gfx900", "gfx906"]
+            .map(GpuTarget::from)
+            .into_iter()
+            .collect();
+        assert_eq!(set.len(), 4);
+        assert_eq!(set.to_string(), "gfx10-3-generic,gfx900,gfx906,sm_80");
+        assert_eq!(GpuTargets::parse_ids(&set.to_string()), Some(set));
+        let one = GpuTargets::one(GpuTarget::from_id("gfx90a:xnack+"));
+        assert_eq!(one.to_string(), "gfx90a:xnack+");
+        assert_eq!(GpuTargets::parse_ids("gfx90a:xnack+"), Some(one));
+        for bad in ["", "gfx900,", ",gfx900", "gfx900,,gfx906"] {
+            assert_eq!(GpuTargets::parse_ids(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
     fn gpu_targets_are_checked_against_the_known_architectures() {
+        let range = |v| known_arch_range(v).unwrap();
+        let (first, last) = range(GpuVendor::Amd);
+        assert!(first.starts_with("gfx") && last.starts_with("gfx"));
+        assert!(is_known_gpu_arch(first) && is_known_gpu_arch(last));
+        assert_eq!(range(GpuVendor::Nvidia), ("sm_35", "sm_121"));
         for k in [
             "gfx1030", "gfx90a", "gfx803", "gfx942", "gfx1201", "sm_86", "sm_90a",
         ] {

@@ -17,7 +17,8 @@
 //!   strings do not say (the fallback of `crate::reach`; `[[data_dir]]` in a rules file).
 //! - [`GpuTarget`]: a GPU target (vendor, base architecture, features), every spelling
 //!   of one read in one place; [`GPU_LIBRARIES`]: the one table of GPU libraries (their
-//!   nixpkgs attribute and option, the data they open, its environment variable).
+//!   nixpkgs attribute and option, the data they open and its environment variable,
+//!   their class rules, code-object and index names, data extensions).
 //! - [`split_rules`]: what `split` does with one hit (keep it, drop a RUNPATH entry,
 //!   `remove-references-to`, delete the file), by verdict, kind and class.
 //! - [`HitDetail`]: what a hit's surroundings say (the library, the search directory,
@@ -53,11 +54,13 @@ pub use elf::{
 pub use evidence_kind::{EvidenceKind, UnknownKind};
 pub use file_rules::{file_rule, FileFacts, FileRule, Matcher, Region, FILE_RULES};
 pub use gpu_arch::{
-    arch_of_name, base_arch, is_gpu_arch_name, is_known_gpu_arch, known_gpu_archs, miopen_db_arch,
-    nearest_gpu_archs, GpuTarget, GpuVendor,
+    arch_of_cu_name, arch_of_name, base_arch, is_gpu_arch_name, is_known_gpu_arch,
+    known_arch_range, known_gpu_archs, nearest_gpu_archs, GpuTarget, GpuTargets, GpuVendor,
 };
 pub use gpu_libs::{
-    gpu_library, library_of_data_dir, GpuLibrary, GpuOption, LibraryData, GPU_LIBRARIES,
+    code_object_extensions, data_extensions, gpu_library, is_build_inventory, is_index_name,
+    is_lazy_index_name, is_library_code_object, library_of_data_dir, scan_fingerprint,
+    ArchDatabases, CodeObjects, GpuLibrary, GpuOption, IndexFiles, LibraryData, GPU_LIBRARIES,
 };
 pub use rule::RuleId;
 pub use rules_file::{class_rules_from_file, parse_data_dirs, parse_rules_file, RulesFileError};

@@ -367,7 +367,7 @@ pub fn parse_data_dirs(text: &str, file: &str) -> Result<Vec<DataDirRule>, Rules
 }
 
 /// How far a data directory may climb above the library's directory: to the top of
-/// the store path of a library in `lib/` (`../share/miopen/db`). Where the library sits
+/// the store path of a library in `lib/` (`../share/x/db`). Where the library sits
 /// higher, `crate::reach` drops a directory that would leave its store path.
 const MAX_DATA_DIR_LEVELS_UP: usize = 1;
 
@@ -550,7 +550,7 @@ dirs = []
             ),
             "{e}"
         );
-        for ok in ["../share/miopen/db", "a/../../b", "./x/./y"] {
+        for ok in ["../share/x/db", "a/../../b", "./x/./y"] {
             let text =
                 format!("[[data_dir]]\nname = \"x\"\nlibrary = \"libx.so\"\ndirs = [{ok:?}]\n");
             assert!(class_rules_from_file(&text, "r.toml").is_ok(), "{ok}");

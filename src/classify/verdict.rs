@@ -8,20 +8,20 @@
 use std::cmp::Ordering;
 use std::fmt;
 
-use std::collections::BTreeSet;
 use std::sync::OnceLock;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::{arch_of_name, EvidenceKind, FileClass, RuleId};
+use super::{arch_of_name, EvidenceKind, FileClass, GpuTarget, GpuTargets, RuleId};
 
 /// What a reference (or a file) is needed for.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Verdict {
     /// Needed to run: keep.
     Runtime,
-    /// Needed only on GPUs of this architecture (`gfx90a`, `sm_80`).
-    Gpu(String),
+    /// Needed only on GPUs of these architectures (`gfx90a`, `sm_80`): written
+    /// `gpu:gfx900,gfx906`.
+    Gpu(GpuTargets),
     /// The tool cannot tell: keep, and say so.
     Unknown,
     /// Needed only to build against the package: move to the dev output.
@@ -53,7 +53,7 @@ impl Verdict {
             "dev" => Verdict::Dev,
             "doc" => Verdict::Doc,
             "removable" => Verdict::Removable,
-            _ => Verdict::Gpu(s.strip_prefix("gpu:")?.to_string()),
+            _ => Verdict::Gpu(GpuTargets::parse_ids(s.strip_prefix("gpu:")?)?),
         })
     }
 }
@@ -278,11 +278,11 @@ pub fn hit_verdict(h: &HitFacts<'_>) -> (Verdict, RuleId) {
             let v = match &rule.gives {
                 Gives::Verdict(v) => v.clone(),
                 Gives::GpuArchOfName => match arch_of_name(h.file_name) {
-                    Some(arch) => Verdict::Gpu(arch),
+                    Some(arch) => Verdict::Gpu(GpuTargets::one(GpuTarget::from_id(&arch))),
                     None => continue,
                 },
                 Gives::GpuArchOfClass => match h.class {
-                    Some(FileClass::Gpu(arch)) => Verdict::Gpu(arch.clone()),
+                    Some(FileClass::Gpu(arch)) => Verdict::Gpu(GpuTargets::one(arch.clone())),
                     _ => continue,
                 },
             };
@@ -299,10 +299,10 @@ pub fn reference_verdict<'a>(
     hits: impl IntoIterator<Item = (&'a Verdict, RuleId)>,
 ) -> (Verdict, RuleId) {
     let mut best: Option<(&Verdict, RuleId)> = None;
-    let mut archs: BTreeSet<&str> = BTreeSet::new();
+    let mut archs = GpuTargets::default();
     for (v, rule) in hits {
         if let Verdict::Gpu(a) = v {
-            archs.extend(a.split(','));
+            archs.extend(a.iter().cloned());
         }
         if best.is_none_or(|(b, _)| v > b) {
             best = Some((v, rule));
@@ -310,10 +310,7 @@ pub fn reference_verdict<'a>(
     }
     match best {
         None => (Verdict::Unknown, NO_EVIDENCE),
-        Some((Verdict::Gpu(_), rule)) => (
-            Verdict::Gpu(archs.into_iter().collect::<Vec<_>>().join(",")),
-            rule,
-        ),
+        Some((Verdict::Gpu(_), rule)) => (Verdict::Gpu(archs), rule),
         Some((v, rule)) => (v.clone(), rule),
     }
 }
@@ -327,7 +324,7 @@ mod tests {
         let mut v = [
             Verdict::Removable,
             Verdict::Dev,
-            Verdict::Gpu("gfx90a".into()),
+            Verdict::Gpu(GpuTarget::from("gfx90a").into()),
             Verdict::Runtime,
             Verdict::Unknown,
             Verdict::Doc,
@@ -349,6 +346,14 @@ mod tests {
             assert_eq!(Verdict::parse(&x.to_string()).as_ref(), Some(x));
         }
         assert_eq!(Verdict::parse("gpu"), None);
+        assert_eq!(Verdict::parse("gpu:"), None);
+        // JSON spells a GPU verdict as its sorted architectures joined by commas.
+        let two = Verdict::parse("gpu:sm_80,gfx906").unwrap();
+        assert_eq!(serde_json::to_string(&two).unwrap(), "\"gpu:gfx906,sm_80\"");
+        assert_eq!(
+            serde_json::from_str::<Verdict>("\"gpu:gfx906,sm_80\"").unwrap(),
+            two
+        );
     }
 
     #[test]
@@ -380,12 +385,15 @@ mod tests {
     #[test]
     fn symlink_refinements_come_first() {
         use EvidenceKind as K;
-        let gpu = "TensileLibrary_Type_HH_Contraction_l_Ailk_Bjlk_Cijk_Dijk_gfx90a.co";
+        let gpu = "Kernels_Type_HH_Contraction_l_Ailk_Bjlk_Cijk_Dijk_gfx90a.co";
         assert_eq!(hit(K::Symlink, "libfoo.so", Some(true)).0, Verdict::Runtime);
         assert_eq!(hit(K::Symlink, "libfoo.so", None).0, Verdict::Runtime);
         assert_eq!(
             hit(K::Symlink, gpu, Some(true)),
-            (Verdict::Gpu("gfx90a".into()), RuleId::new("name/gpu-arch"))
+            (
+                Verdict::Gpu(GpuTarget::from("gfx90a").into()),
+                RuleId::new("name/gpu-arch")
+            )
         );
         assert_eq!(
             hit(K::Symlink, gpu, Some(false)),
@@ -410,11 +418,19 @@ mod tests {
             reference_verdict([(&dev, r("a")), (&run, r("b")), (&doc, r("c"))]),
             (Verdict::Runtime, r("b"))
         );
-        let g1 = Verdict::Gpu("gfx906".into());
-        let g2 = Verdict::Gpu("gfx900".into());
+        let g1 = Verdict::Gpu(GpuTarget::from("gfx906").into());
+        let g2 = Verdict::Gpu(GpuTarget::from("gfx900").into());
         let (v, _) =
             reference_verdict([(&g1, r("x")), (&dev, r("y")), (&g2, r("x")), (&g1, r("x"))]);
-        assert_eq!(v, Verdict::Gpu("gfx900,gfx906".into()));
+        assert_eq!(
+            v,
+            Verdict::Gpu(
+                ["gfx900", "gfx906"]
+                    .map(GpuTarget::from)
+                    .into_iter()
+                    .collect()
+            )
+        );
         assert_eq!(reference_verdict([]), (Verdict::Unknown, NO_EVIDENCE));
         // Equal verdicts: the first keeps its rule.
         assert_eq!(

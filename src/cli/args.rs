@@ -268,7 +268,7 @@ pub enum Command {
     /// closure would weigh with only --gpu-targets.
     ///
     /// Per-architecture files are Tensile and hipBLASLt kernels, bare code objects,
-    /// single-target bundles, MIOpen databases and cubins (decided by content, then by
+    /// single-target bundles, per-architecture databases and cubins (decided by content, then by
     /// the architecture in the name). Fat binaries are ELF files whose .hip_fatbin
     /// holds clang offload bundles (plain or CCOB-compressed) or whose .nv_fatbin holds
     /// CUDA cubins and PTX, and bundle files for several targets; their code objects

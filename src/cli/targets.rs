@@ -4,7 +4,9 @@
 
 use anyhow::{bail, Result};
 
-use nixcut::classify::{is_known_gpu_arch, nearest_gpu_archs, GpuTarget};
+use nixcut::classify::{
+    is_known_gpu_arch, known_arch_range, nearest_gpu_archs, GpuTarget, GpuVendor,
+};
 
 /// The items of `--gpu-targets`, trimmed and checked; an error when one is not a known
 /// architecture, or when the flag was given with nothing in it.
@@ -26,11 +28,15 @@ pub(super) fn checked(items: &[String]) -> Result<Vec<String>> {
         };
         if !is_known_gpu_arch(&base) {
             let near = nearest_gpu_archs(&base, 4).join(", ");
+            let range =
+                |v| known_arch_range(v).map_or(String::new(), |(a, b)| format!("{a} to {b}"));
             bail!(
                 "--gpu-targets {}: `{base}` is not a GPU architecture nixcut knows; the \
-                 nearest known: {near} (AMD processors gfx600 to gfx1201, CUDA sm_35 to \
-                 sm_121; `nixcut gpu ROOT` lists those the closure holds)",
-                super::printable(t)
+                 nearest known: {near} (AMD processors {}, CUDA {}; `nixcut gpu ROOT` \
+                 lists those the closure holds)",
+                super::printable(t),
+                range(GpuVendor::Amd),
+                range(GpuVendor::Nvidia),
             );
         }
     }

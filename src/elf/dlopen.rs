@@ -75,21 +75,19 @@ pub fn dlopen_patterns(bytes: &[u8], out: &mut Vec<String>) {
     }
 }
 
-/// Extensions of the data files libraries open beside themselves (Tensile indexes and
-/// code objects, MIOpen kernel and perf databases, models).
-pub const DATA_EXTENSIONS: &[&str] = &[".dat", ".co", ".hsaco", ".kdb", ".db", ".model"];
-
 /// Every string in `bytes` (delimited by bytes that cannot be in a path) that names a
 /// relative data directory, a data file (pattern) or a piece of a data file name:
-/// `rocblas/library`, `../share/miopen/db`, `TensileLibrary_lazy_%s.dat`, `%s.kdb`,
+/// `rocblas/library`, `../share/x/db`, `Library_lazy_%s.dat`, `%s.db`,
 /// `rocfft_kernel_cache.db`; and the pieces a library joins to the directory it was
 /// loaded from and to the processor's name at run time (rocBLAS 5.5 as Debian builds it:
-/// `/rocblas/2.47.0/library`, `/TensileLibrary.dat`, `/TensileLibrary_`, `Kernels.so-000-`,
-/// `*co`), kept with their leading `/` (see [`is_name_fragment`]).
+/// `/rocblas/2.47.0/library`, `/Library.dat`, `/Library_`, `Kernels.so-000-`, `*co`),
+/// kept with their leading `/` (see [`is_name_fragment`]). A data file is one whose
+/// name ends with one of `exts` (the caller's: the GPU library table's data
+/// extensions, `.dat`, `.co` …).
 /// Not: absolute paths under the usual system and store directories (store paths are
 /// references, found by hash), bare extensions (`.hsaco`), sonames, strings without a
 /// letter.
-pub fn data_path_tokens(bytes: &[u8], out: &mut Vec<String>) {
+pub fn data_path_tokens(bytes: &[u8], exts: &[&str], out: &mut Vec<String>) {
     // Every token that can name data holds one of `/ _ - * .` (see `could_name_data`):
     // find those bytes with memchr (vectorised) and take the run of token bytes around
     // each, once; the bytes between are never looked at one by one.
@@ -118,7 +116,7 @@ pub fn data_path_tokens(bytes: &[u8], out: &mut Vec<String>) {
             end += 1;
         }
         done = end;
-        push_if_data(&bytes[start..end], out);
+        push_if_data(&bytes[start..end], exts, out);
     }
 }
 
@@ -136,8 +134,8 @@ static TOKEN: [bool; 256] = {
 };
 
 /// Keep one maximal run of token bytes if it names data (see [`data_path_tokens`]).
-fn push_if_data(token: &[u8], out: &mut Vec<String>) {
-    if token.len() < 3 || token.len() > 200 || !could_name_data(token) {
+fn push_if_data(token: &[u8], exts: &[&str], out: &mut Vec<String>) {
+    if token.len() < 3 || token.len() > 200 || !could_name_data(token, exts) {
         return;
     }
     let Ok(s) = std::str::from_utf8(token) else {
@@ -161,22 +159,20 @@ fn push_if_data(token: &[u8], out: &mut Vec<String>) {
         Some(r) => r,
         None => s,
     };
-    if is_name_fragment(rel) || (!rel.contains('*') && is_data_path(rel)) {
+    if is_name_fragment(rel) || (!rel.contains('*') && is_data_path(rel, exts)) {
         out.push(s.to_string());
     }
 }
 
 /// The cheap test before the others: a data path has a `/` in it or ends in a data
 /// extension; a name piece ends in `_` or `-`, or is a glob piece starting with `*`.
-fn could_name_data(token: &[u8]) -> bool {
+fn could_name_data(token: &[u8], exts: &[&str]) -> bool {
     let last = token[token.len() - 1];
     token[0] == b'*'
         || last == b'_'
         || last == b'-'
         || memchr::memchr(b'/', token).is_some()
-        || DATA_EXTENSIONS
-            .iter()
-            .any(|e| token.ends_with(e.as_bytes()))
+        || exts.iter().any(|e| token.ends_with(e.as_bytes()))
 }
 
 /// Whether an absolute string is under a directory no library keeps its own data in
@@ -193,10 +189,10 @@ fn is_system_path(s: &str) -> bool {
 }
 
 /// Whether a string is a piece of a data file name that a library completes at run time
-/// with a processor's name: a name prefix ending in `_` or `-` (`TensileLibrary_`,
-/// `TensileLibrary_lazy_`, `Kernels.so-000-`) or a glob piece (`*`, `*co`, `*.hsaco`),
-/// with no `/` inside. rocBLAS builds `<dir>/TensileLibrary_<processor>.dat` and the
-/// glob `<dir>/*<processor>*co` from such pieces (`tensile_host.cpp`).
+/// with a processor's name: a name prefix ending in `_` or `-` (`Library_`,
+/// `Library_lazy_`, `Kernels.so-000-`) or a glob piece (`*`, `*co`, `*.hsaco`), with no
+/// `/` inside. rocBLAS builds `<dir>/<prefix>_<processor>.dat` and the glob
+/// `<dir>/*<processor>*co` from such pieces (`tensile_host.cpp`).
 pub fn is_name_fragment(s: &str) -> bool {
     if s.is_empty() || s.contains('/') || s.contains('%') {
         return false;
@@ -216,8 +212,9 @@ pub fn is_name_fragment(s: &str) -> bool {
         && s.as_bytes()[0].is_ascii_alphabetic()
 }
 
-/// Whether a string names a relative data directory or data file (pattern).
-pub fn is_data_path(s: &str) -> bool {
+/// Whether a string names a relative data directory or data file (pattern): a file
+/// when its name ends with one of `exts`.
+pub fn is_data_path(s: &str, exts: &[&str]) -> bool {
     let last = s.rsplit('/').next().unwrap_or(s);
     let parts_ok = s
         .split('/')
@@ -232,7 +229,7 @@ pub fn is_data_path(s: &str) -> bool {
     if !pct_ok {
         return false;
     }
-    let data_file = DATA_EXTENSIONS
+    let data_file = exts
         .iter()
         .any(|e| last.len() > e.len() && last.ends_with(e) && !last.starts_with('.'));
     let dir = s.contains('/')
@@ -245,20 +242,22 @@ pub fn is_data_path(s: &str) -> bool {
 /// The sonames `facts`' file names for `dlopen`, sorted and deduplicated; a name with
 /// `%` is a pattern ([`dlopen_patterns`]).
 pub fn dlopen_names<S: ByteSource + ?Sized>(facts: &ElfFacts, src: &S) -> Vec<String> {
-    names_in_data(facts, src).0
+    names_in_data(facts, src, &[]).0
 }
 
 /// The sonames `facts`' file names for `dlopen` and the data paths its strings name
-/// ([`data_path_tokens`]), each sorted and deduplicated: one read of the data sections.
+/// ([`data_path_tokens`], data files by `exts`), each sorted and deduplicated: one read
+/// of the data sections.
 pub fn names_in_data<S: ByteSource + ?Sized>(
     facts: &ElfFacts,
     src: &S,
+    exts: &[&str],
 ) -> (Vec<String>, Vec<String>) {
     let mut names = Vec::new();
     let mut data = Vec::new();
     // A GPU code object (AMDGPU, CUDA) is loaded by a runtime, never by the dynamic
     // loader: it dlopens and opens nothing, and its data sections (hundreds of kilobytes
-    // in every Tensile `.co`) are not read for names.
+    // in every Tensile code object) are not read for names.
     if matches!(facts.machine, EM_AMDGPU | EM_CUDA) {
         return (names, data);
     }
@@ -279,7 +278,7 @@ pub fn names_in_data<S: ByteSource + ?Sized>(
         soname_tokens(&bytes, &mut names);
         dlopen_patterns(&bytes, &mut names);
         if s.kind == SectionKind::Data && data.len() <= MAX_NAMES {
-            data_path_tokens(&bytes, &mut data);
+            data_path_tokens(&bytes, exts, &mut data);
         }
         if names.len() > MAX_NAMES {
             break;
@@ -301,34 +300,43 @@ pub fn names_in_data<S: ByteSource + ?Sized>(
 mod tests {
     use super::*;
 
+    /// The data extensions of these tests.
+    const EXTS: &[&str] = &[".dat", ".co", ".hsaco", ".pdb", ".db"];
+
     #[test]
     fn data_path_strings() {
         let mut v = Vec::new();
         data_path_tokens(
-            b"\0rocblas/library\0TensileLibrary_lazy_%s.dat\0.hsaco\0.co\0Kernels.so-000-\0\
-              %s.kdb\0../share/miopen/db\0/nix/store/x/lib\0Error in a/b.cpp\0lib%s.so\0\
+            b"\0rocblas/library\0Library_lazy_%s.dat\0.hsaco\0.co\0Kernels.so-000-\0\
+              %s.pdb\0../share/x/db\0/nix/store/x/lib\0Error in a/b.cpp\0lib%s.so\0\
               rocfft_kernel_cache.db\0x100%\0../..\0a//b\0fastblas/library\0\
-              /rocblas/2.47.0/library\0/TensileLibrary.dat\0/TensileLibrary_\0/*\0*co\0\
-              /usr/lib/x86_64-linux-gnu\0//x/y\0a*b/c\0ROCBLAS_LAYER\0%.*s/ember/kernels-%s.dat\0",
+              /rocblas/2.47.0/library\0/Library.dat\0/Library_\0/*\0*co\0\
+              /usr/lib/x86_64-linux-gnu\0//x/y\0a*b/c\0ROCBLAS_LAYER\0%.*s/ember/kernels-%s.dat\0\
+              %s.txt\0",
+            EXTS,
             &mut v,
         );
         assert_eq!(
             v,
             [
                 "rocblas/library",
-                "TensileLibrary_lazy_%s.dat",
+                "Library_lazy_%s.dat",
                 "Kernels.so-000-",
-                "%s.kdb",
-                "../share/miopen/db",
+                "%s.pdb",
+                "../share/x/db",
                 "rocfft_kernel_cache.db",
                 "fastblas/library",
                 "/rocblas/2.47.0/library",
-                "/TensileLibrary.dat",
-                "/TensileLibrary_",
+                "/Library.dat",
+                "/Library_",
                 "*co",
                 "ember/kernels-%s.dat",
             ]
         );
+        // A data file is what the caller's extensions say.
+        let mut v = Vec::new();
+        data_path_tokens(b"\0%s.pdb\0%s.txt\0", &[".txt"], &mut v);
+        assert_eq!(v, ["%s.txt"]);
     }
 
     fn tokens(s: &[u8]) -> Vec<String> {
@@ -380,10 +388,10 @@ mod tests {
         proptest!(ProptestConfig::with_cases(2000), |(picks in proptest::collection::vec(0usize..17, 0..300))| {
             let bytes: Vec<u8> = picks.iter().map(|&i| alphabet[i]).collect();
             let mut fast = Vec::new();
-            data_path_tokens(&bytes, &mut fast);
+            data_path_tokens(&bytes, EXTS, &mut fast);
             let mut slow = Vec::new();
             for run in bytes.split(|&b| !TOKEN[b as usize]) {
-                push_if_data(run, &mut slow);
+                push_if_data(run, EXTS, &mut slow);
             }
             prop_assert_eq!(fast, slow);
         });

@@ -114,7 +114,7 @@ pub struct ElfFacts {
     /// by the caller with `crate::elf::dlopen_names`, which needs the file's bytes.
     pub dlopen: Vec<String>,
     /// Relative data directories and data file patterns its data strings name
-    /// (`rocblas/library`, `TensileLibrary_lazy_%s.dat`); filled by the caller with
+    /// (`rocblas/library`, `Library_lazy_%s.dat`); filled by the caller with
     /// `crate::elf::names_in_data`.
     pub data_paths: Vec<String>,
     /// Whether [`ElfFacts::resolve_needed`] has run.

@@ -19,7 +19,6 @@ mod tensile;
 pub use bytes::{ByteSource, FileBytes};
 pub use dlopen::{
     data_path_tokens, dlopen_names, is_data_path, is_name_fragment, names_in_data, soname_tokens,
-    DATA_EXTENSIONS,
 };
 pub use facts::{
     expand_origin, has_elf_magic, section_kind, ElfError, ElfFacts, ElfString, RunpathEntry,
@@ -30,4 +29,4 @@ pub use gpu::{
     read_bundle_head, BundleContainer, BundleTargets, DeviceContainer, DeviceObject, GpuCode,
     EM_AMDGPU, EM_CUDA,
 };
-pub use tensile::{index_loads, is_index_name, is_manifest_name, manifest_names, MAX_INDEX};
+pub use tensile::{index_loads, manifest_names, MAX_INDEX};

@@ -1,4 +1,4 @@
-//! Tensile's index files and manifests: what a `TensileLibrary*.dat` (MessagePack) names
+//! Tensile's index files and manifests: what an index `*.dat` (MessagePack) names
 //! for loading, and what a `TensileManifest.txt` lists.
 //!
 //! A master library is a map `{version, solutions, library}`; `library` nests
@@ -20,16 +20,6 @@ pub const MAX_INDEX: u64 = 64 << 20;
 const MAX_LOADS: usize = 65_536;
 /// Most MessagePack values visited per index file (a hostile file cannot loop).
 const MAX_VALUES: usize = 4_000_000;
-
-/// Whether a file of this name may be a Tensile index (`*.dat`).
-pub fn is_index_name(name: &[u8]) -> bool {
-    name.ends_with(b".dat")
-}
-
-/// Whether a file of this name is a Tensile manifest.
-pub fn is_manifest_name(name: &[u8]) -> bool {
-    name == b"TensileManifest.txt"
-}
 
 /// The files a MessagePack index names for loading, as patterns relative to its
 /// directory, sorted; `None` when the bytes are not a MessagePack map (not an index).

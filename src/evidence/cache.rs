@@ -67,6 +67,9 @@ impl ScanCache {
         let nar_hash = nar_hash?;
         let mut h = Sha256::new();
         h.update(KEY_VERSION.as_bytes());
+        // What the scanner takes from the GPU library table (the data extensions):
+        // a new row's extension never reads an entry scanned without it.
+        h.update(Sha256::digest(crate::classify::scan_fingerprint()));
         h.update(Sha256::digest(rules));
         h.update(path.to_string().as_bytes());
         h.update(nar_hash.to_sri().as_bytes());

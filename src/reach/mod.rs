@@ -6,17 +6,18 @@
 //!   loader uses (the file's `DT_RUNPATH`; without one, its `DT_RPATH` and the `DT_RPATH`
 //!   of the objects that loaded it); each soname it names for `dlopen` the same way;
 //!   every store path its data strings name; the relative data directories and data
-//!   file patterns its data strings name (`rocblas/library`, `../share/miopen/db`,
-//!   `TensileLibrary_lazy_%s.dat`, `%s.kdb`), resolved against the directory the
-//!   library was loaded from and the directory of its real path; and, as a fallback for
-//!   libraries that build those paths at run time, the data directories of the
-//!   data-directory rules ([`DataDirRule`]: rocBLAS' and hipBLASLt's Tensile libraries,
-//!   MIOpen's databases, rocFFT's kernel cache, and a rules file's `[[data_dir]]` rows);
-//! - Tensile index files (`*.dat`, MessagePack): the placeholder indexes and code
-//!   objects they name, in the directory they were opened in; in a data directory
-//!   where a reached index names code objects, a `TensileLibrary_*` code object no
-//!   reached index or pattern names is not reached (lazy loading opens only what the
-//!   indexes name);
+//!   file patterns its data strings name (`rocblas/library`, `../share/x/db`,
+//!   `Library_lazy_%s.dat`, `%s.db`; data files by the GPU library table's data
+//!   extensions), resolved against the directory the library was loaded from and the
+//!   directory of its real path; and, as a fallback for libraries that build those
+//!   paths at run time, the data directories of the data-directory rules
+//!   ([`DataDirRule`]: the GPU library table's rows that open data, and a rules file's
+//!   `[[data_dir]]` rows);
+//! - index files (`*.dat`, MessagePack; the table's index names): the placeholder
+//!   indexes and code objects they name, in the directory they were opened in; in a
+//!   data directory where a reached index names code objects, a library's code object
+//!   (the table's code-object names) no reached index or pattern names is not reached
+//!   (lazy loading opens only what the indexes name);
 //! - scripts: the `#!` interpreter and every store path the script names;
 //! - symlinks: their targets (relative or absolute, within the store only);
 //! - directories: everything below them (below a data directory, after the files
@@ -30,8 +31,11 @@ pub use crate::classify::{data_dir_rules, DataBase, DataDirRule};
 
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
-use crate::classify::{arch_of_name, EntryType, RuleId};
-use crate::elf::{is_name_fragment, DATA_EXTENSIONS};
+use crate::classify::{
+    arch_of_name, code_object_extensions, data_extensions, is_index_name, is_lazy_index_name,
+    is_library_code_object, EntryType, RuleId,
+};
+use crate::elf::is_name_fragment;
 use crate::evidence::{ElfLink, EntryFact, SearchTag};
 use crate::scan::{IndexFile, RelPath};
 use crate::store::{StoreDir, StorePath};
@@ -85,9 +89,9 @@ pub enum Why {
     /// A file an index file names for loading (the name or pattern).
     Indexed(String),
     /// A file the library opens only when running on this processor: a code object a
-    /// non-lazy master index loads for it (`*gfx1030*co` beside `TensileLibrary.dat`),
+    /// non-lazy master index loads for it (`*gfx1030*co` beside a master `Library.dat`),
     /// or a name the library builds from one of its name pieces and the processor
-    /// (`/TensileLibrary_` + `gfx1030` + `.dat`).
+    /// (`/Library_` + `gfx1030` + `.dat`).
     Processor {
         /// The base architecture (`gfx1030`, `gfx90a` for `gfx90a-xnack+`).
         processor: String,
@@ -507,7 +511,7 @@ impl Walk {
     }
 
     /// Reach what is inside directory `f`; `expand`: it is a data directory reached
-    /// last, whose Tensile code objects an index already named are left to the index.
+    /// last, whose library code objects an index already named are left to the index.
     fn expand(&mut self, inv: &Inventory<'_>, f: FileId, expand: bool) {
         let lazy = expand && self.indexed.contains(&inv.abs(f));
         // A directory opened only on some processors (rocBLAS' `<dir>/<processor>/`)
@@ -516,7 +520,7 @@ impl Walk {
         for c in inv.below(f) {
             if lazy
                 && !self.r.first.contains_key(&c)
-                && is_tensile_code_object(inv.entry(c).path.name())
+                && is_library_code_object(inv.entry(c).path.name())
             {
                 continue;
             }
@@ -695,7 +699,7 @@ fn file_edges(
     if let Some(IndexFile::Loads(patterns)) = inv.index(f) {
         for base in &bases {
             let found = index_edges(inv, base, patterns);
-            if found.iter().any(|(p, _, _, _)| is_tensile_code_object(p)) {
+            if found.iter().any(|(p, _, _, _)| is_library_code_object(p)) {
                 if let Some((d, _)) = inv.resolve(base) {
                     indexed.insert(inv.abs(d));
                 }
@@ -729,10 +733,10 @@ fn within(p: &[u8], top: &[u8]) -> bool {
 
 /// The edges a library's data strings give, resolved against each of `bases` (the
 /// directory it was loaded from, the directory of its real path): a relative directory
-/// or file (`rocblas/library`, `/rocblas/2.47.0/library`, `../share/miopen/db`,
+/// or file (`rocblas/library`, `/rocblas/2.47.0/library`, `../share/x/db`,
 /// `rocfft_kernel_cache.db`) as named, and a file name without a directory
-/// (`/TensileLibrary.dat`) in those directories too; a pattern
-/// (`TensileLibrary_lazy_%s.dat`, `%s.kdb`, `library/%s.co`) every file below the base
+/// (`/Library.dat`) in those directories too; a pattern
+/// (`Library_lazy_%s.dat`, `%s.db`, `library/%s.co`) every file below the base
 /// or below a directory the strings name whose path matches it; and in those
 /// directories, the files opened only on one processor ([`processor_edges`]). A
 /// directory at or above the library's own is never a data directory (`../lib` would
@@ -777,8 +781,8 @@ fn data_string_edges(inv: &Inventory<'_>, bases: &[Vec<u8>], strings: &[String])
             reach_plain(&mut out, &mut dirs, base, s, (*s).clone());
         }
     }
-    // A file name alone (`/TensileLibrary.dat`) is joined to the data directories too
-    // (the reason names both strings: `/rocblas/2.47.0/library + /TensileLibrary.dat`).
+    // A file name alone (`/Library.dat`) is joined to the data directories too
+    // (the reason names both strings: `/rocblas/2.47.0/library + /Library.dat`).
     let found: Vec<(Vec<u8>, String)> = dirs
         .iter()
         .map(|(_, p, s)| (p.clone(), s.clone()))
@@ -811,7 +815,7 @@ fn data_string_edges(inv: &Inventory<'_>, bases: &[Vec<u8>], strings: &[String])
         for (d, _, _) in &dirs {
             look(inv.abs(*d), Some(*d));
         }
-        if DATA_EXTENSIONS.iter().any(|e| pat.ends_with(e)) {
+        if data_extensions().iter().any(|e| pat.ends_with(e)) {
             for base in bases {
                 look(base.clone(), None);
             }
@@ -846,12 +850,13 @@ fn data_string_edges(inv: &Inventory<'_>, bases: &[Vec<u8>], strings: &[String])
 /// The files of data directory `dir` (found by the logical path and string `found`)
 /// that a library opens only when running on one processor, as its loader builds their
 /// names:
-/// - beside a non-lazy master index (one the library names in full, `TensileLibrary.dat`,
-///   or with the processor, `TensileLibrary_gfx1030.dat`; see [`is_eager_master`]),
-///   every code object (`*.co`, `*.hsaco`) whose name carries a processor is loaded on
-///   that processor: rocBLAS globs `<dir>/*<processor>*co` when the master is not lazy;
+/// - beside a non-lazy master index (one the library names in full, `Library.dat`,
+///   or with the processor, `Library_gfx1030.dat`; see [`is_eager_master`]),
+///   every code object (by the GPU library table's code-object extensions, `*.co`)
+///   whose name carries a processor is loaded on that processor: rocBLAS globs
+///   `<dir>/*<processor>*co` when the master is not lazy;
 /// - any file whose name is one of the library's name pieces, a processor, then `.`,
-///   `-` or `_` (`/TensileLibrary_lazy_` + `gfx908` + `.dat`);
+///   `-` or `_` (`/Library_lazy_` + `gfx908` + `.dat`);
 /// - a sub-directory named for a processor, and everything below it (rocBLAS descends
 ///   into `<dir>/<processor>` when it exists).
 ///
@@ -916,7 +921,7 @@ fn processor_edges(
             }
             continue;
         }
-        let code_object = name_s.ends_with(".co") || name_s.ends_with(".hsaco");
+        let code_object = code_object_extensions().iter().any(|e| name_s.ends_with(e));
         let by_master = code_object
             && match &eager {
                 Some(None) => true,
@@ -947,9 +952,9 @@ fn processor_edges(
     out
 }
 
-/// The name piece `name` starts with (as the library's string, `/TensileLibrary_`), the
+/// The name piece `name` starts with (as the library's string, `/Library_`), the
 /// processor right after it, and the rest, which starts with `.`, `-` or `_`:
-/// `TensileLibrary_lazy_gfx908.dat` is `/TensileLibrary_lazy_` + `gfx908` + `.dat`.
+/// `Library_lazy_gfx908.dat` is `/Library_lazy_` + `gfx908` + `.dat`.
 fn piece_and_processor<'n>(
     name: &'n str,
     fragments: &[&String],
@@ -975,30 +980,22 @@ fn join(dir: &[u8], name: &[u8]) -> Vec<u8> {
 
 /// Whether an index file is a non-lazy master: one that loads its processor's code
 /// objects up front rather than naming placeholders to load on first use. Decoded
-/// indexes say it by content (no placeholder `.dat` among what they name); one too large
-/// to decode (rocBLAS' `TensileLibrary.dat` is 117 MB) by name, as rocBLAS decides it:
-/// lazy only when the master is `TensileLibrary_lazy_<processor>.dat`.
+/// indexes say it by content (no placeholder index among what they name); one too
+/// large to decode (rocBLAS' master index is 117 MB) by name, as rocBLAS decides it:
+/// lazy only when the name holds the table's lazy marker (`Library_lazy_gfx90a.dat`).
 fn is_eager_master(inv: &Inventory<'_>, f: FileId) -> bool {
     let e = inv.entry(f);
     if !matches!(e.entry, EntryType::Regular | EntryType::Executable) {
         return false;
     }
     match inv.index(f) {
-        Some(IndexFile::Loads(loads)) => !loads.iter().any(|l| l.ends_with(".dat")),
+        Some(IndexFile::Loads(loads)) => !loads.iter().any(|l| is_index_name(l.as_bytes())),
         Some(IndexFile::Lists(_)) => false,
         None => {
             let name = e.path.name();
-            name.ends_with(b".dat")
-                && e.size > crate::elf::MAX_INDEX
-                && memchr::memmem::find(name, b"lazy").is_none()
+            is_index_name(name) && e.size > crate::elf::MAX_INDEX && !is_lazy_index_name(name)
         }
     }
-}
-
-/// Whether a file name is a Tensile code object (`TensileLibrary_*.co`, `.hsaco`).
-fn is_tensile_code_object(name: &[u8]) -> bool {
-    let name = name.rsplit(|&b| b == b'/').next().unwrap_or(name);
-    name.starts_with(b"TensileLibrary") && (name.ends_with(b".co") || name.ends_with(b".hsaco"))
 }
 
 /// The files of directory `base` (absolute, logical) that an index's patterns name:

@@ -227,7 +227,7 @@ fn symlinked_lib_dir_scripts_cycles_dlopen_and_data_dirs() {
                     file("lib/librocblas.so"),
                     dir("lib/rocblas"),
                     dir("lib/rocblas/library"),
-                    file("lib/rocblas/library/TensileLibrary_gfx90a.dat"),
+                    file("lib/rocblas/library/Library_gfx90a.dat"),
                     file("lib/other.txt"),
                 ],
             ),
@@ -252,7 +252,7 @@ fn symlinked_lib_dir_scripts_cycles_dlopen_and_data_dirs() {
         "nobody loads it: {v:?}"
     );
     assert!(
-        has(&v, &blas, "lib/rocblas/library/TensileLibrary_gfx90a.dat"),
+        has(&v, &blas, "lib/rocblas/library/Library_gfx90a.dat"),
         "rocBLAS' data directory beside the library: {v:?}"
     );
     assert!(!has(&v, &blas, "lib/other.txt"), "{v:?}");
@@ -264,7 +264,7 @@ fn symlinked_lib_dir_scripts_cycles_dlopen_and_data_dirs() {
     let k = inv
         .file(
             6,
-            &RelPath::from_bytes(&b"lib/rocblas/library/TensileLibrary_gfx90a.dat"[..]),
+            &RelPath::from_bytes(&b"lib/rocblas/library/Library_gfx90a.dat"[..]),
         )
         .unwrap();
     let chain: Vec<String> = r
@@ -441,10 +441,10 @@ fn a_data_dir_never_leaves_the_store_path_it_is_resolved_in() {
 }
 
 /// rocBLAS 5.5 as Debian builds it: `/rocblas/2.47.0/library` joined to the library's
-/// directory, `/TensileLibrary.dat` joined to that, and beside that non-lazy master (too
+/// directory, `/Library.dat` joined to that, and beside that non-lazy master (too
 /// large to decode) every code object of a processor opened on that processor only;
 /// a `<dir>/<processor>/` sub-directory and all below it on that processor only; a
-/// name piece and a processor (`/TensileLibrary_lazy_` + `gfx1100` + `.dat`) too.
+/// name piece and a processor (`/Library_lazy_` + `gfx1100` + `.dat`) too.
 #[test]
 fn a_non_lazy_master_opens_each_processors_code_objects_on_that_processor() {
     let app = sp('a', "app");
@@ -453,15 +453,15 @@ fn a_non_lazy_master_opens_each_processors_code_objects_on_that_processor() {
     if let Some(l) = lib.elf.as_mut() {
         l.data_paths = [
             "/rocblas/2.47.0/library",
-            "/TensileLibrary.dat",
-            "/TensileLibrary_lazy_",
+            "/Library.dat",
+            "/Library_lazy_",
             "*co",
         ]
         .map(String::from)
         .to_vec();
     }
     let d = "lib/rocblas/2.47.0/library";
-    let mut master = file(&format!("{d}/TensileLibrary.dat"));
+    let mut master = file(&format!("{d}/Library.dat"));
     master.size = crate::elf::MAX_INDEX + 1;
     let w = World {
         sd: StoreDir::new(SD),
@@ -489,8 +489,8 @@ fn a_non_lazy_master_opens_each_processors_code_objects_on_that_processor() {
                     dir(d),
                     file(&format!("{d}/Kernels.so-000-gfx90a-xnack+.hsaco")),
                     master,
-                    file(&format!("{d}/TensileLibrary_gfx1030.co")),
-                    file(&format!("{d}/TensileLibrary_lazy_gfx1100.dat")),
+                    file(&format!("{d}/Library_gfx1030.co")),
+                    file(&format!("{d}/Library_lazy_gfx1100.dat")),
                     file(&format!("{d}/notes.txt")),
                     dir(&format!("{d}/gfx908")),
                     file(&format!("{d}/gfx908/k.bin")),
@@ -509,10 +509,10 @@ fn a_non_lazy_master_opens_each_processors_code_objects_on_that_processor() {
             .map(|s| s.iter().cloned().collect::<Vec<_>>().join(","))
             .unwrap_or_else(|| "every".into())
     };
-    assert_eq!(on("TensileLibrary.dat"), "every");
-    assert_eq!(on("TensileLibrary_gfx1030.co"), "gfx1030");
+    assert_eq!(on("Library.dat"), "every");
+    assert_eq!(on("Library_gfx1030.co"), "gfx1030");
     assert_eq!(on("Kernels.so-000-gfx90a-xnack+.hsaco"), "gfx90a");
-    assert_eq!(on("TensileLibrary_lazy_gfx1100.dat"), "gfx1100");
+    assert_eq!(on("Library_lazy_gfx1100.dat"), "gfx1100");
     assert_eq!(on("gfx908"), "gfx908");
     assert_eq!(on("gfx908/k.bin"), "gfx908");
     // The directory is reached as a whole; a file no rule narrows is opened everywhere.
@@ -520,7 +520,7 @@ fn a_non_lazy_master_opens_each_processors_code_objects_on_that_processor() {
     let f = inv
         .file(
             1,
-            &RelPath::from_bytes(format!("{d}/TensileLibrary_gfx1030.co").into_bytes()),
+            &RelPath::from_bytes(format!("{d}/Library_gfx1030.co").into_bytes()),
         )
         .unwrap();
     match r.chain(f).last().unwrap().1.clone() {
@@ -528,7 +528,7 @@ fn a_non_lazy_master_opens_each_processors_code_objects_on_that_processor() {
             assert_eq!(processor, "gfx1030");
             assert_eq!(
                 pattern,
-                "/rocblas/2.47.0/library + /*gfx1030*co, the code objects non-lazy TensileLibrary.dat loads"
+                "/rocblas/2.47.0/library + /*gfx1030*co, the code objects non-lazy Library.dat loads"
             );
         }
         w => panic!("{w:?}"),

@@ -104,7 +104,7 @@ pub struct GpuArch {
     /// `file_bytes` + `elf_bytes`.
     pub bytes: u64,
     /// Bytes of per-architecture files (Tensile and hipBLASLt files, bare code objects,
-    /// single-target bundles, MIOpen databases, cubins).
+    /// single-target bundles, per-architecture databases, cubins).
     pub file_bytes: u64,
     /// Bytes of this architecture's code objects inside fat binaries (`.hip_fatbin`,
     /// `.nv_fatbin`, multi-target bundle files), as stored (compressed bundles: the

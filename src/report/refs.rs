@@ -94,9 +94,9 @@ pub enum ReachVia {
     DataDir,
     /// A data directory or data file one of the library's strings names (`detail`: the
     /// string, a path relative to the library or a pattern such as
-    /// `TensileLibrary_lazy_%s.dat`).
+    /// `Library_lazy_%s.dat`).
     DataString,
-    /// A file an index file (Tensile's `TensileLibrary*.dat`) names for loading
+    /// A file an index file (a Tensile `*.dat`) names for loading
     /// (`detail`: the name or pattern).
     Index,
     /// A file the library opens only on one processor (`detail`: the processor, then

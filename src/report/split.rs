@@ -317,7 +317,7 @@ pub struct Remedy {
     pub output: String,
     /// The directory they came from (where the library looks).
     pub directory: String,
-    /// The library that opens them (`rocBLAS`, `hipBLASLt`, `MIOpen`), if known.
+    /// The library that opens them (`rocBLAS`, `hipBLASLt`), if known.
     pub library: Option<String>,
     /// The ways to find them again, best first.
     pub options: Vec<RemedyOption>,

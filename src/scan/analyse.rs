@@ -6,10 +6,12 @@
 use crate::classify::classify_hit;
 use crate::classify::file_rules::{hit_detail, CONTEXT_WINDOW};
 use crate::classify::text::{looks_like_text, TEXT_SNIFF_LEN};
-use crate::classify::{file_rule, FileFacts, HitDetail, Region};
+use crate::classify::{
+    data_extensions, file_rule, is_build_inventory, is_index_name, FileFacts, HitDetail, Region,
+};
 use crate::elf::{
-    has_bundle_magic, has_elf_magic, index_loads, is_index_name, is_manifest_name, manifest_names,
-    names_in_data, ByteSource, ElfFacts, GpuCode, MAX_INDEX,
+    has_bundle_magic, has_elf_magic, index_loads, manifest_names, names_in_data, ByteSource,
+    ElfFacts, GpuCode, MAX_INDEX,
 };
 use crate::store::HASH_LEN;
 
@@ -166,7 +168,8 @@ pub(crate) struct Contents<'a, S: ?Sized> {
     pub source: Option<&'a S>,
 }
 
-/// What a Tensile index or manifest names, read through `source` (small files only).
+/// What an index or a build inventory names, read through `source` (small files only;
+/// which names are either is the GPU library table's).
 fn index_file<S: ByteSource + ?Sized>(
     path: &RelPath,
     size: u64,
@@ -175,7 +178,7 @@ fn index_file<S: ByteSource + ?Sized>(
 ) -> Option<IndexFile> {
     let name = path.name();
     let index = is_index_name(name);
-    if is_elf || size > MAX_INDEX || !(index || is_manifest_name(name)) {
+    if is_elf || size > MAX_INDEX || !(index || is_build_inventory(name)) {
         return None;
     }
     let bytes = source?.read_vec(0, size as usize).ok()?;
@@ -204,7 +207,7 @@ fn elf_facts<S: ByteSource + ?Sized>(
     });
     match ElfFacts::parse(src, origin.as_deref()) {
         Ok(mut f) => {
-            (f.dlopen, f.data_paths) = names_in_data(&f, src);
+            (f.dlopen, f.data_paths) = names_in_data(&f, src, data_extensions());
             if let Some(resolve) = ctx.resolver {
                 f.resolve_needed(&|lib: &str| resolve(lib.as_bytes()));
             }

@@ -49,7 +49,7 @@ pub fn entry_gpu(e: &EntryFact) -> EntryGpu<'_> {
         return EntryGpu::Host;
     }
     match &e.class {
-        FileClass::Gpu(a) => EntryGpu::PerArch(a.clone()),
+        FileClass::Gpu(a) => EntryGpu::PerArch(a.base.clone()),
         FileClass::GpuGeneric => EntryGpu::Generic,
         _ => EntryGpu::Host,
     }
@@ -197,7 +197,7 @@ mod tests {
                 FileClass::Gpu("gfx942".into()),
             ),
             e(
-                "lib/TensileLibrary.dat",
+                "lib/Library.dat",
                 EntryType::Regular,
                 60,
                 FileClass::GpuGeneric,

@@ -62,7 +62,7 @@ pub(super) fn remedies(c: &Closure, a: &After, targets: &[String]) -> Vec<GpuRem
                 GpuVendor::Nvidia if cuda.is_empty() => {}
                 GpuVendor::Amd => {
                     let attribute = gpu_library(&pname)
-                        .filter(|l| l.takes == GpuOption::GpuTargets)
+                        .filter(|l| l.takes == Some(GpuOption::GpuTargets))
                         .map_or_else(|| pname.clone(), |l| l.attribute.to_string());
                     out.push(GpuRemedy {
                         option: GpuOption::GpuTargets,

@@ -17,9 +17,10 @@ pub(super) fn archs(c: &Closure, ev: &PathEvidence, p: &Plan, targets: &[String]
     let mut rows: BTreeMap<String, ArchRow> = BTreeMap::new();
     let mut file_arch: HashMap<&[u8], &str> = HashMap::new();
     for (i, e) in entries.iter().enumerate() {
-        let FileClass::Gpu(a) = &e.class else {
+        let FileClass::Gpu(t) = &e.class else {
             continue;
         };
+        let a = &t.base;
         let not_built = p.gpu_drops.get(a).is_some_and(|d| d.contains(&i));
         if e.entry == EntryType::Directory || (p.place[i] == Place::Deleted && !not_built) {
             continue;

@@ -157,7 +157,8 @@ fn class_output(class: &FileClass, targets: &[String]) -> String {
         FileClass::Doc | FileClass::Info => "doc",
         FileClass::Man => "man",
         FileClass::Debug => "debug",
-        FileClass::Gpu(a) => {
+        FileClass::Gpu(t) => {
+            let a = &t.base;
             // An output name must be a shell variable name (`$gfx90a`); a class from a
             // user's rules that is not stays in out.
             let valid = a.starts_with(|c: char| c.is_ascii_lowercase())
@@ -479,7 +480,7 @@ fn gpu_drops(
             Leaf::Nothing
         } else {
             match &e.class {
-                FileClass::Gpu(a) if !targets.iter().any(|t| t == a) => Leaf::Is(Some(a.clone())),
+                FileClass::Gpu(a) if !targets.contains(&a.base) => Leaf::Is(Some(a.base.clone())),
                 _ => Leaf::Is(None),
             }
         }

@@ -9,7 +9,7 @@
 //!   entries carry an `sm_XX` architecture.
 //! - An AMDGPU code object (`e_machine` 224) names its architecture in `e_flags`
 //!   ([`amdgpu_arch`]); a CUDA cubin (`e_machine` 190) too ([`cuda_arch`]).
-//! - A standalone bundle or CCOB file (what Tensile and MIOpen install as `.co`,
+//! - A standalone bundle or CCOB file (what GPU libraries install as `.co`,
 //!   `.hsaco`) names its targets in its header ([`read_bundle_head`]), which
 //!   `crate::classify`'s class rules read from a file's first bytes.
 //!
@@ -94,7 +94,7 @@ impl GpuCode {
     }
 
     /// Inventory a standalone bundle file (`__CLANG_OFFLOAD_BUNDLE__` or `CCOB` at
-    /// offset 0; what Tensile and MIOpen install as `.co`, `.hsaco`): every bundle in it,
+    /// offset 0; what GPU libraries install as `.co`, `.hsaco`): every bundle in it,
     /// one after another. Empty for anything else.
     pub fn detect_bundle_file<S: ByteSource + ?Sized>(src: &S) -> GpuCode {
         let mut g = GpuCode::default();

@@ -23,7 +23,7 @@ use std::io::{self, Write};
 use super::escape::{esc, esc_lines};
 use super::page;
 use super::treemap::{squarify, Rect};
-use crate::classify::Verdict;
+use crate::classify::{GpuTargets, Verdict};
 use crate::render::text::name_of;
 use crate::render::words::why::{chains_header, header, kept_by, sort_note, tree_lines};
 use crate::report::{EvidenceLevel, WhyChainsReport, WhyPath, WhyReport};
@@ -74,9 +74,9 @@ impl Category {
     }
 
     /// The label of a GPU verdict, which picks its colour.
-    fn gpu(&self) -> Option<String> {
+    fn gpu(&self) -> Option<GpuTargets> {
         match self {
-            Category::Verdict(v @ Verdict::Gpu(_)) => Some(v.to_string()),
+            Category::Verdict(Verdict::Gpu(targets)) => Some(targets.clone()),
             _ => None,
         }
     }
@@ -107,16 +107,15 @@ const GPU_COLOURS: [&str; 8] = [
 
 /// Fill colours: one per category (GPU architectures by their rank among those shown).
 struct Palette {
-    gpu: Vec<String>,
+    gpu: Vec<GpuTargets>,
 }
 
 impl Palette {
     fn fill(&self, c: &Category) -> &'static str {
         match c {
             Category::Verdict(Verdict::Runtime) => "#4e79a7",
-            Category::Verdict(v @ Verdict::Gpu(_)) => {
-                let label = v.to_string();
-                let i = self.gpu.iter().position(|g| *g == label).unwrap_or(0);
+            Category::Verdict(Verdict::Gpu(targets)) => {
+                let i = self.gpu.iter().position(|g| g == targets).unwrap_or(0);
                 GPU_COLOURS[i % GPU_COLOURS.len()]
             }
             Category::Verdict(Verdict::Unknown) => "#9d8f84",
@@ -588,7 +587,7 @@ pub(super) fn why(r: &WhyReport, out: &mut dyn Write) -> io::Result<()> {
         .iter()
         .map(|p| Category::of(p, r.evidence))
         .collect();
-    let mut gpu: Vec<String> = cats.iter().filter_map(Category::gpu).collect();
+    let mut gpu: Vec<GpuTargets> = cats.iter().filter_map(Category::gpu).collect();
     gpu.sort();
     gpu.dedup();
     let palette = Palette { gpu };

@@ -5,6 +5,7 @@
 //! report gives them.
 
 use super::refs::kind_sum;
+use crate::classify::Verdict;
 use crate::render::text::{count, name_of, shorten_end, thousands, tree_prefix, via_chain};
 use crate::report::{
     ChainNode, EvidenceLevel, HopEvidence, WhyChainsReport, WhyPath, WhyReport, WhySavings,
@@ -58,12 +59,12 @@ pub(crate) fn main_reason_fit(p: &WhyPath, width: usize) -> String {
 }
 
 /// `gpu:gfx900,gfx906,gfx908,gfx90a` → `gpu:gfx900,+3`; other verdicts as they are.
-fn short_verdict(v: &str) -> String {
-    match v.strip_prefix("gpu:") {
-        Some(list) if list.split(',').count() > 2 => {
-            let mut archs = list.split(',');
-            let first = archs.next().unwrap_or_default();
-            format!("gpu:{first},+{}", archs.count())
+fn short_verdict(v: &Verdict) -> String {
+    match v {
+        Verdict::Gpu(archs) if archs.len() > 2 => {
+            let mut archs = archs.iter();
+            let first = archs.next().map(ToString::to_string).unwrap_or_default();
+            format!("gpu:{first},+{}", archs.len())
         }
         _ => v.to_string(),
     }
@@ -114,11 +115,10 @@ fn main_reason_of(p: &WhyPath, short: bool) -> String {
             } else {
                 String::new()
             };
-            let verdict = h.verdict.to_string();
             let verdict = if short {
-                short_verdict(&verdict)
+                short_verdict(&h.verdict)
             } else {
-                verdict
+                h.verdict.to_string()
             };
             format!("{verdict} ← {}: {kinds}{more}", name_of(&h.referrer))
         }
