@@ -312,6 +312,10 @@ struct BlockWeights<'a> {
 /// [`Reaching`]), only the block's rows and those are visited, in increasing order, and
 /// only their `place` entries are reset afterwards: on a star of roots over one
 /// library, every block but the library's reaches no row beyond its own.
+///
+/// Compiled twice (`multiversion`) because a benchmark says so: on the yardstick's
+/// `layered` shape the AVX2 version takes 2.48e9 instructions against 3.16e9, and the
+/// median run went from 0.262 s to 0.241 s (BENCHMARKS.md, "After the AVX2 block pass").
 #[multiversion::multiversion(targets("x86_64+avx2+bmi1+bmi2+popcnt+lzcnt"))]
 fn block_sums<'g>(start: usize, graph: &BlockGraph<'g>, scratch: &mut Scratch, total: &mut [u64]) {
     let (succ, size, redundant) = (graph.succ, graph.size, graph.redundant);

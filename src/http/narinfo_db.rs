@@ -21,7 +21,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rusqlite::{params, Connection, OpenFlags, TransactionBehavior};
+use rusqlite::{params, Connection, OpenFlags, Transaction, TransactionBehavior};
 
 const FILE: &str = "narinfo-v1.sqlite";
 
@@ -128,26 +128,32 @@ impl NarinfoDb {
             .ok()
     }
 
-    /// Record narinfos (cache, hash, text) in one transaction.
-    pub(super) fn put(&mut self, batch: &[Row]) -> Result<(), String> {
+    /// Run `body` in one write transaction, after ending the lookups' read one.
+    fn write(
+        &mut self,
+        body: impl FnOnce(&Transaction<'_>) -> rusqlite::Result<()>,
+    ) -> Result<(), String> {
         self.end_read();
         let fail = |e: rusqlite::Error| format!("cannot write the narinfo cache: {e}");
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(fail)?;
-        {
-            let mut stmt = tx
-                .prepare_cached(
-                    "INSERT OR REPLACE INTO narinfo (cache, hash, text) VALUES (?1, ?2, ?3)",
-                )
-                .map_err(fail)?;
-            for (base, hash, text) in batch {
-                stmt.execute(params![&**base, hash, &**text])
-                    .map_err(fail)?;
-            }
-        }
+        body(&tx).map_err(fail)?;
         tx.commit().map_err(fail)
+    }
+
+    /// Record narinfos (cache, hash, text) in one transaction.
+    pub(super) fn put(&mut self, batch: &[Row]) -> Result<(), String> {
+        self.write(|tx| {
+            let mut stmt = tx.prepare_cached(
+                "INSERT OR REPLACE INTO narinfo (cache, hash, text) VALUES (?1, ?2, ?3)",
+            )?;
+            for (base, hash, text) in batch {
+                stmt.execute(params![&**base, hash, &**text])?;
+            }
+            Ok(())
+        })
     }
 
     /// The record of the closure of `root` as walked through `caches`.
@@ -181,18 +187,13 @@ impl NarinfoDb {
         root: &str,
         record: &[u8],
     ) -> Result<(), String> {
-        self.end_read();
-        let fail = |e: rusqlite::Error| format!("cannot write the narinfo cache: {e}");
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(fail)?;
-        tx.execute(
-            "INSERT OR REPLACE INTO closure_record (caches, root, record) VALUES (?1, ?2, ?3)",
-            params![caches, root, record],
-        )
-        .map_err(fail)?;
-        tx.commit().map_err(fail)
+        self.write(|tx| {
+            tx.execute(
+                "INSERT OR REPLACE INTO closure_record (caches, root, record) VALUES (?1, ?2, ?3)",
+                params![caches, root, record],
+            )
+            .map(drop)
+        })
     }
 
     /// End the read transaction of the lookups, if one is open.

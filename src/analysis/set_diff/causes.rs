@@ -6,9 +6,9 @@ use rayon::prelude::*;
 
 use crate::report::CauseChange;
 
+use super::input::Pairs;
 use super::side::Side;
 use super::unchanged::Packages;
-use super::Pairs;
 
 /// Words of root bitset per component per block.
 pub(super) const W: usize = 16;

@@ -29,17 +29,18 @@
 //! The mass rebuild (paths with a new hash and the same name) is counted, not listed:
 //! rebuilt paths of unchanged size change no root's size and make no cause.
 //!
-//! This file holds the inputs, the options and [`set_diff`], the steps in order;
+//! This file holds [`set_diff`], the steps in order; `input.rs` the inputs, the options
+//! and the shapes the steps share;
 //! `side.rs` one side's graph and the matching of roots, `unchanged.rs` the packages
 //! and those proven to change nothing, `causes.rs` the bitset pass, `rows.rs` the
 //! report's rows and range checks.
 
-use crate::report::{GrowthLimit, SetDiffReport, SetRest, SetTotal, SCHEMA_VERSION};
-use crate::store::{Closure, StorePath};
+use crate::report::{SetDiffReport, SetRest, SetTotal, SCHEMA_VERSION};
 
 use super::AnalysisError;
 
 mod causes;
+mod input;
 mod rows;
 mod side;
 #[cfg(test)]
@@ -47,41 +48,13 @@ mod tests;
 mod unchanged;
 
 use causes::{cause_sums, CHANGES};
+pub use input::{SetDiffOptions, SetInput, SetLimits};
 use rows::{
     cause_rows, kept_by_top, percent, ranked_causes, rebuild_summary, root_rows, set_check,
     set_side, set_warnings, Ranges, I64_LIMIT,
 };
 use side::{key_name, match_roots, Side};
 use unchanged::{packages, unchanged};
-/// One package set to diff: the file it was read from, its roots, and a graph that
-/// describes every root's closure (it may hold more: both sets can share one graph).
-#[derive(Debug, Clone, Copy)]
-pub struct SetInput<'a> {
-    pub origin: &'a str,
-    pub roots: &'a [StorePath],
-    pub graph: &'a Closure,
-}
-
-/// Options of a package-set diff or check.
-#[derive(Debug, Clone, Default)]
-pub struct SetDiffOptions {
-    /// Keep the first N matched roots (and N of each one-sided group) and the N
-    /// largest growing and N largest shrinking causes; `None`: all.
-    pub top: Option<usize>,
-    /// Rows the table and Markdown show before collapsing the rest.
-    pub show: usize,
-    /// `check`: the per-root and total limits (`None`: a plain diff).
-    pub check: Option<SetLimits>,
-    /// Where the steps report their times.
-    pub timings: crate::timing::Timings,
-}
-
-/// The limits of `check` on package sets.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct SetLimits {
-    pub max_growth: Option<GrowthLimit>,
-    pub max_total_growth: Option<GrowthLimit>,
-}
 
 /// Diff two package sets (see the module docs).
 pub fn set_diff(
@@ -198,8 +171,3 @@ pub fn set_diff(
         show: opts.show,
     })
 }
-
-/// Matched pairs of roots: (old root index, new root index, key).
-type Pairs = [(usize, usize, (String, String))];
-/// Roots in one set only: (root index, key).
-type OneSided = [(usize, (String, String))];

@@ -13,9 +13,9 @@ use crate::report::{
 use super::super::common::load_warnings;
 use super::super::{AnalysisError, SetSumOutOfRange};
 use super::causes::{Acc, CHANGES};
+use super::input::{OneSided, Pairs, SetLimits};
 use super::side::{key_name, versions, Side};
 use super::unchanged::Packages;
-use super::{OneSided, Pairs, SetLimits};
 
 /// Where a sum over roots or causes is checked: the two sets' names, for the error.
 pub(super) struct Ranges<'s> {

@@ -8,7 +8,7 @@ use super::side::root_key;
 use super::*;
 use crate::report::CauseChange;
 use crate::store::parse_package_name;
-use crate::store::{PathInfo, SourceKind, StoreDir, NIX32_ALPHABET};
+use crate::store::{Closure, PathInfo, SourceKind, StoreDir, StorePath, NIX32_ALPHABET};
 use proptest::prelude::*;
 
 fn sp(id: usize, salt: u64, name: &str) -> StorePath {

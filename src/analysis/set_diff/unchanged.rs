@@ -6,8 +6,8 @@ use rustc_hash::FxHashMap;
 
 use crate::store::parse_package_name;
 
+use super::input::Pairs;
 use super::side::Side;
-use super::Pairs;
 
 /// Packages: their paths on each side, and whether they pair up path for path.
 pub(super) struct Packages {

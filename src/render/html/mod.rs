@@ -9,6 +9,7 @@
 //! packages' impact. `refs` and `check` have no picture: asking for one is an error.
 //! Every string from the report is escaped by [`escape::esc`].
 
+mod colours;
 mod diff;
 mod escape;
 mod gpu;

@@ -13,17 +13,17 @@
 //! 1.1 MB (1,500 rectangles, 928 "other" blocks), under the 2 MiB budget.
 //!
 //! Colour is the strongest verdict among the evidence of a path's referrers (its
-//! `kept_by`): what keeps it in the closure.
+//! `kept_by`): what keeps it in the closure (`colours.rs`).
 
-use std::cmp::{Ordering, Reverse};
+use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
+use super::colours::{ink, lighten, Category, Palette, BRANCH_COLOURS};
 use super::escape::{esc, esc_lines};
 use super::page;
 use super::treemap::{squarify, Rect};
-use crate::classify::{GpuTargets, Verdict};
 use crate::render::text::name_of;
 use crate::render::words::why::{chains_header, header, kept_by, sort_note, tree_lines};
 use crate::report::{EvidenceLevel, WhyChainsReport, WhyPath, WhyReport};
@@ -41,103 +41,6 @@ const TOP_LIST: usize = 15;
 /// Label font size and average glyph width, in SVG units.
 const FONT: f64 = 11.0;
 const GLYPH: f64 = 6.3;
-
-/// What colours a rectangle: the verdict that keeps the path in, or why there is none.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Category {
-    /// The strongest verdict among its referrers' evidence.
-    Verdict(Verdict),
-    /// Files were scanned, but no referrer's evidence is attached (a root, or a path
-    /// whose referrers were not scanned).
-    NoEvidence,
-    /// Only the reference graph: nothing was scanned.
-    GraphOnly,
-}
-
-impl Category {
-    fn of(p: &WhyPath, level: EvidenceLevel) -> Category {
-        if level == EvidenceLevel::Graph {
-            return Category::GraphOnly;
-        }
-        match p.kept_by.iter().map(|h| &h.verdict).max() {
-            None => Category::NoEvidence,
-            Some(v) => Category::Verdict(v.clone()),
-        }
-    }
-
-    fn label(&self) -> String {
-        match self {
-            Category::Verdict(v) => v.to_string(),
-            Category::NoEvidence => "no evidence".into(),
-            Category::GraphOnly => "not scanned (graph only)".into(),
-        }
-    }
-
-    /// The label of a GPU verdict, which picks its colour.
-    fn gpu(&self) -> Option<GpuTargets> {
-        match self {
-            Category::Verdict(Verdict::Gpu(targets)) => Some(targets.clone()),
-            _ => None,
-        }
-    }
-}
-
-/// The legend's order: the strongest verdict first, then the paths without one.
-impl Ord for Category {
-    fn cmp(&self, other: &Self) -> Ordering {
-        let key = |c: &Category| match c {
-            Category::Verdict(v) => (0, Some(Reverse(v.clone()))),
-            Category::NoEvidence => (1, None),
-            Category::GraphOnly => (2, None),
-        };
-        key(self).cmp(&key(other))
-    }
-}
-
-impl PartialOrd for Category {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-/// Warm colours for the GPU architectures, in order of their names.
-const GPU_COLOURS: [&str; 8] = [
-    "#e8743b", "#d94f70", "#b9539f", "#f2a93b", "#c0392b", "#8e5ea2", "#ff8f66", "#a0522d",
-];
-
-/// Fill colours: one per category (GPU architectures by their rank among those shown).
-struct Palette {
-    gpu: Vec<GpuTargets>,
-}
-
-impl Palette {
-    fn fill(&self, c: &Category) -> &'static str {
-        match c {
-            Category::Verdict(Verdict::Runtime) => "#4e79a7",
-            Category::Verdict(Verdict::Gpu(targets)) => {
-                let i = self.gpu.iter().position(|g| g == targets).unwrap_or(0);
-                GPU_COLOURS[i % GPU_COLOURS.len()]
-            }
-            Category::Verdict(Verdict::Unknown) => "#9d8f84",
-            Category::Verdict(Verdict::Dev) => "#47a6a0",
-            Category::Verdict(Verdict::Doc) => "#6aa84f",
-            Category::Verdict(Verdict::Removable) => "#e03e3e",
-            Category::NoEvidence => "#8c9bb0",
-            Category::GraphOnly => "#7f93ad",
-        }
-    }
-}
-
-/// Text colour on a fill: dark on light fills, white otherwise.
-fn ink(fill: &str) -> &'static str {
-    let v = u32::from_str_radix(fill.trim_start_matches('#'), 16).unwrap_or(0);
-    let (r, g, b) = ((v >> 16) & 255, (v >> 8) & 255, v & 255);
-    if r * 299 + g * 587 + b * 114 > 150_000 {
-        "#17202c"
-    } else {
-        "#fff"
-    }
-}
 
 /// A drawn path: its report row, rectangle and depth in the dominator tree.
 struct Drawn {
@@ -554,25 +457,6 @@ impl Labels {
     }
 }
 
-/// Distinct colours for a closure without evidence: one per branch (a dependency of
-/// the root), lighter with depth.
-const BRANCH_COLOURS: [&str; 9] = [
-    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
-    "#9c755f",
-];
-
-/// `hex` mixed with white by `t` (0 to 1).
-fn lighten(hex: &str, t: f64) -> String {
-    let v = u32::from_str_radix(hex.trim_start_matches('#'), 16).unwrap_or(0);
-    let mix = |c: u32| (c as f64 + (255.0 - c as f64) * t).round() as u32;
-    format!(
-        "#{:02x}{:02x}{:02x}",
-        mix((v >> 16) & 255),
-        mix((v >> 8) & 255),
-        mix(v & 255)
-    )
-}
-
 fn rect_attrs(r: &Rect) -> String {
     format!(
         "x=\"{:.2}\" y=\"{:.2}\" width=\"{:.2}\" height=\"{:.2}\"",
@@ -587,7 +471,7 @@ pub(super) fn why(r: &WhyReport, out: &mut dyn Write) -> io::Result<()> {
         .iter()
         .map(|p| Category::of(p, r.evidence))
         .collect();
-    let mut gpu: Vec<GpuTargets> = cats.iter().filter_map(Category::gpu).collect();
+    let mut gpu: Vec<String> = cats.iter().filter_map(Category::gpu).collect();
     gpu.sort();
     gpu.dedup();
     let palette = Palette { gpu };
