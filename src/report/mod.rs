@@ -26,7 +26,8 @@ mod why;
 
 pub use crate::store::FilesFrom;
 pub use crate::store::{
-    Snapshot, SnapshotHeader, SnapshotPath, SourceRef, SNAPSHOT_KIND, SNAPSHOT_SCHEMA_VERSION,
+    Snapshot, SnapshotHeader, SnapshotKind, SnapshotPath, SourceRef, SNAPSHOT_KIND,
+    SNAPSHOT_SCHEMA_VERSION,
 };
 pub use chain::{chains_of, Chain, Step};
 pub use check::{
@@ -53,9 +54,9 @@ pub use set_diff::{
     RootSide, SetCheck, SetDiffReport, SetRest, SetSide, SetTotal,
 };
 pub use split::{
-    ArchRow, Assumption, AssumptionReason, Because, CycleEdge, NoSplit, NoSplitReason,
-    OutputReference, OutputUse, Remedy, RemedyOption, SplitAction, SplitExpression, SplitFor,
-    SplitOutput, SplitReport, SplitWarning, WhySavings, WhySuggestion,
+    ArchRow, Assumption, AssumptionReason, Because, BecauseDetail, BecauseKind, CycleEdge, NoSplit,
+    NoSplitReason, OutputReference, OutputUse, Remedy, RemedyOption, SplitAction, SplitExpression,
+    SplitFor, SplitOutput, SplitReport, SplitWarning, WhySavings, WhySuggestion,
 };
 pub use why::{
     ChainNode, HopEvidence, RestRow, SortKey, WhyChainsReport, WhyGpu, WhyPath, WhyReport,

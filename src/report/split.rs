@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::SourceRef;
+use crate::classify::{EvidenceKind, FileClass};
 
 /// `nixcut split PATH [--for ROOT] [--gpu-targets …]`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -224,14 +225,106 @@ pub struct Because {
     /// Byte offset of the hit (none for a class-based move).
     pub offset: Option<u64>,
     /// Evidence kind of the hit, or the file class for a move.
-    pub kind: String,
+    pub kind: BecauseKind,
     /// The rule that gave the verdict or the class.
     pub rule: String,
     /// The string, line or target the hit sits in (empty for a move).
-    pub detail: String,
+    pub detail: BecauseDetail,
     /// How many entries this item stands for: 1 for a hit, the files moved for a move
     /// (`file` is then the first of them).
     pub count: u64,
+}
+
+/// What an evidence item is: JSON `kind`, one string (an evidence kind, a file class,
+/// or one of the split's own names). `crate::render::words::split` serialises it; a
+/// string read back is taken as the split's own name, else an evidence kind, else a
+/// file class (`doc` is both an evidence kind and a class: it reads back as the kind,
+/// and writes the same string again).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BecauseKind {
+    /// A hit of this evidence kind.
+    Hit(EvidenceKind),
+    /// Files of this class (a move).
+    Class(FileClass),
+    /// `self-reference`: the package's own `$out/SUB`, where SUB moves to another output.
+    SelfReference,
+    /// `cmake-config`: a path a CMake file of the package names.
+    CmakeConfig,
+    /// `pkg-config`: a path a pkg-config file of the package names.
+    PkgConfig,
+}
+
+impl BecauseKind {
+    /// The JSON name (`elf-needed`, `lib`, `self-reference`, …).
+    pub fn name(&self) -> std::borrow::Cow<'static, str> {
+        match self {
+            BecauseKind::Hit(k) => k.as_str().into(),
+            BecauseKind::Class(c) => c.to_string().into(),
+            BecauseKind::SelfReference => "self-reference".into(),
+            BecauseKind::CmakeConfig => "cmake-config".into(),
+            BecauseKind::PkgConfig => "pkg-config".into(),
+        }
+    }
+
+    /// The kind a JSON name stands for (see the type's documentation).
+    pub fn parse(s: &str) -> Option<BecauseKind> {
+        Some(match s {
+            "self-reference" => BecauseKind::SelfReference,
+            "cmake-config" => BecauseKind::CmakeConfig,
+            "pkg-config" => BecauseKind::PkgConfig,
+            _ => match s.parse::<EvidenceKind>() {
+                Ok(k) => BecauseKind::Hit(k),
+                Err(_) => BecauseKind::Class(FileClass::parse(s)?),
+            },
+        })
+    }
+}
+
+impl Serialize for BecauseKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for BecauseKind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        BecauseKind::parse(&s).ok_or_else(|| {
+            serde::de::Error::custom(format_args!("`{s}` is no evidence kind or file class"))
+        })
+    }
+}
+
+/// What an evidence item says of its place: JSON `detail`, one string, worded by
+/// `crate::render::words::split` (a string read back stays [`BecauseDetail::Text`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BecauseDetail {
+    /// Nothing (a move: the class says it).
+    None,
+    /// The string, line or target the hit sits in, in `refs`' notation (or any
+    /// detail of a report read back from JSON).
+    Text(String),
+    /// The file names `$out/SUB`, which moves to `output`.
+    MovesTo { sub: String, output: String },
+    /// `from` in a build-configuration file resolves to `sub` of `output`, but `sub` is
+    /// in `now_in` after the moves.
+    MovedAway {
+        from: String,
+        sub: String,
+        output: String,
+        now_in: String,
+    },
+}
+
+impl<'de> Deserialize<'de> for BecauseDetail {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Ok(if s.is_empty() {
+            BecauseDetail::None
+        } else {
+            BecauseDetail::Text(s)
+        })
+    }
 }
 
 /// One action of SPEC's "Split actions" table.

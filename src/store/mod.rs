@@ -28,7 +28,8 @@ pub use path::{
 };
 pub use size::{format_size, parse_size, SizeParseError};
 pub use snapshot::{
-    Snapshot, SnapshotHeader, SnapshotPath, SourceRef, SNAPSHOT_KIND, SNAPSHOT_SCHEMA_VERSION,
+    Snapshot, SnapshotHeader, SnapshotKind, SnapshotPath, SourceRef, SNAPSHOT_KIND,
+    SNAPSHOT_SCHEMA_VERSION,
 };
 pub use text::{
     edit_distance, has_workflow_command, is_terminal_hazard, neutralise_workflow_commands,

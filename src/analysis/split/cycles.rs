@@ -8,7 +8,7 @@ use super::config::{self, ConfigTexts};
 use super::plan::{self, Plan, Tree};
 use super::{rel, rel_bytes};
 use crate::evidence::PathEvidence;
-use crate::report::{Because, CycleEdge, SplitAction, SplitWarning};
+use crate::report::{Because, BecauseDetail, BecauseKind, CycleEdge, SplitAction, SplitWarning};
 use crate::store::{StoreDir, StorePath};
 
 /// The store path output `o` of the split package gets (`out`: the package's own).
@@ -224,9 +224,12 @@ fn self_path_rewrites(
                 because: vec![Because {
                     file: file.clone(),
                     offset: None,
-                    kind: "self-reference".to_string(),
+                    kind: BecauseKind::SelfReference,
                     rule: "split/self-path".to_string(),
-                    detail: format!("names $out/{sub_s}, which moves to {}", p.outputs[l]),
+                    detail: BecauseDetail::MovesTo {
+                        sub: sub_s,
+                        output: p.outputs[l].clone(),
+                    },
                     count: 1,
                 }],
             });

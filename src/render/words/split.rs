@@ -2,8 +2,8 @@
 //! `no_split`, assumptions and remedies. Shared by the table and Markdown formats.
 
 use crate::report::{
-    Assumption, AssumptionReason, NoSplit, NoSplitReason, Remedy, RemedyOption, SplitAction,
-    SplitReport,
+    Assumption, AssumptionReason, BecauseDetail, NoSplit, NoSplitReason, Remedy, RemedyOption,
+    SplitAction, SplitReport,
 };
 use crate::store::format_size;
 
@@ -78,7 +78,7 @@ pub(crate) fn action(a: &SplitAction) -> String {
     printable(&match a {
         SplitAction::Move { path, to, because } => {
             let n: u64 = because.iter().map(|b| b.count).sum();
-            let classes: Vec<&str> = because.iter().map(|b| b.kind.as_str()).collect();
+            let classes: Vec<String> = because.iter().map(|b| b.kind.to_string()).collect();
             format!(
                 "move {path} to {to} ({}, class {})",
                 crate::render::text::count(n, "file", "files"),
@@ -87,7 +87,9 @@ pub(crate) fn action(a: &SplitAction) -> String {
         }
         SplitAction::Delete { path, because } => format!(
             "delete {path} ({})",
-            because.first().map_or("", |b| b.kind.as_str())
+            because
+                .first()
+                .map_or(String::new(), |b| b.kind.to_string())
         ),
         SplitAction::RemoveReferences {
             target,
@@ -96,7 +98,9 @@ pub(crate) fn action(a: &SplitAction) -> String {
         } => format!(
             "remove-references-to -t {target} in {} ({})",
             files.join(", "),
-            because.first().map_or("", |b| b.kind.as_str())
+            because
+                .first()
+                .map_or(String::new(), |b| b.kind.to_string())
         ),
         SplitAction::ShrinkRpath {
             files, drop, kept, ..
@@ -120,6 +124,41 @@ pub(crate) fn action(a: &SplitAction) -> String {
             ..
         } => format!("rewrite {from} to {to} in {file} of {output}"),
     })
+}
+
+/// An evidence item's kind as JSON and the Nix comments name it (`elf-needed`, `lib`).
+impl std::fmt::Display for crate::report::BecauseKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
+/// What an evidence item says of its place.
+impl std::fmt::Display for BecauseDetail {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BecauseDetail::None => Ok(()),
+            BecauseDetail::Text(t) => f.write_str(t),
+            BecauseDetail::MovesTo { sub, output } => {
+                write!(f, "names $out/{sub}, which moves to {output}")
+            }
+            BecauseDetail::MovedAway {
+                from,
+                sub,
+                output,
+                now_in,
+            } => write!(
+                f,
+                "{from} resolves to {sub} of {output}, but that is in {now_in} after the moves"
+            ),
+        }
+    }
+}
+
+impl serde::Serialize for BecauseDetail {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
 }
 
 /// What an assumption says.
