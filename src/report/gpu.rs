@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{FilesFrom, SourceRef};
+use super::{FilesFrom, GpuRebuild, NixCode, SourceRef};
 pub use crate::classify::{GpuOption, GpuVendor};
 
 /// `nixcut gpu ROOT [--gpu-targets …]`.
@@ -166,8 +166,9 @@ pub struct GpuRemedy {
     pub paths: Vec<String>,
     /// The option's value (`gfx1030`; `8.6`).
     pub value: Vec<String>,
-    /// The Nix code.
-    pub nix: String,
+    /// The rebuild, in nixpkgs' terms (JSON `nix`: its Nix code).
+    #[serde(rename = "nix")]
+    pub rebuild: NixCode<GpuRebuild>,
     /// Bytes of the closure these packages' dropped architectures account for.
     pub saves: u64,
 }

@@ -43,7 +43,7 @@ pub use gpu::{
 };
 pub use nix::{
     is_plain, DataDirJoin, EditAt, ExpressionError, ExpressionFile, ExpressionProblem, GpuRebuild,
-    SplitAttributes, SplitExpr, SplitNix, StdenvTerms,
+    NixCode, SplitAttributes, SplitExpr, SplitNix, StdenvTerms,
 };
 pub use refs::{
     EvidenceItem, Explanation, ReachStep, ReachVia, RefEntry, RefsPath, RefsReport, RefsWarning,
@@ -55,8 +55,9 @@ pub use set_diff::{
 };
 pub use split::{
     ArchRow, Assumption, AssumptionReason, Because, BecauseDetail, BecauseKind, CycleEdge, NoSplit,
-    NoSplitReason, OutputReference, OutputUse, Remedy, RemedyOption, SplitAction, SplitExpression,
-    SplitFor, SplitOutput, SplitReport, SplitWarning, WhySavings, WhySuggestion,
+    NoSplitReason, OutputReference, OutputUse, Remedy, RemedyOption, SplitAction, SplitCode,
+    SplitExpression, SplitFor, SplitOutput, SplitReport, SplitTerms, SplitWarning, WhySavings,
+    WhySuggestion,
 };
 pub use why::{
     ChainNode, HopEvidence, RestRow, SortKey, WhyChainsReport, WhyGpu, WhyPath, WhyReport,

@@ -7,12 +7,16 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::SourceRef;
+use super::{DataDirJoin, GpuRebuild, NixCode, SourceRef, SplitNix, StdenvTerms};
 use crate::classify::{EvidenceKind, FileClass};
+use crate::store::{StoreDir, StorePath};
 
-/// `nixcut split PATH [--for ROOT] [--gpu-targets …]`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// `nixcut split PATH [--for ROOT] [--gpu-targets …]`. Its JSON (written by
+/// `crate::render::json`, which writes the Nix code of [`SplitReport::code`] as `nix`
+/// and `attributes`; read back by [`SplitJson`]) has the fields in this order, with
+/// `nix` and `attributes` between `actions` and `expression`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(from = "SplitJson")]
 pub struct SplitReport {
     pub schema_version: u32,
     pub source: SourceRef,
@@ -31,12 +35,11 @@ pub struct SplitReport {
     pub archs: Vec<ArchRow>,
     /// What to do, in order (SPEC "Split actions").
     pub actions: Vec<SplitAction>,
-    /// The Nix code rendered from `actions` (empty with `no_split`).
-    pub nix: String,
-    /// The same split as the attributes to add to the package's own `mkDerivation`
-    /// attribute set, with the arguments its function gains in a comment (empty with
-    /// `no_split`).
-    pub attributes: String,
+    /// What the Nix code is written from, with `actions` (JSON: `nix`, the code, and
+    /// `attributes`, the same split as the attributes to add to the package's own
+    /// `mkDerivation` attribute set, with the arguments its function gains in a
+    /// comment; both empty with `no_split`).
+    pub code: SplitCode,
     /// `--expr FILE`: the change to FILE, the package's expression (null without
     /// `--expr`, and with `no_split`).
     pub expression: Option<SplitExpression>,
@@ -48,6 +51,106 @@ pub struct SplitReport {
     pub no_split: Option<NoSplit>,
     /// JSON: one sentence each.
     pub warnings: Vec<SplitWarning>,
+}
+
+/// What a split's Nix code is written from, beside the report's actions and `for`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SplitCode {
+    /// No code (`no_split`).
+    None,
+    /// The facts `crate::render::nix` writes the code from.
+    Facts(SplitTerms),
+    /// In a report read back from JSON: the code as it was written (Nix code cannot be
+    /// read back into its facts).
+    Read { nix: String, attributes: String },
+}
+
+/// The facts of a split's Nix code that the report does not show elsewhere.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SplitTerms {
+    /// The store directory the paths are in.
+    pub store_dir: StoreDir,
+    /// The package split.
+    pub package: StorePath,
+    /// Its outputs, `out` first.
+    pub outputs: Vec<String>,
+    /// What stdenv's hooks do of the actions.
+    pub stdenv: StdenvTerms,
+    /// `--gpu-targets` (base architectures), when the other architectures are not
+    /// rebuilt rather than moved (else empty).
+    pub gpu_targets: Vec<String>,
+}
+
+impl SplitReport {
+    /// The facts of its Nix code, with the report's actions and `for` (none without
+    /// facts: `no_split`, or a report read back).
+    pub fn split_nix(&self) -> Option<SplitNix<'_>> {
+        match &self.code {
+            SplitCode::Facts(t) => Some(SplitNix {
+                store_dir: &t.store_dir,
+                package: &t.package,
+                outputs: &t.outputs,
+                actions: &self.actions,
+                for_root: self.for_root.as_ref(),
+                stdenv: &t.stdenv,
+                gpu_targets: &t.gpu_targets,
+            }),
+            SplitCode::None | SplitCode::Read { .. } => None,
+        }
+    }
+}
+
+/// A split report as JSON has it, read back: the Nix code as it was written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SplitJson {
+    schema_version: u32,
+    source: SourceRef,
+    package: String,
+    package_size: u64,
+    outputs: Vec<SplitOutput>,
+    #[serde(rename = "for")]
+    for_root: Option<SplitFor>,
+    gpu_targets: Vec<String>,
+    archs: Vec<ArchRow>,
+    actions: Vec<SplitAction>,
+    nix: String,
+    attributes: String,
+    expression: Option<SplitExpression>,
+    assumptions: Vec<Assumption>,
+    remedies: Vec<Remedy>,
+    no_split: Option<NoSplit>,
+    warnings: Vec<SplitWarning>,
+}
+
+impl From<SplitJson> for SplitReport {
+    fn from(j: SplitJson) -> SplitReport {
+        let code = if j.nix.is_empty() && j.attributes.is_empty() {
+            SplitCode::None
+        } else {
+            SplitCode::Read {
+                nix: j.nix,
+                attributes: j.attributes,
+            }
+        };
+        SplitReport {
+            schema_version: j.schema_version,
+            source: j.source,
+            package: j.package,
+            package_size: j.package_size,
+            outputs: j.outputs,
+            for_root: j.for_root,
+            gpu_targets: j.gpu_targets,
+            archs: j.archs,
+            actions: j.actions,
+            code,
+            expression: j.expression,
+            assumptions: j.assumptions,
+            remedies: j.remedies,
+            no_split: j.no_split,
+            warnings: j.warnings,
+        }
+    }
 }
 
 /// The split written into the package's expression (`--expr FILE`).
@@ -420,10 +523,17 @@ pub struct Remedy {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum RemedyOption {
-    /// Rebuild with only the wanted targets (nixpkgs code).
-    Rebuild { nix: String },
-    /// Point the library at a directory holding the files (a wrapper sets it).
-    EnvVar { name: String, value: String },
+    /// Rebuild with only the wanted targets (JSON `nix`: its Nix code).
+    Rebuild {
+        #[serde(rename = "nix")]
+        rebuild: NixCode<GpuRebuild>,
+    },
+    /// Point the library at a directory holding the files (a wrapper sets it; JSON
+    /// `value`: the Nix interpolation of the joined directory).
+    EnvVar {
+        name: String,
+        value: NixCode<DataDirJoin>,
+    },
     /// Symlink the files back into the runtime output: the closure edge comes back.
     SymlinkBack,
 }

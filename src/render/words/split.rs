@@ -34,7 +34,7 @@ pub(crate) fn expression_label(r: &SplitReport) -> Option<String> {
             "The same split as a change to {} (unified diff):",
             printable(&e.file)
         )),
-        None if !r.attributes.is_empty() => {
+        None if !crate::render::nix::split_attributes(r).is_empty() => {
             Some("Attributes to add to the package's mkDerivation (no --expr given):".to_string())
         }
         None => None,
@@ -183,7 +183,7 @@ pub(crate) fn assumption(a: &Assumption) -> String {
 /// One remedy option.
 pub(crate) fn remedy_option(o: &RemedyOption) -> String {
     match o {
-        RemedyOption::Rebuild { nix } => format!("rebuild with fewer targets: {nix}"),
+        RemedyOption::Rebuild { rebuild } => format!("rebuild with fewer targets: {rebuild}"),
         RemedyOption::EnvVar { name, value } => format!("set {name}={value} (a wrapper)"),
         RemedyOption::SymlinkBack => {
             "symlink the files back into out (brings the closure edge back)".to_string()
