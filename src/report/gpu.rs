@@ -66,8 +66,9 @@ pub struct GpuReport {
 /// A warning of `gpu`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GpuWarning {
-    /// A warning from loading the input, as loading worded it (or any warning of a
-    /// report read back from JSON: its sentence).
+    /// A warning from loading the input.
+    Load(crate::store::LoadWarning),
+    /// Any warning of a report read back from JSON: its sentence.
     Input(String),
     /// A problem reading the GPU code of a path's files.
     Evidence {

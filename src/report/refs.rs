@@ -123,8 +123,9 @@ pub struct RefsPath {
 /// A warning of `refs` about the whole run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RefsWarning {
-    /// A warning from loading the input, as loading worded it (or any warning of a
-    /// report read back from JSON: its sentence).
+    /// A warning from loading the input.
+    Load(crate::store::LoadWarning),
+    /// Any warning of a report read back from JSON: its sentence.
     Input(String),
     /// No files to scan: the evidence is graph-level only.
     FilesUnavailable {

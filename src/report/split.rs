@@ -168,8 +168,9 @@ pub struct SplitExpression {
 /// A warning of `split`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SplitWarning {
-    /// A warning from loading the input, as loading worded it (or any warning of a
-    /// report read back from JSON: its sentence).
+    /// A warning from loading the input.
+    Load(crate::store::LoadWarning),
+    /// Any warning of a report read back from JSON: its sentence.
     Input(String),
     /// A problem with the evidence of the package (full store path).
     Evidence {

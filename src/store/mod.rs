@@ -16,6 +16,7 @@ mod path;
 mod size;
 mod snapshot;
 mod text;
+mod warning;
 
 pub use bytes::Bytes;
 pub use closure::{package_name, Closure, InvalidPath, RootSelectionError, SourceKind};
@@ -34,3 +35,4 @@ pub use snapshot::{
 pub use text::{
     edit_distance, has_workflow_command, is_terminal_hazard, neutralise_workflow_commands,
 };
+pub use warning::LoadWarning;

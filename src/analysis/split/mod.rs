@@ -77,7 +77,7 @@ pub fn split(
     let (ev, referrers, kept) = scan_evidence(c, opts, &pkg, root.as_ref(), progress)?;
     let mut warnings: Vec<SplitWarning> = load_warnings(c)
         .into_iter()
-        .map(SplitWarning::Input)
+        .map(SplitWarning::Load)
         .collect();
     warnings.extend(ev.warnings.iter().map(|w| SplitWarning::Evidence {
         path: sd.display(&ev.path),
