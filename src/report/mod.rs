@@ -46,7 +46,8 @@ pub use nix::{
     NixCode, SplitAttributes, SplitExpr, SplitNix, StdenvTerms,
 };
 pub use refs::{
-    EvidenceItem, Explanation, ReachStep, ReachVia, RefEntry, RefsPath, RefsReport, RefsWarning,
+    EvidenceDetail, EvidenceItem, Explanation, ReachStep, ReachVia, RefEntry, RefsPath, RefsReport,
+    RefsWarning,
 };
 pub use rules::{ClassRow, DataDirRow, KindRow, RuleSource, RulesReport, SplitRow, VerdictRow};
 pub use set_diff::{

@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{DataDirJoin, GpuRebuild, NixCode, SourceRef, SplitNix, StdenvTerms};
-use crate::classify::{EvidenceKind, FileClass};
+use crate::classify::{EvidenceKind, FileClass, HitDetail};
 use crate::store::{StoreDir, StorePath};
 
 /// `nixcut split PATH [--for ROOT] [--gpu-targets …]`. Its JSON (written by
@@ -405,8 +405,9 @@ impl<'de> Deserialize<'de> for BecauseKind {
 pub enum BecauseDetail {
     /// Nothing (a move: the class says it).
     None,
-    /// The string, line or target the hit sits in, in `refs`' notation (or any
-    /// detail of a report read back from JSON).
+    /// The string, line or target the hit sits in (`refs`' `detail`).
+    Hit(HitDetail),
+    /// Any detail of a report read back from JSON: as it was written.
     Text(String),
     /// The file names `$out/SUB`, which moves to `output`.
     MovesTo { sub: String, output: String },

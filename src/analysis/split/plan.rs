@@ -187,7 +187,7 @@ pub fn because_of(h: &JudgedHit) -> Because {
         offset: Some(h.fact.location.offset()),
         kind: BecauseKind::Hit(h.fact.kind),
         rule: h.rule.to_string(),
-        detail: BecauseDetail::Text(h.fact.detail.to_string()),
+        detail: BecauseDetail::Hit(h.fact.detail.clone()),
         count: 1,
     }
 }

@@ -138,6 +138,7 @@ impl std::fmt::Display for BecauseDetail {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             BecauseDetail::None => Ok(()),
+            BecauseDetail::Hit(h) => h.fmt(f),
             BecauseDetail::Text(t) => f.write_str(t),
             BecauseDetail::MovesTo { sub, output } => {
                 write!(f, "names $out/{sub}, which moves to {output}")
