@@ -186,6 +186,9 @@ pub enum SplitWarning {
         edges: Vec<CycleEdge>,
         /// The files moved.
         moved: Vec<String>,
+        /// Whether stdenv's `nix-support/propagated-build-inputs` is part of the edge
+        /// cut too (it stays: stdenv writes it).
+        moved_stdenv: bool,
         /// Where to.
         to: String,
     },
@@ -241,6 +244,9 @@ pub enum SplitWarning {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CycleEdge {
     pub files: Vec<String>,
+    /// Whether stdenv's `nix-support/propagated-build-inputs` (written by stdenv, for a
+    /// `propagatedBuildInputs` of `to`) makes the edge too.
+    pub stdenv: bool,
     pub from: String,
     pub to: String,
 }
@@ -582,4 +588,30 @@ pub struct WhySuggestion {
     pub saved: u64,
     /// Its proposed outputs.
     pub outputs: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn evidence_kinds_read_back_as_they_were_written() {
+        for name in [
+            "self-reference",
+            "cmake-config",
+            "pkg-config",
+            "elf-needed",
+            "lib",
+            "gpu:gfx90a",
+            "gpu-generic",
+            "doc",
+        ] {
+            let json = format!("\"{name}\"");
+            let k: BecauseKind = serde_json::from_str(&json).unwrap();
+            assert_eq!(serde_json::to_string(&k).unwrap(), json);
+        }
+        let doc: BecauseKind = serde_json::from_str("\"doc\"").unwrap();
+        assert_eq!(doc, BecauseKind::Hit(EvidenceKind::Doc));
+        assert!(serde_json::from_str::<BecauseKind>("\"no-such-kind\"").is_err());
+    }
 }

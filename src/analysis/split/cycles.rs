@@ -45,22 +45,16 @@ pub(super) fn plan_without_cycles(
             return (p, rewrites);
         };
         let files = |a: usize, b: usize| -> Vec<String> {
-            let mut v: Vec<String> = p
-                .edges
-                .get(&(a, b))
-                .into_iter()
-                .flatten()
+            (p.edges.get(&(a, b)).into_iter().flatten())
                 .map(|&f| rel(&ev.entries[f].path))
-                .collect();
-            if p.synthetic_edges.contains(&(a, b)) {
-                v.push("nix-support/propagated-build-inputs (stdenv)".to_string());
-            }
-            v
+                .collect()
         };
+        let by_stdenv = |a: usize, b: usize| p.synthetic_edges.contains(&(a, b));
         let edges: Vec<CycleEdge> = cycle
             .iter()
             .map(|&(a, b)| CycleEdge {
                 files: files(a, b),
+                stdenv: by_stdenv(a, b),
                 from: p.outputs[a].clone(),
                 to: p.outputs[b].clone(),
             })
@@ -74,7 +68,7 @@ pub(super) fn plan_without_cycles(
             .copied();
         match cut {
             Some((a, b)) if round < CYCLE_ROUNDS => {
-                let moved = files(a, b);
+                let (moved, moved_stdenv) = (files(a, b), by_stdenv(a, b));
                 for &f in &p.edges[&(a, b)] {
                     forced.insert(f, p.outputs[b].clone());
                 }
@@ -82,6 +76,7 @@ pub(super) fn plan_without_cycles(
                     outputs,
                     edges,
                     moved,
+                    moved_stdenv,
                     to: p.outputs[b].clone(),
                 });
             }

@@ -232,13 +232,25 @@ pub(crate) fn remedy_groups(remedies: &[Remedy]) -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
+/// stdenv's own file in a cycle's edge.
+const STDENV_FILE: &str = "nix-support/propagated-build-inputs (stdenv)";
+
+/// `files`, then stdenv's own file when it is one of them, separated by commas.
+fn with_stdenv(files: &[String], stdenv: bool) -> String {
+    let mut v: Vec<&str> = files.iter().map(String::as_str).collect();
+    if stdenv {
+        v.push(STDENV_FILE);
+    }
+    v.join(", ")
+}
+
 /// `lib/a.so lib/b.so (out) names dev`.
 impl std::fmt::Display for crate::report::CycleEdge {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
             "{} ({}) names {}",
-            self.files.join(", "),
+            with_stdenv(&self.files, self.stdenv),
             self.from,
             self.to
         )
@@ -264,6 +276,7 @@ impl std::fmt::Display for crate::report::SplitWarning {
                 outputs,
                 edges,
                 moved,
+                moved_stdenv,
                 to,
             } => write!(
                 f,
@@ -271,7 +284,7 @@ impl std::fmt::Display for crate::report::SplitWarning {
                  {} go(es) to {to} instead",
                 outputs.join(" and "),
                 joined(edges, "; "),
-                moved.join(", ")
+                with_stdenv(moved, *moved_stdenv)
             ),
             W::CycleRemains { outputs, edges } => write!(
                 f,
@@ -346,5 +359,55 @@ impl std::fmt::Display for crate::report::SplitWarning {
 impl serde::Serialize for crate::report::SplitWarning {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_str(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::report::{BecauseDetail, CycleEdge, SplitWarning};
+
+    #[test]
+    fn a_cycle_names_stdenvs_own_file_after_the_package_files() {
+        let edge = |files: &[&str], stdenv| CycleEdge {
+            files: files.iter().map(|f| f.to_string()).collect(),
+            stdenv,
+            from: "dev".into(),
+            to: "out".into(),
+        };
+        let w = SplitWarning::CycleBroken {
+            outputs: vec!["out".into(), "dev".into()],
+            edges: vec![edge(&["lib/a.pc"], true), edge(&[], true)],
+            moved: vec!["lib/a.pc".into()],
+            moved_stdenv: true,
+            to: "out".into(),
+        };
+        assert_eq!(
+            w.to_string(),
+            "outputs out and dev would refer to each other in a cycle, which Nix refuses: \
+             lib/a.pc, nix-support/propagated-build-inputs (stdenv) (dev) names out; \
+             nix-support/propagated-build-inputs (stdenv) (dev) names out; so lib/a.pc, \
+             nix-support/propagated-build-inputs (stdenv) go(es) to out instead"
+        );
+        assert_eq!(edge(&["a", "b"], false).to_string(), "a, b (dev) names out");
+    }
+
+    #[test]
+    fn the_splits_own_evidence_details_are_sentences() {
+        let moves = BecauseDetail::MovesTo {
+            sub: "lib/x.so".into(),
+            output: "lib".into(),
+        };
+        assert_eq!(moves.to_string(), "names $out/lib/x.so, which moves to lib");
+        let away = BecauseDetail::MovedAway {
+            from: "${prefix}/lib".into(),
+            sub: "lib".into(),
+            output: "out".into(),
+            now_in: "lib".into(),
+        };
+        assert_eq!(
+            away.to_string(),
+            "${prefix}/lib resolves to lib of out, but that is in lib after the moves"
+        );
+        assert_eq!(serde_json::to_string(&BecauseDetail::None).unwrap(), "\"\"");
     }
 }
