@@ -10,7 +10,10 @@
 //! Reports hold facts, not prose: where the JSON has a sentence (check failures, every
 //! report's warnings, diff version changes), the struct holds an enum or struct
 //! of what the sentence says, and `crate::render::words` both words it and serialises
-//! it as that sentence. The few derived figures a renderer needs (a hop's hit count,
+//! it as that sentence. Likewise Nix code (a split's `nix` and `attributes`, a GPU
+//! remedy's `nix`): the struct holds what the code says (`NixCode`, `SplitCode`), and
+//! `crate::render::nix` writes it. A report read back from JSON keeps sentences and
+//! code as they were written. The few derived figures a renderer needs (a hop's hit count,
 //! a package's path counts) are methods here, so that every format shows the same.
 
 mod chain;

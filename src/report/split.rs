@@ -1,6 +1,6 @@
 //! `nixcut split` documents: the outputs a package could be split into, what a
-//! consumer's closure becomes, the actions that do it and the Nix code rendered from
-//! them.
+//! consumer's closure becomes, the actions that do it and the facts the Nix code is
+//! written from (`crate::render::nix` writes it).
 //!
 //! Paths inside the package (`path`, `files[]`) are relative to its top directory; store
 //! paths are full. Every size is an exact NAR size in bytes (framing included).

@@ -1,7 +1,8 @@
 //! `nixcut split PATH [--for ROOT] [--gpu-targets …]`: the outputs a package could be
 //! split into, from the same evidence a rebuild acts on (`plan`), the actions of SPEC's
-//! "Split actions" table, the Nix code rendered from them (`crate::render::nix`), and what a consumer's
-//! closure becomes (`closure_after`).
+//! "Split actions" table, the facts the Nix code is written from (`SplitTerms`;
+//! `crate::render::nix` writes it), and what a consumer's closure becomes
+//! (`closure_after`).
 //!
 //! After the split the graph's nodes are (store path, output) pairs: the package becomes
 //! one node per output, every other path keeps one. A referrer's edge into the package
