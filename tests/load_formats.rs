@@ -74,7 +74,10 @@ fn export_references_graph_agrees_on_paths_and_references() {
     let c = load_fixture("export-references-graph");
     assert_eq!(c.source, SourceKind::ExportReferencesGraph);
     assert!(!c.has_sizes());
-    assert!(c.warnings.iter().any(|w| w.contains("sizes unknown")));
+    assert!(c
+        .warnings
+        .iter()
+        .any(|w| w.to_string().contains("sizes unknown")));
     let got: BTreeMap<_, _> = c.paths.iter().map(|(p, i)| (p, &i.references)).collect();
     let want: BTreeMap<_, _> = reference
         .paths
@@ -99,7 +102,9 @@ fn invalid_paths_are_reported_not_dropped() {
         assert_eq!(c.invalid.len(), 1, "{name}");
         assert!(c.invalid[0].path.contains("gone-1.0"), "{name}");
         assert!(
-            c.warnings.iter().any(|w| w.contains("gone-1.0")),
+            c.warnings
+                .iter()
+                .any(|w| w.to_string().contains("gone-1.0")),
             "{name}: {:?}",
             c.warnings
         );
@@ -124,7 +129,7 @@ fn a_partial_closure_is_flagged() {
     let c = load(p.to_str().unwrap(), &LoadOptions::default()).unwrap();
     assert_eq!(c.paths.len(), 1);
     assert!(
-        c.warnings.iter().any(|w| w.contains("-r")),
+        c.warnings.iter().any(|w| w.to_string().contains("-r")),
         "{:?}",
         c.warnings
     );

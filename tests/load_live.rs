@@ -146,7 +146,10 @@ fn live_store_matches_dump_db_and_binary_cache() {
     let inner = result.join("bin/app");
     let c = load(inner.to_str().unwrap(), &opts).unwrap();
     assert_eq!(c.declared_roots, vec![root]);
-    assert!(c.warnings.iter().any(|w| w.contains("inside store path")));
+    assert!(c
+        .warnings
+        .iter()
+        .any(|w| w.to_string().contains("inside store path")));
 }
 
 #[test]

@@ -228,7 +228,7 @@ pub fn check(c: &Closure, opts: &CheckOptions) -> Result<CheckReport, AnalysisEr
     let mut failures = Vec::new();
     let mut warnings: Vec<CheckWarning> = load_warnings(c)
         .into_iter()
-        .map(CheckWarning::Input)
+        .map(CheckWarning::Load)
         .collect();
 
     let criteria = Criteria {

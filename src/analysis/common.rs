@@ -3,7 +3,7 @@
 
 use crate::graph::ClosureGraph;
 use crate::report::SourceRef;
-use crate::store::{Closure, StorePath};
+use crate::store::{Closure, LoadWarning, StorePath};
 
 use super::AnalysisError;
 
@@ -61,9 +61,9 @@ pub(crate) fn graph_for(
     Ok(g)
 }
 
-/// The loader's warnings, as the loader worded them. Every loader that records an
-/// invalid path or leaves a NAR size unknown says so among them (see
-/// [`Closure::warnings`]), so a report needs to add nothing about either.
-pub(crate) fn load_warnings(c: &Closure) -> Vec<String> {
+/// The loader's warnings. Every loader that records an invalid path or leaves a NAR
+/// size unknown says so among them (see [`Closure::warnings`]), so a report needs to
+/// add nothing about either.
+pub(crate) fn load_warnings(c: &Closure) -> Vec<LoadWarning> {
     c.warnings.clone()
 }

@@ -3,7 +3,7 @@
 //! hop ([`HopEvidence`]). Strings are made here and nowhere earlier.
 
 use crate::evidence::{JudgedHit, PathEvidence, Reference, ScanStatus};
-use crate::report::{EvidenceItem, HopEvidence, RefEntry, RefsPath};
+use crate::report::{EvidenceDetail, EvidenceItem, HopEvidence, RefEntry, RefsPath};
 use crate::store::StoreDir;
 
 /// One hit as the report shows it: its verdict rule, with the rule that gave the kind
@@ -13,7 +13,7 @@ pub(crate) fn evidence_item(h: &JudgedHit) -> EvidenceItem {
         file: h.fact.file.to_string(),
         offset: h.fact.location.offset(),
         kind: h.fact.kind,
-        detail: h.fact.detail.to_string(),
+        detail: EvidenceDetail::Hit(h.fact.detail.clone()),
         verdict: h.verdict.clone(),
         file_class: h.place.class.clone(),
         reached: h.place.reached,

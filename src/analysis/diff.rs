@@ -182,7 +182,7 @@ pub fn diff(old: &Closure, new: &Closure, opts: &DiffOptions) -> Result<DiffRepo
     let on = |side: Which, c: &Closure| {
         load_warnings(c)
             .into_iter()
-            .map(move |message| DiffWarning { side, message })
+            .map(move |warning| DiffWarning { side, warning })
     };
     let warnings: Vec<DiffWarning> = on(Which::Old, old).chain(on(Which::New, new)).collect();
     let (old_side, new_side) = (o.report_side(), n.report_side());

@@ -104,7 +104,7 @@ pub fn refs(
         .collect();
     let mut warnings: Vec<RefsWarning> = load_warnings(c)
         .into_iter()
-        .map(RefsWarning::Input)
+        .map(RefsWarning::Load)
         .collect();
     if let Files::Unavailable { looked_in } = &opts.files {
         let looked_in =

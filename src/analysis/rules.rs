@@ -43,7 +43,7 @@ pub fn rules(rules: &ClassRules, rules_file: Option<String>) -> RulesReport {
             .map(|r| KindRow {
                 name: r.name.to_string(),
                 matches: r.matcher.to_string(),
-                kind: r.kind.to_string(),
+                kind: r.kind,
             })
             .collect(),
         verdict_rules: verdict_rules()
@@ -60,7 +60,7 @@ pub fn rules(rules: &ClassRules, rules_file: Option<String>) -> RulesReport {
             .map(|(name, kind, matches)| KindRow {
                 name: name.to_string(),
                 matches: matches.to_string(),
-                kind: kind.to_string(),
+                kind: *kind,
             })
             .collect(),
         data_dir_rules: rules

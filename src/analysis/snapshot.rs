@@ -14,7 +14,7 @@
 //! is refused rather than frozen as a baseline that is too small.
 
 use crate::graph::{closure_sizes, ClosureGraph};
-use crate::report::{Snapshot, SnapshotPath, SourceRef, SNAPSHOT_KIND, SNAPSHOT_SCHEMA_VERSION};
+use crate::report::{Snapshot, SnapshotKind, SnapshotPath, SourceRef, SNAPSHOT_SCHEMA_VERSION};
 use crate::store::{is_terminal_hazard, Closure, SourceKind};
 
 use super::common::{pick_roots, source_ref};
@@ -89,7 +89,7 @@ pub fn snapshot(c: &Closure, opts: &SnapshotOptions) -> Result<Snapshot, Analysi
     let root_strings: Vec<String> = roots.iter().map(|r| sd.display(r)).collect();
     let created_from = stable_source(c, root_strings.first());
     Ok(Snapshot {
-        kind: SNAPSHOT_KIND.to_string(),
+        kind: SnapshotKind::NixcutSnapshot,
         schema_version: SNAPSHOT_SCHEMA_VERSION,
         nixcut_version: env!("CARGO_PKG_VERSION").to_string(),
         store_dir: sd.as_str().to_string(),

@@ -298,10 +298,8 @@ pub fn why_report(
     let max_chain = opts.max_chain_length.unwrap_or(DEFAULT_MAX_CHAIN_LENGTH);
     let mut paths = rows(c, ranking, max_chain);
     opts.timings.step("rows with their chains");
-    let mut warnings: Vec<WhyWarning> = load_warnings(c)
-        .into_iter()
-        .map(WhyWarning::Input)
-        .collect();
+    let mut warnings: Vec<WhyWarning> =
+        load_warnings(c).into_iter().map(WhyWarning::Load).collect();
     let mut level = EvidenceLevel::Graph;
     let mut savings = None;
     if let Some(ev) = evidence {
@@ -574,10 +572,8 @@ pub fn why_chains_capped(
         },
         verdict_scope: edges.as_ref().map(|e| e.scope()),
         warnings: {
-            let mut w: Vec<WhyWarning> = load_warnings(c)
-                .into_iter()
-                .map(WhyWarning::Input)
-                .collect();
+            let mut w: Vec<WhyWarning> =
+                load_warnings(c).into_iter().map(WhyWarning::Load).collect();
             if let Some(ev) = &edges {
                 w.extend(ev.warnings());
             }

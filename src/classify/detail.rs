@@ -2,14 +2,12 @@
 //! `DT_NEEDED` name, the search directory with what it supplies, the line, string or
 //! bytes around the hash. The kind rules (`super::kinds`, `super::elf`) make it, the
 //! scan cache stores it, and code that needs a part of it (the search directory, the
-//! bytes naming a store path) takes that part, never its text. Its `Display` is the
-//! notation reports show (`refs`' `detail`), escaping every byte a terminal could act on.
-
-use std::fmt;
+//! bytes naming a store path) takes that part, never its text. The notation reports
+//! show (`refs`' `detail`) is its `Display`, in `crate::render::words::evidence`.
 
 use serde::{Deserialize, Serialize};
 
-use super::text::{escape_bytes, escaped_excerpt, raw_bytes};
+use super::text::raw_bytes;
 
 /// Which dynamic tag a search directory came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -143,74 +141,6 @@ impl HitDetail {
             HitDetail::Section { around: None, .. }
             | HitDetail::OutsideSections(None)
             | HitDetail::Unreadable => &[],
-        }
-    }
-}
-
-impl fmt::Display for Excerpt {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&escaped_excerpt(&self.bytes, self.cut_left, self.cut_right))
-    }
-}
-
-/// `bytes` or `(unreadable)`.
-struct Around<'a>(&'a Option<Excerpt>);
-
-impl fmt::Display for Around<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            Some(e) => e.fmt(f),
-            None => f.write_str(UNREADABLE),
-        }
-    }
-}
-
-const UNREADABLE: &str = "(unreadable)";
-
-/// The notation of `refs`' `detail` (`DT_NEEDED libfoo.so`, `/nix/store/…/lib supplies
-/// libfoo.so`, `.debug_str: …`), every byte from the file escaped.
-impl fmt::Display for HitDetail {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            HitDetail::Interpreter(s) => f.write_str(s),
-            HitDetail::Needed(s) => write!(f, "DT_NEEDED {s}"),
-            HitDetail::SearchDir(s) => {
-                let dir = s.dir.as_deref().unwrap_or(&s.raw);
-                let tag = match s.tag {
-                    SearchTag::Runpath => "RUNPATH",
-                    SearchTag::Rpath => "RPATH",
-                };
-                match &s.supplies {
-                    SearchUse::Shadowed => {
-                        write!(f, "{dir} (DT_RPATH, ignored because DT_RUNPATH is present)")
-                    }
-                    SearchUse::Unchecked => write!(
-                        f,
-                        "{dir} ({tag}; which DT_NEEDED libraries it supplies was not checked)"
-                    ),
-                    SearchUse::Dlopen(names) => {
-                        write!(f, "{dir} supplies {} (named for dlopen)", names.join(", "))
-                    }
-                    SearchUse::Nothing => f.write_str(dir),
-                    SearchUse::Needed(libs) => write!(f, "{dir} supplies {}", libs.join(", ")),
-                }
-            }
-            HitDetail::Excerpt(e) => e.fmt(f),
-            HitDetail::Section {
-                name,
-                gpu: false,
-                around,
-            } => write!(f, "{name}: {}", Around(around)),
-            HitDetail::Section {
-                name,
-                gpu: true,
-                around,
-            } => write!(f, "{name} (GPU code): {}", Around(around)),
-            HitDetail::OutsideSections(around) => {
-                write!(f, "outside any section: {}", Around(around))
-            }
-            HitDetail::Name(b) | HitDetail::SymlinkTarget(b) => f.write_str(&escape_bytes(b)),
-            HitDetail::Unreadable => f.write_str(UNREADABLE),
         }
     }
 }

@@ -15,12 +15,12 @@ use nixcut::analysis::{self, CheckOptions, Growth, SetDiffOptions, SetLimits};
 use nixcut::load::package_set::PackageSet;
 use nixcut::render::{render, Format, Style};
 use nixcut::report::GrowthLimit;
-use nixcut::store::{parse_size, Closure, SizeParseError};
+use nixcut::store::{parse_size, Closure, LoadWarning, SizeParseError};
 
 /// A warning when the baseline's root is another package than ROOT's
 /// (`check ./result-cuda --baseline base-rocm.json` passes, but says nothing about the
 /// CUDA build's history): no package name of ROOT's roots is one of the baseline's.
-fn other_package(c: &Closure, root: Option<&str>, baseline: &Closure) -> Option<String> {
+fn other_package(c: &Closure, root: Option<&str>, baseline: &Closure) -> Option<LoadWarning> {
     use nixcut::store::parse_package_name;
     let roots_of = |c: &Closure, pick: Option<&str>| -> Vec<String> {
         let roots = match pick.map(|q| c.select_path(q, "root")) {
@@ -39,13 +39,7 @@ fn other_package(c: &Closure, root: Option<&str>, baseline: &Closure) -> Option<
     if ours.is_empty() || theirs.is_empty() || ours.iter().any(|n| theirs.contains(n)) {
         return None;
     }
-    Some(format!(
-        "the baseline is of another package: its root is {}, ROOT's is {}; a baseline \
-         says how one package's closure changed, so this check compares two packages \
-         (use --against OTHER --max-ratio R for that)",
-        theirs.join(", "),
-        ours.join(", ")
-    ))
+    Some(LoadWarning::BaselineOfOtherPackage { theirs, ours })
 }
 
 /// `--max-growth`: `5%` or a bare number is a percentage, anything with a unit a size.

@@ -235,7 +235,7 @@ pub(super) fn diff_sets(
         .flat_map(|(side, set)| {
             set.warnings.iter().map(move |w| DiffWarning {
                 side,
-                message: w.clone(),
+                warning: w.clone(),
             })
         })
         .collect();

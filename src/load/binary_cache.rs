@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use super::{found, LoadError, LoadOptions};
 use crate::store::narinfo::{self, NarinfoError, NarinfoWarning};
-use crate::store::{Closure, PathInfo, SourceKind, StoreDir, StorePath};
+use crate::store::{Closure, LoadWarning, PathInfo, SourceKind, StoreDir, StorePath};
 
 pub use crate::store::narinfo::CacheEntry;
 
@@ -37,10 +37,11 @@ pub fn read_cache(
     let sd = match (cache_sd, &opts.store_dir) {
         (Some(c), Some(o)) => {
             if &c != o {
-                warnings.push(format!(
-                    "{} says the store directory is {c}, but {o} was given; using {c}",
-                    info_path.display()
-                ));
+                warnings.push(LoadWarning::StoreDirDiffers {
+                    file: info_path.display().to_string(),
+                    says: c.to_string(),
+                    given: o.to_string(),
+                });
             }
             c
         }
@@ -61,15 +62,10 @@ pub fn read_cache(
         }
         match std::fs::metadata(&p) {
             Ok(m) if m.is_file() => files.push(p),
-            Ok(m) => closure.warnings.push(format!(
-                "{} is named like a narinfo but is not a file ({}); skipped",
-                p.display(),
-                if m.is_dir() {
-                    "a directory"
-                } else {
-                    "not a regular file"
-                }
-            )),
+            Ok(m) => closure.warnings.push(LoadWarning::NotAFile {
+                file: p.display().to_string(),
+                directory: m.is_dir(),
+            }),
             Err(e) => return Err(LoadError::io(&p, e)),
         }
     }
@@ -83,11 +79,11 @@ pub fn read_cache(
         if f.file_name()
             .is_some_and(|name| name != expected_name.as_str())
         {
-            closure.warnings.push(format!(
-                "{} describes {}, whose narinfo would be named {expected_name}",
-                f.display(),
-                sd.display(&n.info.path)
-            ));
+            closure.warnings.push(LoadWarning::NarinfoMisnamed {
+                file: f.display().to_string(),
+                path: sd.display(&n.info.path),
+                expected: expected_name,
+            });
         }
         if let Some(entry) = n.entry {
             locations.insert(n.info.path.clone(), entry);
@@ -95,9 +91,9 @@ pub fn read_cache(
         closure.insert(n.info);
     }
     if files.is_empty() {
-        closure
-            .warnings
-            .push(format!("{} holds no .narinfo files", dir.display()));
+        closure.warnings.push(LoadWarning::NoNarinfos {
+            dir: dir.display().to_string(),
+        });
     }
     Ok((closure, locations))
 }
@@ -138,7 +134,7 @@ pub(crate) fn parse_cache_info(text: &str, path: &Path) -> Result<Option<StoreDi
     Ok(sd)
 }
 
-/// One parsed `.narinfo`, its warnings worded.
+/// One parsed `.narinfo`, its warnings as [`LoadWarning`]s naming the file.
 #[derive(Debug, Clone)]
 pub struct NarInfo {
     /// The path and its metadata.
@@ -146,7 +142,7 @@ pub struct NarInfo {
     /// Where its NAR is; `None` when the narinfo has no `URL`.
     pub entry: Option<CacheEntry>,
     /// Problems that did not stop reading.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<LoadWarning>,
 }
 
 /// Parse one `.narinfo` (with `crate::store::narinfo`); `path` names it in messages.
@@ -156,19 +152,20 @@ pub fn parse_narinfo(text: &str, path: &Path, sd: &StoreDir) -> Result<NarInfo, 
         .warnings
         .iter()
         .map(|w| match w {
-            NarinfoWarning::DeriverIgnored { line, error } => {
-                format!("{}:{line}: ignored the deriver: {error}", path.display())
-            }
-            NarinfoWarning::NoNarSize => format!(
-                "{}: no NarSize; the size of {} is unknown",
-                path.display(),
-                n.info.path
-            ),
-            NarinfoWarning::NoUrl => format!(
-                "{}: no URL; the NAR of {} cannot be found",
-                path.display(),
-                n.info.path
-            ),
+            NarinfoWarning::DeriverIgnored { line, error } => LoadWarning::DeriverIgnored {
+                file: path.display().to_string(),
+                line: Some(*line as u64),
+                path: None,
+                error: error.to_string(),
+            },
+            NarinfoWarning::NoNarSize => LoadWarning::NarinfoNoSize {
+                file: path.display().to_string(),
+                path: n.info.path.to_string(),
+            },
+            NarinfoWarning::NoUrl => LoadWarning::NarinfoNoUrl {
+                file: path.display().to_string(),
+                path: n.info.path.to_string(),
+            },
         })
         .collect();
     Ok(NarInfo {

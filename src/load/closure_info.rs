@@ -9,7 +9,7 @@ use std::path::Path;
 
 use super::registration::{self, RecordKind};
 use super::{LoadError, LoadOptions};
-use crate::store::{Closure, SourceKind, StorePath};
+use crate::store::{Closure, LoadWarning, SourceKind, StorePath};
 
 /// Read a closureInfo directory.
 pub fn load_dir(dir: &Path, opts: &LoadOptions) -> Result<Closure, LoadError> {
@@ -30,8 +30,10 @@ fn check_store_paths(dir: &Path, c: &mut Closure) {
     let text = match std::fs::read_to_string(&p) {
         Ok(t) => t,
         Err(e) => {
-            c.warnings
-                .push(format!("{}: cannot cross-check: {e}", p.display()));
+            c.warnings.push(LoadWarning::CannotCrossCheck {
+                file: p.display().to_string(),
+                problem: e.to_string(),
+            });
             return;
         }
     };
@@ -45,27 +47,29 @@ fn check_store_paths(dir: &Path, c: &mut Closure) {
             Ok(sp) => {
                 listed.insert(sp);
             }
-            Err(e) => c
-                .warnings
-                .push(format!("{}:{}: not a store path: {e}", p.display(), i + 1)),
+            Err(e) => c.warnings.push(LoadWarning::NotAStorePath {
+                file: p.display().to_string(),
+                line: i as u64 + 1,
+                error: e.to_string(),
+            }),
         }
     }
     let registered: BTreeSet<StorePath> = c.paths.keys().cloned().collect();
     let only_listed: Vec<_> = listed.difference(&registered).collect();
     let only_registered: Vec<_> = registered.difference(&listed).collect();
     if let Some(first) = only_listed.first() {
-        c.warnings.push(format!(
-            "{} lists {} path(s) the registration does not describe (first: {first})",
-            p.display(),
-            only_listed.len()
-        ));
+        c.warnings.push(LoadWarning::ListsUnregistered {
+            file: p.display().to_string(),
+            count: only_listed.len() as u64,
+            first: first.to_string(),
+        });
     }
     if let Some(first) = only_registered.first() {
-        c.warnings.push(format!(
-            "{} omits {} registered path(s) (first: {first})",
-            p.display(),
-            only_registered.len()
-        ));
+        c.warnings.push(LoadWarning::OmitsRegistered {
+            file: p.display().to_string(),
+            count: only_registered.len() as u64,
+            first: first.to_string(),
+        });
     }
 }
 
@@ -74,17 +78,18 @@ fn check_total_size(dir: &Path, c: &mut Closure) {
     let text = match std::fs::read_to_string(&p) {
         Ok(t) => t,
         Err(e) => {
-            c.warnings
-                .push(format!("{}: cannot cross-check: {e}", p.display()));
+            c.warnings.push(LoadWarning::CannotCrossCheck {
+                file: p.display().to_string(),
+                problem: e.to_string(),
+            });
             return;
         }
     };
     let Ok(total) = text.trim().parse::<u64>() else {
-        c.warnings.push(format!(
-            "{}:1: expected a number, found `{}`",
-            p.display(),
-            super::sanitize(text.trim(), 40)
-        ));
+        c.warnings.push(LoadWarning::TotalNotANumber {
+            file: p.display().to_string(),
+            found: super::sanitize(text.trim(), 40),
+        });
         return;
     };
     let sum = c
@@ -93,10 +98,11 @@ fn check_total_size(dir: &Path, c: &mut Closure) {
         .filter_map(|i| i.nar_size)
         .fold(0u64, u64::saturating_add);
     if sum != total {
-        c.warnings.push(format!(
-            "{} says {total} bytes but the registration's NAR sizes add up to {sum}",
-            p.display()
-        ));
+        c.warnings.push(LoadWarning::TotalDiffers {
+            file: p.display().to_string(),
+            says: total,
+            sum,
+        });
     }
 }
 
@@ -136,12 +142,12 @@ mod tests {
         std::fs::write(dir.path().join("store-paths"), fewer.join("\n")).unwrap();
         let c = load_dir(dir.path(), &LoadOptions::default()).unwrap();
         assert!(
-            c.warnings.iter().any(|w| w.contains("9999")),
+            c.warnings.iter().any(|w| w.to_string().contains("9999")),
             "{:?}",
             c.warnings
         );
         assert!(
-            c.warnings.iter().any(|w| w.contains("omits 1")),
+            c.warnings.iter().any(|w| w.to_string().contains("omits 1")),
             "{:?}",
             c.warnings
         );

@@ -7,7 +7,8 @@
 //! The record is framed by `crate::store::frame` (magic, format, writer, length,
 //! checksum).
 //!
-//! The payload holds the store directory, the origin, the walk's warnings, the path
+//! The payload holds the store directory, the origin, the walk's warnings (each
+//! [`LoadWarning`] as its JSON), the path
 //! table (hash part and name of every path, in store-path order), then per path its
 //! metadata, its references as indices into the table and the index of the cache that
 //! served its narinfo. [`decode`] checks everything: a record of another format or
@@ -24,12 +25,14 @@ use std::collections::BTreeMap;
 use rustc_hash::FxHashMap;
 
 use crate::store::frame::{Frame, Opened};
-use crate::store::{Closure, NarHash, PathInfo, SourceKind, StoreDir, StorePath, HASH_LEN};
+use crate::store::{
+    Closure, LoadWarning, NarHash, PathInfo, SourceKind, StoreDir, StorePath, HASH_LEN,
+};
 
 /// The framing of a record: bump `format` whenever the payload's layout changes.
 const FRAME: Frame = Frame {
     magic: b"nixcut-closure\n\0",
-    format: 1,
+    format: 2,
     writer: env!("CARGO_PKG_VERSION"),
 };
 
@@ -72,7 +75,11 @@ pub fn encode(closure: &Closure, cache_of: impl Fn(&StorePath) -> Option<u32>) -
     w.str(closure.store_dir.as_str());
     w.str(&closure.origin);
     w.u32(*index.get(root)?);
-    w.strings(&closure.warnings)?;
+    let warnings: Vec<String> = (closure.warnings.iter())
+        .map(serde_json::to_string)
+        .collect::<Result<_, _>>()
+        .ok()?;
+    w.strings(&warnings)?;
     w.u32(u32::try_from(closure.paths.len()).ok()?);
     for p in closure.paths.keys() {
         w.bytes_raw(p.hash_bytes());
@@ -102,7 +109,10 @@ pub fn decode(bytes: &[u8], caches: usize, sd: &StoreDir) -> Result<Decoded, Str
     }
     let origin = r.str()?.to_string();
     let root = r.u32()? as usize;
-    let warnings = r.strings()?;
+    let warnings = (r.strings()?.iter())
+        .map(|w| serde_json::from_str::<LoadWarning>(w))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("a warning does not read: {e}"))?;
     let table = r.path_table()?;
     let root = table
         .get(root)
@@ -381,7 +391,12 @@ mod tests {
             closure.insert(i);
         }
         closure.declared_roots = vec![a];
-        closure.warnings = vec!["http://cache/x.narinfo:3: ignored the deriver".into()];
+        closure.warnings = vec![LoadWarning::DeriverIgnored {
+            file: "http://cache/x.narinfo".into(),
+            line: Some(3),
+            path: None,
+            error: "not a store path".into(),
+        }];
         closure
     }
 

@@ -42,7 +42,9 @@ use crate::http::{
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::store::{is_nix32_byte, Closure, SourceKind, StoreDir, StorePath, HASH_LEN};
+use crate::store::{
+    is_nix32_byte, Closure, LoadWarning, SourceKind, StoreDir, StorePath, HASH_LEN,
+};
 
 /// How many connections a walk pipelines narinfo requests on (at most
 /// `--http-connections`): on a loopback nginx, 4 kept both cores busy, and more only
@@ -112,11 +114,10 @@ pub fn load(input: &str, opts: &LoadOptions) -> Result<Closure, LoadError> {
     let want_root = wanted_root(&spec, &caches.sd, input)?;
     // A closure walked before is one record in the narinfo cache: read it instead of
     // walking (a record that does not read is walked again; damage says so).
-    let recorded = caches.recorded(&root_hash, |e| {
-        format!(
-            "the narinfo cache's record of the closure of {root_hash} is damaged ({e}); \
-             walked it again"
-        )
+    let recorded = caches.recorded(&root_hash, |problem| LoadWarning::RecordDamaged {
+        of: root_hash.clone(),
+        set: false,
+        problem,
     });
     if let Some(rec) = recorded {
         let mut closure = rec.closure;
@@ -227,7 +228,7 @@ struct Caches {
     client: Arc<HttpClient>,
     bases: Vec<Arc<str>>,
     sd: StoreDir,
-    warnings: Vec<String>,
+    warnings: Vec<LoadWarning>,
 }
 
 impl Caches {
@@ -248,7 +249,9 @@ impl Caches {
         // Opening the narinfo cache (now, when the walk needs it) says whether it works.
         let _ = client.has_cache();
         if let Some(p) = client.cache_problem() {
-            warnings.push(format!("the narinfo cache is not used: {p}"));
+            warnings.push(LoadWarning::NarinfoCacheUnused {
+                problem: p.to_string(),
+            });
         }
         let sd = store_dir(&client, &bases, opts, &mut warnings)?;
         Ok(Caches {
@@ -261,11 +264,11 @@ impl Caches {
 
     /// The closure recorded under `key` in the narinfo cache, when there is a sound one
     /// (the client then knows which cache each path came from); a damaged record is a
-    /// warning, worded by `damaged` from what is wrong.
+    /// warning, made by `damaged` from what is wrong.
     fn recorded(
         &mut self,
         key: &str,
-        damaged: impl FnOnce(String) -> String,
+        damaged: impl FnOnce(String) -> LoadWarning,
     ) -> Option<closure_record::Recorded> {
         let recorded = self.client.with_closure_record(&self.bases, key, |b| {
             closure_record::decode(b, self.bases.len(), &self.sd)
@@ -301,7 +304,8 @@ impl Caches {
         match assembled {
             Ok(a) => {
                 if let Err(e) = self.client.save() {
-                    self.warnings.push(e);
+                    self.warnings
+                        .push(LoadWarning::NarinfoCacheNotSaved { problem: e });
                 }
                 Ok(a)
             }
@@ -324,7 +328,8 @@ impl Caches {
             closure_record::encode(closure, |p| cache_of.get(p.hash_bytes()).copied())
         {
             if let Err(e) = self.client.save_closure_record(&self.bases, key, &record) {
-                self.warnings.push(e);
+                self.warnings
+                    .push(LoadWarning::NarinfoCacheNotSaved { problem: e });
             }
         }
     }
@@ -349,11 +354,10 @@ pub fn load_roots(
     let mut caches = Caches::connect(cache_bases(None, opts), opts, origin)?;
     // The union walked before is one record, keyed by the set of roots.
     let key = roots_key(roots);
-    let recorded = caches.recorded(&key, |e| {
-        format!(
-            "the narinfo cache's record of the closures of {origin} is damaged ({e}); walked \
-             them again"
-        )
+    let recorded = caches.recorded(&key, |problem| LoadWarning::RecordDamaged {
+        of: origin.to_string(),
+        set: true,
+        problem,
     });
     if let Some(rec) = recorded {
         let mut closure = rec.closure;
@@ -455,15 +459,13 @@ fn store_dir(
     client: &HttpClient,
     bases: &[String],
     opts: &LoadOptions,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<LoadWarning>,
 ) -> Result<StoreDir, LoadError> {
     let mut found: Option<(StoreDir, String)> = None;
     for base in bases {
         let url = format!("{base}/nix-cache-info");
         let Some(text) = client.get_text(&url, 1 << 20)? else {
-            warnings.push(format!(
-                "{url} does not exist; assuming the store directory"
-            ));
+            warnings.push(LoadWarning::NoCacheInfo { url });
             continue;
         };
         let Some(sd) = parse_cache_info(&text, Path::new(&url))? else {

@@ -45,7 +45,7 @@ use detect::{detect_content, load_stream, Content};
 use in_store::store_path_of;
 use read::is_stream;
 
-use crate::store::{sanitize, Closure};
+use crate::store::{sanitize, Closure, LoadWarning};
 
 pub use error::LoadError;
 pub(crate) use error::{found, refuse_size_overflow};
@@ -89,11 +89,10 @@ pub fn load(input: &str, opts: &LoadOptions) -> Result<Closure, LoadError> {
             known @ Content::Known(..) => known.load(path, opts)?,
             Content::Unknown(_) => {
                 let mut c = live::load(path, &sp, opts)?;
-                c.warnings.push(format!(
-                    "{} is inside store path {}; loaded that store path's closure",
-                    path.display(),
-                    opts.store_dir_or_default().display(&sp)
-                ));
+                c.warnings.push(LoadWarning::InsideStorePath {
+                    file: path.display().to_string(),
+                    store_path: opts.store_dir_or_default().display(&sp),
+                });
                 c
             }
         },
@@ -118,14 +117,11 @@ fn warn_if_not_closed(c: &mut Closure) {
     }
     let missing = c.missing_references();
     if let Some((from, to)) = missing.first() {
-        c.warnings.push(format!(
-            "the input is not a closed closure: {} reference(s) point to paths it does not \
-             describe (first: {} -> {}); was `-r` forgotten? Closure sizes are lower \
-             bounds",
-            missing.len(),
-            c.store_dir.display(from),
-            c.store_dir.display(to)
-        ));
+        c.warnings.push(LoadWarning::NotClosed {
+            count: missing.len() as u64,
+            from: c.store_dir.display(from),
+            to: c.store_dir.display(to),
+        });
     }
 }
 
@@ -221,8 +217,8 @@ mod tests {
             std::fs::write(&p, text).unwrap();
             let c = load(p.to_str().unwrap(), &LoadOptions::default()).unwrap();
             assert!(!c.references_resolved, "the check takes the flag back");
-            c.warnings
-                .into_iter()
+            (c.warnings.iter())
+                .map(ToString::to_string)
                 .find(|w| w.contains("not a closed closure"))
         };
         let lib = entry('b', "lib", &[]);

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use rustc_hash::FxHashSet;
 
 use super::{LoadError, LoadOptions};
-use crate::store::{Closure, StoreDir, StorePath};
+use crate::store::{Closure, LoadWarning, StoreDir, StorePath};
 
 /// The roots of a package set, as its file lists them.
 #[derive(Debug, Clone)]
@@ -30,7 +30,7 @@ pub struct PackageSet {
     /// 1-based line of each root in the file.
     pub lines: Vec<usize>,
     /// Problems that did not stop reading (duplicate lines).
-    pub warnings: Vec<String>,
+    pub warnings: Vec<LoadWarning>,
 }
 
 const XZ_MAGIC: &[u8] = &[0xfd, b'7', b'z', b'X', b'Z', 0];
@@ -205,10 +205,11 @@ pub fn parse(text: &[u8], origin: &str, opts: &LoadOptions) -> Result<PackageSet
     }
     let mut warnings = Vec::new();
     if let Some(l) = first_duplicate {
-        warnings.push(format!(
-            "{origin}: {duplicates} store path(s) listed more than once (first at line {l}); \
-             each counts once"
-        ));
+        warnings.push(LoadWarning::DuplicateRoots {
+            file: origin.to_string(),
+            duplicates: duplicates as u64,
+            line: l as u64,
+        });
     }
     Ok(PackageSet {
         origin: origin.to_string(),

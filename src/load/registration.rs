@@ -12,7 +12,7 @@
 use std::path::Path;
 
 use super::{found, LoadError};
-use crate::store::{Closure, NarHash, PathInfo, SourceKind, StoreDir, StorePath};
+use crate::store::{Closure, LoadWarning, NarHash, PathInfo, SourceKind, StoreDir, StorePath};
 
 /// Which of the two record layouts a file has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,12 +138,12 @@ pub fn parse(
         if !d.is_empty() {
             match store_dir.parse_path(d) {
                 Ok(dp) => info.deriver = Some(dp),
-                Err(e) => closure.warnings.push(format!(
-                    "{}:{}: ignored the deriver of {}: {e}",
-                    path.display(),
-                    lines.line,
-                    first
-                )),
+                Err(e) => closure.warnings.push(LoadWarning::DeriverIgnored {
+                    file: path.display().to_string(),
+                    line: Some(lines.line as u64),
+                    path: Some(first.to_string()),
+                    error: e.to_string(),
+                }),
             }
         }
         let n = lines.expect("the number of references")?;
@@ -156,18 +156,18 @@ pub fn parse(
             info.references.push(parse_path(&lines, r, &what)?);
         }
         if closure.paths.contains_key(&info.path) {
-            closure.warnings.push(format!(
-                "{}: {first} is listed twice; kept the last record",
-                path.display()
-            ));
+            closure.warnings.push(LoadWarning::ListedTwice {
+                file: path.display().to_string(),
+                path: first.to_string(),
+                record: true,
+            });
         }
         closure.insert(info);
     }
     if kind == RecordKind::ExportReferencesGraph && !closure.paths.is_empty() {
-        closure.warnings.push(format!(
-            "{}: an exportReferencesGraph file has no NAR sizes: sizes unknown",
-            path.display()
-        ));
+        closure.warnings.push(LoadWarning::NoNarSizes {
+            file: path.display().to_string(),
+        });
     }
     Ok(closure)
 }
@@ -217,7 +217,10 @@ mod tests {
         assert_eq!(c.source, SourceKind::ExportReferencesGraph);
         assert_eq!(c.paths.len(), 5);
         assert!(c.paths.values().all(|i| i.nar_size.is_none()));
-        assert!(c.warnings.iter().any(|w| w.contains("sizes unknown")));
+        assert!(c
+            .warnings
+            .iter()
+            .any(|w| w.to_string().contains("sizes unknown")));
         let reg = read(&fixture("dump-db.txt")).unwrap();
         for (p, i) in &reg.paths {
             assert_eq!(c.paths[p].references, i.references);

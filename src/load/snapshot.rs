@@ -22,8 +22,8 @@ use serde_json::Value;
 use super::json::{json_error, located, with_store_dir_hint};
 use super::{LoadError, LoadOptions};
 use crate::store::{
-    Closure, NarHash, PathInfo, Snapshot, SnapshotHeader, SnapshotPath, SourceKind, StoreDir,
-    StorePath, SNAPSHOT_KIND, SNAPSHOT_SCHEMA_VERSION,
+    Closure, LoadWarning, NarHash, PathInfo, Snapshot, SnapshotHeader, SnapshotPath, SourceKind,
+    StoreDir, StorePath, SNAPSHOT_KIND, SNAPSHOT_SCHEMA_VERSION,
 };
 
 /// Whether `text` starts like a snapshot (`{"kind": "nixcut-snapshot"`), whatever
@@ -183,7 +183,7 @@ impl Reader<'_> {
     fn path_info(
         &self,
         p: &SnapshotPath,
-        warnings: &mut Vec<String>,
+        warnings: &mut Vec<LoadWarning>,
     ) -> Result<PathInfo, LoadError> {
         let mut info = PathInfo::new(self.store_path(&p.path, &p.path, "")?);
         info.nar_size = Some(p.nar_size);
@@ -196,11 +196,12 @@ impl Reader<'_> {
         if let Some(d) = &p.deriver {
             match self.sd.parse_path(d) {
                 Ok(dp) => info.deriver = Some(dp),
-                Err(e) => warnings.push(format!(
-                    "{}: {}: deriver ignored: {e}",
-                    self.path.display(),
-                    p.path
-                )),
+                Err(e) => warnings.push(LoadWarning::DeriverIgnored {
+                    file: self.path.display().to_string(),
+                    line: None,
+                    path: Some(p.path.clone()),
+                    error: e.to_string(),
+                }),
             }
         }
         Ok(info)

@@ -33,7 +33,7 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::{LoadError, LoadOptions};
-use crate::store::{Closure, NarHash, PathInfo, SourceKind, StoreDir, StorePath};
+use crate::store::{Closure, LoadWarning, NarHash, PathInfo, SourceKind, StoreDir, StorePath};
 
 /// The binary's environment variable for [`LoadOptions::no_store_db`]: a non-empty
 /// value other than `0` never reads the store database and always asks `nix`. The
@@ -295,7 +295,7 @@ impl StoreDb {
         &self,
         row: &rusqlite::Row<'_>,
         store_dir: &StoreDir,
-        warnings: &mut Vec<String>,
+        warnings: &mut Vec<LoadWarning>,
     ) -> Result<PathInfo, LoadError> {
         let file = &self.file;
         let col = |i: usize| row.get_ref(i).map_err(|e| db_error(file, e));
@@ -310,10 +310,12 @@ impl StoreDb {
         if let Some(d) = text(col(3)?).filter(|d| !d.is_empty()) {
             match store_dir.parse_path_or_base(d) {
                 Ok(dp) => info.deriver = Some(dp),
-                Err(e) => warnings.push(format!(
-                    "{}: {path_text}: ignored its deriver: {e}",
-                    file.display()
-                )),
+                Err(e) => warnings.push(LoadWarning::DeriverIgnored {
+                    file: file.display().to_string(),
+                    line: None,
+                    path: Some(path_text.to_string()),
+                    error: e.to_string(),
+                }),
             }
         }
         // Nix reads a NULL narSize as 0, and prints that.

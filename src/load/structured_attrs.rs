@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use super::json::{graph_keys, json_error, located, parse_value, with_store_dir_hint};
 use super::{LoadError, LoadOptions};
-use crate::store::{Closure, NarHash, PathInfo, SourceKind};
+use crate::store::{Closure, LoadWarning, NarHash, PathInfo, SourceKind};
 
 #[derive(Debug, Deserialize)]
 struct Entry {
@@ -92,22 +92,21 @@ pub fn parse(text: &str, path: &Path, opts: &LoadOptions) -> Result<Closure, Loa
                         || prev.nar_size != info.nar_size
                         || prev.references != info.references
                     {
-                        closure.warnings.push(format!(
-                            "{}: key `{key}` describes {} differently from an earlier key; \
-                             kept the earlier",
-                            path.display(),
-                            e.path
-                        ));
+                        closure.warnings.push(LoadWarning::KeyDiffers {
+                            file: path.display().to_string(),
+                            key: key.to_string(),
+                            path: e.path.to_string(),
+                        });
                     }
                 }
             }
         }
     }
     if closure.paths.values().any(|i| i.nar_size.is_none()) {
-        closure.warnings.push(format!(
-            "{}: some paths have no narSize; their sizes are unknown",
-            path.display()
-        ));
+        closure.warnings.push(LoadWarning::WithoutNarSize {
+            file: path.display().to_string(),
+            count: None,
+        });
     }
     Ok(closure)
 }
@@ -157,7 +156,7 @@ mod tests {
         let c = read(&text).unwrap();
         assert_eq!(c.paths.values().next().unwrap().nar_size, Some(1));
         assert!(
-            c.warnings.iter().any(|w| w.contains("`two`")),
+            c.warnings.iter().any(|w| w.to_string().contains("`two`")),
             "{:?}",
             c.warnings
         );

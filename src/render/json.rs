@@ -1,7 +1,9 @@
 //! The JSON format: the report structs serialised as they are (`crate::report` is the
 //! contract; `tests/json_contract.rs` pins it), indented on a terminal and compact in
 //! a pipe, one document per run. The sentences the contract carries as strings are
-//! written by the `Serialize` impls in `crate::render::words`.
+//! written by the `Serialize` impls in `crate::render::words`, the Nix code by those in
+//! `crate::render::nix` and, for a split report (`nix`, `attributes`), by its
+//! `Serialize` impl here.
 //!
 //! serde_json escapes only C0 controls; DEL, C1 controls and bidirectional embeddings,
 //! overrides and isolates (U+202A–U+202E, U+2066–U+2069) from input names would reach a
@@ -13,8 +15,12 @@ use std::io::{self, Write};
 use rayon::prelude::*;
 use serde::Serialize;
 
+use super::nix::{split_attributes, split_code};
 use super::{Report, Style};
-use crate::report::{ChainNode, WhyChainsReport, WhyPath, WhyReport};
+use crate::report::{
+    ArchRow, Assumption, ChainNode, NoSplit, Remedy, SplitAction, SplitExpression, SplitFor,
+    SplitOutput, SplitReport, SplitWarning, WhyChainsReport, WhyPath, WhyReport,
+};
 
 /// Write `report` as one JSON document and a newline.
 pub(super) fn render(report: Report<'_>, style: &Style, out: &mut dyn Write) -> io::Result<()> {
@@ -43,6 +49,70 @@ fn write<T: Serialize>(doc: &T, style: &Style, out: &mut dyn Write) -> io::Resul
     }
     safe.drain()?;
     writeln!(safe.out)
+}
+
+/// A split report's JSON: its fields in order, with the Nix code written from its facts
+/// (`nix`, `attributes`) between `actions` and `expression`.
+impl Serialize for SplitReport {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct SplitJson<'a> {
+            schema_version: u32,
+            source: &'a crate::report::SourceRef,
+            package: &'a str,
+            package_size: u64,
+            outputs: &'a [SplitOutput],
+            #[serde(rename = "for")]
+            for_root: &'a Option<SplitFor>,
+            gpu_targets: &'a [String],
+            archs: &'a [ArchRow],
+            actions: &'a [SplitAction],
+            nix: String,
+            attributes: String,
+            expression: &'a Option<SplitExpression>,
+            assumptions: &'a [Assumption],
+            remedies: &'a [Remedy],
+            no_split: &'a Option<NoSplit>,
+            warnings: &'a [SplitWarning],
+        }
+        // Every field named, so that a new one cannot be left out here.
+        let SplitReport {
+            schema_version,
+            source,
+            package,
+            package_size,
+            outputs,
+            for_root,
+            gpu_targets,
+            archs,
+            actions,
+            code: _,
+            expression,
+            assumptions,
+            remedies,
+            no_split,
+            warnings,
+        } = self;
+        SplitJson {
+            schema_version: *schema_version,
+            source,
+            package,
+            package_size: *package_size,
+            outputs,
+            for_root,
+            gpu_targets,
+            archs,
+            actions,
+            nix: split_code(self),
+            attributes: split_attributes(self),
+            expression,
+            assumptions,
+            remedies,
+            no_split,
+            warnings,
+        }
+        .serialize(s)
+    }
 }
 
 /// Reports with this many rows are written on every core (compact JSON only).

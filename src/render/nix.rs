@@ -16,7 +16,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use crate::report::{
-    is_plain, Because, DataDirJoin, EditAt, GpuRebuild, SplitAction, SplitFor, SplitNix,
+    is_plain, Because, DataDirJoin, EditAt, GpuRebuild, NixCode, SplitAction, SplitAttributes,
+    SplitCode, SplitFor, SplitNix, SplitReport,
 };
 use crate::store::{format_size, parse_package_name, StoreDir, StorePath};
 
@@ -66,6 +67,23 @@ impl fmt::Display for GpuRebuild {
     }
 }
 
+/// The code, or the code as read back.
+impl<T: fmt::Display> fmt::Display for NixCode<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NixCode::Facts(t) => t.fmt(f),
+            NixCode::Read(code) => f.write_str(code),
+        }
+    }
+}
+
+/// JSON carries the code.
+impl<T: fmt::Display> serde::Serialize for NixCode<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
 /// `${symlinkJoin { name = "…"; paths = [ "${pkg}/DIR" "${pkg.OUTPUT}/DIR" ]; }}`.
 impl fmt::Display for DataDirJoin {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -78,6 +96,26 @@ impl fmt::Display for DataDirJoin {
             f,
             "${{symlinkJoin {{ name = \"{p}-{o}-library\"; paths = [ \"${{{p}}}/{d}\" \"${{{p}.{o}}}/{d}\" ]; }}}}"
         )
+    }
+}
+
+/// A split report's Nix code (its JSON `nix`): the `overrideAttrs` written from its
+/// facts, the code as read back, or nothing (`no_split`).
+pub(crate) fn split_code(r: &SplitReport) -> String {
+    match (&r.code, r.split_nix()) {
+        (_, Some(code)) => code.to_string(),
+        (SplitCode::Read { nix, .. }, None) => nix.clone(),
+        (_, None) => String::new(),
+    }
+}
+
+/// A split report's attributes for the package's own `mkDerivation` (its JSON
+/// `attributes`; see [`split_code`]).
+pub(crate) fn split_attributes(r: &SplitReport) -> String {
+    match (&r.code, r.split_nix()) {
+        (_, Some(code)) => SplitAttributes(code).to_string(),
+        (SplitCode::Read { attributes, .. }, None) => attributes.clone(),
+        (_, None) => String::new(),
     }
 }
 

@@ -157,7 +157,9 @@ pub struct PathGroup {
 /// A warning the check adds to those of loading its inputs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CheckWarning {
-    /// A warning from loading ROOT, as loading worded it.
+    /// A warning from loading ROOT.
+    Load(crate::store::LoadWarning),
+    /// Any warning of a report read back from JSON: its sentence.
     Input(String),
     /// The check passed and the closure is smaller than the baseline's by this many
     /// bytes: the baseline could be updated.

@@ -91,8 +91,8 @@ pub enum Side {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DiffWarning {
     pub side: Side,
-    /// The warning, as loading worded it.
-    pub message: String,
+    /// The warning.
+    pub warning: crate::store::LoadWarning,
 }
 
 /// One side of a diff.

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{FilesFrom, SourceRef};
+use super::{FilesFrom, GpuRebuild, NixCode, SourceRef};
 pub use crate::classify::{GpuOption, GpuVendor};
 
 /// `nixcut gpu ROOT [--gpu-targets …]`.
@@ -66,8 +66,9 @@ pub struct GpuReport {
 /// A warning of `gpu`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GpuWarning {
-    /// A warning from loading the input, as loading worded it (or any warning of a
-    /// report read back from JSON: its sentence).
+    /// A warning from loading the input.
+    Load(crate::store::LoadWarning),
+    /// Any warning of a report read back from JSON: its sentence.
     Input(String),
     /// A problem reading the GPU code of a path's files.
     Evidence {
@@ -166,8 +167,9 @@ pub struct GpuRemedy {
     pub paths: Vec<String>,
     /// The option's value (`gfx1030`; `8.6`).
     pub value: Vec<String>,
-    /// The Nix code.
-    pub nix: String,
+    /// The rebuild, in nixpkgs' terms (JSON `nix`: its Nix code).
+    #[serde(rename = "nix")]
+    pub rebuild: NixCode<GpuRebuild>,
     /// Bytes of the closure these packages' dropped architectures account for.
     pub saves: u64,
 }

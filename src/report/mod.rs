@@ -10,7 +10,10 @@
 //! Reports hold facts, not prose: where the JSON has a sentence (check failures, every
 //! report's warnings, diff version changes), the struct holds an enum or struct
 //! of what the sentence says, and `crate::render::words` both words it and serialises
-//! it as that sentence. The few derived figures a renderer needs (a hop's hit count,
+//! it as that sentence. Likewise Nix code (a split's `nix` and `attributes`, a GPU
+//! remedy's `nix`): the struct holds what the code says (`NixCode`, `SplitCode`), and
+//! `crate::render::nix` writes it. A report read back from JSON keeps sentences and
+//! code as they were written. The few derived figures a renderer needs (a hop's hit count,
 //! a package's path counts) are methods here, so that every format shows the same.
 
 mod chain;
@@ -29,7 +32,8 @@ pub use header::{ClosureHeader, ClosureRef, EvidenceLevel, VerdictScope, SCHEMA_
 
 pub use crate::store::FilesFrom;
 pub use crate::store::{
-    Snapshot, SnapshotHeader, SnapshotPath, SourceRef, SNAPSHOT_KIND, SNAPSHOT_SCHEMA_VERSION,
+    Snapshot, SnapshotHeader, SnapshotKind, SnapshotPath, SourceRef, SNAPSHOT_KIND,
+    SNAPSHOT_SCHEMA_VERSION,
 };
 pub use chain::{chains_of, Chain, Step};
 pub use check::{
@@ -45,10 +49,11 @@ pub use gpu::{
 };
 pub use nix::{
     is_plain, DataDirJoin, EditAt, ExpressionError, ExpressionFile, ExpressionProblem, GpuRebuild,
-    SplitAttributes, SplitExpr, SplitNix, StdenvTerms,
+    NixCode, SplitAttributes, SplitExpr, SplitNix, StdenvTerms,
 };
 pub use refs::{
-    EvidenceItem, Explanation, ReachStep, ReachVia, RefEntry, RefsPath, RefsReport, RefsWarning,
+    EvidenceDetail, EvidenceItem, Explanation, ReachStep, ReachVia, RefEntry, RefsPath, RefsReport,
+    RefsWarning,
 };
 pub use rules::{ClassRow, DataDirRow, KindRow, RuleSource, RulesReport, SplitRow, VerdictRow};
 pub use set_diff::{
@@ -56,9 +61,10 @@ pub use set_diff::{
     RootSide, SetCheck, SetDiffReport, SetRest, SetSide, SetTotal,
 };
 pub use split::{
-    ArchRow, Assumption, AssumptionReason, Because, CycleEdge, NoSplit, NoSplitReason,
-    OutputReference, OutputUse, Remedy, RemedyOption, SplitAction, SplitExpression, SplitFor,
-    SplitOutput, SplitReport, SplitWarning, WhySavings, WhySuggestion,
+    ArchRow, Assumption, AssumptionReason, Because, BecauseDetail, BecauseKind, CycleEdge, NoSplit,
+    NoSplitReason, OutputReference, OutputUse, Remedy, RemedyOption, SplitAction, SplitCode,
+    SplitExpression, SplitFor, SplitOutput, SplitReport, SplitTerms, SplitWarning, WhySavings,
+    WhySuggestion,
 };
 pub use why::{
     ChainNode, HopEvidence, RestRow, SortKey, WhyChainsReport, WhyGpu, WhyPath, WhyReport,

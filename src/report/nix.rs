@@ -1,10 +1,30 @@
 //! The facts behind the Nix code the JSON contract carries as strings (a split's
-//! `nix`, a GPU remedy's `nix`, a moved data directory's variable): what to write, not
-//! how. `crate::render::nix` writes each of them (their `Display` impls live there), so
-//! the analyses that fill those strings never word Nix themselves.
+//! `nix` and `attributes`, a GPU remedy's `nix`, a moved data directory's variable):
+//! what to write, not how. Reports hold these facts ([`NixCode`]); only
+//! `crate::render::nix` writes Nix from them (their `Display` and `Serialize` impls
+//! live there), so no analysis words Nix itself.
+
+use serde::{Deserialize, Deserializer};
 
 use super::{SplitAction, SplitFor};
 use crate::store::{StoreDir, StorePath};
+
+/// Nix code in a report: the facts `crate::render::nix` writes it from, or, in a
+/// report read back from JSON, the code as it was written (Nix code cannot be read
+/// back into its facts, so it renders again as it was read).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NixCode<T> {
+    /// What to write.
+    Facts(T),
+    /// Code read back from a report.
+    Read(String),
+}
+
+impl<'de, T> Deserialize<'de> for NixCode<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d).map(NixCode::Read)
+    }
+}
 
 /// A rebuild of GPU code for fewer targets, in nixpkgs' terms.
 #[derive(Debug, Clone, PartialEq, Eq)]

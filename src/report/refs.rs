@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::{EvidenceLevel, SourceRef};
-use crate::classify::{EvidenceKind, FileClass, Verdict};
+use crate::classify::{EvidenceKind, FileClass, HitDetail, Verdict};
 use crate::evidence::PathWarning;
 
 /// `nixcut refs PATH…` / `nixcut refs --closure ROOT`.
@@ -123,8 +123,9 @@ pub struct RefsPath {
 /// A warning of `refs` about the whole run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RefsWarning {
-    /// A warning from loading the input, as loading worded it (or any warning of a
-    /// report read back from JSON: its sentence).
+    /// A warning from loading the input.
+    Load(crate::store::LoadWarning),
+    /// Any warning of a report read back from JSON: its sentence.
     Input(String),
     /// No files to scan: the evidence is graph-level only.
     FilesUnavailable {
@@ -164,6 +165,23 @@ pub struct RefEntry {
     pub evidence: Vec<EvidenceItem>,
 }
 
+/// What a hit's surroundings say, as reports show them: JSON `detail`, one string in
+/// the notation of `crate::render::words::evidence` (which serialises it). A string
+/// read back stays [`EvidenceDetail::Read`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EvidenceDetail {
+    /// The facts.
+    Hit(HitDetail),
+    /// In a report read back from JSON: the notation as it was written.
+    Read(String),
+}
+
+impl<'de> Deserialize<'de> for EvidenceDetail {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d).map(EvidenceDetail::Read)
+    }
+}
+
 /// Where one occurrence of a hash sits.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -173,7 +191,8 @@ pub struct EvidenceItem {
     /// Byte offset of the hash in the file's contents, symlink target or name.
     pub offset: u64,
     pub kind: EvidenceKind,
-    pub detail: String,
+    /// The string, line or target the hit sits in.
+    pub detail: EvidenceDetail,
     pub verdict: Verdict,
     pub rule: String,
     /// The class of the file the hit lies in (`lib`, `dev`, `gpu:gfx90a` …).

@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::classify::EvidenceKind;
+
 /// `nixcut rules [--rules FILE]`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RulesReport {
@@ -87,7 +89,7 @@ impl RuleSource {
 pub struct KindRow {
     pub name: String,
     pub matches: String,
-    pub kind: String,
+    pub kind: EvidenceKind,
 }
 
 /// One verdict rule.

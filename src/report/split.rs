@@ -1,17 +1,22 @@
 //! `nixcut split` documents: the outputs a package could be split into, what a
-//! consumer's closure becomes, the actions that do it and the Nix code rendered from
-//! them.
+//! consumer's closure becomes, the actions that do it and the facts the Nix code is
+//! written from (`crate::render::nix` writes it).
 //!
 //! Paths inside the package (`path`, `files[]`) are relative to its top directory; store
 //! paths are full. Every size is an exact NAR size in bytes (framing included).
 
 use serde::{Deserialize, Serialize};
 
-use super::SourceRef;
+use super::{DataDirJoin, GpuRebuild, NixCode, SourceRef, SplitNix, StdenvTerms};
+use crate::classify::{EvidenceKind, FileClass, HitDetail};
+use crate::store::{StoreDir, StorePath};
 
-/// `nixcut split PATH [--for ROOT] [--gpu-targets …]`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// `nixcut split PATH [--for ROOT] [--gpu-targets …]`. Its JSON (written by
+/// `crate::render::json`, which writes the Nix code of [`SplitReport::code`] as `nix`
+/// and `attributes`; read back by [`SplitJson`]) has the fields in this order, with
+/// `nix` and `attributes` between `actions` and `expression`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(from = "SplitJson")]
 pub struct SplitReport {
     pub schema_version: u32,
     pub source: SourceRef,
@@ -30,12 +35,11 @@ pub struct SplitReport {
     pub archs: Vec<ArchRow>,
     /// What to do, in order (SPEC "Split actions").
     pub actions: Vec<SplitAction>,
-    /// The Nix code rendered from `actions` (empty with `no_split`).
-    pub nix: String,
-    /// The same split as the attributes to add to the package's own `mkDerivation`
-    /// attribute set, with the arguments its function gains in a comment (empty with
-    /// `no_split`).
-    pub attributes: String,
+    /// What the Nix code is written from, with `actions` (JSON: `nix`, the code, and
+    /// `attributes`, the same split as the attributes to add to the package's own
+    /// `mkDerivation` attribute set, with the arguments its function gains in a
+    /// comment; both empty with `no_split`).
+    pub code: SplitCode,
     /// `--expr FILE`: the change to FILE, the package's expression (null without
     /// `--expr`, and with `no_split`).
     pub expression: Option<SplitExpression>,
@@ -47,6 +51,106 @@ pub struct SplitReport {
     pub no_split: Option<NoSplit>,
     /// JSON: one sentence each.
     pub warnings: Vec<SplitWarning>,
+}
+
+/// What a split's Nix code is written from, beside the report's actions and `for`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SplitCode {
+    /// No code (`no_split`).
+    None,
+    /// The facts `crate::render::nix` writes the code from.
+    Facts(SplitTerms),
+    /// In a report read back from JSON: the code as it was written (Nix code cannot be
+    /// read back into its facts).
+    Read { nix: String, attributes: String },
+}
+
+/// The facts of a split's Nix code that the report does not show elsewhere.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SplitTerms {
+    /// The store directory the paths are in.
+    pub store_dir: StoreDir,
+    /// The package split.
+    pub package: StorePath,
+    /// Its outputs, `out` first.
+    pub outputs: Vec<String>,
+    /// What stdenv's hooks do of the actions.
+    pub stdenv: StdenvTerms,
+    /// `--gpu-targets` (base architectures), when the other architectures are not
+    /// rebuilt rather than moved (else empty).
+    pub gpu_targets: Vec<String>,
+}
+
+impl SplitReport {
+    /// The facts of its Nix code, with the report's actions and `for` (none without
+    /// facts: `no_split`, or a report read back).
+    pub fn split_nix(&self) -> Option<SplitNix<'_>> {
+        match &self.code {
+            SplitCode::Facts(t) => Some(SplitNix {
+                store_dir: &t.store_dir,
+                package: &t.package,
+                outputs: &t.outputs,
+                actions: &self.actions,
+                for_root: self.for_root.as_ref(),
+                stdenv: &t.stdenv,
+                gpu_targets: &t.gpu_targets,
+            }),
+            SplitCode::None | SplitCode::Read { .. } => None,
+        }
+    }
+}
+
+/// A split report as JSON has it, read back: the Nix code as it was written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SplitJson {
+    schema_version: u32,
+    source: SourceRef,
+    package: String,
+    package_size: u64,
+    outputs: Vec<SplitOutput>,
+    #[serde(rename = "for")]
+    for_root: Option<SplitFor>,
+    gpu_targets: Vec<String>,
+    archs: Vec<ArchRow>,
+    actions: Vec<SplitAction>,
+    nix: String,
+    attributes: String,
+    expression: Option<SplitExpression>,
+    assumptions: Vec<Assumption>,
+    remedies: Vec<Remedy>,
+    no_split: Option<NoSplit>,
+    warnings: Vec<SplitWarning>,
+}
+
+impl From<SplitJson> for SplitReport {
+    fn from(j: SplitJson) -> SplitReport {
+        let code = if j.nix.is_empty() && j.attributes.is_empty() {
+            SplitCode::None
+        } else {
+            SplitCode::Read {
+                nix: j.nix,
+                attributes: j.attributes,
+            }
+        };
+        SplitReport {
+            schema_version: j.schema_version,
+            source: j.source,
+            package: j.package,
+            package_size: j.package_size,
+            outputs: j.outputs,
+            for_root: j.for_root,
+            gpu_targets: j.gpu_targets,
+            archs: j.archs,
+            actions: j.actions,
+            code,
+            expression: j.expression,
+            assumptions: j.assumptions,
+            remedies: j.remedies,
+            no_split: j.no_split,
+            warnings: j.warnings,
+        }
+    }
 }
 
 /// The split written into the package's expression (`--expr FILE`).
@@ -64,8 +168,9 @@ pub struct SplitExpression {
 /// A warning of `split`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SplitWarning {
-    /// A warning from loading the input, as loading worded it (or any warning of a
-    /// report read back from JSON: its sentence).
+    /// A warning from loading the input.
+    Load(crate::store::LoadWarning),
+    /// Any warning of a report read back from JSON: its sentence.
     Input(String),
     /// A problem with the evidence of the package (full store path).
     Evidence {
@@ -81,6 +186,9 @@ pub enum SplitWarning {
         edges: Vec<CycleEdge>,
         /// The files moved.
         moved: Vec<String>,
+        /// Whether stdenv's `nix-support/propagated-build-inputs` is part of the edge
+        /// cut too (it stays: stdenv writes it).
+        moved_stdenv: bool,
         /// Where to.
         to: String,
     },
@@ -136,6 +244,9 @@ pub enum SplitWarning {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CycleEdge {
     pub files: Vec<String>,
+    /// Whether stdenv's `nix-support/propagated-build-inputs` (written by stdenv, for a
+    /// `propagatedBuildInputs` of `to`) makes the edge too.
+    pub stdenv: bool,
     pub from: String,
     pub to: String,
 }
@@ -224,14 +335,107 @@ pub struct Because {
     /// Byte offset of the hit (none for a class-based move).
     pub offset: Option<u64>,
     /// Evidence kind of the hit, or the file class for a move.
-    pub kind: String,
+    pub kind: BecauseKind,
     /// The rule that gave the verdict or the class.
     pub rule: String,
     /// The string, line or target the hit sits in (empty for a move).
-    pub detail: String,
+    pub detail: BecauseDetail,
     /// How many entries this item stands for: 1 for a hit, the files moved for a move
     /// (`file` is then the first of them).
     pub count: u64,
+}
+
+/// What an evidence item is: JSON `kind`, one string (an evidence kind, a file class,
+/// or one of the split's own names). `crate::render::words::split` serialises it; a
+/// string read back is taken as the split's own name, else an evidence kind, else a
+/// file class (`doc` is both an evidence kind and a class: it reads back as the kind,
+/// and writes the same string again).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BecauseKind {
+    /// A hit of this evidence kind.
+    Hit(EvidenceKind),
+    /// Files of this class (a move).
+    Class(FileClass),
+    /// `self-reference`: the package's own `$out/SUB`, where SUB moves to another output.
+    SelfReference,
+    /// `cmake-config`: a path a CMake file of the package names.
+    CmakeConfig,
+    /// `pkg-config`: a path a pkg-config file of the package names.
+    PkgConfig,
+}
+
+impl BecauseKind {
+    /// The JSON name (`elf-needed`, `lib`, `self-reference`, …).
+    pub fn name(&self) -> std::borrow::Cow<'static, str> {
+        match self {
+            BecauseKind::Hit(k) => k.as_str().into(),
+            BecauseKind::Class(c) => c.to_string().into(),
+            BecauseKind::SelfReference => "self-reference".into(),
+            BecauseKind::CmakeConfig => "cmake-config".into(),
+            BecauseKind::PkgConfig => "pkg-config".into(),
+        }
+    }
+
+    /// The kind a JSON name stands for (see the type's documentation).
+    pub fn parse(s: &str) -> Option<BecauseKind> {
+        Some(match s {
+            "self-reference" => BecauseKind::SelfReference,
+            "cmake-config" => BecauseKind::CmakeConfig,
+            "pkg-config" => BecauseKind::PkgConfig,
+            _ => match s.parse::<EvidenceKind>() {
+                Ok(k) => BecauseKind::Hit(k),
+                Err(_) => BecauseKind::Class(FileClass::parse(s)?),
+            },
+        })
+    }
+}
+
+impl Serialize for BecauseKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for BecauseKind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        BecauseKind::parse(&s).ok_or_else(|| {
+            serde::de::Error::custom(format_args!("`{s}` is no evidence kind or file class"))
+        })
+    }
+}
+
+/// What an evidence item says of its place: JSON `detail`, one string, worded by
+/// `crate::render::words::split` (a string read back stays [`BecauseDetail::Text`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BecauseDetail {
+    /// Nothing (a move: the class says it).
+    None,
+    /// The string, line or target the hit sits in (`refs`' `detail`).
+    Hit(HitDetail),
+    /// Any detail of a report read back from JSON: as it was written.
+    Text(String),
+    /// The file names `$out/SUB`, which moves to `output`.
+    MovesTo { sub: String, output: String },
+    /// `from` in a build-configuration file resolves to `sub` of `output`, but `sub` is
+    /// in `now_in` after the moves.
+    MovedAway {
+        from: String,
+        sub: String,
+        output: String,
+        now_in: String,
+    },
+}
+
+impl<'de> Deserialize<'de> for BecauseDetail {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Ok(if s.is_empty() {
+            BecauseDetail::None
+        } else {
+            BecauseDetail::Text(s)
+        })
+    }
 }
 
 /// One action of SPEC's "Split actions" table.
@@ -327,10 +531,17 @@ pub struct Remedy {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum RemedyOption {
-    /// Rebuild with only the wanted targets (nixpkgs code).
-    Rebuild { nix: String },
-    /// Point the library at a directory holding the files (a wrapper sets it).
-    EnvVar { name: String, value: String },
+    /// Rebuild with only the wanted targets (JSON `nix`: its Nix code).
+    Rebuild {
+        #[serde(rename = "nix")]
+        rebuild: NixCode<GpuRebuild>,
+    },
+    /// Point the library at a directory holding the files (a wrapper sets it; JSON
+    /// `value`: the Nix interpolation of the joined directory).
+    EnvVar {
+        name: String,
+        value: NixCode<DataDirJoin>,
+    },
     /// Symlink the files back into the runtime output: the closure edge comes back.
     SymlinkBack,
 }
@@ -377,4 +588,30 @@ pub struct WhySuggestion {
     pub saved: u64,
     /// Its proposed outputs.
     pub outputs: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn evidence_kinds_read_back_as_they_were_written() {
+        for name in [
+            "self-reference",
+            "cmake-config",
+            "pkg-config",
+            "elf-needed",
+            "lib",
+            "gpu:gfx90a",
+            "gpu-generic",
+            "doc",
+        ] {
+            let json = format!("\"{name}\"");
+            let k: BecauseKind = serde_json::from_str(&json).unwrap();
+            assert_eq!(serde_json::to_string(&k).unwrap(), json);
+        }
+        let doc: BecauseKind = serde_json::from_str("\"doc\"").unwrap();
+        assert_eq!(doc, BecauseKind::Hit(EvidenceKind::Doc));
+        assert!(serde_json::from_str::<BecauseKind>("\"no-such-kind\"").is_err());
+    }
 }

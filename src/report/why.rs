@@ -76,8 +76,9 @@ pub struct WhyReport {
 /// A warning of `why` (both documents).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WhyWarning {
-    /// A warning from loading the input, as loading worded it (or any warning of a
-    /// report read back from JSON: its sentence).
+    /// A warning from loading the input.
+    Load(crate::store::LoadWarning),
+    /// Any warning of a report read back from JSON: its sentence.
     Input(String),
     /// A problem with the evidence of one scanned path.
     Evidence {

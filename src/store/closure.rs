@@ -3,6 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::path::{PathInfo, StoreDir, StorePath};
+use super::warning::LoadWarning;
 
 /// Which kind of input a closure came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -56,10 +57,11 @@ pub struct Closure {
     pub source: SourceKind,
     /// Where the input came from (file, directory or store path), for messages.
     pub origin: String,
-    /// Problems found while loading that did not stop it, as the loader worded them.
-    /// A loader that records an invalid path, or leaves a NAR size unknown, says so
-    /// here: reports carry these sentences and add none of their own about either.
-    pub warnings: Vec<String>,
+    /// Problems found while loading that did not stop it, as facts (worded by
+    /// `crate::render::words::load`). A loader that records an invalid path, or leaves
+    /// a NAR size unknown, says so here: reports carry these warnings and add none of
+    /// their own about either.
+    pub warnings: Vec<LoadWarning>,
     /// Set by a loader that resolved every reference to one of its own valid entries
     /// while reading them (the `nix path-info --json` reader): the loader's closedness
     /// check, a second pass over every reference, is then skipped. It only vouches

@@ -16,6 +16,7 @@ mod path;
 mod size;
 mod snapshot;
 mod text;
+mod warning;
 
 pub use bytes::Bytes;
 pub use closure::{package_name, Closure, InvalidPath, RootSelectionError, SourceKind};
@@ -28,8 +29,10 @@ pub use path::{
 };
 pub use size::{format_size, parse_size, SizeParseError};
 pub use snapshot::{
-    Snapshot, SnapshotHeader, SnapshotPath, SourceRef, SNAPSHOT_KIND, SNAPSHOT_SCHEMA_VERSION,
+    Snapshot, SnapshotHeader, SnapshotKind, SnapshotPath, SourceRef, SNAPSHOT_KIND,
+    SNAPSHOT_SCHEMA_VERSION,
 };
 pub use text::{
     edit_distance, has_workflow_command, is_terminal_hazard, neutralise_workflow_commands, sanitize,
 };
+pub use warning::LoadWarning;

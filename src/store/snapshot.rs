@@ -52,6 +52,16 @@ pub struct SourceRef {
 /// The value of `kind` in every snapshot file.
 pub const SNAPSHOT_KIND: &str = "nixcut-snapshot";
 
+/// What a snapshot file says it is: `kind`, always [`SNAPSHOT_KIND`] (a file saying
+/// anything else is refused when its header is read).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SnapshotKind {
+    /// `nixcut-snapshot`.
+    #[default]
+    #[serde(rename = "nixcut-snapshot")]
+    NixcutSnapshot,
+}
+
 /// The snapshot schema this nixcut writes, and the newest it can read.
 pub const SNAPSHOT_SCHEMA_VERSION: u32 = 1;
 
@@ -73,7 +83,7 @@ pub struct SnapshotHeader {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Snapshot {
     /// Always [`SNAPSHOT_KIND`].
-    pub kind: String,
+    pub kind: SnapshotKind,
     /// [`SNAPSHOT_SCHEMA_VERSION`] when written by this nixcut.
     pub schema_version: u32,
     /// The version of nixcut that wrote the file (empty when a file does not say).

@@ -66,10 +66,8 @@ pub fn gpu(
     let mut paths: Vec<StorePath> = sub.paths.keys().cloned().collect();
     paths.sort();
     let size = nar_sizes(c, &sub, &paths)?;
-    let mut warnings: Vec<GpuWarning> = load_warnings(c)
-        .into_iter()
-        .map(GpuWarning::Input)
-        .collect();
+    let mut warnings: Vec<GpuWarning> =
+        load_warnings(c).into_iter().map(GpuWarning::Load).collect();
     let (inventories, unscanned) = inventories(c, opts, &paths, progress, &mut warnings);
     let accounts: HashMap<&StorePath, Account> = inventories
         .iter()

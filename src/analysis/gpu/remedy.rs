@@ -4,7 +4,7 @@
 
 use super::after::After;
 use crate::classify::{gpu_library, GpuTarget};
-use crate::report::{GpuOption, GpuRebuild, GpuRemedy, GpuVendor, GpuWarning};
+use crate::report::{GpuOption, GpuRebuild, GpuRemedy, GpuVendor, GpuWarning, NixCode};
 use crate::store::{parse_package_name, Closure};
 
 /// What no remedy can say: the targets name no architecture of a vendor whose code the
@@ -43,10 +43,9 @@ pub(super) fn remedies(c: &Closure, a: &After, targets: &[String]) -> Vec<GpuRem
         packages: Vec::new(),
         paths: Vec::new(),
         value: cuda.clone(),
-        nix: GpuRebuild::CudaCapabilities {
+        rebuild: NixCode::Facts(GpuRebuild::CudaCapabilities {
             capabilities: cuda.clone(),
-        }
-        .to_string(),
+        }),
         saves: 0,
     };
     for (p, by_vendor) in &a.saved_by_path {
@@ -69,11 +68,10 @@ pub(super) fn remedies(c: &Closure, a: &After, targets: &[String]) -> Vec<GpuRem
                         packages: vec![pname.clone()],
                         paths: vec![sd.display(p)],
                         value: amd.clone(),
-                        nix: GpuRebuild::GpuTargets {
+                        rebuild: NixCode::Facts(GpuRebuild::GpuTargets {
                             attribute,
                             targets: amd.clone(),
-                        }
-                        .to_string(),
+                        }),
                         saves: bytes,
                     });
                 }

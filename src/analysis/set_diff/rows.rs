@@ -391,7 +391,7 @@ pub(super) fn set_warnings(old: &Side, new: &Side) -> Vec<DiffWarning> {
         warnings.extend(
             load_warnings(s.closure)
                 .into_iter()
-                .map(|message| DiffWarning { side, message }),
+                .map(|warning| DiffWarning { side, warning }),
         );
     }
     warnings

@@ -6,8 +6,11 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::plan::{Leaf, Place, Plan, Tree};
 use super::{is_gpu_output, rel, rel_bytes};
+use crate::classify::FileClass;
 use crate::evidence::PathEvidence;
-use crate::report::{is_plain, Because, OutputReference, SplitAction, SplitOutput};
+use crate::report::{
+    is_plain, Because, BecauseDetail, BecauseKind, OutputReference, SplitAction, SplitOutput,
+};
 use crate::store::StoreDir;
 
 /// The actions in the order a build runs them: deletions, reference removals, RUNPATH
@@ -222,20 +225,21 @@ fn move_because(
 
 /// One evidence item per (class, rule) among `files`: the first file and the count.
 fn class_because(ev: &PathEvidence, files: impl Iterator<Item = usize>) -> Vec<Because> {
-    let mut by: BTreeMap<(String, String), (String, u64)> = BTreeMap::new();
+    let mut by: BTreeMap<(String, String), (FileClass, String, u64)> = BTreeMap::new();
     for l in files {
         let e = &ev.entries[l];
+        // Keyed by the class's name, so the items are in the order of their names.
         by.entry((e.class.to_string(), e.class_rule.to_string()))
-            .or_insert((rel(&e.path), 0))
-            .1 += 1;
+            .or_insert((e.class.clone(), rel(&e.path), 0))
+            .2 += 1;
     }
     by.into_iter()
-        .map(|((class, rule), (file, count))| Because {
+        .map(|((_, rule), (class, file, count))| Because {
             file,
             offset: None,
-            kind: class,
+            kind: BecauseKind::Class(class),
             rule,
-            detail: String::new(),
+            detail: BecauseDetail::None,
             count,
         })
         .collect()

@@ -23,7 +23,7 @@ use std::collections::{BTreeMap, HashMap};
 use super::plan::{nar_size_of, Place, Plan, Tree};
 use crate::classify::EntryType;
 use crate::evidence::PathEvidence;
-use crate::report::Because;
+use crate::report::{Because, BecauseDetail, BecauseKind};
 
 /// Files larger than this are not read (a build-configuration file is a few KiB): the
 /// scan keeps no larger text.
@@ -321,7 +321,7 @@ impl Ctx<'_> {
         at: usize,
         loc: &Loc,
         to_rest: Option<&str>,
-        kind: &str,
+        kind: BecauseKind,
     ) -> Option<Rewrite> {
         if loc.sub.is_empty() {
             return None;
@@ -345,12 +345,14 @@ impl Ctx<'_> {
             because: Because {
                 file: file.into_owned(),
                 offset: Some(at as u64),
-                kind: kind.to_string(),
+                kind,
                 rule: "split/config-path".to_string(),
-                detail: format!(
-                    "{from} resolves to {} of {}, but that is in {} after the moves",
-                    loc.sub, self.plan.outputs[loc.output], self.plan.outputs[to]
-                ),
+                detail: BecauseDetail::MovedAway {
+                    from: from.to_string(),
+                    sub: loc.sub.clone(),
+                    output: self.plan.outputs[loc.output].clone(),
+                    now_in: self.plan.outputs[to].clone(),
+                },
                 count: 1,
             },
         })
@@ -419,7 +421,7 @@ fn cmake(ctx: &Ctx<'_>, text: &str, dir: &str) -> Vec<Rewrite> {
             sub: read.sub,
         };
         let to_rest = read.to_rest.as_deref();
-        v.extend(ctx.check(from, start, &loc, to_rest, "cmake-config"));
+        v.extend(ctx.check(from, start, &loc, to_rest, BecauseKind::CmakeConfig));
     }
     v
 }
@@ -463,7 +465,7 @@ fn pkg_config(ctx: &Ctx<'_>, text: &str, dir: &str) -> Vec<Rewrite> {
                 line_at + start,
                 &at,
                 read.to_rest.as_deref(),
-                "pkg-config",
+                BecauseKind::PkgConfig,
             ) {
                 Some(r) => {
                     let moved = Loc {

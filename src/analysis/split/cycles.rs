@@ -8,7 +8,7 @@ use super::config::{self, ConfigTexts};
 use super::plan::{self, Plan, Tree};
 use super::{rel, rel_bytes};
 use crate::evidence::PathEvidence;
-use crate::report::{Because, CycleEdge, SplitAction, SplitWarning};
+use crate::report::{Because, BecauseDetail, BecauseKind, CycleEdge, SplitAction, SplitWarning};
 use crate::store::{StoreDir, StorePath};
 
 /// The store path output `o` of the split package gets (`out`: the package's own).
@@ -45,22 +45,16 @@ pub(super) fn plan_without_cycles(
             return (p, rewrites);
         };
         let files = |a: usize, b: usize| -> Vec<String> {
-            let mut v: Vec<String> = p
-                .edges
-                .get(&(a, b))
-                .into_iter()
-                .flatten()
+            (p.edges.get(&(a, b)).into_iter().flatten())
                 .map(|&f| rel(&ev.entries[f].path))
-                .collect();
-            if p.synthetic_edges.contains(&(a, b)) {
-                v.push("nix-support/propagated-build-inputs (stdenv)".to_string());
-            }
-            v
+                .collect()
         };
+        let by_stdenv = |a: usize, b: usize| p.synthetic_edges.contains(&(a, b));
         let edges: Vec<CycleEdge> = cycle
             .iter()
             .map(|&(a, b)| CycleEdge {
                 files: files(a, b),
+                stdenv: by_stdenv(a, b),
                 from: p.outputs[a].clone(),
                 to: p.outputs[b].clone(),
             })
@@ -74,7 +68,7 @@ pub(super) fn plan_without_cycles(
             .copied();
         match cut {
             Some((a, b)) if round < CYCLE_ROUNDS => {
-                let moved = files(a, b);
+                let (moved, moved_stdenv) = (files(a, b), by_stdenv(a, b));
                 for &f in &p.edges[&(a, b)] {
                     forced.insert(f, p.outputs[b].clone());
                 }
@@ -82,6 +76,7 @@ pub(super) fn plan_without_cycles(
                     outputs,
                     edges,
                     moved,
+                    moved_stdenv,
                     to: p.outputs[b].clone(),
                 });
             }
@@ -224,9 +219,12 @@ fn self_path_rewrites(
                 because: vec![Because {
                     file: file.clone(),
                     offset: None,
-                    kind: "self-reference".to_string(),
+                    kind: BecauseKind::SelfReference,
                     rule: "split/self-path".to_string(),
-                    detail: format!("names $out/{sub_s}, which moves to {}", p.outputs[l]),
+                    detail: BecauseDetail::MovesTo {
+                        sub: sub_s,
+                        output: p.outputs[l].clone(),
+                    },
                     count: 1,
                 }],
             });

@@ -8,7 +8,7 @@ use super::is_gpu_output;
 use super::plan::{Place, Plan, OUT};
 use crate::classify::{library_of_data_dir, EntryType, FileClass};
 use crate::evidence::PathEvidence;
-use crate::report::{ArchRow, DataDirJoin, GpuRebuild, Remedy, RemedyOption};
+use crate::report::{ArchRow, DataDirJoin, GpuRebuild, NixCode, Remedy, RemedyOption};
 use crate::store::Closure;
 
 /// Per GPU architecture: its files, their bytes, what only they refer to.
@@ -84,21 +84,19 @@ pub(super) fn remedies(ev: &PathEvidence, p: &Plan, targets: &[String]) -> Vec<R
         let dir = String::from_utf8_lossy(&dir).into_owned();
         let lib = library_of_data_dir(&dir);
         let mut options = vec![RemedyOption::Rebuild {
-            nix: GpuRebuild::GpuTargets {
+            rebuild: NixCode::Facts(GpuRebuild::GpuTargets {
                 attribute: pname.to_string(),
                 targets: targets.to_vec(),
-            }
-            .to_string(),
+            }),
         }];
         if let Some((_, var)) = lib {
             options.push(RemedyOption::EnvVar {
                 name: var.to_string(),
-                value: DataDirJoin {
+                value: NixCode::Facts(DataDirJoin {
                     package: pname.to_string(),
                     output: name.clone(),
                     directory: dir.clone(),
-                }
-                .to_string(),
+                }),
             });
         }
         options.push(RemedyOption::SymlinkBack);

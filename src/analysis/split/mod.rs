@@ -1,7 +1,8 @@
 //! `nixcut split PATH [--for ROOT] [--gpu-targets …]`: the outputs a package could be
 //! split into, from the same evidence a rebuild acts on (`plan`), the actions of SPEC's
-//! "Split actions" table, the Nix code rendered from them (`crate::render::nix`), and what a consumer's
-//! closure becomes (`closure_after`).
+//! "Split actions" table, the facts the Nix code is written from (`SplitTerms`;
+//! `crate::render::nix` writes it), and what a consumer's closure becomes
+//! (`closure_after`).
 //!
 //! After the split the graph's nodes are (store path, output) pairs: the package becomes
 //! one node per output, every other path keeps one. A referrer's edge into the package
@@ -31,8 +32,8 @@ pub(crate) use crate::classify::is_gpu_arch_name as is_gpu_output;
 use crate::classify::{ClassRules, EntryType, GpuTarget};
 use crate::evidence::{Collector, PathEvidence, Progress, ScanCache, ScanStatus};
 use crate::report::{
-    Assumption, ExpressionFile, NoSplit, NoSplitReason, OutputUse, SplitAttributes, SplitExpr,
-    SplitExpression, SplitFor, SplitNix, SplitReport, SplitWarning, SCHEMA_VERSION,
+    Assumption, ExpressionFile, NoSplit, NoSplitReason, OutputUse, SplitCode, SplitExpr,
+    SplitExpression, SplitFor, SplitReport, SplitTerms, SplitWarning, SCHEMA_VERSION,
 };
 use crate::source::Files;
 use crate::store::{Closure, StoreDir, StorePath};
@@ -77,7 +78,7 @@ pub fn split(
     let (ev, referrers, kept) = scan_evidence(c, opts, &pkg, root.as_ref(), progress)?;
     let mut warnings: Vec<SplitWarning> = load_warnings(c)
         .into_iter()
-        .map(SplitWarning::Input)
+        .map(SplitWarning::Load)
         .collect();
     warnings.extend(ev.warnings.iter().map(|w| SplitWarning::Evidence {
         path: sd.display(&ev.path),
@@ -101,8 +102,7 @@ pub fn split(
         gpu_targets: targets.clone(),
         archs: Vec::new(),
         actions: Vec::new(),
-        nix: String::new(),
-        attributes: String::new(),
+        code: SplitCode::None,
         expression: None,
         assumptions: Vec::new(),
         remedies: Vec::new(),
@@ -149,30 +149,24 @@ pub fn split(
     if p.outputs.len() == 1 && report.actions.is_empty() {
         report.no_split = Some(only_runtime_files(&ev));
     } else {
-        let terms = stdenv::terms(&ev, &p, &report.actions, &texts);
-        let code = SplitNix {
-            stdenv: &terms,
+        report.code = SplitCode::Facts(SplitTerms {
+            store_dir: sd.clone(),
+            package: ev.path.clone(),
+            outputs: p.outputs.clone(),
+            stdenv: stdenv::terms(&ev, &p, &report.actions, &texts),
             gpu_targets: if opts.per_target_outputs {
-                &[]
+                Vec::new()
             } else {
-                &targets
+                targets
             },
-            store_dir: sd,
-            package: &ev.path,
-            outputs: &p.outputs,
-            actions: &report.actions,
-            for_root: report.for_root.as_ref(),
-        };
-        let expression = match &opts.expression {
-            Some(file) => Some(SplitExpression {
+        });
+        report.expression = match (&opts.expression, report.split_nix()) {
+            (Some(file), Some(code)) => Some(SplitExpression {
                 file: file.name.clone(),
                 diff: SplitExpr { code, file }.diff()?,
             }),
-            None => None,
+            _ => None,
         };
-        report.nix = code.to_string();
-        report.attributes = SplitAttributes(code).to_string();
-        report.expression = expression;
     }
     Ok(report)
 }

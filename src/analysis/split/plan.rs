@@ -19,7 +19,7 @@ use crate::classify::{
     split_policy, EntryType, EvidenceKind, FileClass, SplitEffect, SplitFacts, Verdict,
 };
 use crate::evidence::{EntryFact, HitFact, JudgedHit, PathEvidence};
-use crate::report::{AssumptionReason, Because, SplitWarning};
+use crate::report::{AssumptionReason, Because, BecauseDetail, BecauseKind, SplitWarning};
 use crate::store::StorePath;
 
 /// The runtime output: every split keeps it.
@@ -186,9 +186,9 @@ pub fn because_of(h: &JudgedHit) -> Because {
     Because {
         file: String::from_utf8_lossy(h.fact.file.as_bytes()).into_owned(),
         offset: Some(h.fact.location.offset()),
-        kind: h.fact.kind.to_string(),
+        kind: BecauseKind::Hit(h.fact.kind),
         rule: h.rule.to_string(),
-        detail: h.fact.detail.to_string(),
+        detail: BecauseDetail::Hit(h.fact.detail.clone()),
         count: 1,
     }
 }

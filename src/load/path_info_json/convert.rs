@@ -13,7 +13,7 @@ use crate::load::json::{located, with_store_dir_hint};
 use crate::load::json_parts::Chunk;
 use crate::load::{LoadError, LoadOptions};
 use crate::store::{
-    Closure, InvalidPath, PathInfo, SourceKind, StoreDir, StorePath, StorePathError,
+    Closure, InvalidPath, LoadWarning, PathInfo, SourceKind, StoreDir, StorePath, StorePathError,
 };
 use crate::timing::Timings;
 
@@ -48,10 +48,11 @@ impl<'t, 'p> Builder<'t, 'p> {
         let sd = match (doc.map(StoreDir::new), &opts.store_dir) {
             (Some(d), Some(o)) => {
                 if &d != o {
-                    self.closure.warnings.push(format!(
-                        "{} says the store directory is {d}, but {o} was given; using {d}",
-                        self.path.display()
-                    ));
+                    self.closure.warnings.push(LoadWarning::StoreDirDiffers {
+                        file: self.path.display().to_string(),
+                        says: d.to_string(),
+                        given: o.to_string(),
+                    });
                 }
                 d
             }
@@ -286,11 +287,10 @@ impl Converted<'_> {
         closure.references_resolved = references_resolved;
         timings.step("load: the path map");
         if without_size > 0 {
-            closure.warnings.push(format!(
-                "{}: {} path(s) have no narSize; their sizes are unknown",
-                path.display(),
-                without_size
-            ));
+            closure.warnings.push(LoadWarning::WithoutNarSize {
+                file: path.display().to_string(),
+                count: Some(without_size as u64),
+            });
         }
         closure
     }
@@ -316,11 +316,11 @@ pub(super) fn dedup_sorted(
     let mut kept: Vec<u32> = Vec::with_capacity(order.len());
     for k in 0..order.len() {
         if k + 1 < order.len() && at(k + 1) == at(k) {
-            closure.warnings.push(format!(
-                "{}: {} is listed twice; kept the last entry",
-                path.display(),
-                closure.store_dir.display(at(k))
-            ));
+            closure.warnings.push(LoadWarning::ListedTwice {
+                file: path.display().to_string(),
+                path: closure.store_dir.display(at(k)),
+                record: false,
+            });
         } else {
             kept.push(order[k]);
         }
@@ -342,7 +342,7 @@ struct ChunkSummary {
     /// The chunk's first error (its entries from there on were not converted).
     error: Option<LoadError>,
     /// Its entries' warnings, in document order.
-    warnings: Vec<String>,
+    warnings: Vec<LoadWarning>,
     /// Its invalid entries, in document order.
     invalid: Vec<InvalidPath>,
     /// References not found among the entries' own paths.
@@ -576,7 +576,7 @@ impl<'a, 'd> Converter<'a, 'd> {
         &mut self,
         key: &Cow<'d, str>,
         raw: Option<RawEntry<'d>>,
-    ) -> Result<(Entry, Vec<String>), LoadError> {
+    ) -> Result<(Entry, Vec<LoadWarning>), LoadError> {
         let mut warnings = Vec::new();
         let raw = match raw {
             Some(r) if r.valid != Some(false) => r,
@@ -586,10 +586,11 @@ impl<'a, 'd> Converter<'a, 'd> {
                 } else {
                     "nix reported it as invalid (`null`)"
                 };
-                warnings.push(format!(
-                    "{}: {key} is not a valid path: {why}",
-                    self.path.display()
-                ));
+                warnings.push(LoadWarning::NotValid {
+                    file: self.path.display().to_string(),
+                    key: key.to_string(),
+                    valid_false: other.is_some(),
+                });
                 let inv = InvalidPath {
                     path: key.to_string(),
                     why: why.to_string(),
@@ -656,10 +657,12 @@ impl<'a, 'd> Converter<'a, 'd> {
         if let Some(d) = raw.deriver.as_ref().map(|t| t.0.as_ref()) {
             match sd.parse_path_or_base(d) {
                 Ok(dp) => info.deriver = Some(dp),
-                Err(e) => warnings.push(format!(
-                    "{}: {key}: ignored its deriver: {e}",
-                    self.path.display()
-                )),
+                Err(e) => warnings.push(LoadWarning::DeriverIgnored {
+                    file: self.path.display().to_string(),
+                    line: None,
+                    path: Some(key.to_string()),
+                    error: e.to_string(),
+                }),
             }
         }
         info.registration_time = raw.registration_time.and_then(|t| u64::try_from(t).ok());

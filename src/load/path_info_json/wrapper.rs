@@ -8,6 +8,7 @@ use super::keyed::entry_key;
 use super::raw::{entries_store_dir, parts_or_whole, Chunks, EntriesSeed, CHUNK};
 use crate::load::json_parts;
 use crate::load::{LoadError, LoadOptions};
+use crate::store::LoadWarning;
 
 /// Read the wrapper document of `b`'s text; `parallel`: the offset of its `{` when it
 /// is parsed on every core.
@@ -22,15 +23,12 @@ pub(super) fn read<'p>(
         serde::Deserializer::deserialize_map(de, WrapperVisitor(std::marker::PhantomData))
     })?;
     if !(2..=3).contains(&doc.version) {
-        // Version 1 never had the wrapper (it was the bare object or array):
-        // older, not newer, than what this nixcut knows.
-        let age = if doc.version < 2 { "older" } else { "newer" };
-        b.closure.warnings.push(format!(
-            "{}: path-info JSON format version {} is {age} than those this nixcut \
-                 knows (2, 3); read it as format 3",
-            path.display(),
-            doc.version
-        ));
+        // Version 1 never had the wrapper (it was the bare object or array): it is
+        // worded as older, not newer, than what this nixcut knows.
+        b.closure.warnings.push(LoadWarning::UnknownFormatVersion {
+            file: path.display().to_string(),
+            version: doc.version,
+        });
     }
     let doc_sd = doc
         .store_dir

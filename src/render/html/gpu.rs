@@ -150,7 +150,7 @@ pub(super) fn gpu(r: &GpuReport, out: &mut dyn Write) -> io::Result<()> {
                 "<p>{} (saves {})</p><pre class=\"tree\">{}</pre>",
                 m.option.as_str(),
                 esc(&format_size(m.saves)),
-                esc(&m.nix)
+                esc(&m.rebuild.to_string())
             )?;
         }
         super::warnings(out, &r.warnings)?;

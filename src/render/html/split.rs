@@ -9,6 +9,7 @@ use std::io::{self, Write};
 
 use super::escape::{esc, esc_lines};
 use super::page;
+use crate::render::nix::split_code;
 use crate::render::text::{name_of, short_path};
 use crate::render::words::split::{action, heading, no_split};
 use crate::report::SplitReport;
@@ -82,7 +83,7 @@ pub(super) fn split(r: &SplitReport, out: &mut dyn Write) -> io::Result<()> {
             writeln!(out, "</ul>")?;
         }
         // The code's own line breaks are kept (no line of it holds a control character).
-        let lines: Vec<String> = r.nix.lines().map(str::to_string).collect();
+        let lines: Vec<String> = split_code(r).lines().map(str::to_string).collect();
         writeln!(out, "<h2>Nix</h2><pre>{}</pre></div>", esc_lines(&lines))?;
         writeln!(
             out,

@@ -289,8 +289,9 @@ fn tooltip(r: &WhyReport, p: &WhyPath, cat: &Category) -> Vec<String> {
                     e.offset,
                     e.kind
                 ));
-                if !e.detail.is_empty() {
-                    lines.push(format!("    {}", clip(&e.detail, 120).unwrap_or_default()));
+                let detail = e.detail.to_string();
+                if !detail.is_empty() {
+                    lines.push(format!("    {}", clip(&detail, 120).unwrap_or_default()));
                 }
             }
         }

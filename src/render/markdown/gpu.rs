@@ -91,7 +91,7 @@ pub(super) fn gpu(r: &GpuReport, out: &mut dyn Write) -> io::Result<()> {
                         "# {} (saves {})\n{}",
                         m.option.as_str(),
                         format_size(m.saves),
-                        m.nix
+                        m.rebuild
                     )
                 })
                 .collect();

@@ -18,7 +18,7 @@ fn kind_table(out: &mut dyn Write, heading: &str, rows: &[KindRow]) -> io::Resul
             "| {} | {} | {} |",
             md_code(&k.name),
             md_cell(&k.matches),
-            md_code(&k.kind)
+            md_code(k.kind.as_str())
         )?;
     }
     Ok(())

@@ -4,6 +4,7 @@
 use std::io::{self, Write};
 
 use super::{md_cell, md_code, md_fence};
+use crate::render::nix::{split_attributes, split_code};
 use crate::render::words::split::{
     action, arch_output, assumption, expression_label, heading, no_split, remedy_groups,
 };
@@ -76,13 +77,14 @@ pub(super) fn split(r: &SplitReport, out: &mut dyn Write) -> io::Result<()> {
                 writeln!(out, "  - {}", md_cell(&o))?;
             }
         }
-        let lines: Vec<&str> = r.nix.lines().collect();
+        let nix = split_code(r);
+        let lines: Vec<&str> = nix.lines().collect();
         let fence = md_fence(&lines);
-        writeln!(out, "\n{fence}nix\n{}{fence}", r.nix)?;
+        writeln!(out, "\n{fence}nix\n{nix}{fence}")?;
         if let Some(label) = expression_label(r) {
             let (lang, code) = match &r.expression {
-                Some(e) => ("diff", &e.diff),
-                None => ("nix", &r.attributes),
+                Some(e) => ("diff", e.diff.clone()),
+                None => ("nix", split_attributes(r)),
             };
             let lines: Vec<&str> = code.lines().collect();
             let fence = md_fence(&lines);

@@ -101,7 +101,7 @@ pub(super) fn gpu(r: &GpuReport, style: &Style, out: &mut dyn Write) -> io::Resu
                 "remedy ({}, saves {}):\n{WHOLE}  {}",
                 m.option.as_str(),
                 format_size(m.saves),
-                m.nix
+                m.rebuild
             )?;
         }
     }

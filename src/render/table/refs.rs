@@ -63,10 +63,11 @@ pub(super) fn refs(r: &RefsReport, style: &Style, out: &mut dyn Write) -> io::Re
                 let fixed = 4 + tail.chars().count();
                 let file = shorten_middle(file, width.saturating_sub(fixed).max(24));
                 let room = width.saturating_sub(fixed + file.chars().count() + 1);
-                let line = if item.detail.is_empty() || room < 12 {
+                let detail = item.detail.to_string();
+                let line = if detail.is_empty() || room < 12 {
                     format!("    {file}{tail}")
                 } else {
-                    format!("    {file}{tail} {}", clip(&item.detail, room))
+                    format!("    {file}{tail} {}", clip(&detail, room))
                 };
                 writeln!(out, "{line}")?;
             }

@@ -19,7 +19,7 @@ fn kind_table(
     let mut t = new_table(style);
     t.set_header(vec!["rule", "matches", "kind"]);
     for k in rows {
-        t.add_row(vec![&k.name, &k.matches, &k.kind]);
+        t.add_row(vec![k.name.as_str(), k.matches.as_str(), k.kind.as_str()]);
     }
     writeln!(out, "{heading}\n{}\n", whole(&fit(&t, style, &[]).0))
 }

@@ -6,6 +6,7 @@ use std::io::{self, Write};
 use comfy_table::{Cell, CellAlignment};
 
 use super::{bold, new_table, write_fitted, WHOLE};
+use crate::render::nix::{split_attributes, split_code};
 use crate::render::words::split::{
     action, arch_output, assumption, expression_label, heading, no_split, remedy_groups,
 };
@@ -87,12 +88,15 @@ pub(super) fn split(r: &SplitReport, style: &Style, out: &mut dyn Write) -> io::
     }
     writeln!(out)?;
     // The Nix code is meant to be copied: never wrapped.
-    for line in r.nix.lines() {
+    for line in split_code(r).lines() {
         writeln!(out, "{WHOLE}{line}")?;
     }
     if let Some(label) = expression_label(r) {
         writeln!(out, "\n{label}")?;
-        let code = r.expression.as_ref().map_or(&r.attributes, |e| &e.diff);
+        let code = r
+            .expression
+            .as_ref()
+            .map_or_else(|| split_attributes(r), |e| e.diff.clone());
         for line in code.lines() {
             writeln!(out, "{WHOLE}{line}")?;
         }

@@ -130,6 +130,7 @@ impl fmt::Display for CheckFailure {
 impl fmt::Display for CheckWarning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            CheckWarning::Load(w) => w.fmt(f),
             CheckWarning::Input(w) => f.write_str(w),
             CheckWarning::BaselineShrank { by } => write!(
                 f,

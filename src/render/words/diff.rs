@@ -45,7 +45,7 @@ impl fmt::Display for DiffWarning {
             Side::New => "NEW",
             Side::Both => "OLD and NEW",
         };
-        write!(f, "{side}: {}", self.message)
+        write!(f, "{side}: {}", self.warning)
     }
 }
 
@@ -178,9 +178,10 @@ mod tests {
     fn warnings_say_their_side() {
         let w = DiffWarning {
             side: Side::New,
-            message: "sizes unknown".into(),
+            warning: crate::store::LoadWarning::NoNarSizes { file: "g".into() },
         };
-        assert_eq!(w.to_string(), "NEW: sizes unknown");
-        assert_eq!(serde_json::to_string(&w).unwrap(), "\"NEW: sizes unknown\"");
+        let said = "NEW: g: an exportReferencesGraph file has no NAR sizes: sizes unknown";
+        assert_eq!(w.to_string(), said);
+        assert_eq!(serde_json::to_string(&w).unwrap(), format!("\"{said}\""));
     }
 }

@@ -1,4 +1,5 @@
-//! The words of the evidence layer's warnings: what a scan got past
+//! The words of the evidence layer: a hit's surroundings ([`HitDetail`], the notation
+//! of `refs`' `detail`, every byte from the file escaped), what a scan got past
 //! ([`ScanWarning`]) and what is wrong with one path's evidence ([`PathWarning`]), as
 //! the `refs`, `why`, `split` and `gpu` reports show them (and serialise them).
 
@@ -6,7 +7,10 @@ use std::fmt;
 
 use serde::{Serialize, Serializer};
 
+use crate::classify::text::{escape_bytes, escaped_excerpt};
+use crate::classify::{Excerpt, HitDetail, SearchTag, SearchUse};
 use crate::evidence::{NotScanned, PathWarning};
+use crate::report::EvidenceDetail;
 use crate::scan::{EntryProblem, RelPath, ScanWarning};
 
 /// The entry as a problem names it: the store-tree walker calls the top level
@@ -114,6 +118,91 @@ impl fmt::Display for PathWarning {
 
 /// In JSON (`refs`' per-path `warnings`) a warning is its sentence.
 impl Serialize for PathWarning {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl fmt::Display for Excerpt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&escaped_excerpt(&self.bytes, self.cut_left, self.cut_right))
+    }
+}
+
+/// `bytes` or `(unreadable)`.
+struct Around<'a>(&'a Option<Excerpt>);
+
+impl fmt::Display for Around<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(e) => e.fmt(f),
+            None => f.write_str(UNREADABLE),
+        }
+    }
+}
+
+const UNREADABLE: &str = "(unreadable)";
+
+/// The notation of `refs`' `detail` (`DT_NEEDED libfoo.so`, `/nix/store/…/lib supplies
+/// libfoo.so`, `.debug_str: …`), every byte from the file escaped.
+impl fmt::Display for HitDetail {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HitDetail::Interpreter(s) => f.write_str(s),
+            HitDetail::Needed(s) => write!(f, "DT_NEEDED {s}"),
+            HitDetail::SearchDir(s) => {
+                let dir = s.dir.as_deref().unwrap_or(&s.raw);
+                let tag = match s.tag {
+                    SearchTag::Runpath => "RUNPATH",
+                    SearchTag::Rpath => "RPATH",
+                };
+                match &s.supplies {
+                    SearchUse::Shadowed => {
+                        write!(f, "{dir} (DT_RPATH, ignored because DT_RUNPATH is present)")
+                    }
+                    SearchUse::Unchecked => write!(
+                        f,
+                        "{dir} ({tag}; which DT_NEEDED libraries it supplies was not checked)"
+                    ),
+                    SearchUse::Dlopen(names) => {
+                        write!(f, "{dir} supplies {} (named for dlopen)", names.join(", "))
+                    }
+                    SearchUse::Nothing => f.write_str(dir),
+                    SearchUse::Needed(libs) => write!(f, "{dir} supplies {}", libs.join(", ")),
+                }
+            }
+            HitDetail::Excerpt(e) => e.fmt(f),
+            HitDetail::Section {
+                name,
+                gpu: false,
+                around,
+            } => write!(f, "{name}: {}", Around(around)),
+            HitDetail::Section {
+                name,
+                gpu: true,
+                around,
+            } => write!(f, "{name} (GPU code): {}", Around(around)),
+            HitDetail::OutsideSections(around) => {
+                write!(f, "outside any section: {}", Around(around))
+            }
+            HitDetail::Name(b) | HitDetail::SymlinkTarget(b) => f.write_str(&escape_bytes(b)),
+            HitDetail::Unreadable => f.write_str(UNREADABLE),
+        }
+    }
+}
+
+/// The notation, or the notation as read back.
+impl fmt::Display for EvidenceDetail {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EvidenceDetail::Hit(h) => h.fmt(f),
+            EvidenceDetail::Read(s) => f.write_str(s),
+        }
+    }
+}
+
+/// In JSON a hit's detail is its notation.
+impl Serialize for EvidenceDetail {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_str(self)
     }

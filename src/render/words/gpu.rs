@@ -119,6 +119,7 @@ impl std::fmt::Display for crate::report::GpuWarning {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         use crate::report::{GpuVendor, GpuWarning as W};
         match self {
+            W::Load(w) => w.fmt(f),
             W::Input(w) => f.write_str(w),
             W::Evidence { path, warning } => write!(f, "{path}: {warning}"),
             W::Unread {

@@ -8,6 +8,7 @@ pub(crate) mod check;
 pub(crate) mod diff;
 pub(crate) mod evidence;
 pub(crate) mod gpu;
+pub(crate) mod load;
 pub(crate) mod refs;
 pub(crate) mod rules;
 pub(crate) mod set_diff;

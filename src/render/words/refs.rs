@@ -121,6 +121,7 @@ impl std::fmt::Display for crate::report::RefsWarning {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         use crate::report::RefsWarning as W;
         match self {
+            W::Load(w) => w.fmt(f),
             W::Input(w) => f.write_str(w),
             W::FilesUnavailable { looked_in } => {
                 let looked = match looked_in {

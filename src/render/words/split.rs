@@ -2,8 +2,8 @@
 //! `no_split`, assumptions and remedies. Shared by the table and Markdown formats.
 
 use crate::report::{
-    Assumption, AssumptionReason, NoSplit, NoSplitReason, Remedy, RemedyOption, SplitAction,
-    SplitReport,
+    Assumption, AssumptionReason, BecauseDetail, NoSplit, NoSplitReason, Remedy, RemedyOption,
+    SplitAction, SplitReport,
 };
 use crate::store::format_size;
 
@@ -34,7 +34,7 @@ pub(crate) fn expression_label(r: &SplitReport) -> Option<String> {
             "The same split as a change to {} (unified diff):",
             printable(&e.file)
         )),
-        None if !r.attributes.is_empty() => {
+        None if !crate::render::nix::split_attributes(r).is_empty() => {
             Some("Attributes to add to the package's mkDerivation (no --expr given):".to_string())
         }
         None => None,
@@ -78,7 +78,7 @@ pub(crate) fn action(a: &SplitAction) -> String {
     printable(&match a {
         SplitAction::Move { path, to, because } => {
             let n: u64 = because.iter().map(|b| b.count).sum();
-            let classes: Vec<&str> = because.iter().map(|b| b.kind.as_str()).collect();
+            let classes: Vec<String> = because.iter().map(|b| b.kind.to_string()).collect();
             format!(
                 "move {path} to {to} ({}, class {})",
                 crate::render::text::count(n, "file", "files"),
@@ -87,7 +87,9 @@ pub(crate) fn action(a: &SplitAction) -> String {
         }
         SplitAction::Delete { path, because } => format!(
             "delete {path} ({})",
-            because.first().map_or("", |b| b.kind.as_str())
+            because
+                .first()
+                .map_or(String::new(), |b| b.kind.to_string())
         ),
         SplitAction::RemoveReferences {
             target,
@@ -96,7 +98,9 @@ pub(crate) fn action(a: &SplitAction) -> String {
         } => format!(
             "remove-references-to -t {target} in {} ({})",
             files.join(", "),
-            because.first().map_or("", |b| b.kind.as_str())
+            because
+                .first()
+                .map_or(String::new(), |b| b.kind.to_string())
         ),
         SplitAction::ShrinkRpath {
             files, drop, kept, ..
@@ -122,6 +126,42 @@ pub(crate) fn action(a: &SplitAction) -> String {
     })
 }
 
+/// An evidence item's kind as JSON and the Nix comments name it (`elf-needed`, `lib`).
+impl std::fmt::Display for crate::report::BecauseKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
+/// What an evidence item says of its place.
+impl std::fmt::Display for BecauseDetail {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BecauseDetail::None => Ok(()),
+            BecauseDetail::Hit(h) => h.fmt(f),
+            BecauseDetail::Text(t) => f.write_str(t),
+            BecauseDetail::MovesTo { sub, output } => {
+                write!(f, "names $out/{sub}, which moves to {output}")
+            }
+            BecauseDetail::MovedAway {
+                from,
+                sub,
+                output,
+                now_in,
+            } => write!(
+                f,
+                "{from} resolves to {sub} of {output}, but that is in {now_in} after the moves"
+            ),
+        }
+    }
+}
+
+impl serde::Serialize for BecauseDetail {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
 /// What an assumption says.
 pub(crate) fn assumption(a: &Assumption) -> String {
     let why = match a.reason {
@@ -144,7 +184,7 @@ pub(crate) fn assumption(a: &Assumption) -> String {
 /// One remedy option.
 pub(crate) fn remedy_option(o: &RemedyOption) -> String {
     match o {
-        RemedyOption::Rebuild { nix } => format!("rebuild with fewer targets: {nix}"),
+        RemedyOption::Rebuild { rebuild } => format!("rebuild with fewer targets: {rebuild}"),
         RemedyOption::EnvVar { name, value } => format!("set {name}={value} (a wrapper)"),
         RemedyOption::SymlinkBack => {
             "symlink the files back into out (brings the closure edge back)".to_string()
@@ -192,13 +232,25 @@ pub(crate) fn remedy_groups(remedies: &[Remedy]) -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
+/// stdenv's own file in a cycle's edge.
+const STDENV_FILE: &str = "nix-support/propagated-build-inputs (stdenv)";
+
+/// `files`, then stdenv's own file when it is one of them, separated by commas.
+fn with_stdenv(files: &[String], stdenv: bool) -> String {
+    let mut v: Vec<&str> = files.iter().map(String::as_str).collect();
+    if stdenv {
+        v.push(STDENV_FILE);
+    }
+    v.join(", ")
+}
+
 /// `lib/a.so lib/b.so (out) names dev`.
 impl std::fmt::Display for crate::report::CycleEdge {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
             "{} ({}) names {}",
-            self.files.join(", "),
+            with_stdenv(&self.files, self.stdenv),
             self.from,
             self.to
         )
@@ -217,12 +269,14 @@ impl std::fmt::Display for crate::report::SplitWarning {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         use crate::report::SplitWarning as W;
         match self {
+            W::Load(w) => w.fmt(f),
             W::Input(w) => f.write_str(w),
             W::Evidence { path, warning } => write!(f, "{path}: {warning}"),
             W::CycleBroken {
                 outputs,
                 edges,
                 moved,
+                moved_stdenv,
                 to,
             } => write!(
                 f,
@@ -230,7 +284,7 @@ impl std::fmt::Display for crate::report::SplitWarning {
                  {} go(es) to {to} instead",
                 outputs.join(" and "),
                 joined(edges, "; "),
-                moved.join(", ")
+                with_stdenv(moved, *moved_stdenv)
             ),
             W::CycleRemains { outputs, edges } => write!(
                 f,
@@ -305,5 +359,55 @@ impl std::fmt::Display for crate::report::SplitWarning {
 impl serde::Serialize for crate::report::SplitWarning {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_str(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::report::{BecauseDetail, CycleEdge, SplitWarning};
+
+    #[test]
+    fn a_cycle_names_stdenvs_own_file_after_the_package_files() {
+        let edge = |files: &[&str], stdenv| CycleEdge {
+            files: files.iter().map(|f| f.to_string()).collect(),
+            stdenv,
+            from: "dev".into(),
+            to: "out".into(),
+        };
+        let w = SplitWarning::CycleBroken {
+            outputs: vec!["out".into(), "dev".into()],
+            edges: vec![edge(&["lib/a.pc"], true), edge(&[], true)],
+            moved: vec!["lib/a.pc".into()],
+            moved_stdenv: true,
+            to: "out".into(),
+        };
+        assert_eq!(
+            w.to_string(),
+            "outputs out and dev would refer to each other in a cycle, which Nix refuses: \
+             lib/a.pc, nix-support/propagated-build-inputs (stdenv) (dev) names out; \
+             nix-support/propagated-build-inputs (stdenv) (dev) names out; so lib/a.pc, \
+             nix-support/propagated-build-inputs (stdenv) go(es) to out instead"
+        );
+        assert_eq!(edge(&["a", "b"], false).to_string(), "a, b (dev) names out");
+    }
+
+    #[test]
+    fn the_splits_own_evidence_details_are_sentences() {
+        let moves = BecauseDetail::MovesTo {
+            sub: "lib/x.so".into(),
+            output: "lib".into(),
+        };
+        assert_eq!(moves.to_string(), "names $out/lib/x.so, which moves to lib");
+        let away = BecauseDetail::MovedAway {
+            from: "${prefix}/lib".into(),
+            sub: "lib".into(),
+            output: "out".into(),
+            now_in: "lib".into(),
+        };
+        assert_eq!(
+            away.to_string(),
+            "${prefix}/lib resolves to lib of out, but that is in lib after the moves"
+        );
+        assert_eq!(serde_json::to_string(&BecauseDetail::None).unwrap(), "\"\"");
     }
 }
