@@ -153,9 +153,11 @@ fn read_at_parallel(file: &std::fs::File, head: &[u8], size: u64) -> io::Result<
 
 /// Judge an input by its first bytes (`complete`: they are all of it). `Some(seen)`
 /// when it cannot be any format nixcut reads: every format is UTF-8 text without NUL
-/// bytes, starting (after blanks) with `{` or `[` (JSON) or `/` (a store path: the
-/// registration and `exportReferencesGraph` records).
+/// bytes, starting (after blanks) with `{` or `[` (JSON), `/` (a store path: the
+/// registration and `exportReferencesGraph` records) or the word `digraph`
+/// (`nix-store --query --graph`).
 fn refuse_from_head(head: &[u8], complete: bool) -> Option<String> {
+    const GRAPH: &str = "digraph";
     if let Some(i) = memchr::memchr(0, head) {
         return Some(format!("binary data (a NUL byte at byte {i})"));
     }
@@ -174,8 +176,11 @@ fn refuse_from_head(head: &[u8], complete: bool) -> Option<String> {
     };
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let start = text.trim_start();
+    // `digraph` may be cut by the end of the head only when there is more to read.
+    let graph = start.starts_with(GRAPH) || (!complete && GRAPH.starts_with(start));
     match start.chars().next() {
         None | Some('{' | '[' | '/') => None,
+        Some(_) if graph => None,
         Some(_) => Some(format!(
             "text starting with `{}`",
             sanitize(start.lines().next().unwrap_or_default(), 60)
@@ -203,5 +208,12 @@ mod tests {
         assert!(refuse("[é".as_bytes().split_at(2).0, true).is_some());
         let seen = refuse(b"hello\x1b[2J world\nmore", false).unwrap();
         assert_eq!(seen, "text starting with `hello?[2J world`");
+        assert!(refuse(b"digraph G {", true).is_none());
+        assert!(
+            refuse(b"  digr", false).is_none(),
+            "cut by the end of the head"
+        );
+        assert!(refuse(b"digr", true).is_some());
+        assert!(refuse(b"dig it", false).is_some());
     }
 }
