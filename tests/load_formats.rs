@@ -110,7 +110,10 @@ fn nix_store_graph_agrees_on_paths_and_references_but_self_references() {
     assert!(!c.has_sizes());
     assert!(c.warnings.iter().any(|w| w.contains("sizes unknown")));
     assert!(c.paths.values().all(|i| i.nar_hash.is_none()));
-    assert_eq!(references_without_self(&c), references_without_self(&reference));
+    assert_eq!(
+        references_without_self(&c),
+        references_without_self(&reference)
+    );
     // app-1.0 references itself; the graph cannot say so.
     let app = reference.roots();
     assert!(reference.paths[&app[0]].references.contains(&app[0]));
@@ -143,13 +146,19 @@ fn nix_store_graph_of_a_built_world_agrees_with_path_info() {
     let info = load(json.to_str().unwrap(), &LoadOptions::default()).unwrap();
     assert_eq!(graph.source, SourceKind::NixStoreGraph);
     assert!(graph.paths.len() > 10, "{}", graph.paths.len());
-    assert_eq!(references_without_self(&graph), references_without_self(&info));
+    assert_eq!(
+        references_without_self(&graph),
+        references_without_self(&info)
+    );
     let selfish = info
         .paths
         .iter()
         .filter(|(p, i)| i.references.contains(p))
         .count();
-    assert!(selfish > 0, "the world has self-references for the graph to lose");
+    assert!(
+        selfish > 0,
+        "the world has self-references for the graph to lose"
+    );
     let mut want: Vec<String> = roots.iter().map(|r| r.to_string()).collect();
     want.sort();
     let got: Vec<String> = graph
