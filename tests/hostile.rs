@@ -1302,3 +1302,46 @@ fn a_damaged_nix_store_graph_is_an_error_with_a_position() {
         assert_no_raw_hazard(name, &err);
     }
 }
+
+/// The files of a directory input are read under the same cap as a file input, and
+/// only when they are regular files: a closureInfo `registration` of 3 GiB (sparse) is
+/// refused from its size, a `store-paths` that is a FIFO nobody writes to is a warning
+/// (it would block the read forever), and so is one that is a link to `/dev/zero`.
+#[test]
+fn the_files_of_a_directory_input_are_read_under_the_cap() {
+    let fixture = repo().join("tests/fixtures/load/closure-info");
+    let dir = tempfile::tempdir().unwrap();
+    let copy = |name: &str| {
+        let d = dir.path().join(name);
+        std::fs::create_dir(&d).unwrap();
+        for f in ["registration", "store-paths", "total-nar-size"] {
+            std::fs::copy(fixture.join(f), d.join(f)).unwrap();
+        }
+        d
+    };
+    let huge = copy("huge");
+    let file = std::fs::File::create(huge.join("registration")).unwrap();
+    file.set_len(3 << 30).unwrap();
+    drop(file);
+    let (code, _, err) = run(&["why", s(&huge), "--no-evidence"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("registration") && err.contains("larger than 2.0 GiB"),
+        "{err}"
+    );
+    let fifo = copy("fifo");
+    std::fs::remove_file(fifo.join("store-paths")).unwrap();
+    mkfifo(&fifo.join("store-paths"));
+    let zero = copy("zero");
+    std::fs::remove_file(zero.join("store-paths")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", zero.join("store-paths")).unwrap();
+    for d in [fifo, zero] {
+        let (code, out, err) = run(&["why", s(&d), "--no-evidence"]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("app-1.0"), "{out}");
+        assert!(
+            err.contains("store-paths: cannot cross-check: ") && err.contains("not a regular file"),
+            "{err}"
+        );
+    }
+}
