@@ -21,22 +21,25 @@
 //! - No NAR sizes, hashes, derivers or signatures: like an `exportReferencesGraph`
 //!   file, the closure gets a warning that sizes are unknown.
 //! - Roots are not marked. As for every file format, the roots are the paths nothing in
-//!   the graph references ([`Closure::roots`]); `nix-store -q --graph A B` has two.
+//!   the graph references ([`Closure::roots`]): `nix-store -q --graph A B` has two
+//!   when neither is in the other's closure.
 //!
 //! Why a parser of its own rather than a DOT crate: the crates that parse DOT
 //! (`graphviz-rust` with pest, `graphviz-dot-parser` with nom) parse the whole language
-//! into their own graph types and report errors as strings without a line and column,
-//! and neither is documented beyond a few percent. Nix writes one fixed shape, one
-//! statement a line, and this reader accepts that shape and nothing else: the header
-//! `digraph G {`, node lines `"ID" [key = value, …];` with a `label`, edge lines
-//! `"ID" -> "ID" [key = value, …];`, and the closing `}`. A value is a word or a quoted
-//! string; in a quoted string `\"` is a quote (DOT's one escape; Nix never writes one,
-//! and no store path name holds a quote or a backslash, so such an id is refused as no
-//! store path). Anything else (a statement over several lines, a subgraph, a missing
-//! `;` or `}`, a quote not closed) is a [`LoadError::Syntax`] at its line and column,
-//! quoted through `store::sanitize`. Edges may come before the node lines they name;
-//! an edge into a path that has no node line is an error, an edge from one is a
-//! reference to a path the input does not describe (the closedness warning).
+//! into their own graph types and report errors as a bare `String` or nom's error, not
+//! a line and column a [`LoadError`] can carry, and neither documents more than a few
+//! percent of its items. Nix writes one fixed shape, one statement a line, and this
+//! reader accepts that shape and nothing else: the header `digraph G {`, node lines
+//! `"ID" [key = value, …];` with a `label`, edge lines `"ID" -> "ID" [key = value,
+//! …];`, and the closing `}`; attributes other than `label` (shape, colours, which Nix
+//! may change) are read but mean nothing. A value is a word or a quoted string; in a
+//! quoted string `\"` is a quote (DOT's one escape; Nix never writes one, and no store
+//! path name holds a quote or a backslash, so such an id is refused as no store path).
+//! Anything else (a statement over several lines, a subgraph, a missing `;` or `}`, a
+//! quote not closed) is a [`LoadError::Syntax`] at its line and column, quoted through
+//! `store::sanitize`. Edges may come before the node lines they name; an edge into a
+//! path that has no node line is an error, an edge from one is a reference to a path
+//! the input does not describe (the closedness warning).
 
 use std::collections::BTreeMap;
 use std::path::Path;
