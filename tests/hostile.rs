@@ -1249,3 +1249,99 @@ fn a_cache_directory_nar_that_does_not_match_its_narinfo_is_not_used() {
         "{app}"
     );
 }
+
+// ---- `nix-store --query --graph` output, damaged or hostile ----
+
+/// A quote not closed, an id that is no store path, control and bidirectional
+/// characters in names, bytes that are not UTF-8 (in the first bytes nixcut judges, and
+/// past them): each an error naming the file (and the line and column where there is
+/// one), never a panic, and nothing on stderr a terminal would act on.
+#[test]
+fn a_damaged_nix_store_graph_is_an_error_with_a_position() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = "cb57q9mwx8761wyzrb6ypijgajriigag-app-1.0";
+    let node = format!("\"{app}\" [label = \"app-1.0\"];\n");
+    let mut far = format!("digraph G {{\n{}", node.repeat(200)).into_bytes();
+    far.extend_from_slice(b"\"\xff\xfe\" [label = \"x\"];\n}\n");
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        (
+            "unclosed",
+            format!("digraph G {{\n\"{app}\x1b[2J\u{202e} [label = x];\n}}\n").into_bytes(),
+            ":2:1: expected a quoted string closed on its line",
+        ),
+        (
+            "not-a-path",
+            b"digraph G {\n\"../../etc/passwd\" [label = \"passwd\"];\n}\n".to_vec(),
+            ":2:1: expected a store path base name",
+        ),
+        (
+            "control",
+            format!("digraph G {{\n\"{app}\x1b]0;pwned\x07\" [label = \"app\"];\n}}\n")
+                .into_bytes(),
+            ":2:1: expected a store path base name",
+        ),
+        (
+            "label",
+            format!("digraph G {{\n\"{app}\" [label = \"\u{202e}evil\x1b[31m\"];\n}}\n")
+                .into_bytes(),
+            ":2:53: expected the label `app-1.0`",
+        ),
+        (
+            "near",
+            b"digraph G {\n\"\xff\" [label = \"x\"];\n}\n".to_vec(),
+            "binary data (not UTF-8 at byte 13)",
+        ),
+        ("far", far, "binary data (not UTF-8 at byte"),
+    ];
+    for (name, bytes, want) in cases {
+        let f = dir.path().join(name);
+        std::fs::write(&f, &bytes).unwrap();
+        let (code, out, err) = run(&["why", s(&f), "--no-evidence"]);
+        assert_eq!(code, 2, "{name}: {out}{err}");
+        assert!(err.contains(s(&f)) && err.contains(want), "{name}: {err}");
+        assert_no_raw_hazard(name, &err);
+    }
+}
+
+/// The files of a directory input are read under the same cap as a file input, and
+/// only when they are regular files: a closureInfo `registration` of 3 GiB (sparse) is
+/// refused from its size, a `store-paths` that is a FIFO nobody writes to is a warning
+/// (it would block the read forever), and so is one that is a link to `/dev/zero`.
+#[test]
+fn the_files_of_a_directory_input_are_read_under_the_cap() {
+    let fixture = repo().join("tests/fixtures/load/closure-info");
+    let dir = tempfile::tempdir().unwrap();
+    let copy = |name: &str| {
+        let d = dir.path().join(name);
+        std::fs::create_dir(&d).unwrap();
+        for f in ["registration", "store-paths", "total-nar-size"] {
+            std::fs::copy(fixture.join(f), d.join(f)).unwrap();
+        }
+        d
+    };
+    let huge = copy("huge");
+    let file = std::fs::File::create(huge.join("registration")).unwrap();
+    file.set_len(3 << 30).unwrap();
+    drop(file);
+    let (code, _, err) = run(&["why", s(&huge), "--no-evidence"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("registration") && err.contains("larger than 2.0 GiB"),
+        "{err}"
+    );
+    let fifo = copy("fifo");
+    std::fs::remove_file(fifo.join("store-paths")).unwrap();
+    mkfifo(&fifo.join("store-paths"));
+    let zero = copy("zero");
+    std::fs::remove_file(zero.join("store-paths")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", zero.join("store-paths")).unwrap();
+    for d in [fifo, zero] {
+        let (code, out, err) = run(&["why", s(&d), "--no-evidence"]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("app-1.0"), "{out}");
+        assert!(
+            err.contains("store-paths: cannot cross-check: ") && err.contains("not a regular file"),
+            "{err}"
+        );
+    }
+}

@@ -1,7 +1,8 @@
 //! Property tests through the binary: random bytes, random JSON values, random
 //! `nix path-info` entries and structured attrs, random narinfo fields, random
-//! registration records, closureInfo directories and random snapshots are given to
-//! every command, as a file or directory and (files) on standard input.
+//! registration records, closureInfo directories, random `nix-store --query --graph`
+//! output and random snapshots are given to every command, as a file or directory and
+//! (files) on standard input.
 //! Whatever the input: no panic, exit code 0, 1 or 2, and nothing on stdout or stderr
 //! that a terminal would act on (a raw control character other than `\n` and `\t`, or a
 //! bidirectional override U+202A–U+202E, U+2066–U+2069).
@@ -251,6 +252,38 @@ fn registration() -> impl Strategy<Value = String> {
     })
 }
 
+/// `nix-store --query --graph` output: node and edge lines of pool paths (as base names
+/// or, like Nix before 2.4, full paths), hostile ids and labels, and a closing `}` that
+/// may be missing.
+fn nix_store_graph() -> impl Strategy<Value = String> {
+    let id = path_like().prop_map(|p| {
+        let base = p.strip_prefix("/nix/store/").map(str::to_string);
+        base.unwrap_or(p)
+    });
+    let id = prop_oneof![id, path_like()];
+    let label = prop_oneof![Just(None), hostile_string().prop_map(Some)];
+    let line = prop_oneof![
+        (id.clone(), label).prop_map(|(id, label)| {
+            let name = id.split_once('-').map_or(id.as_str(), |(_, n)| n);
+            let label = label.unwrap_or_else(|| name.to_string());
+            format!("\"{id}\" [label = \"{label}\", shape = box];")
+        }),
+        (id.clone(), id).prop_map(|(a, b)| format!("\"{a}\" -> \"{b}\" [color = \"red\"];")),
+        hostile_string(),
+    ];
+    (prop::collection::vec(line, 0..8), any::<bool>()).prop_map(|(lines, closed)| {
+        let mut text = String::from("digraph G {\n");
+        for l in lines {
+            text.push_str(&l);
+            text.push('\n');
+        }
+        if closed {
+            text.push_str("}\n");
+        }
+        text
+    })
+}
+
 /// A nixcut snapshot with random paths and random top-level fields.
 fn snapshot() -> impl Strategy<Value = String> {
     let p = (
@@ -483,6 +516,11 @@ proptest! {
     #[test]
     fn random_registration_through_every_command(text in registration()) {
         file_case(text.as_bytes(), "registration")?;
+    }
+
+    #[test]
+    fn random_nix_store_graphs_through_every_command(text in nix_store_graph()) {
+        file_case(text.as_bytes(), "graph.dot")?;
     }
 
     #[test]

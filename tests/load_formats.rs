@@ -1,6 +1,11 @@
 //! One closure, every input shape: each fixture in `tests/fixtures/load/` describes the
 //! same five store paths, and each must load through `nixcut::load::load` (format
 //! detected from content) into the same paths, NAR sizes, NAR hashes and references.
+//! The sizeless formats (`exportReferencesGraph`, `nix-store --query --graph`) agree on
+//! paths and references; the graph also against `nix path-info` on a test world built
+//! by the real Nix.
+
+mod common;
 
 use std::collections::BTreeMap;
 
@@ -85,6 +90,87 @@ fn export_references_graph_agrees_on_paths_and_references() {
         .map(|(p, i)| (p, &i.references))
         .collect();
     assert_eq!(got, want);
+}
+
+/// `c`'s references by path, self-references left out (`nix-store --query --graph`
+/// never shows them).
+fn references_without_self(c: &Closure) -> BTreeMap<StorePath, Vec<StorePath>> {
+    c.paths
+        .iter()
+        .map(|(p, i)| {
+            let refs = i.references.iter().filter(|r| *r != p).cloned().collect();
+            (p.clone(), refs)
+        })
+        .collect()
+}
+
+#[test]
+fn nix_store_graph_agrees_on_paths_and_references_but_self_references() {
+    let reference = load_fixture("path-info-2.8.json");
+    let c = load_fixture("nix-store-graph.dot");
+    assert_eq!(c.source, SourceKind::NixStoreGraph);
+    assert_eq!(c.store_dir.as_str(), "/nix/store");
+    assert!(!c.has_sizes());
+    assert!(c.warnings.iter().any(|w| w.contains("sizes unknown")));
+    assert!(c.paths.values().all(|i| i.nar_hash.is_none()));
+    assert_eq!(
+        references_without_self(&c),
+        references_without_self(&reference)
+    );
+    // app-1.0 references itself; the graph cannot say so.
+    let app = reference.roots();
+    assert!(reference.paths[&app[0]].references.contains(&app[0]));
+    assert_eq!(c.roots(), app);
+    assert!(c.missing_references().is_empty());
+}
+
+/// The graph of two roots (the ROCm test world's application, and the fixtures' own
+/// `closure.nix`), against `nix path-info --json -r` of the same two.
+#[test]
+fn nix_store_graph_of_a_built_world_agrees_with_path_info() {
+    if !common::nix_or_skip("nix_store_graph_of_a_built_world_agrees_with_path_info") {
+        return;
+    }
+    let world = common::rocm_world();
+    let fixture_nix = fixture("closure.nix");
+    let app = common::nix_stdout("nix-build", &[&fixture_nix, "--no-out-link"]);
+    let roots = [world.root.as_str(), app.trim()];
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = vec!["--query", "--graph"];
+    args.extend(roots);
+    let dot = dir.path().join("graph");
+    std::fs::write(&dot, common::nix_stdout("nix-store", &args)).unwrap();
+    let mut args = vec!["path-info", "--json", "-r"];
+    args.extend(roots);
+    let json = dir.path().join("closure.json");
+    std::fs::write(&json, common::nix_stdout("nix", &args)).unwrap();
+
+    let graph = load(dot.to_str().unwrap(), &LoadOptions::default()).unwrap();
+    let info = load(json.to_str().unwrap(), &LoadOptions::default()).unwrap();
+    assert_eq!(graph.source, SourceKind::NixStoreGraph);
+    assert!(graph.paths.len() > 10, "{}", graph.paths.len());
+    assert_eq!(
+        references_without_self(&graph),
+        references_without_self(&info)
+    );
+    let selfish = info
+        .paths
+        .iter()
+        .filter(|(p, i)| i.references.contains(p))
+        .count();
+    assert!(
+        selfish > 0,
+        "the world has self-references for the graph to lose"
+    );
+    let mut want: Vec<String> = roots.iter().map(|r| r.to_string()).collect();
+    want.sort();
+    let got: Vec<String> = graph
+        .roots()
+        .iter()
+        .map(|p| graph.store_dir.display(p))
+        .collect();
+    assert_eq!(got, want);
+    assert_eq!(graph.roots(), info.roots());
 }
 
 #[test]

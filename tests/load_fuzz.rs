@@ -27,6 +27,7 @@ fn targets() -> Vec<(Option<&'static str>, String)> {
         "dump-db.txt",
         "attrs.json",
         "export-references-graph",
+        "nix-store-graph.dot",
     ]
     .iter()
     .map(|f| (None, f.to_string()))
@@ -167,4 +168,77 @@ fn absurd_reference_counts_end_at_end_of_file() {
         "{e}"
     );
     assert!(e.contains("found end of file"), "{e}");
+}
+
+/// Every cut of the real graph before its closing `}` is an error at a line and column
+/// (or, cut inside the header, no format at all): never a smaller closure.
+#[test]
+fn a_graph_cut_short_is_an_error_with_a_position() {
+    let text = std::fs::read_to_string(fixture_dir().join("nix-store-graph.dot")).unwrap();
+    let close = text.rfind('}').unwrap();
+    for cut in (0..close).filter(|&i| text.is_char_boundary(i)) {
+        match load_bytes(&text.as_bytes()[..cut]) {
+            Err(nixcut::load::LoadError::Syntax { line, column, .. }) => {
+                assert!(line >= 1 && column >= 1, "cut at {cut}");
+            }
+            Err(nixcut::load::LoadError::UnknownFormat { .. }) => {
+                assert!(cut <= "digraph G".len(), "cut at {cut} is not the header");
+            }
+            other => panic!("cut at {cut}: {other:?}"),
+        }
+    }
+    assert!(load_bytes(&text.as_bytes()[..=close]).is_ok());
+}
+
+/// Malformed lines, each an error naming its line and column.
+#[test]
+fn a_malformed_graph_line_is_located() {
+    let text = std::fs::read_to_string(fixture_dir().join("nix-store-graph.dot")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    for (damage, want) in [
+        (r#"" [label = "x"];"#, "2:1:"),
+        (
+            r#""x71ahacbysflg2pf8638mdh69871353b-libfoo-3.2" -> ;"#,
+            "2:50:",
+        ),
+        (
+            r#""x71ahacbysflg2pf8638mdh69871353b-libfoo-3.2" [label = "libfoo-3.2""#,
+            "2:68:",
+        ),
+        ("node [shape = box];", "2:1:"),
+        (r#""../../etc/passwd-x" [label = "x"];"#, "2:1:"),
+    ] {
+        let mut damaged = lines.clone();
+        damaged.insert(1, damage);
+        let e = load_bytes(damaged.join("\n").as_bytes()).unwrap_err();
+        assert!(
+            matches!(e, nixcut::load::LoadError::Syntax { .. }) && e.to_string().contains(want),
+            "{damage}: {e}"
+        );
+    }
+}
+
+/// A graph larger than the cap on input size is refused, as a file and as a stream.
+#[test]
+fn an_oversized_graph_is_refused() {
+    let node = r#""x71ahacbysflg2pf8638mdh69871353b-libfoo-3.2" [label = "libfoo-3.2"];"#;
+    let mut text = String::from("digraph G {\n");
+    while text.len() < 2 << 20 {
+        text.push_str(node);
+        text.push('\n');
+    }
+    text.push_str("}\n");
+    let tmp = tempfile::tempdir().unwrap();
+    let p = tmp.path().join("big.dot");
+    std::fs::write(&p, &text).unwrap();
+    let small = LoadOptions {
+        max_input_bytes: Some(1 << 20),
+        ..LoadOptions::default()
+    };
+    let e = load(p.to_str().unwrap(), &small).unwrap_err().to_string();
+    assert!(e.contains("larger than 1.0 MiB"), "{e}");
+    // Under the default cap the same file loads (one node, named many times: a warning
+    // per repeat, not an error).
+    let c = load(p.to_str().unwrap(), &LoadOptions::default()).unwrap();
+    assert_eq!(c.paths.len(), 1);
 }

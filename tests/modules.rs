@@ -383,7 +383,7 @@ impl Crate {
     }
 
     fn is_test_only(&self, file: &ModPath) -> bool {
-        (1..=file.len()).any(|k| self.test_only.contains(&file[..k].to_vec()))
+        (1..=file.len()).any(|k| self.test_only.contains(&file[..k]))
     }
 
     /// Records the modules a scope declares, the names it defines and the paths it uses.
@@ -485,7 +485,7 @@ impl Crate {
     fn locate(&self, abs: &[String], hops: usize) -> Option<ModPath> {
         let k = (0..=abs.len())
             .rev()
-            .find(|&k| self.modules.contains_key(&abs[..k].to_vec()))?;
+            .find(|&k| self.modules.contains_key(&abs[..k]))?;
         let m = abs[..k].to_vec();
         let info = &self.modules[&m];
         let Some(next) = abs.get(k) else {

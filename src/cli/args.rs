@@ -12,9 +12,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// `nix`; NIXCUT_NO_STORE_DB=1 always asks `nix`); a `nix path-info --json -r` file of
 /// any Nix version; a closureInfo directory or its `registration` file; a `nix-store
 /// --dump-db` dump; an `exportReferencesGraph` file or structured-attrs `.attrs.json`;
-/// a binary cache directory; with `--cache URL`, a store path, base name or hash in a
-/// binary cache over HTTP(S), or `URL/<hash>.narinfo`. The format is detected from the
-/// content. `-` reads standard input; pipes and process substitution
+/// `nix-store --query --graph` output; a binary cache directory; with `--cache URL`, a
+/// store path, base name or hash in a binary cache over HTTP(S), or `URL/<hash>.narinfo`.
+/// The format is detected from the content. `-` reads standard input; pipes and process substitution
 /// (`<(nix path-info --json -r …)`) are read as streams.
 #[derive(Debug, Parser)]
 #[command(name = "nixcut", version, max_term_width = 100)]

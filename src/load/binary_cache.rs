@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use super::read::read_text_file;
 use super::{found, LoadError, LoadOptions};
 use crate::store::narinfo::{self, NarinfoError, NarinfoWarning};
 use crate::store::{Closure, LoadWarning, PathInfo, SourceKind, StoreDir, StorePath};
@@ -31,7 +32,7 @@ pub fn read_cache(
 ) -> Result<(Closure, BTreeMap<StorePath, CacheEntry>), LoadError> {
     let info_path = dir.join("nix-cache-info");
     let info_text =
-        std::fs::read_to_string(&info_path).map_err(|e| LoadError::io(&info_path, e))?;
+        read_text_file(&info_path, opts.max_input()).map_err(|e| LoadError::io(&info_path, e))?;
     let cache_sd = parse_cache_info(&info_text, &info_path)?;
     let mut warnings = Vec::new();
     let sd = match (cache_sd, &opts.store_dir) {
@@ -72,7 +73,7 @@ pub fn read_cache(
     files.sort();
     let mut locations = BTreeMap::new();
     for f in &files {
-        let text = std::fs::read_to_string(f).map_err(|e| LoadError::io(f, e))?;
+        let text = read_text_file(f, opts.max_input()).map_err(|e| LoadError::io(f, e))?;
         let n = parse_narinfo(&text, f, &sd)?;
         closure.warnings.extend(n.warnings);
         let expected_name = format!("{}.narinfo", n.info.path.hash_part());

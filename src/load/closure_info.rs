@@ -7,6 +7,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use super::read::read_text_file;
 use super::registration::{self, RecordKind};
 use super::{LoadError, LoadOptions};
 use crate::store::{Closure, LoadWarning, SourceKind, StorePath};
@@ -14,20 +15,21 @@ use crate::store::{Closure, LoadWarning, SourceKind, StorePath};
 /// Read a closureInfo directory.
 pub fn load_dir(dir: &Path, opts: &LoadOptions) -> Result<Closure, LoadError> {
     let reg_path = dir.join("registration");
-    let text = std::fs::read_to_string(&reg_path).map_err(|e| LoadError::io(&reg_path, e))?;
+    let cap = opts.max_input();
+    let text = read_text_file(&reg_path, cap).map_err(|e| LoadError::io(&reg_path, e))?;
     let kind = registration::sniff(&text).unwrap_or(RecordKind::Registration);
     let store_dir = opts.store_dir_or_default();
     let mut c = registration::parse(&text, kind, &reg_path, &store_dir)?;
     c.source = SourceKind::ClosureInfo;
     c.origin = dir.display().to_string();
-    check_store_paths(dir, &mut c);
-    check_total_size(dir, &mut c);
+    check_store_paths(dir, cap, &mut c);
+    check_total_size(dir, cap, &mut c);
     Ok(c)
 }
 
-fn check_store_paths(dir: &Path, c: &mut Closure) {
+fn check_store_paths(dir: &Path, cap: u64, c: &mut Closure) {
     let p = dir.join("store-paths");
-    let text = match std::fs::read_to_string(&p) {
+    let text = match read_text_file(&p, cap) {
         Ok(t) => t,
         Err(e) => {
             c.warnings.push(LoadWarning::CannotCrossCheck {
@@ -73,9 +75,9 @@ fn check_store_paths(dir: &Path, c: &mut Closure) {
     }
 }
 
-fn check_total_size(dir: &Path, c: &mut Closure) {
+fn check_total_size(dir: &Path, cap: u64, c: &mut Closure) {
     let p = dir.join("total-nar-size");
-    let text = match std::fs::read_to_string(&p) {
+    let text = match read_text_file(&p, cap) {
         Ok(t) => t,
         Err(e) => {
             c.warnings.push(LoadWarning::CannotCrossCheck {

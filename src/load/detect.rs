@@ -4,9 +4,9 @@
 //!
 //! A directory is recognised by a file it holds. A file's text is tried against the
 //! cheap, certain text tests first (a path-info document by its first keys, registration
-//! records by their first lines); JSON is then parsed once and recognised by its shape
-//! (`super::json::classify`); JSON that does not parse but starts like a format that
-//! is recognised when cut short (a snapshot) goes to that format's reader, which says
+//! records by their first lines, `nix-store --query --graph` output by its header); JSON
+//! is then parsed once and recognised by its shape (`super::json::classify`); JSON that
+//! does not parse but starts like a format that is recognised when cut short (a snapshot) goes to that format's reader, which says
 //! it is truncated. Anything else is [`Content::Unknown`], described for the error.
 
 use std::io::Read;
@@ -16,8 +16,8 @@ use super::json::{self, JsonShape};
 use super::read::{read_sniffed, Sniffed};
 use super::registration::{self, RecordKind};
 use super::{
-    binary_cache, closure_info, path_info_json, sanitize, snapshot, structured_attrs, LoadError,
-    LoadOptions,
+    binary_cache, closure_info, nix_store_graph, path_info_json, sanitize, snapshot,
+    structured_attrs, LoadError, LoadOptions,
 };
 use crate::store::Closure;
 
@@ -29,6 +29,7 @@ pub(super) enum Detected {
     PathInfoJson,
     StructuredAttrs,
     Registration(RecordKind),
+    NixStoreGraph,
     Snapshot,
 }
 
@@ -97,6 +98,11 @@ const FORMATS: &[Format] = &[
             let sd = opts.store_dir_or_default();
             registration::parse(&text, RecordKind::ExportReferencesGraph, path, &sd)
         },
+    },
+    Format {
+        kind: Detected::NixStoreGraph,
+        sniff: Sniff::Text(nix_store_graph::looks_like_graph),
+        read: |text, path, opts| nix_store_graph::parse(&text, path, &opts.store_dir_or_default()),
     },
     Format {
         kind: Detected::PathInfoJson,
@@ -259,6 +265,7 @@ mod tests {
                 "export-references-graph",
                 Detected::Registration(RecordKind::ExportReferencesGraph),
             ),
+            ("nix-store-graph.dot", Detected::NixStoreGraph),
             ("closure-info", Detected::ClosureInfoDir),
             ("binary-cache", Detected::BinaryCacheDir),
         ] {

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use crate::store::{sanitize, Closure};
 
-/// Why an input could not be loaded. Every variant names the input; JSON errors carry
-/// a line and column, text errors a line and what was expected there.
+/// Why an input could not be loaded. Every variant names the input; JSON and DOT errors
+/// carry a line and column, line-record errors a line and what was expected there.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
     /// The input does not exist or cannot be read.
@@ -53,6 +53,21 @@ pub enum LoadError {
         /// What the format has at this line.
         expected: String,
         /// What the file has, quoted, or `end of file`.
+        found: String,
+    },
+    /// A text format read token by token (`nix-store --query --graph`'s DOT) that has
+    /// something else at a known line and column.
+    #[error("{}:{line}:{column}: expected {expected}, found {found}", .path.display())]
+    Syntax {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column, in characters.
+        column: usize,
+        /// What the format has at this position.
+        expected: String,
+        /// What the file has, quoted, or `end of line` or `end of file`.
         found: String,
     },
     /// The input is none of the formats nixcut reads.
@@ -121,8 +136,9 @@ pub enum LoadError {
 }
 
 const EXPECTED_FORMATS: &str = "a store path or a symlink to one, `nix path-info --json` \
-output, a registration or exportReferencesGraph file, a structured-attrs .attrs.json, a nixcut \
-snapshot, a closureInfo directory or a binary cache directory";
+output, a registration or exportReferencesGraph file, `nix-store --query --graph` output, a \
+structured-attrs .attrs.json, a nixcut snapshot, a closureInfo directory or a binary cache \
+directory";
 
 impl LoadError {
     pub(crate) fn io(path: &Path, source: io::Error) -> LoadError {

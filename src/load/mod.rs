@@ -3,8 +3,9 @@
 //! [`load`] looks at what an input *is*, never at its name: a directory is a closureInfo
 //! output (it has `registration`) or a binary cache (it has `nix-cache-info`); a file is
 //! sniffed as JSON (`nix path-info --json` of any Nix version, a structured-attrs
-//! `.attrs.json`, a nixcut snapshot) or text (registration records, or the sizeless
-//! `exportReferencesGraph` records); a store path, or a symlink to one such as
+//! `.attrs.json`, a nixcut snapshot) or text (registration records, the sizeless
+//! `exportReferencesGraph` records, or the DOT graph of `nix-store --query --graph`); a
+//! store path, or a symlink to one such as
 //! `./result`, is read from the local store's database, or queried through the installed
 //! `nix` when the database cannot be read (even when that store path is itself, say, a
 //! closureInfo output: name a file inside it, `result/registration`, to read the file
@@ -29,6 +30,7 @@ mod in_store;
 pub mod json;
 mod json_parts;
 pub mod live;
+pub mod nix_store_graph;
 mod options;
 pub mod package_set;
 pub mod path_info_json;

@@ -1,7 +1,8 @@
 //! Reading one input file or stream for detection: the first bytes decide what cannot
 //! be an input at all ([`refuse_from_head`]), the rest is read up to the cap on input
 //! size, large regular files in parts on every core ([`read_at_parallel`]). Which
-//! format the text is, is `super::detect`'s question.
+//! format the text is, is `super::detect`'s question. The files of a directory input
+//! are read under the same cap ([`read_text_file`]).
 
 use rayon::prelude::*;
 use std::io::{self, Read};
@@ -102,6 +103,45 @@ pub(super) fn read_sniffed(
 
 const BOM: &[u8] = "\u{feff}".as_bytes();
 
+/// The text of the regular file `path`, for a reader that opens the files of a
+/// directory input itself (closureInfo's, a binary cache's): never more than `cap`
+/// bytes, and never a FIFO or a device, which could block or never end. Errors are
+/// `io::Error`s the caller names the file in.
+pub(super) fn read_text_file(path: &Path, cap: u64) -> io::Result<String> {
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file (a FIFO, device or socket is not read)",
+        ));
+    }
+    let too_large = || {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "it is larger than {} ({cap} bytes), the most nixcut reads from one input",
+                crate::store::format_size(cap)
+            ),
+        )
+    };
+    if meta.len() > cap {
+        return Err(too_large());
+    }
+    let mut buf = Vec::new();
+    std::fs::File::open(path)?
+        .take(cap.saturating_add(1))
+        .read_to_end(&mut buf)?;
+    if buf.len() as u64 > cap {
+        return Err(too_large());
+    }
+    String::from_utf8(buf).map_err(|e| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("not UTF-8 at byte {}", e.utf8_error().valid_up_to()),
+        )
+    })
+}
+
 /// Files from this size on are read in parts on every core: copying 75 MiB out of the
 /// page cache costs a page fault every 4 KiB of the new buffer, and those are taken on
 /// both cores at once.
@@ -153,9 +193,11 @@ fn read_at_parallel(file: &std::fs::File, head: &[u8], size: u64) -> io::Result<
 
 /// Judge an input by its first bytes (`complete`: they are all of it). `Some(seen)`
 /// when it cannot be any format nixcut reads: every format is UTF-8 text without NUL
-/// bytes, starting (after blanks) with `{` or `[` (JSON) or `/` (a store path: the
-/// registration and `exportReferencesGraph` records).
+/// bytes, starting (after blanks) with `{` or `[` (JSON), `/` (a store path: the
+/// registration and `exportReferencesGraph` records) or the word `digraph`
+/// (`nix-store --query --graph`).
 fn refuse_from_head(head: &[u8], complete: bool) -> Option<String> {
+    const GRAPH: &str = "digraph";
     if let Some(i) = memchr::memchr(0, head) {
         return Some(format!("binary data (a NUL byte at byte {i})"));
     }
@@ -174,8 +216,11 @@ fn refuse_from_head(head: &[u8], complete: bool) -> Option<String> {
     };
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let start = text.trim_start();
+    // `digraph` may be cut by the end of the head only when there is more to read.
+    let graph = start.starts_with(GRAPH) || (!complete && GRAPH.starts_with(start));
     match start.chars().next() {
         None | Some('{' | '[' | '/') => None,
+        Some(_) if graph => None,
         Some(_) => Some(format!(
             "text starting with `{}`",
             sanitize(start.lines().next().unwrap_or_default(), 60)
@@ -203,5 +248,31 @@ mod tests {
         assert!(refuse("[é".as_bytes().split_at(2).0, true).is_some());
         let seen = refuse(b"hello\x1b[2J world\nmore", false).unwrap();
         assert_eq!(seen, "text starting with `hello?[2J world`");
+        assert!(refuse(b"digraph G {", true).is_none());
+        assert!(
+            refuse(b"  digr", false).is_none(),
+            "cut by the end of the head"
+        );
+        assert!(refuse(b"digr", true).is_some());
+        assert!(refuse(b"dig it", false).is_some());
+    }
+
+    #[test]
+    fn directory_files_are_read_under_the_cap_and_only_when_regular() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("f");
+        std::fs::write(&f, "12345").unwrap();
+        assert_eq!(read_text_file(&f, 5).unwrap(), "12345");
+        let e = read_text_file(&f, 4).unwrap_err().to_string();
+        assert!(e.contains("larger than 4 B"), "{e}");
+        std::fs::write(&f, b"ab\xff").unwrap();
+        let e = read_text_file(&f, 5).unwrap_err().to_string();
+        assert!(e.contains("not UTF-8 at byte 2"), "{e}");
+        let e = read_text_file(dir.path(), 5).unwrap_err().to_string();
+        assert!(e.contains("not a regular file"), "{e}");
+        let e = read_text_file(Path::new("/dev/zero"), 5)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not a regular file"), "{e}");
     }
 }

@@ -19,6 +19,9 @@ pub enum SourceKind {
     ExportReferencesGraph,
     /// A structured-attrs `.attrs.json`.
     StructuredAttrs,
+    /// `nix-store --query --graph` output (Graphviz DOT): paths and references only,
+    /// no sizes, no hashes, no derivers, and no self-references (Nix leaves them out).
+    NixStoreGraph,
     /// A binary cache directory.
     BinaryCache,
     /// A binary cache over HTTP(S) (`--cache URL`); `origin` is the cache's URL.
