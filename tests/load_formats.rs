@@ -111,7 +111,10 @@ fn nix_store_graph_agrees_on_paths_and_references_but_self_references() {
     assert_eq!(c.source, SourceKind::NixStoreGraph);
     assert_eq!(c.store_dir.as_str(), "/nix/store");
     assert!(!c.has_sizes());
-    assert!(c.warnings.iter().any(|w| w.contains("sizes unknown")));
+    assert!(c
+        .warnings
+        .iter()
+        .any(|w| w.to_string().contains("sizes unknown")));
     assert!(c.paths.values().all(|i| i.nar_hash.is_none()));
     assert_eq!(
         references_without_self(&c),

@@ -46,7 +46,7 @@ use std::path::Path;
 
 use super::json::with_store_dir_hint;
 use super::LoadError;
-use crate::store::{sanitize, Closure, PathInfo, SourceKind, StoreDir, StorePath};
+use crate::store::{sanitize, Closure, LoadWarning, PathInfo, SourceKind, StoreDir, StorePath};
 
 /// The graph's header as Nix writes it.
 const HEADER: &str = "`digraph G {`";
@@ -111,11 +111,9 @@ pub fn parse(text: &str, path: &Path, store_dir: &StoreDir) -> Result<Closure, L
     }
     graph.into_closure(&mut closure, path)?;
     if !closure.paths.is_empty() {
-        closure.warnings.push(format!(
-            "{}: `nix-store --query --graph` output has no NAR sizes and no \
-             self-references: sizes unknown",
-            path.display()
-        ));
+        closure.warnings.push(LoadWarning::GraphWithoutSizes {
+            file: path.display().to_string(),
+        });
     }
     Ok(closure)
 }
@@ -173,11 +171,11 @@ impl Graph {
             info.references.push(from);
         }
         for (p, line) in self.twice {
-            closure.warnings.push(format!(
-                "{}:{line}: {} has a second node line; read as one node",
-                path.display(),
-                sanitize(p.name(), 80)
-            ));
+            closure.warnings.push(LoadWarning::NodeTwice {
+                file: path.display().to_string(),
+                line: line as u64,
+                name: sanitize(p.name(), 80),
+            });
         }
         for info in infos.into_values() {
             closure.insert(info);
@@ -491,7 +489,10 @@ mod tests {
         assert_eq!(c.paths[&app].references.len(), 3, "no self-reference");
         assert!(c.paths.values().all(|i| i.nar_size.is_none()));
         assert_eq!(c.roots(), vec![app]);
-        assert!(c.warnings.iter().any(|w| w.contains("sizes unknown")));
+        assert!(c
+            .warnings
+            .iter()
+            .any(|w| w.to_string().contains("sizes unknown")));
         assert!(looks_like_graph(&fixture()));
     }
 
@@ -606,7 +607,7 @@ mod tests {
         let c = read(&text).unwrap();
         assert_eq!(c.paths.len(), 1);
         assert!(
-            c.warnings.iter().any(|w| w.contains(":3:")),
+            c.warnings.iter().any(|w| w.to_string().contains(":3:")),
             "{:?}",
             c.warnings
         );

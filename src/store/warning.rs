@@ -27,6 +27,14 @@ pub enum LoadWarning {
     },
     /// An `exportReferencesGraph` file: no NAR sizes at all.
     NoNarSizes { file: String },
+    /// A `nix-store --query --graph` file: no NAR sizes, and no self-references.
+    GraphWithoutSizes { file: String },
+    /// The node `name` has a second node line, at `line` of `file`: read as one node.
+    NodeTwice {
+        file: String,
+        line: u64,
+        name: String,
+    },
     /// `count` paths of `file` have no NAR size (none: some of them).
     WithoutNarSize { file: String, count: Option<u64> },
     /// `file` says the store directory is `says`, but `given` was given: `says` is used.

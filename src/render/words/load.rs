@@ -29,6 +29,15 @@ impl fmt::Display for LoadWarning {
                 f,
                 "{file}: an exportReferencesGraph file has no NAR sizes: sizes unknown"
             ),
+            W::GraphWithoutSizes { file } => write!(
+                f,
+                "{file}: `nix-store --query --graph` output has no NAR sizes and no \
+                 self-references: sizes unknown"
+            ),
+            W::NodeTwice { file, line, name } => write!(
+                f,
+                "{file}:{line}: {name} has a second node line; read as one node"
+            ),
             W::WithoutNarSize { file, count } => match count {
                 Some(n) => write!(
                     f,
