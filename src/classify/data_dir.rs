@@ -9,36 +9,8 @@
 //! with `[[data_dir]]`, and a row named like a built-in one
 //! replaces it (`dirs = []` turns it off).
 
+pub use super::gpu_libs::DataBase;
 use super::RuleId;
-
-/// Where a library's data directories are counted from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DataBase {
-    /// The directory the loader found the library in (its RUNPATH directory, not the
-    /// symlink-resolved path): rocBLAS, for one.
-    LoadedAs,
-    /// The directory of the library's real path.
-    RealPath,
-}
-
-impl DataBase {
-    /// `loaded-as` or `real-path` (the rules file's spelling).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DataBase::LoadedAs => "loaded-as",
-            DataBase::RealPath => "real-path",
-        }
-    }
-
-    /// Parse the rules file's spelling.
-    pub fn parse(s: &str) -> Option<DataBase> {
-        match s {
-            "loaded-as" => Some(DataBase::LoadedAs),
-            "real-path" => Some(DataBase::RealPath),
-            _ => None,
-        }
-    }
-}
 
 /// One row: a library (file name `library` or `library.<version>`) and the directories,
 /// relative to [`DataBase`], it opens.

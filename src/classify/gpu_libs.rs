@@ -23,7 +23,34 @@ use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
-use super::data_dir::DataBase;
+/// Where a library's data directories are counted from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DataBase {
+    /// The directory the loader found the library in (its RUNPATH directory, not the
+    /// symlink-resolved path): rocBLAS, for one.
+    LoadedAs,
+    /// The directory of the library's real path.
+    RealPath,
+}
+
+impl DataBase {
+    /// `loaded-as` or `real-path` (the rules file's spelling).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DataBase::LoadedAs => "loaded-as",
+            DataBase::RealPath => "real-path",
+        }
+    }
+
+    /// Parse the rules file's spelling.
+    pub fn parse(s: &str) -> Option<DataBase> {
+        match s {
+            "loaded-as" => Some(DataBase::LoadedAs),
+            "real-path" => Some(DataBase::RealPath),
+            _ => None,
+        }
+    }
+}
 
 /// The nixpkgs option that picks the GPU targets a package is built for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

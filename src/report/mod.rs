@@ -49,7 +49,7 @@ pub use gpu::{
 };
 pub use nix::{
     is_plain, DataDirJoin, EditAt, ExpressionError, ExpressionFile, ExpressionProblem, GpuRebuild,
-    NixCode, SplitAttributes, SplitExpr, SplitNix, StdenvTerms,
+    NixCode, StdenvTerms,
 };
 pub use refs::{
     EvidenceDetail, EvidenceItem, Explanation, ReachStep, ReachVia, RefEntry, RefsPath, RefsReport,
@@ -62,9 +62,9 @@ pub use set_diff::{
 };
 pub use split::{
     ArchRow, Assumption, AssumptionReason, Because, BecauseDetail, BecauseKind, CycleEdge, NoSplit,
-    NoSplitReason, OutputReference, OutputUse, Remedy, RemedyOption, SplitAction, SplitCode,
-    SplitExpression, SplitFor, SplitOutput, SplitReport, SplitTerms, SplitWarning, WhySavings,
-    WhySuggestion,
+    NoSplitReason, OutputReference, OutputUse, Remedy, RemedyOption, SplitAction, SplitAttributes,
+    SplitCode, SplitExpr, SplitExpression, SplitFor, SplitNix, SplitOutput, SplitReport,
+    SplitTerms, SplitWarning, WhySavings, WhySuggestion,
 };
 pub use why::{
     ChainNode, HopEvidence, RestRow, SortKey, WhyChainsReport, WhyGpu, WhyPath, WhyReport,

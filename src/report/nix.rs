@@ -6,9 +6,6 @@
 
 use serde::{Deserialize, Deserializer};
 
-use super::{SplitAction, SplitFor};
-use crate::store::{StoreDir, StorePath};
-
 /// Nix code in a report: the facts `crate::render::nix` writes it from, or, in a
 /// report read back from JSON, the code as it was written (Nix code cannot be read
 /// back into its facts, so it renders again as it was read).
@@ -56,27 +53,6 @@ pub struct DataDirJoin {
     pub directory: String,
 }
 
-/// The `overrideAttrs` of a split: the package, its outputs and the actions of the
-/// report, in build order.
-#[derive(Debug, Clone, Copy)]
-pub struct SplitNix<'a> {
-    /// The store directory the paths are in.
-    pub store_dir: &'a StoreDir,
-    /// The package split.
-    pub package: &'a StorePath,
-    /// Its outputs, `out` first.
-    pub outputs: &'a [String],
-    /// What the build does, in order.
-    pub actions: &'a [SplitAction],
-    /// The consumer's closure before and after, for the header comment.
-    pub for_root: Option<&'a SplitFor>,
-    /// What stdenv's hooks do of it.
-    pub stdenv: &'a StdenvTerms,
-    /// `--gpu-targets` (base architectures), when the other architectures are not
-    /// rebuilt rather than moved.
-    pub gpu_targets: &'a [String],
-}
-
 /// Where a file an action edits is when `postFixup` starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EditAt {
@@ -122,18 +98,6 @@ pub struct ExpressionFile {
     pub name: String,
     /// Its contents.
     pub text: String,
-}
-
-/// The split as the attributes to add to the package's `mkDerivation` attribute set
-/// (what a reviewer merges when no expression was given).
-#[derive(Debug, Clone, Copy)]
-pub struct SplitAttributes<'a>(pub SplitNix<'a>);
-
-/// The split written into a package's expression: a unified diff of FILE.
-#[derive(Debug, Clone, Copy)]
-pub struct SplitExpr<'a> {
-    pub code: SplitNix<'a>,
-    pub file: &'a ExpressionFile,
 }
 
 /// Where and why a package's expression cannot take the split.

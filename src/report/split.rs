@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{DataDirJoin, GpuRebuild, NixCode, SourceRef, SplitNix, StdenvTerms};
+use super::{DataDirJoin, ExpressionFile, GpuRebuild, NixCode, SourceRef, StdenvTerms};
 use crate::classify::{EvidenceKind, FileClass, HitDetail};
 use crate::store::{StoreDir, StorePath};
 
@@ -614,4 +614,37 @@ mod tests {
         assert_eq!(doc, BecauseKind::Hit(EvidenceKind::Doc));
         assert!(serde_json::from_str::<BecauseKind>("\"no-such-kind\"").is_err());
     }
+}
+
+/// The `overrideAttrs` of a split: the package, its outputs and the actions of the
+/// report, in build order.
+#[derive(Debug, Clone, Copy)]
+pub struct SplitNix<'a> {
+    /// The store directory the paths are in.
+    pub store_dir: &'a StoreDir,
+    /// The package split.
+    pub package: &'a StorePath,
+    /// Its outputs, `out` first.
+    pub outputs: &'a [String],
+    /// What the build does, in order.
+    pub actions: &'a [SplitAction],
+    /// The consumer's closure before and after, for the header comment.
+    pub for_root: Option<&'a SplitFor>,
+    /// What stdenv's hooks do of it.
+    pub stdenv: &'a StdenvTerms,
+    /// `--gpu-targets` (base architectures), when the other architectures are not
+    /// rebuilt rather than moved.
+    pub gpu_targets: &'a [String],
+}
+
+/// The split as the attributes to add to the package's `mkDerivation` attribute set
+/// (what a reviewer merges when no expression was given).
+#[derive(Debug, Clone, Copy)]
+pub struct SplitAttributes<'a>(pub SplitNix<'a>);
+
+/// The split written into a package's expression: a unified diff of FILE.
+#[derive(Debug, Clone, Copy)]
+pub struct SplitExpr<'a> {
+    pub code: SplitNix<'a>,
+    pub file: &'a ExpressionFile,
 }

@@ -20,6 +20,7 @@ mod config;
 mod cycles;
 mod gpu;
 mod plan;
+mod rel;
 mod stdenv;
 
 pub use plan::{fact_sub_path, nar_size_of};
@@ -42,6 +43,7 @@ use config::ConfigTexts;
 use cycles::plan_without_cycles;
 use gpu::{archs, remedies};
 use plan::{Plan, Tree};
+use rel::{rel, rel_bytes};
 
 /// Options of `nixcut split`.
 #[derive(Debug, Clone, Default)]
@@ -364,16 +366,6 @@ fn build_outputs_needed(
         });
     }
     v
-}
-
-/// A relative path as text.
-fn rel_bytes(p: &[u8]) -> String {
-    String::from_utf8_lossy(p).into_owned()
-}
-
-/// An entry's path as text.
-fn rel(p: &crate::scan::RelPath) -> String {
-    String::from_utf8_lossy(p.as_bytes()).into_owned()
 }
 
 /// ROOT's closure before and after the split of one package.
