@@ -721,6 +721,41 @@ fn the_layers_point_one_way() {
     );
 }
 
+/// The layers in the order `src/lib.rs` names them: each imports only layers before it.
+const LAYERS: &[&str] = &[
+    "store", "timing", "http", "load", "source", "elf", "classify", "scan", "evidence", "reach",
+    "graph", "report", "analysis", "render",
+];
+
+#[test]
+fn each_layer_imports_only_those_before_it() {
+    let [krate, _] = crates();
+    let rank = |l: &str| LAYERS.iter().position(|x| *x == l);
+    let mut wrong = Vec::new();
+    for (a, bs) in krate.layers() {
+        let Some(ra) = rank(&a[0]) else {
+            wrong.push(format!(
+                "{} is not in LAYERS (nor in src/lib.rs's list)",
+                a[0]
+            ));
+            continue;
+        };
+        for (b, why) in bs {
+            if rank(&b[0]).is_none_or(|rb| rb >= ra) {
+                wrong.push(format!(
+                    "{} imports {} (line {} of {})",
+                    a[0], b[0], why.line, why.path
+                ));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "layers out of order:\n{}",
+        wrong.join("\n")
+    );
+}
+
 /// Where file contents come from does not depend on how closures are loaded or on the
 /// report types; the vocabulary layer depends on nothing.
 #[test]
