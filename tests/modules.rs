@@ -18,6 +18,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use petgraph::algo::tarjan_scc;
+use petgraph::graphmap::DiGraphMap;
 use proc_macro2::{TokenStream, TokenTree};
 use quote::ToTokens;
 use syn::visit::Visit;
@@ -532,66 +534,24 @@ impl Crate {
         self.locate(&abs, 0)
     }
 
-    /// Strongly connected components of more than one file (Tarjan).
+    /// Strongly connected components of more than one file (petgraph's Tarjan).
     fn circles(edges: &BTreeMap<ModPath, BTreeMap<ModPath, Because>>) -> Vec<Vec<ModPath>> {
-        struct T<'a> {
-            edges: &'a BTreeMap<ModPath, BTreeMap<ModPath, Because>>,
-            index: BTreeMap<&'a ModPath, usize>,
-            low: BTreeMap<&'a ModPath, usize>,
-            stack: Vec<&'a ModPath>,
-            on: BTreeSet<&'a ModPath>,
-            out: Vec<Vec<ModPath>>,
-        }
-        impl<'a> T<'a> {
-            fn visit(&mut self, v: &'a ModPath) {
-                let n = self.index.len();
-                self.index.insert(v, n);
-                self.low.insert(v, n);
-                self.stack.push(v);
-                self.on.insert(v);
-                if let Some(ws) = self.edges.get(v) {
-                    for w in ws.keys() {
-                        if !self.index.contains_key(w) {
-                            self.visit(w);
-                            let l = self.low[v].min(self.low[w]);
-                            self.low.insert(v, l);
-                        } else if self.on.contains(w) {
-                            let l = self.low[v].min(self.index[w]);
-                            self.low.insert(v, l);
-                        }
-                    }
-                }
-                if self.low[v] == self.index[v] {
-                    let mut comp = Vec::new();
-                    loop {
-                        let w = self.stack.pop().unwrap();
-                        self.on.remove(w);
-                        comp.push(w.clone());
-                        if w == v {
-                            break;
-                        }
-                    }
-                    if comp.len() > 1 {
-                        comp.sort();
-                        self.out.push(comp);
-                    }
-                }
+        let mut g: DiGraphMap<&ModPath, ()> = DiGraphMap::new();
+        for (a, bs) in edges {
+            g.add_node(a);
+            for b in bs.keys() {
+                g.add_edge(a, b, ());
             }
         }
-        let mut t = T {
-            edges,
-            index: BTreeMap::new(),
-            low: BTreeMap::new(),
-            stack: Vec::new(),
-            on: BTreeSet::new(),
-            out: Vec::new(),
-        };
-        for v in edges.keys() {
-            if !t.index.contains_key(v) {
-                t.visit(v);
-            }
-        }
-        t.out
+        tarjan_scc(&g)
+            .into_iter()
+            .filter(|c| c.len() > 1)
+            .map(|c| {
+                let mut c: Vec<ModPath> = c.into_iter().cloned().collect();
+                c.sort();
+                c
+            })
+            .collect()
     }
 
     fn name(&self, m: &ModPath) -> String {

@@ -62,11 +62,16 @@ impl NarDir {
     /// parsed leaves its path without files, as the loader has said why already.
     pub fn open(dir: &Path, closure: &Closure) -> Option<NarDir> {
         let mut entries = BTreeMap::new();
-        for e in std::fs::read_dir(dir).ok()?.flatten() {
-            let p = e.path();
-            if p.extension().is_none_or(|x| x != "narinfo") {
-                continue;
-            }
+        // In name order, as the loader reads them: of two narinfos describing one path,
+        // the later one's URL is the one kept, on every file system.
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+            .ok()?
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "narinfo"))
+            .collect();
+        files.sort();
+        for p in files {
             let Ok(text) = std::fs::read_to_string(&p) else {
                 continue;
             };
