@@ -168,6 +168,18 @@ impl fmt::Display for LoadWarning {
                 "{file}: {duplicates} store path(s) listed more than once (first at line \
                  {line}); each counts once"
             ),
+            W::JobsWithoutOutputs {
+                file,
+                count,
+                line,
+                attr,
+            } => write!(
+                f,
+                "{file}: {} without output paths (an evaluation error; the first, `{}`, at line \
+                 {line}): not roots",
+                crate::render::text::count(*count, "job", "jobs"),
+                crate::store::sanitize(attr, 80)
+            ),
             W::BaselineOfOtherPackage { theirs, ours } => write!(
                 f,
                 "the baseline is of another package: its root is {}, ROOT's is {}; a \
