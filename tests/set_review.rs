@@ -612,3 +612,73 @@ fn set_reports_use_one_minus_sign_and_singular_counts() {
     assert_eq!(code, 1, "{err}");
     assert!(out.contains("1 of 1 root only in NEW brings more than"), "{out}");
 }
+
+/// Hostile job listings and review directories: an error naming the file and the
+/// position, never a panic, and no raw control character on any output.
+#[test]
+fn hostile_listings_are_errors_naming_the_position_or_escaped() {
+    let d = small_dir();
+    let w = small();
+    let (o, og, ng) = (
+        s(&d.join("old.paths")),
+        s(&d.join("old.json")),
+        s(&d.join("new.json")),
+    );
+    let h = dir("hostile");
+    let good = set_world::eval_jobs(&w.new);
+    let lines = good.lines().count();
+    let cases: Vec<(&str, Vec<u8>, String)> = vec![
+        (
+            "cut",
+            format!("{good}{{\"attr\":\"x\",\"outputs\":{{\"out\":\"/nix/st").into_bytes(),
+            format!("cut.jobs:{}:", lines + 1),
+        ),
+        (
+            "utf8",
+            [good.as_bytes(), b"{\"attr\":\"\xff\",\"outputs\":{}}\n"].concat(),
+            format!("utf8.jobs:{}:", lines + 1),
+        ),
+        (
+            "noattr",
+            format!("{good}{{\"outputs\":{{}}}}\n").into_bytes(),
+            format!("noattr.jobs:{}:", lines + 1),
+        ),
+        (
+            "dotdot",
+            format!("{good}{{\"attr\":\"x\",\"outputs\":{{\"out\":\"/nix/store/../etc/{}-x\"}}}}\n", "a".repeat(32)).into_bytes(),
+            format!("dotdot.jobs:{}:", lines + 1),
+        ),
+    ];
+    for (name, bytes, want) in cases {
+        let f = h.join(format!("{name}.jobs"));
+        std::fs::write(&f, bytes).unwrap();
+        let (code, out, err) = run(&["diff", &o, &s(&f), "--graph", &og, "--graph", &ng]);
+        assert_eq!(code, 2, "{name}: {out}{err}");
+        assert!(err.contains(&want), "{name}: want `{want}` in {err}");
+        assert!(!err.contains("panicked"), "{name}: {err}");
+        assert!(!err.chars().any(|c| c.is_control() && c != '\n'), "{name}: {err:?}");
+    }
+    // Control characters in an attribute: kept in JSON (escaped), replaced elsewhere.
+    let evil = h.join("evil.jobs");
+    std::fs::write(
+        &evil,
+        good.replacen("\"attr\":\"jobs.a\"", "\"attr\":\"jobs.a\\u001b[31m\\nPASS\"", 1),
+    )
+    .unwrap();
+    for format in ["table", "markdown", "html", "json"] {
+        let (code, out, err) = run(&[
+            "diff", &o, &s(&evil), "--graph", &og, "--graph", &ng, "--format", format,
+        ]);
+        assert_eq!(code, 0, "{format}: {err}");
+        assert!(!out.contains('\u{1b}'), "{format}: {out:?}");
+        assert!(!out.lines().any(|l| l.starts_with("PASS")), "{format}: {out}");
+    }
+    // A nixpkgs-review report that is not JSON: the report named, with its position.
+    let review = h.join("review");
+    std::fs::create_dir_all(review.join("results")).unwrap();
+    std::fs::write(review.join("report.json"), "{\"result\": {\n  \"x86_64-linux\": [\n").unwrap();
+    let (code, _, err) = run(&["diff", &o, &s(&review), "--graph", &og, "--graph", &ng]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("report.json:3:"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}

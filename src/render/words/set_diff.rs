@@ -142,9 +142,15 @@ pub(crate) fn root_name(r: &RootDiff) -> String {
         (o, n) => s = format!("{s} {o} → {n}"),
     }
     if let Some(a) = attr_of(r) {
-        s = format!("{s} ({a})");
+        s = format!("{s} ({})", attr(a));
     }
     s
+}
+
+/// An attribute path as reports print it: what the set said, with every character
+/// that would act on a terminal replaced (a job listing is untrusted input).
+fn attr(a: &str) -> String {
+    crate::store::sanitize(a, 200)
 }
 
 /// The attribute path of a root: NEW's, else OLD's.
@@ -215,7 +221,7 @@ pub(crate) fn chain(c: &Cause) -> String {
         .collect::<Vec<_>>()
         .join(" → ");
     match &c.example_attr {
-        Some(a) => format!("{}: {names}", one_line(a)),
+        Some(a) => format!("{}: {names}", attr(a)),
         None => names,
     }
 }
@@ -349,7 +355,7 @@ pub(crate) fn failed_root(f: &crate::report::FailedRoot) -> String {
         .map(|c| format!("{} {} {}", c.name, c.change.as_str(), format_delta(c.bytes)))
         .collect();
     let name = match &f.attr {
-        Some(a) => format!("{} ({})", one_line(&f.name), one_line(a)),
+        Some(a) => format!("{} ({})", one_line(&f.name), attr(a)),
         None => one_line(&f.name).into_owned(),
     };
     format!(
@@ -367,7 +373,7 @@ pub(crate) fn failed_root(f: &crate::report::FailedRoot) -> String {
 /// 2.0 GiB, /nix/store/…`.
 pub(crate) fn failed_new_root(f: &FailedNewRoot) -> String {
     let name = match &f.attr {
-        Some(a) => format!("{} ({})", one_line(&f.name), one_line(a)),
+        Some(a) => format!("{} ({})", one_line(&f.name), attr(a)),
         None => one_line(&f.name).into_owned(),
     };
     format!(
