@@ -682,3 +682,44 @@ fn hostile_listings_are_errors_naming_the_position_or_escaped() {
     assert!(err.contains("report.json:3:"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
 }
+
+/// The JSON of a set diff and of a failing set check hold exactly the contract's
+/// fields (`tests/common/contract.rs`, written apart from the library).
+#[test]
+fn set_reports_keep_the_json_contract() {
+    use common::contract::{pin, SetDiffReport};
+    let d = small_dir();
+    let (o, n, og, ng) = (
+        s(&d.join("old.jobs")),
+        s(&d.join("new.jobs")),
+        s(&d.join("old.json")),
+        s(&d.join("new.json")),
+    );
+    let (code, out, err) = run(&["diff", &o, &n, "--graph", &og, "--graph", &ng, "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let r: SetDiffReport = pin("set diff", &out);
+    assert!(r.check.is_none());
+    assert!(r.roots.iter().all(|x| x.new.as_ref().or(x.old.as_ref()).unwrap().attr.is_some()));
+    let (code, out, err) = check(
+        d,
+        &[
+            "--max-growth",
+            "1%",
+            "--max-total-growth",
+            "1%",
+            "--max-new-root-size",
+            "1MiB",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(code, 1, "{err}");
+    let r: SetDiffReport = pin("set check", &out);
+    let c = r.check.expect("check");
+    assert!(!c.pass && c.total_failed && c.roots_failed == 1 && c.new_roots_failed == 1);
+    let (_, big_dir) = big();
+    let (code, out, err) = diff(big_dir, &["--format", "json", "--top", "5", "--changed-only"]);
+    assert_eq!(code, 0, "{err}");
+    let r: SetDiffReport = pin("set diff --top", &out);
+    assert!(r.rest.is_some() && r.changed_only);
+}
