@@ -201,9 +201,11 @@ pub enum Command {
     /// `llama-cpp-rocm` matches on both sides).
     ///
     /// OLD and NEW may be package sets (files of store paths, one a line, such as a
-    /// channel's `store-paths`, plain, .xz or .zst): then every root's closure before
-    /// and after, matched by package name and output, and the causes, packages added,
-    /// removed, grown or shrunk summed over roots (see docs/package-sets.md).
+    /// channel's `store-paths`, plain, .xz or .zst; nix-eval-jobs or Hydra job lines;
+    /// a nixpkgs-review directory): then every root's closure before and after,
+    /// matched by package name and output, the roots added and removed, and the
+    /// causes, packages added, removed, grown or shrunk summed over roots (see
+    /// docs/package-sets.md).
     Diff(DiffArgs),
     /// A CI gate on closure size: exit 0 pass, 1 fail, 2 error.
     ///
