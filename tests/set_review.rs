@@ -127,12 +127,7 @@ fn json_of((code, out, err): (i32, String, String)) -> Value {
 fn root_sizes(side: &Side) -> Vec<(String, u64)> {
     side.roots
         .iter()
-        .map(|&r| {
-            (
-                side.paths[r].name.clone(),
-                set_world::closure_size(side, r),
-            )
-        })
+        .map(|&r| (side.paths[r].name.clone(), set_world::closure_size(side, r)))
         .collect()
 }
 
@@ -176,7 +171,10 @@ fn the_headline_reports_added_and_removed_roots_and_the_graphs() {
         "{text}"
     );
     assert!(
-        text.contains(&format!("1 root removed ({})", format_delta(-(gone as i64)))),
+        text.contains(&format!(
+            "1 root removed ({})",
+            format_delta(-(gone as i64))
+        )),
         "{text}"
     );
     let union = |side: &Side| -> u64 {
@@ -224,9 +222,16 @@ fn one_sided_totals_equal_plain_walks_on_a_large_change() {
             .iter()
             .map(|&v| set_world::closure_size(side, v))
             .sum();
-        assert_eq!(r["total"][key]["roots"].as_u64().unwrap() as usize, roots.len());
+        assert_eq!(
+            r["total"][key]["roots"].as_u64().unwrap() as usize,
+            roots.len()
+        );
         // Every one-sided root is summed, not only the three `--top` lists.
-        assert_eq!(r["total"][key]["closure_size"].as_u64().unwrap(), want, "{key}");
+        assert_eq!(
+            r["total"][key]["closure_size"].as_u64().unwrap(),
+            want,
+            "{key}"
+        );
     }
 }
 
@@ -238,7 +243,14 @@ fn check(d: &Path, extra: &[&str]) -> (i32, String, String) {
         s(&d.join("new.json")),
     );
     let mut args = vec![
-        "check", &n, "--baseline", &o, "--graph", &og, "--graph", &ng,
+        "check",
+        &n,
+        "--baseline",
+        &o,
+        "--graph",
+        &og,
+        "--graph",
+        &ng,
     ];
     args.extend_from_slice(extra);
     run(&args)
@@ -250,7 +262,10 @@ fn check_counts_added_roots_in_the_total_and_gates_each_new_root() {
     let w = small();
     // Before: only the roots in both were gated, and they shrank: this passed.
     let (code, out, err) = check(d, &["--max-total-growth", "1%"]);
-    assert_eq!(code, 1, "the added root's closure counts as growth\n{out}{err}");
+    assert_eq!(
+        code, 1,
+        "the added root's closure counts as growth\n{out}{err}"
+    );
     assert!(out.contains("FAIL"), "{out}");
     let text = out.replace("\n  ", " ");
     assert!(
@@ -264,7 +279,10 @@ fn check_counts_added_roots_in_the_total_and_gates_each_new_root() {
     // A new root over --max-new-root-size fails the check, named with its size.
     let c = set_world::closure_size(&w.new, 4);
     let limit = format!("{}", c - 1);
-    let r = json_of(check(d, &["--max-new-root-size", &limit, "--format", "json"]));
+    let r = json_of(check(
+        d,
+        &["--max-new-root-size", &limit, "--format", "json"],
+    ));
     let k = &r["check"];
     assert_eq!(k["pass"], false, "{k}");
     assert_eq!(k["new_roots_failed"], 1);
@@ -305,10 +323,16 @@ fn check_gates_every_new_root_of_a_large_change() {
             "json",
         ],
     ));
-    assert_eq!(r["check"]["new_roots_failed"].as_u64().unwrap() as usize, over);
+    assert_eq!(
+        r["check"]["new_roots_failed"].as_u64().unwrap() as usize,
+        over
+    );
     let listed = r["check"]["failed_new"].as_array().unwrap();
     assert_eq!(listed.len(), over.min(2));
-    assert_eq!(listed[0]["closure_size"].as_u64().unwrap(), *sizes.last().unwrap());
+    assert_eq!(
+        listed[0]["closure_size"].as_u64().unwrap(),
+        *sizes.last().unwrap()
+    );
 }
 
 #[test]
@@ -374,7 +398,10 @@ fn version_changes_show_beside_roots_and_causes() {
     }
     let r = json_of(diff(d, &["--format", "json"]));
     let a = &r["roots"][0];
-    assert_eq!((a["old"]["version"].as_str(), a["new"]["version"].as_str()), (Some("1.0"), Some("1.1")));
+    assert_eq!(
+        (a["old"]["version"].as_str(), a["new"]["version"].as_str()),
+        (Some("1.0"), Some("1.1"))
+    );
     // The large change: every matched root whose version changed shows both versions.
     let (w, big_dir) = big();
     let (code, table, err) = diff(big_dir, &["--all"]);
@@ -412,7 +439,9 @@ fn download_sizes_stand_beside_nar_sizes_where_the_cache_gives_them() {
         s(&d.join("new.paths")),
         s(&d.join("cache")),
     );
-    let r = json_of(run(&["diff", &o, &n, "--graph", &cache, "--format", "json"]));
+    let r = json_of(run(&[
+        "diff", &o, &n, "--graph", &cache, "--format", "json",
+    ]));
     let download = |side: &Side, v: usize| -> u64 {
         let mut seen = vec![false; side.paths.len()];
         let mut stack = vec![v];
@@ -458,13 +487,14 @@ fn download_sizes_stand_beside_nar_sizes_where_the_cache_gives_them() {
     let (code, table, err) = run(&["diff", &o, &n, "--graph", &cache]);
     assert_eq!(code, 0, "{err}");
     assert!(table.contains("download"), "{table}");
-    assert!(
-        table.contains(&format_size(download(&w.new, 4))),
-        "{table}"
-    );
+    assert!(table.contains(&format_size(download(&w.new, 4))), "{table}");
     // path-info JSON without `downloadSize`: unknown, never 0, and no column.
     let r = json_of(diff(d, &["--format", "json"]));
-    assert!(r["roots"][0]["new"]["download_size"].is_null(), "{}", r["roots"][0]);
+    assert!(
+        r["roots"][0]["new"]["download_size"].is_null(),
+        "{}",
+        r["roots"][0]
+    );
     assert!(r["new"]["union_download_size"].is_null());
     assert!(r["total"]["download_new"].is_null());
     let (_, table, _) = diff(d, &[]);
@@ -507,7 +537,11 @@ fn eval_jobs_listings_name_every_root_by_its_attribute() {
     let base = ["diff", &o, &n, "--graph", &og, "--graph", &ng];
     let r = json_of(run(&[&base[..], &["--format", "json"]].concat()));
     for x in r["roots"].as_array().unwrap() {
-        let side = if x["new"].is_null() { &x["old"] } else { &x["new"] };
+        let side = if x["new"].is_null() {
+            &x["old"]
+        } else {
+            &x["new"]
+        };
         assert_eq!(
             side["attr"].as_str(),
             Some(format!("jobs.{}", x["name"].as_str().unwrap()).as_str()),
@@ -515,7 +549,9 @@ fn eval_jobs_listings_name_every_root_by_its_attribute() {
         );
     }
     let libs = r["causes"].as_array().unwrap();
-    assert!(libs.iter().all(|c| c["example_attr"].as_str().is_some_and(|a| a.starts_with("jobs."))));
+    assert!(libs.iter().all(|c| c["example_attr"]
+        .as_str()
+        .is_some_and(|a| a.starts_with("jobs."))));
     for format in ["table", "markdown", "html"] {
         let (code, out, err) = run(&[&base[..], &["--format", format]].concat());
         assert_eq!(code, 0, "{err}");
@@ -528,11 +564,17 @@ fn eval_jobs_listings_name_every_root_by_its_attribute() {
     // A broken line is an error naming the file and the line.
     let bad = d.join("bad.jobs");
     let text = std::fs::read_to_string(d.join("new.jobs")).unwrap();
-    std::fs::write(&bad, format!("{text}{{\"attr\":\"x\",\"outputs\":{{\"out\":\"/etc/passwd\"}}}}\n"))
-        .unwrap();
+    std::fs::write(
+        &bad,
+        format!("{text}{{\"attr\":\"x\",\"outputs\":{{\"out\":\"/etc/passwd\"}}}}\n"),
+    )
+    .unwrap();
     let (code, _, err) = run(&["diff", &o, &s(&bad), "--graph", &og, "--graph", &ng]);
     assert_eq!(code, 2);
-    assert!(err.contains(&format!("bad.jobs:{}:", text.lines().count() + 1)), "{err}");
+    assert!(
+        err.contains(&format!("bad.jobs:{}:", text.lines().count() + 1)),
+        "{err}"
+    );
     assert!(!err.contains("panicked"), "{err}");
 }
 
@@ -577,7 +619,10 @@ fn a_nixpkgs_review_directory_is_a_set_named_by_its_results() {
             )
         })
         .collect();
-    assert!(attrs.contains(&("b".into(), Some("pkgs.b".into()))), "{attrs:?}");
+    assert!(
+        attrs.contains(&("b".into(), Some("pkgs.b".into()))),
+        "{attrs:?}"
+    );
     assert!(attrs.contains(&("c".into(), Some("c".into()))), "{attrs:?}");
     let (code, table, err) = run(&base);
     assert_eq!(code, 0, "{err}");
@@ -610,7 +655,10 @@ fn set_reports_use_one_minus_sign_and_singular_counts() {
     }
     let (code, out, err) = check(d, &["--max-total-growth", "1%", "--max-new-root-size", "1"]);
     assert_eq!(code, 1, "{err}");
-    assert!(out.contains("1 of 1 root only in NEW brings more than"), "{out}");
+    assert!(
+        out.contains("1 of 1 root only in NEW brings more than"),
+        "{out}"
+    );
 }
 
 /// Hostile job listings and review directories: an error naming the file and the
@@ -645,7 +693,11 @@ fn hostile_listings_are_errors_naming_the_position_or_escaped() {
         ),
         (
             "dotdot",
-            format!("{good}{{\"attr\":\"x\",\"outputs\":{{\"out\":\"/nix/store/../etc/{}-x\"}}}}\n", "a".repeat(32)).into_bytes(),
+            format!(
+                "{good}{{\"attr\":\"x\",\"outputs\":{{\"out\":\"/nix/store/../etc/{}-x\"}}}}\n",
+                "a".repeat(32)
+            )
+            .into_bytes(),
             format!("dotdot.jobs:{}:", lines + 1),
         ),
     ];
@@ -656,27 +708,49 @@ fn hostile_listings_are_errors_naming_the_position_or_escaped() {
         assert_eq!(code, 2, "{name}: {out}{err}");
         assert!(err.contains(&want), "{name}: want `{want}` in {err}");
         assert!(!err.contains("panicked"), "{name}: {err}");
-        assert!(!err.chars().any(|c| c.is_control() && c != '\n'), "{name}: {err:?}");
+        assert!(
+            !err.chars().any(|c| c.is_control() && c != '\n'),
+            "{name}: {err:?}"
+        );
     }
     // Control characters in an attribute: kept in JSON (escaped), replaced elsewhere.
     let evil = h.join("evil.jobs");
     std::fs::write(
         &evil,
-        good.replacen("\"attr\":\"jobs.a\"", "\"attr\":\"jobs.a\\u001b[31m\\nPASS\"", 1),
+        good.replacen(
+            "\"attr\":\"jobs.a\"",
+            "\"attr\":\"jobs.a\\u001b[31m\\nPASS\"",
+            1,
+        ),
     )
     .unwrap();
     for format in ["table", "markdown", "html", "json"] {
         let (code, out, err) = run(&[
-            "diff", &o, &s(&evil), "--graph", &og, "--graph", &ng, "--format", format,
+            "diff",
+            &o,
+            &s(&evil),
+            "--graph",
+            &og,
+            "--graph",
+            &ng,
+            "--format",
+            format,
         ]);
         assert_eq!(code, 0, "{format}: {err}");
         assert!(!out.contains('\u{1b}'), "{format}: {out:?}");
-        assert!(!out.lines().any(|l| l.starts_with("PASS")), "{format}: {out}");
+        assert!(
+            !out.lines().any(|l| l.starts_with("PASS")),
+            "{format}: {out}"
+        );
     }
     // A nixpkgs-review report that is not JSON: the report named, with its position.
     let review = h.join("review");
     std::fs::create_dir_all(review.join("results")).unwrap();
-    std::fs::write(review.join("report.json"), "{\"result\": {\n  \"x86_64-linux\": [\n").unwrap();
+    std::fs::write(
+        review.join("report.json"),
+        "{\"result\": {\n  \"x86_64-linux\": [\n",
+    )
+    .unwrap();
     let (code, _, err) = run(&["diff", &o, &s(&review), "--graph", &og, "--graph", &ng]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("report.json:3:"), "{err}");
@@ -695,11 +769,16 @@ fn set_reports_keep_the_json_contract() {
         s(&d.join("old.json")),
         s(&d.join("new.json")),
     );
-    let (code, out, err) = run(&["diff", &o, &n, "--graph", &og, "--graph", &ng, "--format", "json"]);
+    let (code, out, err) = run(&[
+        "diff", &o, &n, "--graph", &og, "--graph", &ng, "--format", "json",
+    ]);
     assert_eq!(code, 0, "{err}");
     let r: SetDiffReport = pin("set diff", &out);
     assert!(r.check.is_none());
-    assert!(r.roots.iter().all(|x| x.new.as_ref().or(x.old.as_ref()).unwrap().attr.is_some()));
+    assert!(r
+        .roots
+        .iter()
+        .all(|x| x.new.as_ref().or(x.old.as_ref()).unwrap().attr.is_some()));
     let (code, out, err) = check(
         d,
         &[
@@ -718,7 +797,10 @@ fn set_reports_keep_the_json_contract() {
     let c = r.check.expect("check");
     assert!(!c.pass && c.total_failed && c.roots_failed == 1 && c.new_roots_failed == 1);
     let (_, big_dir) = big();
-    let (code, out, err) = diff(big_dir, &["--format", "json", "--top", "5", "--changed-only"]);
+    let (code, out, err) = diff(
+        big_dir,
+        &["--format", "json", "--top", "5", "--changed-only"],
+    );
     assert_eq!(code, 0, "{err}");
     let r: SetDiffReport = pin("set diff --top", &out);
     assert!(r.rest.is_some() && r.changed_only);

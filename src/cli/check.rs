@@ -219,8 +219,8 @@ fn check_sets(cfg: &Config, a: &CheckArgs, set: PackageSet, growth: Growth) -> R
     };
     // Without --max-total-growth and --max-new-root-size the per-root limit applies
     // (default 5%); with either alone, only what it names is checked.
-    let per_root = (a.max_growth.is_some() || (total.is_none() && new_root.is_none()))
-        .then(|| limit(growth));
+    let per_root =
+        (a.max_growth.is_some() || (total.is_none() && new_root.is_none())).then(|| limit(growth));
     let opts = SetDiffOptions {
         top: None,
         show: a.top,

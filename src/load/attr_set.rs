@@ -222,17 +222,15 @@ pub fn read_nixpkgs_review(dir: &Path, opts: &LoadOptions) -> Result<PackageSet,
                     })
             })
             .unwrap_or_else(|| name.clone());
-        roots
-            .push(target, k + 1, Some(attr))
-            .map_err(|e| match e {
-                LoadError::Text {
-                    expected, found, ..
-                } => LoadError::Invalid {
-                    path: link.clone(),
-                    message: format!("the link points to {found}; expected {expected}"),
-                },
-                other => other,
-            })?;
+        roots.push(target, k + 1, Some(attr)).map_err(|e| match e {
+            LoadError::Text {
+                expected, found, ..
+            } => LoadError::Invalid {
+                path: link.clone(),
+                message: format!("the link points to {found}; expected {expected}"),
+            },
+            other => other,
+        })?;
     }
     roots.finish().map_err(|e| match e {
         LoadError::Invalid { .. } => LoadError::Invalid {
@@ -312,8 +310,12 @@ mod tests {
         assert!(e.contains("jobs:1:") && e.contains("not an object"), "{e}");
         // A store-paths list and path-info JSON are not nix-eval-jobs output.
         assert!(!looks_like_eval_jobs(format!("{HELLO}\n").as_bytes()));
-        assert!(!looks_like_eval_jobs(b"{\"/nix/store/x\": {\"narSize\": 1}}"));
+        assert!(!looks_like_eval_jobs(
+            b"{\"/nix/store/x\": {\"narSize\": 1}}"
+        ));
         // A first line cut by the head: judged by its start.
-        assert!(looks_like_eval_jobs(b"{\"attr\":\"hello\",\"inputDrvs\":{\"/nix/st"));
+        assert!(looks_like_eval_jobs(
+            b"{\"attr\":\"hello\",\"inputDrvs\":{\"/nix/st"
+        ));
     }
 }

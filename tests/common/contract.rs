@@ -823,7 +823,12 @@ pub struct SetRest {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, tag = "unit", content = "value", rename_all = "kebab-case")]
+#[serde(
+    deny_unknown_fields,
+    tag = "unit",
+    content = "value",
+    rename_all = "kebab-case"
+)]
 pub enum SetLimit {
     Percent(f64),
     Bytes(u64),

@@ -111,7 +111,11 @@ pub(super) fn kept_by_top(found: &[(usize, usize, Acc)], top: Option<usize>) -> 
             found
                 .iter()
                 .map(|c| {
-                    let n = if c.2.bytes > 0 { &mut grow } else { &mut shrink };
+                    let n = if c.2.bytes > 0 {
+                        &mut grow
+                    } else {
+                        &mut shrink
+                    };
                     *n += 1;
                     *n <= t
                 })
@@ -328,11 +332,21 @@ pub(super) fn root_rows(
     let removed = one_sided_total(old, only_old, ranges, "only in OLD")?;
     let all_old = ranges.unsigned(
         u128::from(total_old) + u128::from(removed.closure_size),
-        || format!("the closure sizes of every root in OLD (`{}`)", ranges.old_origin),
+        || {
+            format!(
+                "the closure sizes of every root in OLD (`{}`)",
+                ranges.old_origin
+            )
+        },
     )?;
     let all_new = ranges.unsigned(
         u128::from(total_new) + u128::from(added.closure_size),
-        || format!("the closure sizes of every root in NEW (`{}`)", ranges.new_origin),
+        || {
+            format!(
+                "the closure sizes of every root in NEW (`{}`)",
+                ranges.new_origin
+            )
+        },
     )?;
     let all_delta = ranges.signed(i128::from(all_new) - i128::from(all_old), || {
         "the change of the closure sizes of every root of the two sets".to_string()

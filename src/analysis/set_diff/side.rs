@@ -167,7 +167,11 @@ impl<'a> Side<'a> {
 /// Every path's closure download size and the union's: one more pass of closure sums
 /// when every path has a download size, two (the sizes, and how many paths lack one)
 /// when some have; none when no path has one (a `nix path-info` of a local store).
-fn downloads(closure: &Closure, g: &ClosureGraph, cond: &Condensation) -> (Vec<Option<u64>>, Option<u64>) {
+fn downloads(
+    closure: &Closure,
+    g: &ClosureGraph,
+    cond: &Condensation,
+) -> (Vec<Option<u64>>, Option<u64>) {
     let own: Vec<Option<u64>> = g
         .paths
         .iter()

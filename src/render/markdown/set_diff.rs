@@ -160,7 +160,11 @@ pub(super) fn set_diff(r: &SetDiffReport, out: &mut dyn Write) -> io::Result<()>
         let left = more_causes.len() - n + hidden_causes;
         let mut d = format!(
             "\n<details><summary>{}</summary>\n\n{CAUSE_HEAD}{rows}",
-            count((more_causes.len() + hidden_causes) as u64, "more cause", "more causes")
+            count(
+                (more_causes.len() + hidden_causes) as u64,
+                "more cause",
+                "more causes"
+            )
         );
         if left > 0 {
             let _ = writeln!(d, "\n… and {left} more (see `--format json`)");
@@ -176,7 +180,11 @@ pub(super) fn set_diff(r: &SetDiffReport, out: &mut dyn Write) -> io::Result<()>
         let left = more_roots.len() - n + hidden_roots;
         let mut d = format!(
             "\n<details><summary>{}</summary>\n\n{}{rows}",
-            count((more_roots.len() + hidden_roots) as u64, "more root", "more roots"),
+            count(
+                (more_roots.len() + hidden_roots) as u64,
+                "more root",
+                "more roots"
+            ),
             root_head(downloads)
         );
         if left > 0 {

@@ -102,7 +102,11 @@ pub(crate) fn rebuild(r: &SetDiffReport) -> String {
         count(b.paths_rebuilt as u64, "path", "paths"),
         thousands(b.paths_rebuilt_same_size as u64),
         format_size(b.bytes_rebuilt_same_size),
-        count(b.roots_rebuilt_same_size as u64, "root rebuilt", "roots rebuilt"),
+        count(
+            b.roots_rebuilt_same_size as u64,
+            "root rebuilt",
+            "roots rebuilt"
+        ),
         count(b.paths_added as u64, "path", "paths"),
         count(b.paths_removed as u64, "name", "names")
     )
@@ -270,7 +274,11 @@ pub(crate) fn verdict(r: &SetDiffReport) -> Vec<String> {
             "{} of {} only in NEW {} more than {} (--max-new-root-size)",
             thousands(c.new_roots_failed as u64),
             count(r.counts.only_new as u64, "root", "roots"),
-            if c.new_roots_failed == 1 { "brings" } else { "bring" },
+            if c.new_roots_failed == 1 {
+                "brings"
+            } else {
+                "bring"
+            },
             format_size(max)
         ));
     }
