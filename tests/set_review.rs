@@ -805,3 +805,103 @@ fn set_reports_keep_the_json_contract() {
     let r: SetDiffReport = pin("set diff --top", &out);
     assert!(r.rest.is_some() && r.changed_only);
 }
+
+/// `nix path-info --json` of a binary cache store gives `downloadSize`: the same
+/// download sizes as the cache's narinfos; a graph where one path lacks it leaves every
+/// closure holding that path unknown (`null`), never summed without it.
+#[test]
+fn path_info_download_sizes_and_unknown_ones() {
+    let w = small();
+    let d = dir("download-json");
+    let json = |side: &Side, skip: Option<&str>| -> String {
+        let entries: Vec<String> = side
+            .paths
+            .iter()
+            .map(|p| {
+                let refs: Vec<String> = p
+                    .refs
+                    .iter()
+                    .map(|&r| format!("\"{}\"", side.paths[r].full()))
+                    .collect();
+                let dl = if skip == Some(p.name.as_str()) {
+                    String::new()
+                } else {
+                    format!(",\"downloadSize\":{}", set_world::file_size(p))
+                };
+                format!(
+                    "{{\"path\":\"{}\",\"narSize\":{}{dl},\"references\":[{}]}}",
+                    p.full(),
+                    p.size,
+                    refs.join(",")
+                )
+            })
+            .collect();
+        format!("[{}]\n", entries.join(","))
+    };
+    std::fs::write(d.join("old.paths"), set_world::store_paths(&w.old)).unwrap();
+    std::fs::write(d.join("new.paths"), set_world::store_paths(&w.new)).unwrap();
+    std::fs::write(d.join("old.json"), json(&w.old, None)).unwrap();
+    std::fs::write(d.join("new.json"), json(&w.new, Some("d-1.1"))).unwrap();
+    let r = json_of(diff(&d, &["--format", "json"]));
+    let root = |name: &str| {
+        r["roots"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["name"] == name)
+            .unwrap()
+            .clone()
+    };
+    let glibc = set_world::file_size(&w.new.paths[0]);
+    let c = set_world::file_size(&w.new.paths[4]) + glibc;
+    assert_eq!(root("c")["new"]["download_size"].as_u64().unwrap(), c);
+    assert!(root("d")["new"]["download_size"].is_null(), "{}", root("d"));
+    assert!(root("d")["old"]["download_size"].is_u64());
+    assert!(r["new"]["union_download_size"].is_null());
+    assert!(r["old"]["union_download_size"].is_u64());
+    assert!(r["total"]["download_new"].is_null());
+    let (code, table, err) = diff(&d, &[]);
+    assert_eq!(code, 0, "{err}");
+    let row = table.lines().find(|l| l.contains(" d 1.0 → 1.1")).unwrap();
+    // The last cell, the download size, is unknown: a dash, not a number.
+    let last = row.trim_end().trim_end_matches('│').rsplit('┆').next().unwrap();
+    assert_eq!(last.trim(), "—", "{row}");
+}
+
+/// Under GitHub Actions a new root over `--max-new-root-size` is one `::error`
+/// annotation, like a failing root.
+#[test]
+fn a_new_root_over_its_limit_is_a_github_annotation() {
+    let d = small_dir();
+    let summary = dir("summary").join("summary.md");
+    let (o, n, og, ng) = (
+        s(&d.join("old.paths")),
+        s(&d.join("new.paths")),
+        s(&d.join("old.json")),
+        s(&d.join("new.json")),
+    );
+    let out = common::nixcut()
+        .args([
+            "check",
+            &n,
+            "--baseline",
+            &o,
+            "--graph",
+            &og,
+            "--graph",
+            &ng,
+            "--max-new-root-size",
+            "1MiB",
+        ])
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .output()
+        .unwrap();
+    let (code, stdout, stderr) = common::decode(out);
+    assert_eq!(code, 1, "{stderr}");
+    let errors: Vec<&str> = stdout.lines().filter(|l| l.starts_with("::error")).collect();
+    assert_eq!(errors.len(), 1, "{stdout}");
+    assert!(errors[0].contains("--max-new-root-size") && errors[0].contains("c "), "{}", errors[0]);
+    let md = std::fs::read_to_string(&summary).unwrap();
+    assert!(md.contains("1 of 1 root only in NEW brings more than 1.0 MiB"), "{md}");
+}

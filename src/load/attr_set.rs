@@ -318,4 +318,33 @@ mod tests {
             b"{\"attr\":\"hello\",\"inputDrvs\":{\"/nix/st"
         ));
     }
+
+    proptest::proptest! {
+        /// A listing with bytes changed anywhere, or cut anywhere, is read or refused,
+        /// never a panic; an error names the file and its message has no raw control
+        /// character.
+        #[test]
+        fn mutated_listings_never_panic(
+            edits in proptest::collection::vec((0usize..400, proptest::num::u8::ANY), 0..6),
+            cut in 0usize..400,
+        ) {
+            let mut text = format!(
+                "{{\"attr\":\"hello\",\"outputs\":{{\"out\":\"{HELLO}\",\"dev\":\"{DEV}\"}}}}\n\
+                 {{\"attrPath\":[\"a\",\"b\"],\"error\":\"x\"}}\n\
+                 {{\"attr\":\"o\",\"outputs\":{{\"out\":\"{OUT}\",\"lib\":null}}}}\n"
+            )
+            .into_bytes();
+            for (at, b) in edits {
+                let at = at % text.len();
+                text[at] = b;
+            }
+            text.truncate(cut.min(text.len()));
+            let _ = looks_like_eval_jobs(&text);
+            if let Err(e) = parse_eval_jobs(&text, "jobs", &LoadOptions::default()) {
+                let e = e.to_string();
+                proptest::prop_assert!(e.starts_with("jobs"), "{}", e);
+                proptest::prop_assert!(!e.chars().any(char::is_control), "{:?}", e);
+            }
+        }
+    }
 }

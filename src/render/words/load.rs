@@ -165,8 +165,8 @@ impl fmt::Display for LoadWarning {
                 line,
             } => write!(
                 f,
-                "{file}: {duplicates} store path(s) listed more than once (first at line \
-                 {line}); each counts once"
+                "{file}: {} listed more than once (first at line {line}); each counts once",
+                crate::render::text::count(*duplicates, "store path", "store paths")
             ),
             W::JobsWithoutOutputs {
                 file,

@@ -249,7 +249,7 @@ pub(crate) fn verdict(r: &SetDiffReport) -> Vec<String> {
     };
     let mut lines = Vec::new();
     if c.pass {
-        lines.push("PASS: no root and no total grew beyond the limits".to_string());
+        lines.push("PASS: no root, no new root and no total beyond the limits".to_string());
     } else {
         lines.push("FAIL".to_string());
     }
