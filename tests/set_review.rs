@@ -862,9 +862,19 @@ fn path_info_download_sizes_and_unknown_ones() {
     assert!(r["total"]["download_new"].is_null());
     let (code, table, err) = diff(&d, &[]);
     assert_eq!(code, 0, "{err}");
-    let row = table.lines().find(|l| l.contains(" d 1.0 → 1.1")).unwrap();
+    // The roots table comes after the causes: its row is the last one naming d.
+    let row = table
+        .lines()
+        .filter(|l| l.contains(" d 1.0 → 1.1"))
+        .last()
+        .unwrap();
     // The last cell, the download size, is unknown: a dash, not a number.
-    let last = row.trim_end().trim_end_matches('│').rsplit('┆').next().unwrap();
+    let last = row
+        .trim_end()
+        .trim_end_matches('│')
+        .rsplit('┆')
+        .next()
+        .unwrap();
     assert_eq!(last.trim(), "—", "{row}");
 }
 
@@ -899,9 +909,19 @@ fn a_new_root_over_its_limit_is_a_github_annotation() {
         .unwrap();
     let (code, stdout, stderr) = common::decode(out);
     assert_eq!(code, 1, "{stderr}");
-    let errors: Vec<&str> = stdout.lines().filter(|l| l.starts_with("::error")).collect();
+    let errors: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("::error"))
+        .collect();
     assert_eq!(errors.len(), 1, "{stdout}");
-    assert!(errors[0].contains("--max-new-root-size") && errors[0].contains("c "), "{}", errors[0]);
+    assert!(
+        errors[0].contains("--max-new-root-size") && errors[0].contains("c "),
+        "{}",
+        errors[0]
+    );
     let md = std::fs::read_to_string(&summary).unwrap();
-    assert!(md.contains("1 of 1 root only in NEW brings more than 1.0 MiB"), "{md}");
+    assert!(
+        md.contains("1 of 1 root only in NEW brings more than 1.0 MiB"),
+        "{md}"
+    );
 }
