@@ -865,8 +865,8 @@ fn path_info_download_sizes_and_unknown_ones() {
     // The roots table comes after the causes: its row is the last one naming d.
     let row = table
         .lines()
-        .filter(|l| l.contains(" d 1.0 → 1.1"))
-        .last()
+        .rev()
+        .find(|l| l.contains(" d 1.0 → 1.1"))
         .unwrap();
     // The last cell, the download size, is unknown: a dash, not a number.
     let last = row
