@@ -201,9 +201,11 @@ pub enum Command {
     /// `llama-cpp-rocm` matches on both sides).
     ///
     /// OLD and NEW may be package sets (files of store paths, one a line, such as a
-    /// channel's `store-paths`, plain, .xz or .zst): then every root's closure before
-    /// and after, matched by package name and output, and the causes, packages added,
-    /// removed, grown or shrunk summed over roots (see docs/package-sets.md).
+    /// channel's `store-paths`, plain, .xz or .zst; nix-eval-jobs or Hydra job lines;
+    /// a nixpkgs-review directory): then every root's closure before and after,
+    /// matched by package name and output, the roots added and removed, and the
+    /// causes, packages added, removed, grown or shrunk summed over roots (see
+    /// docs/package-sets.md).
     Diff(DiffArgs),
     /// A CI gate on closure size: exit 0 pass, 1 fail, 2 error.
     ///
@@ -367,6 +369,10 @@ pub struct DiffArgs {
     /// See docs/package-sets.md.
     #[arg(long = "graph", value_name = "INPUT")]
     pub graphs: Vec<String>,
+    /// For package sets: list only the roots whose closure size changed (and those in
+    /// one set only); the others are still counted.
+    #[arg(long)]
+    pub changed_only: bool,
 }
 
 #[derive(Debug, Args)]
@@ -388,12 +394,21 @@ pub struct CheckArgs {
     #[arg(long, value_name = "G", requires = "baseline")]
     pub max_growth: Option<String>,
     /// With package sets (ROOT and --baseline files of store paths): how much the
-    /// closures of all roots in both sets, summed, may grow (`2%`, or a size).
+    /// closures of every root, summed, may grow (`2%`, or a size): roots only in NEW
+    /// count as growth, roots only in OLD as shrinkage.
     #[arg(long, value_name = "G", requires = "baseline")]
     pub max_total_growth: Option<String>,
+    /// With package sets: the largest closure a root only in NEW may have (a size, as
+    /// for --max-size).
+    #[arg(long, value_name = "SIZE", requires = "baseline")]
+    pub max_new_root_size: Option<String>,
     /// For package sets: where their closures are described (as for `diff --graph`).
     #[arg(long = "graph", value_name = "INPUT")]
     pub graphs: Vec<String>,
+    /// For package sets: list only the roots whose closure size changed (and those in
+    /// one set only).
+    #[arg(long)]
+    pub changed_only: bool,
     /// Compare with another closure (e.g. the CUDA build of the same program).
     #[arg(long, value_name = "OTHER", requires = "max_ratio")]
     pub against: Option<String>,

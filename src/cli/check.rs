@@ -97,6 +97,13 @@ pub(super) fn run(cfg: &Config, a: &CheckArgs) -> Result<Outcome> {
         Loaded::Closure(c) => c,
         Loaded::Set(set) => return check_sets(cfg, a, set, growth),
     };
+    if a.max_new_root_size.is_some() || a.changed_only {
+        return Err(anyhow!(
+            "--max-new-root-size and --changed-only apply to package sets (ROOT and \
+             --baseline files of store paths, one a line); `{}` is a single closure",
+            printable(&a.input)
+        ));
+    }
     if a.max_total_growth.is_some() {
         return Err(anyhow!(
             "--max-total-growth applies to package sets (ROOT and --baseline files of store \
@@ -206,15 +213,22 @@ fn check_sets(cfg: &Config, a: &CheckArgs, set: PackageSet, growth: Growth) -> R
         })?)),
         None => None,
     };
-    // Without --max-total-growth the per-root limit applies (default 5%); with it
-    // alone, only the total is checked.
-    let per_root = (a.max_growth.is_some() || total.is_none()).then(|| limit(growth));
+    let new_root = match &a.max_new_root_size {
+        Some(s) => Some(parse_size(s).map_err(|e| anyhow!("--max-new-root-size: {e}"))?),
+        None => None,
+    };
+    // Without --max-total-growth and --max-new-root-size the per-root limit applies
+    // (default 5%); with either alone, only what it names is checked.
+    let per_root =
+        (a.max_growth.is_some() || (total.is_none() && new_root.is_none())).then(|| limit(growth));
     let opts = SetDiffOptions {
         top: None,
         show: a.top,
+        changed_only: a.changed_only,
         check: Some(SetLimits {
             max_growth: per_root,
             max_total_growth: total,
+            max_new_root_size: new_root,
         }),
         timings: cfg.timings.clone(),
     };

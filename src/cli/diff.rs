@@ -7,6 +7,7 @@ use super::config::Config;
 use super::output::{discard, emit, print_warnings, printable};
 use super::{load_input, stdin_at_most_once, Outcome};
 use nixcut::analysis::{self, DiffOptions, SetDiffOptions, SetInput};
+use nixcut::load::attr_set;
 use nixcut::load::package_set::{self, GraphSource, PackageSet};
 use nixcut::render::Format;
 use nixcut::report::{DiffWarning, SetDiffReport, Side};
@@ -39,6 +40,7 @@ pub(super) fn run(cfg: &Config, a: &DiffArgs) -> Result<Outcome> {
             let opts = SetDiffOptions {
                 top: if a.all { None } else { a.top },
                 show,
+                changed_only: a.changed_only,
                 check: None,
                 timings: cfg.timings.clone(),
             };
@@ -96,7 +98,8 @@ pub(super) fn mixed(set: &str, closure: &str) -> anyhow::Error {
 }
 
 /// Load `input` as a package set when it is one (a file of store paths, plain, xz or
-/// zstd, or such a stream), else as a closure. A regular file is judged by its first
+/// zstd, or such a stream; nix-eval-jobs or Hydra job lines; a nixpkgs-review
+/// directory), else as a closure. A regular file is judged by its first
 /// bytes; standard input and pipes are read once, and what is not a package set is
 /// handed to the closure loaders from a private temporary copy.
 pub(super) fn load_either(cfg: &Config, input: &str) -> Result<Loaded> {
@@ -112,6 +115,11 @@ pub(super) fn load_either(cfg: &Config, input: &str) -> Result<Loaded> {
             package_set::read(input, opts).with_context(|| format!("cannot load `{input}`"))?;
         return match read {
             Ok(set) => Ok(Loaded::Set(set)),
+            Err((bytes, name)) if attr_set::looks_like_eval_jobs(&bytes) => {
+                let set = attr_set::parse_eval_jobs(&bytes, &name, opts)
+                    .with_context(|| format!("cannot load the job listing `{input}`"))?;
+                Ok(Loaded::Set(set))
+            }
             Err((bytes, name)) => {
                 let mut tmp = super::guard::temp_file(opts)?;
                 std::io::Write::write_all(&mut tmp, &bytes)
@@ -124,12 +132,27 @@ pub(super) fn load_either(cfg: &Config, input: &str) -> Result<Loaded> {
             }
         };
     }
-    if path.is_file() && package_set::sniff_file(path) {
-        let (bytes, name) = package_set::read_bytes(input, opts)
-            .with_context(|| format!("cannot load `{input}`"))?;
-        let set = package_set::parse(&bytes, &name, opts)
-            .with_context(|| format!("cannot load the package set `{input}`"))?;
+    if path.is_dir() && attr_set::is_nixpkgs_review(path) {
+        let set = attr_set::read_nixpkgs_review(path, opts)
+            .with_context(|| format!("cannot load the nixpkgs-review results `{input}`"))?;
         return Ok(Loaded::Set(set));
+    }
+    let head = path.is_file().then(|| package_set::head(path)).flatten();
+    if let Some(head) = head {
+        if package_set::looks_like_package_set(&head) {
+            let (bytes, name) = package_set::read_bytes(input, opts)
+                .with_context(|| format!("cannot load `{input}`"))?;
+            let set = package_set::parse(&bytes, &name, opts)
+                .with_context(|| format!("cannot load the package set `{input}`"))?;
+            return Ok(Loaded::Set(set));
+        }
+        if attr_set::looks_like_eval_jobs(&head) {
+            let (bytes, name) = package_set::read_bytes(input, opts)
+                .with_context(|| format!("cannot load `{input}`"))?;
+            let set = attr_set::parse_eval_jobs(&bytes, &name, opts)
+                .with_context(|| format!("cannot load the job listing `{input}`"))?;
+            return Ok(Loaded::Set(set));
+        }
     }
     load_input(cfg, input).map(Loaded::Closure)
 }
@@ -218,11 +241,13 @@ pub(super) fn diff_sets(
         SetInput {
             origin: &old.origin,
             roots: &old.roots,
+            attrs: &old.attrs,
             graph: &graph,
         },
         SetInput {
             origin: &new.origin,
             roots: &new.roots,
+            attrs: &new.attrs,
             graph: &graph,
         },
         opts,

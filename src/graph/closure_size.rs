@@ -52,9 +52,25 @@ pub fn closure_sizes(g: &ClosureGraph) -> Vec<Bytes> {
 
 /// [`closure_sizes`] over a graph already condensed.
 pub fn closure_sizes_in(cond: &Condensation) -> Vec<Bytes> {
+    component_sums(cond, &cond.size)
+}
+
+/// For every path, `weight` (one number per path, by node index) summed over its
+/// closure, the way [`closure_sizes_in`] sums NAR sizes (saturating): a closure's
+/// download size, or how many of its paths lack one.
+pub fn closure_sums_in(cond: &Condensation, weight: &[u64]) -> Vec<Bytes> {
+    let mut comp_weight = vec![0u64; cond.len()];
+    for (v, &c) in cond.comp_of.iter().enumerate() {
+        let w = weight.get(v).copied().unwrap_or(0);
+        comp_weight[c as usize] = comp_weight[c as usize].saturating_add(w);
+    }
+    component_sums(cond, &comp_weight)
+}
+
+/// Each path's closure sum, given each component's own weight.
+fn component_sums(cond: &Condensation, comp_size: &[u64]) -> Vec<Bytes> {
     let Condensation {
         comp_of,
-        size: comp_size,
         succ: comp_succ,
         ..
     } = cond;

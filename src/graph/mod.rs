@@ -26,7 +26,7 @@ pub use adjacency::Adjacency;
 pub use chains::{all_chains, all_chains_capped, ChainTree, ChainTreeNode};
 pub use closure_graph::ClosureGraph;
 pub(crate) use closure_graph::{saturating_sum, topological_order};
-pub use closure_size::{closure_sizes, closure_sizes_in, closure_sizes_of};
+pub use closure_size::{closure_sizes, closure_sizes_in, closure_sizes_of, closure_sums_in};
 pub use condense::{Condensation, Csr};
 pub use dominators::{added_sizes, dominator_tree, DominatorTree};
 pub use exclusive::{exclusive_added_sizes, group_added_sizes};

@@ -32,7 +32,7 @@ use crate::store::{
 /// The framing of a record: bump `format` whenever the payload's layout changes.
 const FRAME: Frame = Frame {
     magic: b"nixcut-closure\n\0",
-    format: 2,
+    format: 3,
     writer: env!("CARGO_PKG_VERSION"),
 };
 
@@ -207,6 +207,7 @@ impl Reader<'_> {
             t => return Err(format!("unknown CA tag {t}")),
         };
         info.reported_closure_size = self.opt_u64()?;
+        info.download_size = self.opt_u64()?;
         Ok(info)
     }
 
@@ -313,6 +314,7 @@ impl Writer {
             }
         }
         self.opt_u64(info.reported_closure_size);
+        self.opt_u64(info.download_size);
         Some(())
     }
 }

@@ -19,7 +19,12 @@
 //! JSON, line and what was expected for text). Problems that do not stop loading
 //! (invalid paths, missing sizes, cross-check mismatches) become
 //! [`Closure::warnings`].
+//!
+//! Package sets (many roots, no graph of their own) are read apart: `package_set.rs`
+//! (a list of store paths) and `attr_set.rs` (nix-eval-jobs or Hydra job listings, a
+//! nixpkgs-review directory: roots named by attribute path).
 
+pub mod attr_set;
 pub mod binary_cache;
 pub mod closure_info;
 pub mod closure_record;

@@ -29,6 +29,10 @@ pub struct PackageSet {
     pub roots: Vec<StorePath>,
     /// 1-based line of each root in the file.
     pub lines: Vec<usize>,
+    /// The attribute path of each root (same order), when the set names them (a
+    /// nix-eval-jobs or Hydra listing, a nixpkgs-review result); empty for a plain
+    /// list of store paths.
+    pub attrs: Vec<Option<String>>,
     /// Problems that did not stop reading (duplicate lines).
     pub warnings: Vec<LoadWarning>,
 }
@@ -137,39 +141,78 @@ fn trim(line: &[u8]) -> &[u8] {
 /// be a store path in it (an error names the line). Blank lines are skipped; a path
 /// listed twice counts once (with a warning).
 pub fn parse(text: &[u8], origin: &str, opts: &LoadOptions) -> Result<PackageSet, LoadError> {
-    let path = PathBuf::from(origin);
-    let mut store_dir = opts.store_dir.clone();
-    let mut roots = Vec::new();
-    let mut lines = Vec::new();
-    let mut seen: FxHashSet<StorePath> = FxHashSet::default();
-    let mut duplicates = 0usize;
-    let mut first_duplicate = None;
+    let mut roots = Roots::new(origin, opts);
     for (i, line) in text.split(|&b| b == b'\n').enumerate() {
         let line_no = i + 1;
         let line = trim(line);
         if line.is_empty() {
             continue;
         }
-        let bad = |expected: &str, found: &str| LoadError::Text {
-            path: path.clone(),
-            line: line_no,
-            expected: expected.to_string(),
-            found: super::found(Some(found)),
-        };
         let Ok(line) = std::str::from_utf8(line) else {
-            return Err(bad("a store path", &String::from_utf8_lossy(line)));
+            return Err(LoadError::Text {
+                path: PathBuf::from(origin),
+                line: line_no,
+                expected: "a store path".to_string(),
+                found: super::found(Some(&String::from_utf8_lossy(line))),
+            });
         };
+        roots.push(line, line_no, None)?;
+    }
+    roots.finish()
+}
+
+/// The roots of a set as they are read, one by one (by [`parse`], and by the readers
+/// of sets that name their roots by attribute, `super::attr_set`): each a store path in
+/// canonical form in the set's one store directory, each once.
+pub(super) struct Roots<'o> {
+    origin: String,
+    opts: &'o LoadOptions,
+    store_dir: Option<StoreDir>,
+    roots: Vec<StorePath>,
+    lines: Vec<usize>,
+    attrs: Vec<Option<String>>,
+    seen: FxHashSet<StorePath>,
+    duplicates: usize,
+    first_duplicate: Option<usize>,
+}
+
+impl<'o> Roots<'o> {
+    pub(super) fn new(origin: &str, opts: &'o LoadOptions) -> Roots<'o> {
+        Roots {
+            origin: origin.to_string(),
+            opts,
+            store_dir: opts.store_dir.clone(),
+            roots: Vec::new(),
+            lines: Vec::new(),
+            attrs: Vec::new(),
+            seen: FxHashSet::default(),
+            duplicates: 0,
+            first_duplicate: None,
+        }
+    }
+
+    /// Add the root `line` (a store path as text) from line `line_no`, named `attr`
+    /// when the set names it. The store directory is `opts.store_dir` when given, else
+    /// the local store's when the first root is in it, else the first root's own.
+    pub(super) fn push(
+        &mut self,
+        line: &str,
+        line_no: usize,
+        attr: Option<String>,
+    ) -> Result<(), LoadError> {
+        let path = PathBuf::from(&self.origin);
         if let Some(why) = not_canonical(line) {
             return Err(LoadError::Text {
-                path: path.clone(),
+                path,
                 line: line_no,
                 expected: "a store path in canonical form".to_string(),
                 found: format!("{} ({why})", super::found(Some(line))),
             });
         }
+        let opts = self.opts;
         // Without --store-dir: the local store's directory when the line is in it (so
         // that a file inside a store path is named as such), else the line's own.
-        let sd = store_dir.get_or_insert_with(|| {
+        let sd = self.store_dir.get_or_insert_with(|| {
             let local = opts
                 .nix_store_dir
                 .as_deref()
@@ -189,35 +232,43 @@ pub fn parse(text: &[u8], origin: &str, opts: &LoadOptions) -> Result<PackageSet
                 super::found(Some(line))
             ),
         })?;
-        if seen.insert(p.clone()) {
-            roots.push(p);
-            lines.push(line_no);
+        if self.seen.insert(p.clone()) {
+            self.roots.push(p);
+            self.lines.push(line_no);
+            self.attrs.push(attr);
         } else {
-            duplicates += 1;
-            first_duplicate.get_or_insert(line_no);
+            self.duplicates += 1;
+            self.first_duplicate.get_or_insert(line_no);
         }
+        Ok(())
     }
-    if roots.is_empty() {
-        return Err(LoadError::Invalid {
-            path,
-            message: "the package set lists no store paths".into(),
-        });
+
+    /// The set: an error when it has no root.
+    pub(super) fn finish(self) -> Result<PackageSet, LoadError> {
+        if self.roots.is_empty() {
+            return Err(LoadError::Invalid {
+                path: PathBuf::from(&self.origin),
+                message: "the package set lists no store paths".into(),
+            });
+        }
+        let mut warnings = Vec::new();
+        if let Some(l) = self.first_duplicate {
+            warnings.push(LoadWarning::DuplicateRoots {
+                file: self.origin.clone(),
+                duplicates: self.duplicates as u64,
+                line: l as u64,
+            });
+        }
+        let named = self.attrs.iter().any(Option::is_some);
+        Ok(PackageSet {
+            origin: self.origin,
+            store_dir: self.store_dir.unwrap_or_default(),
+            roots: self.roots,
+            lines: self.lines,
+            attrs: if named { self.attrs } else { Vec::new() },
+            warnings,
+        })
     }
-    let mut warnings = Vec::new();
-    if let Some(l) = first_duplicate {
-        warnings.push(LoadWarning::DuplicateRoots {
-            file: origin.to_string(),
-            duplicates: duplicates as u64,
-            line: l as u64,
-        });
-    }
-    Ok(PackageSet {
-        origin: origin.to_string(),
-        store_dir: store_dir.unwrap_or_default(),
-        roots,
-        lines,
-        warnings,
-    })
 }
 
 /// Why `line` is not an absolute path in canonical form (`None` when it is): a store
@@ -243,14 +294,20 @@ fn not_canonical(line: &str) -> Option<&'static str> {
 /// Whether the regular file `path` is a package set, from its first bytes (its first
 /// 64 KiB decompressed, when it is compressed): a large JSON input is not read twice.
 pub fn sniff_file(path: &Path) -> bool {
+    head(path).is_some_and(|h| looks_like_package_set(&h))
+}
+
+/// The first 64 KiB of the file `path`, decompressed when it is xz or zstd, cut after
+/// its last complete line; `None` when it cannot be read.
+pub fn head(path: &Path) -> Option<Vec<u8>> {
     const HEAD: u64 = 64 << 10;
     let Ok(mut f) = std::fs::File::open(path) else {
-        return false;
+        return None;
     };
     let mut magic = [0u8; 6];
     let got = f.read(&mut magic).unwrap_or(0);
     let Ok(f) = std::fs::File::open(path) else {
-        return false;
+        return None;
     };
     let mut head = Vec::new();
     let res = if magic[..got].starts_with(XZ_MAGIC) {
@@ -266,7 +323,7 @@ pub fn sniff_file(path: &Path) -> bool {
         f.take(HEAD).read_to_end(&mut head)
     };
     if res.is_err() {
-        return false;
+        return None;
     }
     // A line cut by the end of the head is not judged.
     if head.len() as u64 == HEAD {
@@ -274,7 +331,7 @@ pub fn sniff_file(path: &Path) -> bool {
             head.truncate(i);
         }
     }
-    looks_like_package_set(&head)
+    Some(head)
 }
 
 /// Read the package set `input` (plain, xz, zstd, or `-`); `None` when it is not one

@@ -57,8 +57,9 @@ pub use refs::{
 };
 pub use rules::{ClassRow, DataDirRow, KindRow, RuleSource, RulesReport, SplitRow, VerdictRow};
 pub use set_diff::{
-    Cause, CauseChange, FailedRoot, GrowthLimit, RebuildSummary, RootCause, RootCounts, RootDiff,
-    RootSide, SetCheck, SetDiffReport, SetRest, SetSide, SetTotal,
+    Cause, CauseChange, FailedNewRoot, FailedRoot, GrowthLimit, OneSidedTotal, RebuildSummary,
+    RootCause, RootCounts, RootDiff, RootSide, RootsSum, SetCheck, SetDiffReport, SetRest, SetSide,
+    SetTotal,
 };
 pub use split::{
     ArchRow, Assumption, AssumptionReason, Because, BecauseDetail, BecauseKind, CycleEdge, NoSplit,

@@ -51,11 +51,13 @@ pub struct SetDiffReport {
     pub new: SetSide,
     pub total: SetTotal,
     pub counts: RootCounts,
-    /// Matched roots ranked by `delta` (largest growth first), then the roots only in
-    /// NEW, then those only in OLD (each largest first). `--top` keeps the first N of
+    /// Matched roots ranked by the size of `delta` (its absolute value: −3 MiB before
+    /// +1 MiB), then the roots only in NEW, then those only in OLD (each largest
+    /// first). `--top` keeps the first N of
     /// the matched roots and of each one-sided group.
     pub roots: Vec<RootDiff>,
-    /// Causes ranked by `bytes` (the most growth first; shrinking causes last).
+    /// Causes ranked by the size of `bytes` (its absolute value), growing and shrinking
+    /// alike.
     pub causes: Vec<Cause>,
     pub rebuild: RebuildSummary,
     /// What `--top` left out.
@@ -64,6 +66,9 @@ pub struct SetDiffReport {
     pub check: Option<SetCheck>,
     /// Problems loading either set (JSON: `OLD: …`, `NEW: …`).
     pub warnings: Vec<super::DiffWarning>,
+    /// `--changed-only`: `roots[]` leaves out the matched roots whose closure size did
+    /// not change (they are still counted in `counts.unchanged`).
+    pub changed_only: bool,
     /// Rows a table or Markdown shows before collapsing the rest (not in the JSON).
     #[serde(skip)]
     pub show: usize,
@@ -84,6 +89,9 @@ pub struct SetSide {
     pub union_size: u64,
     /// False when some NAR sizes were unknown (counted as 0).
     pub sizes_known: bool,
+    /// What fetching that union from a binary cache downloads (`FileSize` or
+    /// `downloadSize` summed); `null` when some path's is unknown.
+    pub union_download_size: Option<u64>,
 }
 
 /// The closure sizes of the roots in both sets, summed.
@@ -91,6 +99,39 @@ pub struct SetSide {
 pub struct SetTotal {
     /// Roots in both sets.
     pub roots: usize,
+    pub old: u64,
+    pub new: u64,
+    pub delta: i64,
+    /// `delta` in percent of `old` (`null` when `old` is 0).
+    pub percent: Option<f64>,
+    /// The matched roots' closures' download sizes summed on each side (`null` when
+    /// some root's is unknown).
+    pub download_old: Option<u64>,
+    pub download_new: Option<u64>,
+    /// The roots only in NEW: how many, their closure sizes summed.
+    pub added: OneSidedTotal,
+    /// The roots only in OLD.
+    pub removed: OneSidedTotal,
+    /// The closures of every root of each set summed (matched and one-sided): `old` is
+    /// `total.old` plus the removed roots', `new` is `total.new` plus the added roots'.
+    /// What `check --max-total-growth` gates.
+    pub all_roots: RootsSum,
+}
+
+/// Roots in one set only, summed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct OneSidedTotal {
+    pub roots: usize,
+    /// Their closure sizes, summed (each root's whole closure, shared paths counted
+    /// once per root, as for matched roots).
+    pub closure_size: u64,
+    /// Their closures' download sizes, summed (`null` when some root's is unknown).
+    pub download_size: Option<u64>,
+}
+
+/// Closure sizes of a set of roots summed, before and after.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RootsSum {
     pub old: u64,
     pub new: u64,
     pub delta: i64,
@@ -130,6 +171,17 @@ pub struct RootDiff {
 pub struct RootSide {
     pub path: String,
     pub closure_size: u64,
+    /// The version in its store name (`2.12.1`; `""` when it has none).
+    #[serde(default)]
+    pub version: String,
+    /// The attribute path the set names it by (a nix-eval-jobs or Hydra job, a
+    /// nixpkgs-review result); `null` for a plain list of store paths.
+    #[serde(default)]
+    pub attr: Option<String>,
+    /// Its closure's download size (`FileSize`/`downloadSize` summed; `null` when
+    /// some path's is unknown).
+    #[serde(default)]
+    pub download_size: Option<u64>,
 }
 
 /// How a cause changes the closures it reaches.
@@ -173,6 +225,9 @@ pub struct Cause {
     pub new_versions: Vec<String>,
     /// The root of `chain` (its `name`).
     pub example_root: String,
+    /// That root's attribute path, when the set names one.
+    #[serde(default)]
+    pub example_attr: Option<String>,
     /// Store paths from that root to a path of the package.
     pub chain: Vec<String>,
 }
@@ -232,7 +287,9 @@ pub struct SetCheck {
     pub pass: bool,
     /// `--max-growth`, per root.
     pub max_growth: Option<GrowthLimit>,
-    /// `--max-total-growth`, of the matched roots' closure sizes summed.
+    /// `--max-total-growth`, of the closure sizes of every root summed
+    /// (`total.all_roots`: added roots' closures count as growth, removed roots' as
+    /// shrinkage).
     pub max_total_growth: Option<GrowthLimit>,
     /// How many roots exceed `max_growth`.
     pub roots_failed: usize,
@@ -240,12 +297,33 @@ pub struct SetCheck {
     pub failed: Vec<FailedRoot>,
     /// Whether the total exceeds `max_total_growth`.
     pub total_failed: bool,
+    /// `--max-new-root-size`: the most a root only in NEW may bring (its closure).
+    #[serde(default)]
+    pub max_new_root_size: Option<u64>,
+    /// How many roots only in NEW exceed it.
+    #[serde(default)]
+    pub new_roots_failed: usize,
+    /// Those roots, largest first (at most `--top`).
+    #[serde(default)]
+    pub failed_new: Vec<FailedNewRoot>,
+}
+
+/// A root only in NEW whose closure is larger than `--max-new-root-size`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FailedNewRoot {
+    pub name: String,
+    pub attr: Option<String>,
+    pub path: String,
+    pub closure_size: u64,
 }
 
 /// A root that grew more than allowed, and the packages that changed its closure most.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FailedRoot {
     pub name: String,
+    /// Its attribute path, when the set names one.
+    #[serde(default)]
+    pub attr: Option<String>,
     pub old: u64,
     pub new: u64,
     pub delta: i64,

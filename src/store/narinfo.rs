@@ -288,6 +288,7 @@ impl Fields {
         info.deriver = self.deriver;
         info.signatures = self.sigs;
         info.ca = self.ca;
+        info.download_size = self.file_size;
         info.normalise();
         if info.nar_size.is_none() {
             warnings.push(NarinfoWarning::NoNarSize);

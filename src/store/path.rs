@@ -313,6 +313,9 @@ pub struct PathInfo {
     pub ca: Option<String>,
     /// The closure size the source reported (`-S`), used only for cross-checks.
     pub reported_closure_size: Option<u64>,
+    /// What fetching the path from a binary cache downloads: the compressed NAR's
+    /// size (a narinfo's `FileSize`, path-info JSON's `downloadSize`), when known.
+    pub download_size: Option<u64>,
 }
 
 impl PathInfo {
@@ -329,6 +332,7 @@ impl PathInfo {
             signatures: Vec::new(),
             ca: None,
             reported_closure_size: None,
+            download_size: None,
         }
     }
 

@@ -126,6 +126,14 @@ pub enum LoadWarning {
         duplicates: u64,
         line: u64,
     },
+    /// A nix-eval-jobs (Hydra) listing with `count` jobs that have no output paths (an
+    /// evaluation error), the first at `line` (`attr`): they are not roots.
+    JobsWithoutOutputs {
+        file: String,
+        count: u64,
+        line: u64,
+        attr: String,
+    },
     /// `nixcut check`'s baseline is of another package (`theirs`: its roots' package
     /// names; `ours`: ROOT's).
     BaselineOfOtherPackage {

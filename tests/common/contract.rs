@@ -683,3 +683,196 @@ pub struct GpuRemedy {
     pub nix: String,
     pub saves: u64,
 }
+
+/// `nixcut diff OLD NEW` of two package sets (and `check` on them).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SetDiffReport {
+    pub schema_version: u32,
+    pub old: SetSide,
+    pub new: SetSide,
+    pub total: SetTotal,
+    pub counts: SetCounts,
+    pub roots: Vec<SetRoot>,
+    pub causes: Vec<SetCause>,
+    pub rebuild: SetRebuild,
+    pub rest: Option<SetRest>,
+    pub check: Option<SetCheck>,
+    pub warnings: Vec<String>,
+    pub changed_only: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SetSide {
+    pub origin: String,
+    pub graph: String,
+    pub roots: usize,
+    pub path_count: usize,
+    pub union_size: u64,
+    pub sizes_known: bool,
+    pub union_download_size: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SetTotal {
+    pub roots: usize,
+    pub old: u64,
+    pub new: u64,
+    pub delta: i64,
+    pub percent: Option<f64>,
+    pub download_old: Option<u64>,
+    pub download_new: Option<u64>,
+    pub added: SetOneSided,
+    pub removed: SetOneSided,
+    pub all_roots: SetRootsSum,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SetOneSided {
+    pub roots: usize,
+    pub closure_size: u64,
+    pub download_size: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SetRootsSum {
+    pub old: u64,
+    pub new: u64,
+    pub delta: i64,
+    pub percent: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SetCounts {
+    pub both: usize,
+    pub only_old: usize,
+    pub only_new: usize,
+    pub grown: usize,
+    pub shrunk: usize,
+    pub unchanged: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SetRoot {
+    pub name: String,
+    pub package: String,
+    pub output: String,
+    pub old: Option<SetRootSide>,
+    pub new: Option<SetRootSide>,
+    pub delta: i64,
+    pub percent: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SetRootSide {
+    pub path: String,
+    pub closure_size: u64,
+    pub version: String,
+    pub attr: Option<String>,
+    pub download_size: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SetChange {
+    Added,
+    Removed,
+    Grown,
+    Shrunk,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SetCause {
+    pub name: String,
+    pub change: SetChange,
+    pub roots: usize,
+    pub bytes: i64,
+    pub old_versions: Vec<String>,
+    pub new_versions: Vec<String>,
+    pub example_root: String,
+    pub example_attr: Option<String>,
+    pub chain: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SetRebuild {
+    pub paths_rebuilt: usize,
+    pub paths_rebuilt_same_size: usize,
+    pub bytes_rebuilt_same_size: u64,
+    pub paths_added: usize,
+    pub paths_removed: usize,
+    pub roots_rebuilt_same_size: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SetRest {
+    pub roots: usize,
+    pub roots_delta: i64,
+    pub causes: usize,
+    pub causes_bytes: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    tag = "unit",
+    content = "value",
+    rename_all = "kebab-case"
+)]
+pub enum SetLimit {
+    Percent(f64),
+    Bytes(u64),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SetCheck {
+    pub pass: bool,
+    pub max_growth: Option<SetLimit>,
+    pub max_total_growth: Option<SetLimit>,
+    pub roots_failed: usize,
+    pub failed: Vec<SetFailedRoot>,
+    pub total_failed: bool,
+    pub max_new_root_size: Option<u64>,
+    pub new_roots_failed: usize,
+    pub failed_new: Vec<SetFailedNewRoot>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SetFailedRoot {
+    pub name: String,
+    pub attr: Option<String>,
+    pub old: u64,
+    pub new: u64,
+    pub delta: i64,
+    pub percent: Option<f64>,
+    pub causes: Vec<SetRootCause>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SetRootCause {
+    pub name: String,
+    pub change: SetChange,
+    pub bytes: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SetFailedNewRoot {
+    pub name: String,
+    pub attr: Option<String>,
+    pub path: String,
+    pub closure_size: u64,
+}

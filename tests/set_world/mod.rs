@@ -12,7 +12,8 @@
 //! - every 211th root vanishes, and `roots / 200` new roots appear.
 //!
 //! Writers give the `nix path-info --json` of a side, its package-set file (store
-//! paths one a line) and a binary-cache directory of narinfos.
+//! paths one a line), its nix-eval-jobs listing and a binary-cache directory of
+//! narinfos (with `FileSize`).
 
 #![allow(dead_code)]
 
@@ -79,7 +80,8 @@ fn mix(mut x: u64) -> u64 {
 
 const NIX32: &[u8] = b"0123456789abcdfghijklmnpqrsvwxyz";
 
-fn hash(seed: u64, id: usize, salt: u64) -> String {
+/// A store-path hash part (32 nix32 characters) for node `id` of a world.
+pub fn hash(seed: u64, id: usize, salt: u64) -> String {
     let mut s = String::with_capacity(32);
     let mut x = mix(seed ^ mix(id as u64 ^ (salt << 40)));
     for i in 0..32 {
@@ -353,6 +355,32 @@ pub fn store_paths(s: &Side) -> String {
     s.roots.iter().map(|&r| s.paths[r].full() + "\n").collect()
 }
 
+/// The `FileSize` the side's narinfos give path `p` (what a download of its
+/// compressed NAR costs): a third of its NAR size, plus a header.
+pub fn file_size(p: &P) -> u64 {
+    p.size / 3 + 120
+}
+
+/// The side as nix-eval-jobs output: one job per root, named `jobs.<key>` (the
+/// matching key of its name), its only output `out` the root.
+pub fn eval_jobs(s: &Side) -> String {
+    let mut out = String::new();
+    for &r in &s.roots {
+        let p = &s.paths[r];
+        let attr = format!("jobs.{}", key(&p.name));
+        let _ = writeln!(
+            out,
+            "{{\"attr\":\"{attr}\",\"attrPath\":[\"jobs\",\"{}\"],\"drvPath\":\"{STORE}/{}-{}.drv\",\"name\":\"{}\",\"outputs\":{{\"out\":\"{}\"}},\"system\":\"x86_64-linux\"}}",
+            key(&p.name),
+            p.hash,
+            p.name,
+            p.name,
+            p.full()
+        );
+    }
+    out
+}
+
 /// Write the side's narinfos (and `nix-cache-info`) into `dir`.
 pub fn write_cache(s: &Side, dir: &Path) {
     std::fs::create_dir_all(dir).unwrap();
@@ -364,9 +392,10 @@ pub fn write_cache(s: &Side, dir: &Path) {
     for p in &s.paths {
         let refs: Vec<String> = s.paths_refs(p).map(P::base).collect();
         let text = format!(
-            "StorePath: {}\nURL: nar/{}.nar\nCompression: none\nNarHash: sha256:{}{}\nNarSize: {}\nReferences: {}\n",
+            "StorePath: {}\nURL: nar/{}.nar\nCompression: none\nFileSize: {}\nNarHash: sha256:{}{}\nNarSize: {}\nReferences: {}\n",
             p.full(),
             p.hash,
+            file_size(p),
             p.hash,
             &p.hash[..20],
             p.size,

@@ -10,6 +10,9 @@ use crate::store::{Closure, StorePath};
 pub struct SetInput<'a> {
     pub origin: &'a str,
     pub roots: &'a [StorePath],
+    /// The attribute path of each root (same order as `roots`; empty when the set
+    /// names none).
+    pub attrs: &'a [Option<String>],
     pub graph: &'a Closure,
 }
 
@@ -21,6 +24,8 @@ pub struct SetDiffOptions {
     pub top: Option<usize>,
     /// Rows the table and Markdown show before collapsing the rest.
     pub show: usize,
+    /// `--changed-only`: leave out the matched roots whose closure size is unchanged.
+    pub changed_only: bool,
     /// `check`: the per-root and total limits (`None`: a plain diff).
     pub check: Option<SetLimits>,
     /// Where the steps report their times.
@@ -32,6 +37,8 @@ pub struct SetDiffOptions {
 pub struct SetLimits {
     pub max_growth: Option<GrowthLimit>,
     pub max_total_growth: Option<GrowthLimit>,
+    /// `--max-new-root-size`: the most each root only in NEW may bring (its closure).
+    pub max_new_root_size: Option<u64>,
 }
 
 /// Matched pairs of roots: (old root index, new root index, key).

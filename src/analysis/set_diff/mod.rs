@@ -26,6 +26,11 @@
 //! roots, is summed root by root. Blocks run in parallel (rayon); memory per worker: a
 //! position per component and W words per reached component per side.
 //!
+//! Roots in one set only are not matched and make no cause; they are summed apart
+//! (`total.added`, `total.removed`), and `total.all_roots` sums every root of each
+//! set, which is what `check --max-total-growth` gates. Roots and causes are ranked
+//! by the size of their change, whatever its sign.
+//!
 //! The mass rebuild (paths with a new hash and the same name) is counted, not listed:
 //! rebuilt paths of unchanged size change no root's size and make no cause.
 //!
@@ -63,8 +68,8 @@ pub fn set_diff(
     opts: &SetDiffOptions,
 ) -> Result<SetDiffReport, AnalysisError> {
     let (mut old, mut new) = rayon::join(
-        || Side::new(old_in.graph, old_in.roots, &opts.timings),
-        || Side::new(new_in.graph, new_in.roots, &opts.timings),
+        || Side::new(old_in.graph, old_in.roots, old_in.attrs, &opts.timings),
+        || Side::new(new_in.graph, new_in.roots, new_in.attrs, &opts.timings),
     );
     opts.timings.step("set diff: graphs and closure sizes");
     // Every size of one side (a closure, a root's change, a package's bytes in one
@@ -108,7 +113,7 @@ pub fn set_diff(
         &ranges,
         &pairs,
         (&only_old, &only_new),
-        opts.top,
+        (opts.top, opts.changed_only),
     )?;
     let found = ranked_causes(acc, &pk);
     for (p, k, a) in &found {
@@ -140,7 +145,7 @@ pub fn set_diff(
             limits,
             (old, new),
             &pk,
-            (&pairs, &pair_name),
+            (&pairs, &pair_name, &only_new),
             &rr,
             opts.show,
         )
@@ -155,6 +160,11 @@ pub fn set_diff(
             new: rr.total_new,
             delta: total_delta,
             percent: percent(rr.total_old, total_delta),
+            download_old: rr.download_old,
+            download_new: rr.download_new,
+            added: rr.added,
+            removed: rr.removed,
+            all_roots: rr.all_roots,
         },
         counts: rr.counts,
         roots: rr.roots,
@@ -168,6 +178,7 @@ pub fn set_diff(
         }),
         check,
         warnings: set_warnings(old, new),
+        changed_only: opts.changed_only,
         show: opts.show,
     })
 }

@@ -6,9 +6,10 @@ use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::report::{
-    Cause, CauseChange, DiffWarning, FailedRoot, RebuildSummary, RootCause, RootCounts, RootDiff,
-    RootSide, SetCheck, SetSide, Side as DiffSideName,
+    Cause, CauseChange, DiffWarning, FailedNewRoot, FailedRoot, OneSidedTotal, RebuildSummary,
+    RootCause, RootCounts, RootDiff, RootSide, RootsSum, SetCheck, SetSide, Side as DiffSideName,
 };
+use crate::store::parse_package_name;
 
 use super::super::common::load_warnings;
 use super::super::{AnalysisError, SetSumOutOfRange};
@@ -77,8 +78,9 @@ pub(super) fn percent(old: u64, delta: i64) -> Option<f64> {
     (old > 0).then(|| delta as f64 / old as f64 * 100.0)
 }
 
-/// The causes that change something, as (package, change index, sums), largest bytes
-/// first; ties by roots, then package name, then change.
+/// The causes that change something, as (package, change index, sums), the largest
+/// change first whatever its sign (−3 MiB before +1 MiB); ties by roots, then package
+/// name, then change.
 pub(super) fn ranked_causes(
     acc: Vec<(usize, usize, Acc)>,
     pk: &Packages,
@@ -89,7 +91,9 @@ pub(super) fn ranked_causes(
         .collect();
     found.sort_by(|x, y| {
         y.2.bytes
-            .cmp(&x.2.bytes)
+            .unsigned_abs()
+            .cmp(&x.2.bytes.unsigned_abs())
+            .then(y.2.bytes.cmp(&x.2.bytes))
             .then(y.2.roots.cmp(&x.2.roots))
             .then_with(|| pk.names[x.0].cmp(&pk.names[y.0]))
             .then(x.1.cmp(&y.1))
@@ -97,19 +101,23 @@ pub(super) fn ranked_causes(
     found
 }
 
-/// Which ranked causes `--top` keeps: the largest growing and the largest shrinking.
+/// Which ranked causes `--top` keeps: the N largest growing and the N largest
+/// shrinking, in rank order.
 pub(super) fn kept_by_top(found: &[(usize, usize, Acc)], top: Option<usize>) -> Vec<bool> {
     match top {
         None => vec![true; found.len()],
         Some(t) => {
-            let grow = found.iter().filter(|c| c.2.bytes > 0).count();
-            (0..found.len())
-                .map(|i| {
-                    if i < grow {
-                        i < t
+            let (mut grow, mut shrink) = (0usize, 0usize);
+            found
+                .iter()
+                .map(|c| {
+                    let n = if c.2.bytes > 0 {
+                        &mut grow
                     } else {
-                        found.len() - i <= t
-                    }
+                        &mut shrink
+                    };
+                    *n += 1;
+                    *n <= t
                 })
                 .collect()
         }
@@ -134,13 +142,19 @@ pub(super) fn cause_rows(
         .map(|((p, k, a), _)| {
             let change = CHANGES[*k];
             let pair = &pairs[a.example as usize];
-            let (side, root, nodes) = match change {
-                CauseChange::Added | CauseChange::Grown => {
-                    (new, new.root_node[pair.1], &pk.new_nodes[*p])
-                }
-                CauseChange::Removed | CauseChange::Shrunk => {
-                    (old, old.root_node[pair.0], &pk.old_nodes[*p])
-                }
+            let (side, root, nodes, attr) = match change {
+                CauseChange::Added | CauseChange::Grown => (
+                    new,
+                    new.root_node[pair.1],
+                    &pk.new_nodes[*p],
+                    new.attr(pair.1),
+                ),
+                CauseChange::Removed | CauseChange::Shrunk => (
+                    old,
+                    old.root_node[pair.0],
+                    &pk.old_nodes[*p],
+                    old.attr(pair.0),
+                ),
             };
             let targets: FxHashSet<u32> = nodes.iter().copied().collect();
             Cause {
@@ -152,6 +166,7 @@ pub(super) fn cause_rows(
                 old_versions: versions(old, &pk.old_nodes[*p]),
                 new_versions: versions(new, &pk.new_nodes[*p]),
                 example_root: pair_name[a.example as usize].clone(),
+                example_attr: attr,
                 chain: side.chain(root, &targets),
             }
         })
@@ -171,26 +186,66 @@ pub(super) struct RootRows {
     pub(super) total_delta: i64,
     /// Matched roots rebuilt (another store path) at the same closure size.
     pub(super) rebuilt_same: usize,
+    /// The matched roots' closure download sizes summed (`None`: some unknown).
+    pub(super) download_old: Option<u64>,
+    pub(super) download_new: Option<u64>,
+    /// The roots only in NEW, and only in OLD, summed (every one, not only those
+    /// `--top` keeps).
+    pub(super) added: OneSidedTotal,
+    pub(super) removed: OneSidedTotal,
+    /// Every root of each set summed.
+    pub(super) all_roots: RootsSum,
 }
 
-/// One side of a root row: its store path and closure size.
+/// One side of a root row: its store path, closure size, version, attribute and
+/// download size.
 pub(super) fn root_side(s: &Side, i: usize) -> RootSide {
     let v = s.root_node[i] as usize;
     RootSide {
         path: s.display(v),
         closure_size: s.sizes[v].get(),
+        version: parse_package_name(s.name(v)).version.to_string(),
+        attr: s.attr(i),
+        download_size: s.download_of(v),
     }
 }
 
-/// Every root's row: the matched pairs (largest growth first), the roots only NEW or
-/// only OLD has (largest first), the counts and totals, and what `--top` hides.
-/// Sums over roots that leave the range a report holds are errors.
+/// A sum of optional sizes: `None` when any is unknown (or the sum leaves u64).
+fn sum_known(sizes: impl IntoIterator<Item = Option<u64>>) -> Option<u64> {
+    sizes
+        .into_iter()
+        .try_fold(0u64, |a, b| b.and_then(|b| a.checked_add(b)))
+}
+
+/// The roots of one side only, summed: how many, their closures, their downloads.
+fn one_sided_total(
+    s: &Side,
+    list: &OneSided,
+    ranges: &Ranges,
+    what: &str,
+) -> Result<OneSidedTotal, AnalysisError> {
+    let nodes = || list.iter().map(|(i, _)| s.root_node[*i] as usize);
+    let sum: u128 = nodes().map(|v| u128::from(s.sizes[v].get())).sum();
+    let closure_size = ranges.unsigned(sum, || {
+        format!("the closure sizes of the {} roots {what}", list.len())
+    })?;
+    Ok(OneSidedTotal {
+        roots: list.len(),
+        closure_size,
+        download_size: sum_known(nodes().map(|v| s.download_of(v))),
+    })
+}
+
+/// Every root's row: the matched pairs (largest change first, whatever its sign; with
+/// `changed_only` those whose closure size changed), the roots only NEW or only OLD
+/// has (largest first), the counts and totals, and what `--top` hides. Sums over
+/// roots that leave the range a report holds are errors.
 pub(super) fn root_rows(
     (old, new): (&Side, &Side),
     ranges: &Ranges,
     pairs: &Pairs,
     (only_old, only_new): (&OneSided, &OneSided),
-    top: Option<usize>,
+    (top, changed_only): (Option<usize>, bool),
 ) -> Result<RootRows, AnalysisError> {
     let mut counts = RootCounts {
         both: pairs.len(),
@@ -202,8 +257,11 @@ pub(super) fn root_rows(
     let mut total_new = 0u128;
     let mut rebuilt_same = 0usize;
     let mut matched: Vec<RootDiff> = Vec::with_capacity(pairs.len());
+    let (mut download_old, mut download_new) = (Some(0u64), Some(0u64));
     for (o, n, key) in pairs {
         let (so, sn) = (root_side(old, *o), root_side(new, *n));
+        download_old = sum_known([download_old, so.download_size]);
+        download_new = sum_known([download_new, sn.download_size]);
         let delta = sn.closure_size as i64 - so.closure_size as i64;
         match delta.cmp(&0) {
             std::cmp::Ordering::Greater => counts.grown += 1,
@@ -217,6 +275,9 @@ pub(super) fn root_rows(
         }
         total_old += u128::from(so.closure_size);
         total_new += u128::from(sn.closure_size);
+        if changed_only && delta == 0 {
+            continue;
+        }
         matched.push(RootDiff {
             name: key_name(key),
             package: key.0.clone(),
@@ -227,7 +288,13 @@ pub(super) fn root_rows(
             delta,
         });
     }
-    matched.sort_by(|a, b| b.delta.cmp(&a.delta).then_with(|| a.name.cmp(&b.name)));
+    matched.sort_by(|a, b| {
+        b.delta
+            .unsigned_abs()
+            .cmp(&a.delta.unsigned_abs())
+            .then(b.delta.cmp(&a.delta))
+            .then_with(|| a.name.cmp(&b.name))
+    });
     let appeared = one_sided_rows(new, only_new, true);
     let vanished = one_sided_rows(old, only_old, false);
     let (mut roots, mut hidden_roots, mut hidden_delta) = (Vec::new(), 0usize, 0i128);
@@ -261,7 +328,40 @@ pub(super) fn root_rows(
     let total_delta = ranges.signed(i128::from(total_new) - i128::from(total_old), || {
         format!("the changes of the closure sizes of the {n} roots in both sets")
     })?;
+    let added = one_sided_total(new, only_new, ranges, "only in NEW")?;
+    let removed = one_sided_total(old, only_old, ranges, "only in OLD")?;
+    let all_old = ranges.unsigned(
+        u128::from(total_old) + u128::from(removed.closure_size),
+        || {
+            format!(
+                "the closure sizes of every root in OLD (`{}`)",
+                ranges.old_origin
+            )
+        },
+    )?;
+    let all_new = ranges.unsigned(
+        u128::from(total_new) + u128::from(added.closure_size),
+        || {
+            format!(
+                "the closure sizes of every root in NEW (`{}`)",
+                ranges.new_origin
+            )
+        },
+    )?;
+    let all_delta = ranges.signed(i128::from(all_new) - i128::from(all_old), || {
+        "the change of the closure sizes of every root of the two sets".to_string()
+    })?;
     Ok(RootRows {
+        download_old,
+        download_new,
+        added,
+        removed,
+        all_roots: RootsSum {
+            old: all_old,
+            new: all_new,
+            delta: all_delta,
+            percent: percent(all_old, all_delta),
+        },
         roots,
         hidden_roots,
         hidden_delta,
@@ -311,11 +411,10 @@ pub(super) fn set_check(
     limits: SetLimits,
     (old, new): (&Side, &Side),
     pk: &Packages,
-    (pairs, pair_name): (&Pairs, &[String]),
+    (pairs, pair_name, only_new): (&Pairs, &[String], &OneSided),
     rr: &RootRows,
     show: usize,
 ) -> SetCheck {
-    let total_delta = rr.total_delta;
     let failing: Vec<&RootDiff> = rr
         .roots
         .iter()
@@ -357,6 +456,7 @@ pub(super) fn set_check(
             );
             FailedRoot {
                 name: r.name.clone(),
+                attr: r.new.as_ref().and_then(|s| s.attr.clone()),
                 old: o,
                 new: n,
                 delta: r.delta,
@@ -365,16 +465,46 @@ pub(super) fn set_check(
             }
         })
         .collect();
+    // Every root of each set: an added root's closure is growth, a removed one's
+    // shrinkage.
+    let all = rr.all_roots;
     let total_failed = limits
         .max_total_growth
-        .is_some_and(|l| l.exceeded(rr.total_old, total_delta));
+        .is_some_and(|l| l.exceeded(all.old, all.delta));
+    // Every root only in NEW is checked, not only those `--top` keeps.
+    let mut failed_new: Vec<FailedNewRoot> = match limits.max_new_root_size {
+        Some(max) => only_new
+            .iter()
+            .filter(|(i, _)| new.sizes[new.root_node[*i] as usize].get() > max)
+            .map(|(i, key)| {
+                let side = root_side(new, *i);
+                FailedNewRoot {
+                    name: key_name(key),
+                    attr: side.attr,
+                    path: side.path,
+                    closure_size: side.closure_size,
+                }
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    failed_new.sort_by(|a, b| {
+        b.closure_size
+            .cmp(&a.closure_size)
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    let new_roots_failed = failed_new.len();
+    failed_new.truncate(show.max(1));
     SetCheck {
-        pass: roots_failed == 0 && !total_failed,
+        pass: roots_failed == 0 && !total_failed && new_roots_failed == 0,
         max_growth: limits.max_growth,
         max_total_growth: limits.max_total_growth,
         roots_failed,
         failed,
         total_failed,
+        max_new_root_size: limits.max_new_root_size,
+        new_roots_failed,
+        failed_new,
     }
 }
 
@@ -406,6 +536,7 @@ pub(super) fn set_side(s: &Side, origin: &str) -> SetSide {
         path_count: s.g.len(),
         union_size: s.g.total_size().get(),
         sizes_known: s.g.sizes_known,
+        union_download_size: s.union_download,
     }
 }
 
@@ -435,7 +566,13 @@ pub(super) fn root_causes(old: &Side, new: &Side, pk: &Packages, o: u32, n: u32)
             });
         }
     }
-    out.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.name.cmp(&b.name)));
+    out.sort_by(|a, b| {
+        b.bytes
+            .unsigned_abs()
+            .cmp(&a.bytes.unsigned_abs())
+            .then(b.bytes.cmp(&a.bytes))
+            .then_with(|| a.name.cmp(&b.name))
+    });
     out.truncate(5);
     out
 }

@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::graph::{closure_sizes_in, ClosureGraph, Condensation};
+use crate::graph::{closure_sizes_in, closure_sums_in, ClosureGraph, Condensation};
 use crate::store::{parse_package_name, Bytes, Closure, StorePath};
 
 /// One side, prepared.
@@ -22,12 +22,20 @@ pub(super) struct Side<'a> {
     pub(super) cond: Condensation,
     /// Package id of each node (shared numbering with the other side).
     pub(super) pkg: Vec<u32>,
+    /// The attribute path of each declared root (empty: the set names none).
+    pub(super) attrs: &'a [Option<String>],
+    /// Each path's closure download size, `None` when a path of that closure has none;
+    /// empty when no path of the side has one.
+    pub(super) download: Vec<Option<u64>>,
+    /// The union's download size (`None` when some path's is unknown).
+    pub(super) union_download: Option<u64>,
 }
 
 impl<'a> Side<'a> {
     pub(super) fn new(
         closure: &'a Closure,
         roots: &[StorePath],
+        attrs: &'a [Option<String>],
         timings: &crate::timing::Timings,
     ) -> Side<'a> {
         let g = ClosureGraph::new(closure, roots);
@@ -40,6 +48,8 @@ impl<'a> Side<'a> {
         timings.step("set diff: one side's components");
         let sizes = closure_sizes_in(&cond);
         timings.step("set diff: one side's closure sizes");
+        let (download, union_download) = downloads(closure, &g, &cond);
+        timings.step("set diff: one side's download sizes");
         Side {
             closure,
             g,
@@ -47,7 +57,20 @@ impl<'a> Side<'a> {
             root_node,
             cond,
             pkg: Vec::new(),
+            attrs,
+            download,
+            union_download,
         }
+    }
+
+    /// The attribute path of declared root `i`, when the set names one.
+    pub(super) fn attr(&self, i: usize) -> Option<String> {
+        self.attrs.get(i).cloned().flatten()
+    }
+
+    /// The closure download size of node `v` (`None`: unknown).
+    pub(super) fn download_of(&self, v: usize) -> Option<u64> {
+        self.download.get(v).copied().flatten()
     }
 
     pub(super) fn succ(&self, v: usize) -> &[u32] {
@@ -139,6 +162,41 @@ impl<'a> Side<'a> {
         }
         out
     }
+}
+
+/// Every path's closure download size and the union's: one more pass of closure sums
+/// when every path has a download size, two (the sizes, and how many paths lack one)
+/// when some have; none when no path has one (a `nix path-info` of a local store).
+fn downloads(
+    closure: &Closure,
+    g: &ClosureGraph,
+    cond: &Condensation,
+) -> (Vec<Option<u64>>, Option<u64>) {
+    let own: Vec<Option<u64>> = g
+        .paths
+        .iter()
+        .map(|p| closure.paths.get(p).and_then(|i| i.download_size))
+        .collect();
+    let unknown = own.iter().filter(|d| d.is_none()).count();
+    if unknown == own.len() {
+        return (Vec::new(), None);
+    }
+    let weights: Vec<u64> = own.iter().map(|d| d.unwrap_or(0)).collect();
+    let sums = closure_sums_in(cond, &weights);
+    let union = (unknown == 0).then(|| weights.iter().fold(0u64, |a, &b| a.saturating_add(b)));
+    let lacking = (unknown > 0).then(|| {
+        let w: Vec<u64> = own.iter().map(|d| u64::from(d.is_none())).collect();
+        closure_sums_in(cond, &w)
+    });
+    let per_path = sums
+        .iter()
+        .enumerate()
+        .map(|(v, s)| match &lacking {
+            Some(l) if l[v].get() > 0 => None,
+            _ => Some(s.get()),
+        })
+        .collect();
+    (per_path, union)
 }
 
 /// The matching key of a root: package name and output.

@@ -64,8 +64,8 @@ fn walk(c: &Closure, root: &StorePath) -> BTreeMap<String, u64> {
 /// The components the cause pass visits on both sides, as `set_diff` prepares it.
 fn cause_work(co: &Closure, cn: &Closure) -> usize {
     let timings = crate::timing::Timings::default();
-    let mut old = Side::new(co, &co.declared_roots, &timings);
-    let mut new = Side::new(cn, &cn.declared_roots, &timings);
+    let mut old = Side::new(co, &co.declared_roots, &[], &timings);
+    let mut new = Side::new(cn, &cn.declared_roots, &[], &timings);
     let (pairs, _, _) = match_roots(&old, &new);
     let mut pk = packages(&mut old, &mut new);
     pk.skip = unchanged(&old, &new, &pk, &pairs);
@@ -181,8 +181,8 @@ proptest! {
         new.roots = (0..n).filter(|_| rnd() % 3 == 0).collect();
         let (co, cn) = (closure_of(&old), closure_of(&new));
         let r = set_diff(
-            SetInput { origin: "old", roots: &co.declared_roots, graph: &co },
-            SetInput { origin: "new", roots: &cn.declared_roots, graph: &cn },
+            SetInput { origin: "old", roots: &co.declared_roots, attrs: &[], graph: &co },
+            SetInput { origin: "new", roots: &cn.declared_roots, attrs: &[], graph: &cn },
             &SetDiffOptions::default(),
         ).unwrap();
         let mut want: BTreeMap<(String, CauseChange), (usize, i64)> = BTreeMap::new();

@@ -681,6 +681,7 @@ impl<'a, 'd> Converter<'a, 'd> {
             other => other.to_string(),
         });
         info.reported_closure_size = raw.closure_size;
+        info.download_size = raw.download_size;
         info.normalise();
         Ok((Entry::Valid(info), warnings))
     }

@@ -37,6 +37,9 @@ pub(super) struct RawEntry<'a> {
     pub(super) ca: Option<Box<Value>>,
     #[serde(rename = "closureSize")]
     pub(super) closure_size: Option<u64>,
+    /// A binary cache's path-info: the compressed NAR's size.
+    #[serde(rename = "downloadSize")]
+    pub(super) download_size: Option<u64>,
     pub(super) valid: Option<bool>,
     #[serde(rename = "storeDir")]
     pub(super) store_dir: Option<String>,

@@ -10,7 +10,6 @@ use super::page;
 use crate::render::text::format_delta;
 use crate::render::words::set_diff as words;
 use crate::report::SetDiffReport;
-use crate::store::format_size;
 
 const W: f64 = 1000.0;
 const NAMES: f64 = 300.0;
@@ -32,6 +31,9 @@ pub(super) fn set_diff(r: &SetDiffReport, out: &mut dyn Write) -> io::Result<()>
             let _ = writeln!(s, "<ul>");
             for f in &c.failed {
                 let _ = writeln!(s, "<li>{}</li>", esc(&words::failed_root(f)));
+            }
+            for f in &c.failed_new {
+                let _ = writeln!(s, "<li>{}</li>", esc(&words::failed_new_root(f)));
             }
             let _ = writeln!(s, "</ul>");
         }
@@ -96,33 +98,36 @@ pub(super) fn set_diff(r: &SetDiffReport, out: &mut dyn Write) -> io::Result<()>
                 esc(&words::chain(c))
             );
         }
+        let downloads = words::has_downloads(r);
         let _ = writeln!(
             s,
-            "</table><h2>Roots, by growth</h2><table><tr><th>#</th><th>root</th>\
-             <th>old</th><th>new</th><th>Δ</th><th>%</th></tr>"
+            "</table><h2>Roots, by size of change</h2><table><tr><th>#</th><th>root</th>\
+             <th>old</th><th>new</th><th>Δ</th><th>%</th>{}</tr>",
+            if downloads { "<th>download</th>" } else { "" }
         );
-        let size = |x: &Option<crate::report::RootSide>| {
-            x.as_ref()
-                .map_or("—".to_string(), |x| format_size(x.closure_size))
-        };
         for (i, root) in r.roots.iter().take(MAX_ROOTS).enumerate() {
-            let _ = writeln!(
+            let _ = write!(
                 s,
                 "<tr><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td>\
-                 <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+                 <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>",
                 i + 1,
-                esc(&root.name),
-                esc(&size(&root.old)),
-                esc(&size(&root.new)),
+                esc(&words::root_name(root)),
+                esc(&words::size(&root.old)),
+                esc(&words::size(&root.new)),
                 esc(&format_delta(root.delta)),
                 esc(&words::percent(root.percent))
             );
+            if downloads {
+                let _ = write!(s, "<td class=\"num\">{}</td>", esc(&words::download(root)));
+            }
+            let _ = writeln!(s, "</tr>");
         }
         let hidden = r.roots.len().saturating_sub(MAX_ROOTS) + r.rest.map_or(0, |x| x.roots);
         if hidden > 0 {
             let _ = writeln!(
                 s,
-                "<tr><td></td><td>… {hidden} more roots (--format json has every one)</td></tr>"
+                "<tr><td></td><td>{} (--format json has every one)</td></tr>",
+                esc(&words::more(hidden, "root", "roots"))
             );
         }
         let _ = writeln!(s, "</table><p class=\"sub\">{}</p>", esc(words::NOTE));

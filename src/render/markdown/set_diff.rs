@@ -6,10 +6,9 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use super::{md_cell, md_code};
-use crate::render::text::format_delta;
+use crate::render::text::{count, format_delta};
 use crate::render::words::set_diff as words;
 use crate::report::{Cause, RootDiff, SetDiffReport};
-use crate::store::format_size;
 
 /// The most characters a GitHub comment holds (counted here in bytes, which is never
 /// fewer).
@@ -27,25 +26,34 @@ fn cause_row(i: usize, c: &Cause) -> String {
     )
 }
 
-fn root_row(i: usize, r: &RootDiff) -> String {
-    let size = |s: &Option<crate::report::RootSide>| {
-        s.as_ref()
-            .map_or("—".to_string(), |s| format_size(s.closure_size))
-    };
-    format!(
-        "| {} | {} | {} | {} | {} | {} |\n",
+/// A root's row; `downloads`: with the download-size column.
+fn root_row(i: usize, r: &RootDiff, downloads: bool) -> String {
+    let mut s = format!(
+        "| {} | {} | {} | {} | {} | {} |",
         i + 1,
-        md_code(&r.name),
-        size(&r.old),
-        size(&r.new),
+        md_code(&words::root_name(r)),
+        words::size(&r.old),
+        words::size(&r.new),
         format_delta(r.delta),
-        words::percent(r.percent)
-    )
+        words::percent(r.percent),
+    );
+    if downloads {
+        let _ = write!(s, " {} |", words::download(r));
+    }
+    s.push('\n');
+    s
 }
 
 const CAUSE_HEAD: &str =
     "| # | cause | change | roots | bytes | example chain |\n|--:|---|---|--:|--:|---|\n";
-const ROOT_HEAD: &str = "| # | root | old | new | Δ | % |\n|--:|---|--:|--:|--:|--:|\n";
+/// The roots' table head, with the download-size column when any root has one.
+fn root_head(downloads: bool) -> &'static str {
+    if downloads {
+        "| # | root | old | new | Δ | % | download |\n|--:|---|--:|--:|--:|--:|--:|\n"
+    } else {
+        "| # | root | old | new | Δ | % |\n|--:|---|--:|--:|--:|--:|\n"
+    }
+}
 
 /// Rows from `rows` (numbered from `from`) until `budget` bytes are used; the text and
 /// how many rows it holds.
@@ -86,6 +94,12 @@ pub(super) fn set_diff(r: &SetDiffReport, out: &mut dyn Write) -> io::Result<()>
         if c.failed.len() > show {
             let _ = writeln!(head, "- … {} more", c.failed.len() - show);
         }
+        for f in c.failed_new.iter().take(show) {
+            let _ = writeln!(head, "- {}", md_cell(&words::failed_new_root(f)));
+        }
+        if c.failed_new.len() > show {
+            let _ = writeln!(head, "- … {} more", c.failed_new.len() - show);
+        }
         let _ = writeln!(head);
     }
     let _ = writeln!(head, "{}\n", md_cell(&words::rebuild(r)));
@@ -101,10 +115,11 @@ pub(super) fn set_diff(r: &SetDiffReport, out: &mut dyn Write) -> io::Result<()>
             causes_top.push_str(&cause_row(i, c));
         }
     }
-    let mut roots_top = String::from("\n#### Roots, by growth\n\n");
-    roots_top.push_str(ROOT_HEAD);
+    let mut roots_top = String::from("\n#### Roots, by size of change\n\n");
+    let downloads = words::has_downloads(r);
+    roots_top.push_str(root_head(downloads));
     for (i, x) in top_roots.iter().enumerate() {
-        roots_top.push_str(&root_row(i, x));
+        roots_top.push_str(&root_row(i, x, downloads));
     }
     let mut tail = String::new();
     let _ = writeln!(tail, "\n_{}_", md_cell(words::NOTE));
@@ -144,8 +159,12 @@ pub(super) fn set_diff(r: &SetDiffReport, out: &mut dyn Write) -> io::Result<()>
         let (rows, n) = fill(more_causes, top_causes.len(), budget / 2, cause_row);
         let left = more_causes.len() - n + hidden_causes;
         let mut d = format!(
-            "\n<details><summary>{} more causes</summary>\n\n{CAUSE_HEAD}{rows}",
-            more_causes.len() + hidden_causes
+            "\n<details><summary>{}</summary>\n\n{CAUSE_HEAD}{rows}",
+            count(
+                (more_causes.len() + hidden_causes) as u64,
+                "more cause",
+                "more causes"
+            )
         );
         if left > 0 {
             let _ = writeln!(d, "\n… and {left} more (see `--format json`)");
@@ -155,11 +174,18 @@ pub(super) fn set_diff(r: &SetDiffReport, out: &mut dyn Write) -> io::Result<()>
         body.push_str(&d);
     }
     if !more_roots.is_empty() || hidden_roots > 0 {
-        let (rows, n) = fill(more_roots, top_roots.len(), budget, root_row);
+        let (rows, n) = fill(more_roots, top_roots.len(), budget, |i, x| {
+            root_row(i, x, downloads)
+        });
         let left = more_roots.len() - n + hidden_roots;
         let mut d = format!(
-            "\n<details><summary>{} more roots</summary>\n\n{ROOT_HEAD}{rows}",
-            more_roots.len() + hidden_roots
+            "\n<details><summary>{}</summary>\n\n{}{rows}",
+            count(
+                (more_roots.len() + hidden_roots) as u64,
+                "more root",
+                "more roots"
+            ),
+            root_head(downloads)
         );
         if left > 0 {
             let _ = writeln!(d, "\n… and {left} more (see `--format json`)");

@@ -10,7 +10,6 @@ use crate::render::text::format_delta;
 use crate::render::words::set_diff as words;
 use crate::render::Style;
 use crate::report::SetDiffReport;
-use crate::store::format_size;
 
 pub(super) fn set_diff(r: &SetDiffReport, style: &Style, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "{}", bold(&words::header(r), style))?;
@@ -22,6 +21,9 @@ pub(super) fn set_diff(r: &SetDiffReport, style: &Style, out: &mut dyn Write) ->
     if let Some(c) = &r.check {
         for f in &c.failed {
             writeln!(out, "  {}", words::failed_root(f))?;
+        }
+        for f in &c.failed_new {
+            writeln!(out, "  {}", words::failed_new_root(f))?;
         }
     }
     let show = r.show.max(1);
@@ -49,7 +51,7 @@ pub(super) fn set_diff(r: &SetDiffReport, style: &Style, out: &mut dyn Write) ->
         if hidden > 0 {
             t.add_row(vec![
                 Cell::new(""),
-                Cell::new(format!("… {hidden} more causes")),
+                Cell::new(words::more(hidden, "cause", "causes")),
             ]);
         }
         writeln!(out, "{t}")?;
@@ -57,28 +59,36 @@ pub(super) fn set_diff(r: &SetDiffReport, style: &Style, out: &mut dyn Write) ->
         writeln!(out, "no package changed a root's closure size.")?;
     }
     let mut t = new_table(style);
-    t.set_header(vec!["#", "root", "old", "new", "Δ", "%"]);
-    let size = |s: &Option<crate::report::RootSide>| {
-        s.as_ref()
-            .map_or("—".to_string(), |s| format_size(s.closure_size))
-    };
+    let downloads = words::has_downloads(r);
+    let mut head = vec!["#", "root", "old", "new", "Δ", "%"];
+    if downloads {
+        head.push("download");
+    }
+    t.set_header(head);
     let mut shown = 0;
     for (i, root) in r.roots.iter().take(show).enumerate() {
         shown += 1;
-        t.add_row(vec![
+        let mut row = vec![
             Cell::new(i + 1).set_alignment(CellAlignment::Right),
-            Cell::new(&root.name),
-            Cell::new(size(&root.old)).set_alignment(CellAlignment::Right),
-            Cell::new(size(&root.new)).set_alignment(CellAlignment::Right),
+            Cell::new(words::root_name(root)),
+            Cell::new(words::size(&root.old)).set_alignment(CellAlignment::Right),
+            Cell::new(words::size(&root.new)).set_alignment(CellAlignment::Right),
             Cell::new(format_delta(root.delta)).set_alignment(CellAlignment::Right),
             Cell::new(words::percent(root.percent)).set_alignment(CellAlignment::Right),
-        ]);
+        ];
+        if downloads {
+            row.push(Cell::new(words::download(root)).set_alignment(CellAlignment::Right));
+        }
+        t.add_row(row);
     }
     let hidden = r.roots.len() - shown + r.rest.map_or(0, |x| x.roots);
     if hidden > 0 {
         t.add_row(vec![
             Cell::new(""),
-            Cell::new(format!("… {hidden} more roots (--all, or --format json)")),
+            Cell::new(format!(
+                "{} (--all, or --format json)",
+                words::more(hidden, "root", "roots")
+            )),
         ]);
     }
     writeln!(out, "{t}")?;

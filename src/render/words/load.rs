@@ -165,8 +165,20 @@ impl fmt::Display for LoadWarning {
                 line,
             } => write!(
                 f,
-                "{file}: {duplicates} store path(s) listed more than once (first at line \
-                 {line}); each counts once"
+                "{file}: {} listed more than once (first at line {line}); each counts once",
+                crate::render::text::count(*duplicates, "store path", "store paths")
+            ),
+            W::JobsWithoutOutputs {
+                file,
+                count,
+                line,
+                attr,
+            } => write!(
+                f,
+                "{file}: {} without output paths (an evaluation error; the first, `{}`, at line \
+                 {line}): not roots",
+                crate::render::text::count(*count, "job", "jobs"),
+                crate::store::sanitize(attr, 80)
             ),
             W::BaselineOfOtherPackage { theirs, ours } => write!(
                 f,
