@@ -147,16 +147,16 @@ fn answer(
                 .take(PAGE)
                 .map(|(id, b)| format!(r#"{{"id":{id},"body":{}}}"#, text(b)))
                 .collect();
-            let link = (a.comments.len() > page * PAGE).then(|| {
-                format!("<{url}{list}?per_page=100&page={}>; rel=\"next\"", page + 1)
-            });
+            let link = (a.comments.len() > page * PAGE)
+                .then(|| format!("<{url}{list}?per_page=100&page={}>; rel=\"next\"", page + 1));
             (200, link, format!("[{}]", items.join(",")))
         }
         ("POST", p) if p == list => {
             let v: serde_json::Value = serde_json::from_str(body).unwrap();
             a.next_id += 1;
             let id = a.next_id;
-            a.comments.push((id, v["body"].as_str().unwrap().to_string()));
+            a.comments
+                .push((id, v["body"].as_str().unwrap().to_string()));
             (201, None, format!(r#"{{"id":{id}}}"#))
         }
         ("PATCH", p) if p.starts_with(&one) => {
@@ -248,7 +248,10 @@ fn the_first_run_posts_the_second_updates_the_same_comment_on_page_two() {
     // Four comments before ours: ours is the fifth, on page 2 of 3 a page.
     let fake = Fake::start(4);
     let dir = tempfile::tempdir().unwrap();
-    let (cuda, rocm) = (example("llama-cpp-cuda.json"), example("llama-cpp-rocm.json"));
+    let (cuda, rocm) = (
+        example("llama-cpp-cuda.json"),
+        example("llama-cpp-rocm.json"),
+    );
     let grown = [
         ("NIXCUT_BASE", cuda.as_str()),
         ("NIXCUT_HEAD", rocm.as_str()),
@@ -264,13 +267,20 @@ fn the_first_run_posts_the_second_updates_the_same_comment_on_page_two() {
     assert_eq!(mine.len(), 1);
     let (id, body) = &mine[0];
     assert!(body.lines().nth(1).unwrap().contains("failed"), "{body}");
-    assert!(r.summary.starts_with(MARKER), "the job summary holds the comment");
+    assert!(
+        r.summary.starts_with(MARKER),
+        "the job summary holds the comment"
+    );
     for req in fake.log() {
         assert_eq!(req.auth, "Bearer write-token", "{req:?}");
     }
     let post = fake.log().into_iter().find(|r| r.method == "POST").unwrap();
     let sent: serde_json::Value = serde_json::from_str(&post.body).unwrap();
-    assert_eq!(sent["body"].as_str(), Some(body.as_str()), "the comment file as sent");
+    assert_eq!(
+        sent["body"].as_str(),
+        Some(body.as_str()),
+        "the comment file as sent"
+    );
     let report = dir.path().join("out/report.json");
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
@@ -289,12 +299,22 @@ fn the_first_run_posts_the_second_updates_the_same_comment_on_page_two() {
     let log = &fake.log()[before..];
     let methods: Vec<&str> = log.iter().map(|r| r.method.as_str()).collect();
     assert_eq!(methods, ["GET", "GET", "PATCH"], "{log:?}");
-    assert!(log[1].target.contains("page=2"), "followed the Link header: {log:?}");
-    assert!(log[2].target.ends_with(&format!("/issues/comments/{id}")), "{log:?}");
+    assert!(
+        log[1].target.contains("page=2"),
+        "followed the Link header: {log:?}"
+    );
+    assert!(
+        log[2].target.ends_with(&format!("/issues/comments/{id}")),
+        "{log:?}"
+    );
     let mine = ours(&fake);
     assert_eq!(mine.len(), 1, "no second comment");
     assert_eq!(mine[0].0, *id);
-    assert!(mine[0].1.lines().nth(1).unwrap().contains("passed"), "{}", mine[0].1);
+    assert!(
+        mine[0].1.lines().nth(1).unwrap().contains("passed"),
+        "{}",
+        mine[0].1
+    );
     assert_eq!(fake.comments().len(), 5, "the others are untouched");
 
     // Another id is another comment.
@@ -317,7 +337,10 @@ fn the_first_run_posts_the_second_updates_the_same_comment_on_page_two() {
 fn a_read_only_token_is_reported_and_the_verdict_stands() {
     let fake = Fake::start(0);
     let dir = tempfile::tempdir().unwrap();
-    let (cuda, rocm) = (example("llama-cpp-cuda.json"), example("llama-cpp-rocm.json"));
+    let (cuda, rocm) = (
+        example("llama-cpp-cuda.json"),
+        example("llama-cpp-rocm.json"),
+    );
     let r = run_action(
         &fake,
         dir.path(),
@@ -328,15 +351,31 @@ fn a_read_only_token_is_reported_and_the_verdict_stands() {
             ("GITHUB_TOKEN", READ_ONLY),
         ],
     );
-    assert_eq!(r.code, 1, "the check's verdict, not the comment's: {}", r.stderr);
+    assert_eq!(
+        r.code, 1,
+        "the check's verdict, not the comment's: {}",
+        r.stderr
+    );
     assert!(r.outputs.contains("verdict=fail\n"), "{}", r.outputs);
-    assert!(r.outputs.contains("comment-posted=false\n"), "{}", r.outputs);
+    assert!(
+        r.outputs.contains("comment-posted=false\n"),
+        "{}",
+        r.outputs
+    );
     assert!(r.stderr.contains("HTTP 403"), "{}", r.stderr);
     assert!(r.stderr.contains("pull-requests: write"), "{}", r.stderr);
-    assert!(r.stdout.contains("::warning title=nixcut comment not posted::"), "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("::warning title=nixcut comment not posted::"),
+        "{}",
+        r.stdout
+    );
     assert_eq!(fake.count("POST"), 1, "tried once");
     assert!(fake.comments().is_empty());
-    assert!(r.summary.starts_with(MARKER), "the job summary still has the report");
+    assert!(
+        r.summary.starts_with(MARKER),
+        "the job summary still has the report"
+    );
 
     // A passing check with a read-only token passes.
     let r = run_action(
@@ -402,7 +441,10 @@ fn comment_py_refuses_a_file_that_is_not_a_comment() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("c.md line 1 is not a nixcut comment marker"), "{err}");
+    assert!(
+        err.contains("c.md line 1 is not a nixcut comment marker"),
+        "{err}"
+    );
 }
 
 /// A store path of a world built by real Nix is read from the store as it is.
@@ -418,7 +460,10 @@ fn store_paths_from_nix_are_checked() {
     let r = run_action(
         &fake,
         dir.path(),
-        &[("NIXCUT_BASE", root.as_str()), ("NIXCUT_HEAD", root.as_str())],
+        &[
+            ("NIXCUT_BASE", root.as_str()),
+            ("NIXCUT_HEAD", root.as_str()),
+        ],
     );
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
     let mine = ours(&fake);

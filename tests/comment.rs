@@ -21,8 +21,16 @@ const MARKER: &str = "<!-- nixcut:comment id=closure-size -->";
 /// lines.
 fn assert_comment(c: &str, marker: &str, needle: &str) {
     assert!(c.len() <= LIMIT, "{} bytes", c.len());
-    assert!(c.chars().count() <= LIMIT, "{} characters", c.chars().count());
-    assert_eq!(c.lines().next(), Some(marker), "the first line is the marker");
+    assert!(
+        c.chars().count() <= LIMIT,
+        "{} characters",
+        c.chars().count()
+    );
+    assert_eq!(
+        c.lines().next(),
+        Some(marker),
+        "the first line is the marker"
+    );
     let head: Vec<&str> = c.lines().take(10).collect();
     assert!(
         head.iter().any(|l| l.contains(needle)),
@@ -96,7 +104,12 @@ fn big() -> &'static Big {
 
 fn big_run(args: &[&str]) -> (i32, String, String) {
     let b = big();
-    let (old, new, og, ng) = (b.p("old.paths"), b.p("new.paths"), b.p("old.json"), b.p("new.json"));
+    let (old, new, og, ng) = (
+        b.p("old.paths"),
+        b.p("new.paths"),
+        b.p("old.json"),
+        b.p("new.json"),
+    );
     let mut all: Vec<&str> = vec![args[0]];
     if args[0] == "diff" {
         all.extend([old.as_str(), new.as_str()]);
@@ -120,7 +133,10 @@ fn a_60000_root_set_change_fits_and_names_the_planted_cause_first() {
     // The cause line has its bytes and its roots.
     let cause = c.lines().find(|l| l.contains("largest cause")).unwrap();
     let roots = thousands(b.huge_roots);
-    assert!(cause.contains(&format!("added to {roots} closures")), "{cause}");
+    assert!(
+        cause.contains(&format!("added to {roots} closures")),
+        "{cause}"
+    );
     assert!(cause.contains("+400.0 MiB each"), "{cause}");
     // What did not fit is folded and counted, and where it is is said.
     assert!(c.contains("<details><summary>"), "the rest is folded");
@@ -145,7 +161,11 @@ fn a_60000_root_set_change_fits_and_names_the_planted_cause_first() {
         url,
     ]);
     assert_eq!(code, 0, "{err}");
-    assert_comment(&c, "<!-- nixcut:comment id=sets.x86_64-linux -->", "libhuge");
+    assert_comment(
+        &c,
+        "<!-- nixcut:comment id=sets.x86_64-linux -->",
+        "libhuge",
+    );
     assert!(c.contains(&format!("[JSON report]({url})")), "linked");
 }
 
@@ -171,7 +191,10 @@ fn a_60000_root_set_check_puts_the_verdict_then_the_cause_first() {
     assert_comment(&c, MARKER, "libhuge");
     assert!(!c.contains("old content"), "the comment replaces the file");
     let title = c.lines().nth(1).unwrap();
-    assert!(title.contains("failed"), "the verdict is the title: {title}");
+    assert!(
+        title.contains("failed"),
+        "the verdict is the title: {title}"
+    );
 }
 
 fn examples(name: &str) -> String {
@@ -184,17 +207,26 @@ fn examples(name: &str) -> String {
 
 #[test]
 fn a_closure_diff_and_check_name_the_largest_package_not_the_root() {
-    let (cuda, rocm) = (examples("llama-cpp-cuda.json"), examples("llama-cpp-rocm.json"));
+    let (cuda, rocm) = (
+        examples("llama-cpp-cuda.json"),
+        examples("llama-cpp-rocm.json"),
+    );
     let (code, c, err) = run(&["diff", &cuda, &rocm, "--format", "markdown", "--comment"]);
     assert_eq!(code, 0, "{err}");
     // clr brings 4.3 GiB, the most of any package but the root itself.
     assert_comment(&c, MARKER, "clr");
     let cause = c.lines().find(|l| l.contains("largest cause")).unwrap();
-    assert!(cause.contains("clr") && cause.contains("+4.3 GiB"), "{cause}");
+    assert!(
+        cause.contains("clr") && cause.contains("+4.3 GiB"),
+        "{cause}"
+    );
     // Every row asked for, it stays a comment; --all in a plain diff too.
     let (code, c2, _) = run(&["diff", &cuda, &rocm, "--comment", "--all"]);
     assert_eq!(code, 0);
-    assert_eq!(c, c2, "--comment alone is Markdown, and folds what --all lists");
+    assert_eq!(
+        c, c2,
+        "--comment alone is Markdown, and folds what --all lists"
+    );
 
     let dir = tempfile::tempdir().unwrap();
     let summary = dir.path().join("comment.md");
@@ -211,7 +243,11 @@ fn a_closure_diff_and_check_name_the_largest_package_not_the_root() {
     let c = std::fs::read_to_string(&summary).unwrap();
     assert_comment(&c, MARKER, "clr");
     let lines: Vec<&str> = c.lines().collect();
-    assert!(lines[1].contains("❌") && lines[1].contains("failed"), "{}", lines[1]);
+    assert!(
+        lines[1].contains("❌") && lines[1].contains("failed"),
+        "{}",
+        lines[1]
+    );
     // The verdict, then the diff.
     let verdict = c.find("nixcut check:").expect("the check's table");
     let diff = c.find("| # | package |").expect("the diff's table");
@@ -234,7 +270,10 @@ fn hostile_sets(dir: &Path, n: usize, len: usize, grow: bool, dups: usize) -> [S
     };
     let name = |i: usize| {
         let base = format!("r{i}-");
-        format!("{base}{}-1.0", "x".repeat(len.saturating_sub(base.len() + 4)))
+        format!(
+            "{base}{}-1.0",
+            "x".repeat(len.saturating_sub(base.len() + 4))
+        )
     };
     let mut graph = serde_json::Map::new();
     let lib = format!("/nix/store/{}-libgrow-2.0", hash(0, 'l'));
@@ -265,7 +304,11 @@ fn hostile_sets(dir: &Path, n: usize, len: usize, grow: bool, dups: usize) -> [S
     let p = |f: &str| dir.join(f).to_string_lossy().into_owned();
     std::fs::write(p("old.paths"), old).unwrap();
     std::fs::write(p("new.paths"), new).unwrap();
-    std::fs::write(p("graph.json"), serde_json::Value::Object(graph).to_string()).unwrap();
+    std::fs::write(
+        p("graph.json"),
+        serde_json::Value::Object(graph).to_string(),
+    )
+    .unwrap();
     [p("old.paths"), p("new.paths"), p("graph.json")]
 }
 
@@ -287,8 +330,17 @@ fn hostile_sets_still_fit() {
                 vec!["diff", &old, &new, "--graph", &graph, "--comment", "--all"]
             } else {
                 vec![
-                    "check", &new, "--baseline", &old, "--graph", &graph, "--summary", s,
-                    "--comment", "--format", "json",
+                    "check",
+                    &new,
+                    "--baseline",
+                    &old,
+                    "--graph",
+                    &graph,
+                    "--summary",
+                    s,
+                    "--comment",
+                    "--format",
+                    "json",
                 ]
             };
             let (code, out, err) = run(&args);
@@ -300,7 +352,11 @@ fn hostile_sets_still_fit() {
                 assert_eq!(code, if grow { 1 } else { 0 }, "{case}: {err}");
                 std::fs::read_to_string(&summary).unwrap()
             };
-            let needle = if grow { "libgrow" } else { "no package changed" };
+            let needle = if grow {
+                "libgrow"
+            } else {
+                "no package changed"
+            };
             assert_comment(&c, MARKER, needle);
             if dups > 0 {
                 assert!(c.contains("warning"), "{case}: the warnings are said");
@@ -311,13 +367,25 @@ fn hostile_sets_still_fit() {
 
 #[test]
 fn bad_comment_flags_are_errors_before_any_work() {
-    let (cuda, rocm) = (examples("llama-cpp-cuda.json"), examples("llama-cpp-rocm.json"));
+    let (cuda, rocm) = (
+        examples("llama-cpp-cuda.json"),
+        examples("llama-cpp-rocm.json"),
+    );
     for (args, says) in [
-        (vec!["--comment-id", "a b"], "--comment-id `a b`: the comment id has ' ' at character 2"),
+        (
+            vec!["--comment-id", "a b"],
+            "--comment-id `a b`: the comment id has ' ' at character 2",
+        ),
         (vec!["--comment-id", ""], "the comment id is empty"),
         (vec!["--comment-id", "x-->"], "'>' at character 4"),
-        (vec!["--artifact-url", "ftp://x"], "not an http:// or https:// URL"),
-        (vec!["--format", "json"], "drop --format or give --format markdown"),
+        (
+            vec!["--artifact-url", "ftp://x"],
+            "not an http:// or https:// URL",
+        ),
+        (
+            vec!["--format", "json"],
+            "drop --format or give --format markdown",
+        ),
     ] {
         let mut all = vec!["diff", cuda.as_str(), rocm.as_str(), "--comment"];
         all.extend(args);

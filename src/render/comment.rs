@@ -81,7 +81,7 @@ mod tests {
         assert!(check_comment_id("a.B_9-x").is_ok());
         assert!(check_comment_id("").is_err());
         let e = check_comment_id("ab-->x").unwrap_err();
-        assert!(e.contains("character 4"), "{e}");
+        assert!(e.contains("'>' at character 5"), "{e}");
         assert!(check_comment_id("a b").is_err());
         assert!(check_comment_id("a\nb").is_err());
         assert!(check_comment_id("é").is_err());

@@ -63,21 +63,21 @@ pub(in crate::render) fn compose(c: Comment<'_>, opts: &CommentOptions, limit: u
 }
 
 /// `head`, the body `body(room)` gives for some room, and `foot`, in at most `limit`
-/// bytes whatever `body` does with its room: the body is escaped (workflow commands)
-/// and measured, asked again with less room when it overflowed, and cut at a line as a
+/// bytes whatever `body` does with its room: the body is escaped (workflow commands),
+/// any `<details>` it left open closed, and measured, asked again with less room when it overflowed, and cut at a line as a
 /// last resort, with every `<details>` it opened closed.
 fn fit(head: &str, foot: &str, limit: usize, body: impl Fn(usize) -> String) -> String {
     let fixed = head.len() + foot.len();
     let mut room = limit.saturating_sub(fixed);
     for _ in 0..4 {
-        let b = neutralise(&body(room));
+        let b = closed(neutralise(&body(room)));
         if fixed + b.len() <= limit {
             return format!("{head}{b}{foot}");
         }
         // Over by what the escapes or the wrappers added: try again with that much less.
         room = room.saturating_sub(fixed + b.len() - limit + 1024);
     }
-    let b = neutralise(&body(room));
+    let b = closed(neutralise(&body(room)));
     let cut = cut_to(&b, limit.saturating_sub(fixed));
     let text = format!("{head}{cut}{foot}");
     if text.len() <= limit {
@@ -135,6 +135,16 @@ fn body(c: Comment<'_>, room: usize, more: &str) -> String {
     }
 }
 
+/// `s` with a `</details>` for every `<details>` it left open.
+fn closed(mut s: String) -> String {
+    let open = s.matches("<details>").count();
+    let shut = s.matches("</details>").count();
+    for _ in shut..open {
+        s.push_str("\n</details>\n");
+    }
+    s
+}
+
 fn neutralise(s: &str) -> String {
     crate::store::neutralise_workflow_commands(s, "\\:", "\\#").into_owned()
 }
@@ -160,35 +170,38 @@ fn link_target(url: &str) -> String {
     out
 }
 
-/// `text` cut at a line end to at most `max` bytes (less what closing it takes), every
-/// `<details>` it opened closed, and a line saying it was cut.
+/// `text` cut at a line end to at most `max` bytes, every `<details>` it opened
+/// closed, and a line saying it was cut (with room for all of it: the more `<details>`
+/// the kept part opens, the less of it is kept).
 fn cut_to(text: &str, max: usize) -> String {
     const CUT: &str = "\n… (cut to fit a comment)\n";
+    const CLOSE: &str = "\n</details>\n";
     if text.len() <= max {
         return text.to_string();
     }
-    let mut end = max.saturating_sub(CUT.len() + 64);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    let end = text[..end].rfind('\n').map_or(0, |i| i + 1);
-    let mut s = text[..end].to_string();
-    let open = s.matches("<details>").count();
-    let closed = s.matches("</details>").count();
-    s.push_str(CUT);
-    for _ in closed..open {
-        s.push_str("\n</details>\n");
-    }
-    if s.len() > max {
-        // A limit too small for even the closing tags: the bytes that fit, whole
-        // characters only.
-        let mut end = max;
-        while !s.is_char_boundary(end) {
+    let mut end = max.saturating_sub(CUT.len());
+    loop {
+        while !text.is_char_boundary(end) {
             end -= 1;
         }
-        s.truncate(end);
+        let kept = &text[..text[..end].rfind('\n').map_or(0, |i| i + 1)];
+        let open = kept
+            .matches("<details>")
+            .count()
+            .saturating_sub(kept.matches("</details>").count());
+        let size = kept.len() + CUT.len() + open * CLOSE.len();
+        if size <= max || kept.is_empty() {
+            let mut s = kept.to_string();
+            if size <= max {
+                s.push_str(CUT);
+                for _ in 0..open {
+                    s.push_str(CLOSE);
+                }
+            }
+            return s;
+        }
+        end = kept.len().saturating_sub(size - max).min(kept.len() - 1);
     }
-    s
 }
 
 #[cfg(test)]

@@ -159,7 +159,11 @@ pub(super) fn set_diff_within(r: &SetDiffReport, budget: usize, more: &str) -> S
         let what = if left == 1 { "cause" } else { "causes" };
         let mut d = format!(
             "\n<details><summary>{}</summary>\n\n{CAUSE_HEAD}{rows}",
-            count((more_causes.len() + hidden_causes) as u64, "more cause", "more causes")
+            count(
+                (more_causes.len() + hidden_causes) as u64,
+                "more cause",
+                "more causes"
+            )
         );
         if left > 0 {
             let _ = writeln!(d, "\n… and {} more {what} ({more})", thousands(left as u64));
@@ -174,7 +178,11 @@ pub(super) fn set_diff_within(r: &SetDiffReport, budget: usize, more: &str) -> S
         let what = if left == 1 { "root" } else { "roots" };
         let mut d = format!(
             "\n<details><summary>{}</summary>\n\n{ROOT_HEAD}{rows}",
-            count((more_roots.len() + hidden_roots) as u64, "more root", "more roots")
+            count(
+                (more_roots.len() + hidden_roots) as u64,
+                "more root",
+                "more roots"
+            )
         );
         if left > 0 {
             let _ = writeln!(d, "\n… and {} more {what} ({more})", thousands(left as u64));

@@ -89,10 +89,7 @@ pub(crate) fn diff(r: &DiffReport) -> Headline {
     };
     Headline {
         title: "nixcut: closure size".to_string(),
-        lines: vec![
-            ("total", words::diff::header(r)),
-            ("largest cause", cause),
-        ],
+        lines: vec![("total", words::diff::header(r)), ("largest cause", cause)],
     }
 }
 
@@ -164,7 +161,10 @@ pub(crate) fn check(r: &CheckReport, diff: Option<&DiffReport>) -> Headline {
         ),
     };
     lines.push(("total", total));
-    let cause = match (diff.and_then(|d| largest_package(d).map(|p| (d, p))), &r.baseline) {
+    let cause = match (
+        diff.and_then(|d| largest_package(d).map(|p| (d, p))),
+        &r.baseline,
+    ) {
         (Some((d, p)), _) => package_cause(d, p),
         (None, Some(b)) => match b.new_paths.top.first() {
             Some(c) => format!(
