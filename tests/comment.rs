@@ -15,6 +15,7 @@ use set_world::{generate, Params};
 
 const LIMIT: usize = 65_536;
 const MARKER: &str = "<!-- nixcut:comment id=closure-size -->";
+const URL: &str = "https://github.com/o/r/actions/runs/1#artifacts";
 
 /// What every comment must be: within the limit in bytes and characters, the marker
 /// first, every `<details>` closed, and `needle` (the largest cause) in the first 10
@@ -147,26 +148,6 @@ fn a_60000_root_set_change_fits_and_names_the_planted_cause_first() {
     assert!(counted.contains(','), "counted with thousands: {counted}");
     assert!(counted.contains("--format json"), "{counted}");
     assert!(c.len() > 50_000, "the room is used: {} bytes", c.len());
-
-    // With an artifact, the rows left out point to it.
-    let url = "https://github.com/o/r/actions/runs/1#artifacts";
-    let (code, c, err) = big_run(&[
-        "diff",
-        "--format",
-        "markdown",
-        "--comment",
-        "--comment-id",
-        "sets.x86_64-linux",
-        "--artifact-url",
-        url,
-    ]);
-    assert_eq!(code, 0, "{err}");
-    assert_comment(
-        &c,
-        "<!-- nixcut:comment id=sets.x86_64-linux -->",
-        "libhuge",
-    );
-    assert!(c.contains(&format!("[JSON report]({url})")), "linked");
 }
 
 #[test]
@@ -252,6 +233,23 @@ fn a_closure_diff_and_check_name_the_largest_package_not_the_root() {
     let verdict = c.find("nixcut check:").expect("the check's table");
     let diff = c.find("| # | package |").expect("the diff's table");
     assert!(verdict < diff);
+
+    // Against another build (no baseline, no diff): the first path only ROOT has.
+    let (code, _, err) = run(&[
+        "check",
+        &rocm,
+        "--against",
+        &cuda,
+        "--max-ratio",
+        "2",
+        "--summary",
+        summary.to_str().unwrap(),
+        "--comment",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    let c = std::fs::read_to_string(&summary).unwrap();
+    assert_comment(&c, MARKER, "not in llama-cpp-cuda-0.0.0");
+    assert!(!c.contains("| # | package |"), "no diff without a baseline");
 }
 
 /// A package set of `n` roots with names `len` characters long, each root its own
@@ -327,7 +325,19 @@ fn hostile_sets_still_fit() {
             let summary = dir.path().join("comment.md");
             let s = summary.to_str().unwrap();
             let args: Vec<&str> = if cmd == "diff" {
-                vec!["diff", &old, &new, "--graph", &graph, "--comment", "--all"]
+                vec![
+                    "diff",
+                    &old,
+                    &new,
+                    "--graph",
+                    &graph,
+                    "--comment",
+                    "--all",
+                    "--comment-id",
+                    "sets.x86_64-linux",
+                    "--artifact-url",
+                    URL,
+                ]
             } else {
                 vec![
                     "check",
@@ -357,7 +367,20 @@ fn hostile_sets_still_fit() {
             } else {
                 "no package changed"
             };
-            assert_comment(&c, MARKER, needle);
+            if cmd == "diff" {
+                let marker = "<!-- nixcut:comment id=sets.x86_64-linux -->";
+                assert_comment(&c, marker, needle);
+                let link = format!("[JSON report]({URL})");
+                assert!(
+                    c.lines().take(10).any(|l| l.contains(&link)),
+                    "{case}: linked"
+                );
+                if let Some(left) = c.lines().find(|l| l.starts_with("… and ")) {
+                    assert!(left.contains(&link), "{case}: {left}");
+                }
+            } else {
+                assert_comment(&c, MARKER, needle);
+            }
             if dups > 0 {
                 assert!(c.contains("warning"), "{case}: the warnings are said");
             }

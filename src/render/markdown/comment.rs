@@ -11,7 +11,9 @@ use std::io::{self, Write};
 
 use super::cells::{md_cell, md_code};
 use super::{check, diff, set_diff};
-use crate::render::comment::{marker, Comment, CommentOptions, COMMENT_LIMIT};
+use crate::render::comment::{
+    check_comment_id, marker, Comment, CommentOptions, COMMENT_LIMIT, DEFAULT_COMMENT_ID,
+};
 use crate::render::text::shorten_middle;
 use crate::render::words::comment::{self as words, Headline};
 
@@ -21,6 +23,9 @@ const HEADLINE_CHARS: usize = 600;
 /// The most characters of the artifact URL shown (a longer one is refused by the
 /// binary; this keeps a library caller within the limit too).
 const URL_CHARS: usize = 2000;
+
+/// The most characters of the command shown for the JSON report (inputs can be long).
+const COMMAND_CHARS: usize = 500;
 
 /// Write `c` as a comment.
 pub(in crate::render) fn comment(
@@ -46,26 +51,31 @@ pub(in crate::render) fn compose(c: Comment<'_>, opts: &CommentOptions, limit: u
                 format!("[JSON report]({})", link_target(&url)),
             )
         }
-        None => (
-            format!("see {}", md_code(&opts.json_command)),
-            format!("{} prints every row", md_code(&opts.json_command)),
-        ),
+        None => {
+            let command = md_code(&shorten_middle(&opts.json_command, COMMAND_CHARS));
+            (
+                format!("see {command}"),
+                format!("{command} prints every row"),
+            )
+        }
     };
-    let head = head(&opts.id, &headline, &full);
+    // A library caller's bad id is never written (the binary refuses it first).
+    let id = match check_comment_id(&opts.id) {
+        Ok(()) => opts.id.as_str(),
+        Err(_) => DEFAULT_COMMENT_ID,
+    };
+    let head = head(id, &headline, &full);
     let foot = format!(
         "\n<sub>{}</sub>\n",
-        md_cell(&format!(
-            "nixcut {}: this comment is updated in place on every run",
-            env!("CARGO_PKG_VERSION")
-        ))
+        md_cell(&format!("written by nixcut {}", env!("CARGO_PKG_VERSION")))
     );
     fit(&head, &foot, limit, |room| body(c, room, &more))
 }
 
 /// `head`, the body `body(room)` gives for some room, and `foot`, in at most `limit`
 /// bytes whatever `body` does with its room: the body is escaped (workflow commands),
-/// any `<details>` it left open closed, and measured, asked again with less room when it overflowed, and cut at a line as a
-/// last resort, with every `<details>` it opened closed.
+/// any `<details>` it left open closed, measured, asked again with less room when it
+/// overflowed, and cut at a line as a last resort, with every `<details>` closed.
 fn fit(head: &str, foot: &str, limit: usize, body: impl Fn(usize) -> String) -> String {
     let fixed = head.len() + foot.len();
     let mut room = limit.saturating_sub(fixed);

@@ -161,21 +161,39 @@ pub(crate) fn check(r: &CheckReport, diff: Option<&DiffReport>) -> Headline {
         ),
     };
     lines.push(("total", total));
-    let cause = match (
-        diff.and_then(|d| largest_package(d).map(|p| (d, p))),
-        &r.baseline,
-    ) {
-        (Some((d, p)), _) => package_cause(d, p),
-        (None, Some(b)) => match b.new_paths.top.first() {
-            Some(c) => format!(
-                "{} is new: +{} in the closure (via {})",
-                name_of(&c.path),
-                format_size(c.added_size),
-                crate::render::text::via_chain(&c.chain)
-            ),
-            None => "no path is new".to_string(),
-        },
-        (None, None) => "no baseline to compare with (--baseline)".to_string(),
+    // The diff's largest package; else the first path the criteria rank (by added
+    // size): new since the baseline, only in ROOT against OTHER, the largest in ROOT.
+    let path = |c: &crate::report::Contributor, what: &str| {
+        format!(
+            "{} ({what}): +{} in the closure, via {}",
+            name_of(&c.path),
+            format_size(c.added_size),
+            crate::render::text::via_chain(&c.chain)
+        )
+    };
+    let ranked = r
+        .baseline
+        .as_ref()
+        .and_then(|b| {
+            b.new_paths
+                .top
+                .first()
+                .map(|c| path(c, "new since the baseline"))
+        })
+        .or_else(|| {
+            r.against.as_ref().and_then(|a| {
+                let other = format!("not in {}", name_of(&a.other_root));
+                a.only_in_root.top.first().map(|c| path(c, &other))
+            })
+        })
+        .or_else(|| {
+            r.max_size
+                .as_ref()
+                .and_then(|m| m.largest.first().map(|c| path(c, "the largest")))
+        });
+    let cause = match diff.and_then(|d| largest_package(d).map(|p| (d, p))) {
+        Some((d, p)) => package_cause(d, p),
+        None => ranked.unwrap_or_else(|| "no path is new".to_string()),
     };
     lines.push(("largest cause", cause));
     Headline {
