@@ -49,9 +49,18 @@ print(((e.get("pull_request") or {}).get("base") or {}).get("sha") or "")' "$GIT
 # Build a flake attribute; print what nixcut reads: the one output path, or a file of
 # the output paths (a package set) when there are several.
 build_flake() {
-    local spec=$1 name=$2 paths
-    if ! paths=$(nix build --no-link --print-out-paths "$spec"); then
+    local spec=$1 name=$2 json paths
+    # `--json` rather than `--print-out-paths` (Nix 2.9 and later): the same paths,
+    # from every Nix with flakes.
+    if ! json=$(nix build --no-link --json "$spec"); then
         say "cannot build $spec"
+        return 2
+    fi
+    if ! paths=$(printf '%s' "$json" | python3 -c 'import json, sys
+for d in json.load(sys.stdin):
+    for p in (d.get("outputs") or {}).values():
+        print(p)'); then
+        say "nix build --json $spec printed no list of outputs"
         return 2
     fi
     if [ -z "$paths" ]; then
@@ -69,21 +78,18 @@ build_flake() {
 # What nixcut is given for BASE or HEAD ($1: the input, $2: base or head).
 resolve() {
     local spec=$1 name=$2
-    case "$spec" in
-    "")
+    if [ -z "$spec" ]; then
         say "the $name input is empty"
         return 2
-        ;;
-    *'#'*) build_flake "$spec" "$name" ;;
-    *)
-        if [ -e "$spec" ]; then
-            printf '%s\n' "$spec"
-        else
-            say "$name \`$spec\` is neither a file, a store path nor a flake attribute (REF#ATTR)"
-            return 2
-        fi
-        ;;
-    esac
+    elif [ -e "$spec" ]; then
+        # A store path, ./result, or a file nixcut reads: given as it is.
+        printf '%s\n' "$spec"
+    elif [[ "$spec" == *'#'* ]]; then
+        build_flake "$spec" "$name"
+    else
+        say "$name \`$spec\` is neither a file, a store path nor a flake attribute (REF#ATTR)"
+        return 2
+    fi
 }
 
 # BASE when only a revision is given: HEAD's flake attribute (`.#attr`, `./sub#attr`)

@@ -470,3 +470,124 @@ fn store_paths_from_nix_are_checked() {
     assert_eq!(mine.len(), 1);
     assert!(mine[0].1.contains("passed"), "{}", mine[0].1);
 }
+
+/// A flake with `hello`; with `grown`, `hello` references a 64 KiB `blob` as well.
+fn flake(grown: bool) -> String {
+    let blob = r#"blob = derivation {
+        name = "blob-1.0";
+        system = "x86_64-linux";
+        builder = "/bin/sh";
+        args = [ "-c" "i=0; while [ $i -lt 2048 ]; do echo 0123456789abcdef0123456789abcdef; i=$((i+1)); done > $out" ];
+      };"#;
+    // A directory: a regular file of store paths would read as a package set.
+    let script = if grown {
+        "/bin/mkdir $out; echo ${blob} > $out/uses"
+    } else {
+        "/bin/mkdir $out; echo hi > $out/uses"
+    };
+    format!(
+        r#"{{
+  outputs = {{ self }}: let
+      {blob}
+    in {{
+    packages.x86_64-linux.hello = derivation {{
+      name = "flake-hello-1.0";
+      system = "x86_64-linux";
+      builder = "/bin/sh";
+      args = [ "-c" "{script}" ];
+    }};
+  }};
+}}
+"#
+    )
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .current_dir(dir)
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .output()
+        .expect("run git");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// Flake attributes are built with real Nix: `head: .#hello` of the working tree, and
+/// with no `base`, the same attribute at `base-ref` (the pull request's base SHA from
+/// the event when not given), from a worktree of the repository.
+#[test]
+fn flake_attributes_are_built_and_base_ref_builds_the_base() {
+    if !common::nix_or_skip("flake_attributes_are_built_and_base_ref_builds_the_base") {
+        return;
+    }
+    let repo = tempfile::tempdir().unwrap();
+    let r = repo.path();
+    git(r, &["init", "-q"]);
+    std::fs::write(r.join("flake.nix"), flake(false)).unwrap();
+    git(r, &["add", "flake.nix"]);
+    git(r, &["commit", "-qm", "base"]);
+    let base_sha = git(r, &["rev-parse", "HEAD"]);
+    std::fs::write(r.join("flake.nix"), flake(true)).unwrap();
+    git(r, &["commit", "-qam", "head"]);
+
+    let fake = Fake::start(0);
+    let dir = tempfile::tempdir().unwrap();
+    let nix_config = format!(
+        "{}\nexperimental-features = nix-command flakes",
+        common::NIX_CONFIG
+    );
+    let script = common::repo().join("action/run.sh");
+    let event = dir.path().join("event.json");
+    std::fs::write(
+        &event,
+        format!(r#"{{"pull_request":{{"number":{PR},"base":{{"sha":"{base_sha}"}}}}}}"#),
+    )
+    .unwrap();
+    let outputs = dir.path().join("outputs");
+    let out = Command::new("bash")
+        .current_dir(r)
+        .arg(&script)
+        .arg("all")
+        .env("NIX_CONFIG", &nix_config)
+        .env("NIXCUT", env!("CARGO_BIN_EXE_nixcut"))
+        .env("NIXCUT_OUT", dir.path().join("out"))
+        .env("XDG_CACHE_HOME", common::test_cache_home())
+        .env("NIXCUT_HEAD", ".#hello")
+        .env("NIXCUT_MAX_GROWTH", "5%")
+        .env("GITHUB_API_URL", &fake.url)
+        .env("GITHUB_REPOSITORY", REPO)
+        .env("GITHUB_EVENT_PATH", &event)
+        .env("GITHUB_OUTPUT", &outputs)
+        .env("GITHUB_TOKEN", "write-token")
+        .env_remove("NIXCUT_BASE")
+        .env_remove("NIXCUT_BASE_REF")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "the blob is new growth: {err}");
+    let mine = ours(&fake);
+    assert_eq!(mine.len(), 1, "{err}");
+    let c = &mine[0].1;
+    let head: Vec<&str> = c.lines().take(10).collect();
+    assert!(head[1].contains("failed"), "{c}");
+    assert!(
+        head.iter()
+            .any(|l| l.contains("largest cause") && l.contains("blob")),
+        "the blob is the cause:\n{}",
+        head.join("\n")
+    );
+    let outputs = std::fs::read_to_string(outputs).unwrap();
+    assert!(outputs.contains("verdict=fail\n"), "{outputs}");
+}
