@@ -373,6 +373,28 @@ pub struct DiffArgs {
     /// one set only); the others are still counted.
     #[arg(long)]
     pub changed_only: bool,
+    #[command(flatten)]
+    pub comment: CommentArgs,
+}
+
+/// `--comment` and its options, for `diff` and `check`.
+#[derive(Debug, Args)]
+pub struct CommentArgs {
+    /// Write the Markdown as a pull-request comment: a stable first line
+    /// (`<!-- nixcut:comment id=ID -->`), the verdict, the total and the largest cause
+    /// in the first lines, the rest folded and counted to fit GitHub's 65,536
+    /// characters. `diff` writes it on standard output (Markdown); `check` writes it to
+    /// --summary FILE (replacing the file) and keeps --format for standard output.
+    #[arg(long)]
+    pub comment: bool,
+    /// The id on the comment's first line, by which a bot finds and updates its own
+    /// comment (letters, digits, `.`, `_`, `-`; default `closure-size`).
+    #[arg(long, value_name = "ID", requires = "comment")]
+    pub comment_id: Option<String>,
+    /// Where the JSON report is (a CI artifact's URL): the comment links every folded
+    /// or left-out row to it.
+    #[arg(long, value_name = "URL", requires = "comment")]
+    pub artifact_url: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -429,9 +451,12 @@ pub struct CheckArgs {
     /// when the real closure would not.
     #[arg(long)]
     pub allow_partial: bool,
-    /// Append the Markdown report to FILE (default: $GITHUB_STEP_SUMMARY when set).
+    /// Append the Markdown report to FILE (default: $GITHUB_STEP_SUMMARY when set);
+    /// with --comment, write the pull-request comment there instead.
     #[arg(long, value_name = "FILE")]
     pub summary: Option<PathBuf>,
+    #[command(flatten)]
+    pub comment: CommentArgs,
 }
 
 fn parse_ratio(s: &str) -> Result<f64, String> {

@@ -13,7 +13,7 @@ use super::output::{emit, is_broken_pipe, print_warnings, printable};
 use super::{load_input, stdin_at_most_once, Outcome};
 use nixcut::analysis::{self, CheckOptions, Growth, SetDiffOptions, SetLimits};
 use nixcut::load::package_set::PackageSet;
-use nixcut::render::{render, Format, Style};
+use nixcut::render::{render, Comment, CommentOptions, Format, Style};
 use nixcut::report::GrowthLimit;
 use nixcut::store::{parse_size, Closure, LoadWarning, SizeParseError};
 
@@ -79,6 +79,7 @@ pub(super) fn run(cfg: &Config, a: &CheckArgs) -> Result<Outcome> {
     if let Some(file) = &a.summary {
         refuse_store_object(&cfg.load, file, "the summary", &[])?;
     }
+    let comment = comment_options(cfg, a)?;
     stdin_at_most_once(
         [Some(&a.input), a.baseline.as_ref(), a.against.as_ref()]
             .into_iter()
@@ -95,7 +96,7 @@ pub(super) fn run(cfg: &Config, a: &CheckArgs) -> Result<Outcome> {
     };
     let mut closure = match super::diff::load_either(cfg, &a.input)? {
         Loaded::Closure(c) => c,
-        Loaded::Set(set) => return check_sets(cfg, a, set, growth),
+        Loaded::Set(set) => return check_sets(cfg, a, set, growth, comment.as_ref()),
     };
     if a.max_new_root_size.is_some() || a.changed_only {
         return Err(anyhow!(
@@ -123,6 +124,7 @@ pub(super) fn run(cfg: &Config, a: &CheckArgs) -> Result<Outcome> {
         None => None,
     };
     let root = super::root_query(cfg, &closure)?;
+    let diff_root = root.clone();
     if let Some(b) = &baseline {
         if let Some(w) = other_package(&closure, root.as_deref(), b) {
             // Carried as a warning of ROOT, so that every format (the Markdown summary
@@ -157,7 +159,33 @@ pub(super) fn run(cfg: &Config, a: &CheckArgs) -> Result<Outcome> {
     tolerate_closed_stdout(emit(&report, format, style))?;
 
     // CI integration, after the report so a failure to write the summary still shows it.
-    let summary = || markdown(&report);
+    // A comment shows the diff against the baseline under the verdict.
+    let diff = match (&comment, &baseline) {
+        (Some(_), Some(b)) => {
+            let opts = analysis::DiffOptions {
+                root: diff_root,
+                top: None,
+                timings: cfg.timings.clone(),
+            };
+            match analysis::diff(b, &closure, &opts) {
+                Ok(d) => Some(d),
+                Err(e) => {
+                    print_warnings(
+                        &[format!(
+                            "the comment shows no diff against the baseline: {e:#}"
+                        )],
+                        cfg.quiet,
+                    );
+                    None
+                }
+            }
+        }
+        _ => None,
+    };
+    let summary = || match &comment {
+        Some(c) => super::comment::bytes(Comment::Check(&report, diff.as_ref()), c),
+        None => markdown(&report),
+    };
     let failures: Vec<String> = report.failures.iter().map(ToString::to_string).collect();
     let title = format!(
         "closure size check failed: {}",
@@ -181,7 +209,13 @@ pub(super) fn run(cfg: &Config, a: &CheckArgs) -> Result<Outcome> {
 
 /// `check` of a package set against a baseline package set: `--max-growth` per root,
 /// `--max-total-growth` of the closures summed.
-fn check_sets(cfg: &Config, a: &CheckArgs, set: PackageSet, growth: Growth) -> Result<Outcome> {
+fn check_sets(
+    cfg: &Config,
+    a: &CheckArgs,
+    set: PackageSet,
+    growth: Growth,
+    comment: Option<&CommentOptions>,
+) -> Result<Outcome> {
     let (format, style) = (cfg.format, &cfg.style);
     let Some(b) = &a.baseline else {
         return Err(anyhow!(
@@ -241,7 +275,10 @@ fn check_sets(cfg: &Config, a: &CheckArgs, set: PackageSet, growth: Growth) -> R
     }
     tolerate_closed_stdout(emit(&report, format, style))?;
     let pass = report.check.as_ref().is_some_and(|c| c.pass);
-    let summary = || markdown(&report);
+    let summary = || match comment {
+        Some(c) => super::comment::bytes(Comment::SetDiff(&report), c),
+        None => markdown(&report),
+    };
     let title = format!(
         "closure size check failed: package set {}",
         nixcut::render::one_line(&report.new.origin)
@@ -316,8 +353,12 @@ fn speak_to_ci(
         (Some(file), _) => write_output(
             &cfg.load,
             file,
-            "the summary",
-            WriteMode::Append,
+            if a.comment.comment {
+                "the comment (--summary)"
+            } else {
+                "the summary"
+            },
+            summary_mode(file, a.comment.comment),
             &summary()?,
             stores,
         )?,
@@ -342,6 +383,42 @@ fn speak_to_ci(
         tolerate_closed_stdout(annotate(title, failures, format))?;
     }
     Ok(())
+}
+
+/// `--comment`'s options, checked before any work: the comment goes to `--summary FILE`.
+fn comment_options(cfg: &Config, a: &CheckArgs) -> Result<Option<CommentOptions>> {
+    if a.comment.comment && a.summary.is_none() {
+        return Err(anyhow!(
+            "--comment writes the pull-request comment to --summary FILE; give --summary FILE \
+             (standard output keeps the --format report, e.g. JSON for an artifact)"
+        ));
+    }
+    let mut words = vec!["check", a.input.as_str()];
+    if let Some(b) = &a.baseline {
+        words.extend(["--baseline", b.as_str()]);
+    }
+    if let Some(o) = &a.against {
+        words.extend(["--against", o.as_str()]);
+    }
+    super::comment::options(
+        &a.comment,
+        cfg.format,
+        false,
+        super::comment::json_command(&words),
+    )
+}
+
+/// How `--summary FILE` is written: appended (a CI summary gathers every step's), or,
+/// for a comment (one document, its first line the marker), replaced; a FIFO or device
+/// is written in place.
+fn summary_mode(file: &std::path::Path, comment: bool) -> WriteMode {
+    if !comment {
+        return WriteMode::Append;
+    }
+    match std::fs::metadata(file) {
+        Ok(m) if !m.is_file() => WriteMode::InPlace,
+        _ => WriteMode::Replace,
+    }
 }
 
 /// A report as the Markdown of a CI summary.

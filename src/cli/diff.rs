@@ -9,7 +9,7 @@ use super::{load_input, stdin_at_most_once, Outcome};
 use nixcut::analysis::{self, DiffOptions, SetDiffOptions, SetInput};
 use nixcut::load::attr_set;
 use nixcut::load::package_set::{self, GraphSource, PackageSet};
-use nixcut::render::Format;
+use nixcut::render::{Comment, Format};
 use nixcut::report::{DiffWarning, SetDiffReport, Side};
 use nixcut::store::Closure;
 
@@ -30,6 +30,12 @@ fn within_signed_sizes(c: &Closure) -> Result<()> {
 pub(super) fn run(cfg: &Config, a: &DiffArgs) -> Result<Outcome> {
     let (format, style) = (cfg.format, &cfg.style);
     stdin_at_most_once([a.old.as_str(), a.new.as_str()])?;
+    let comment = super::comment::options(
+        &a.comment,
+        format,
+        true,
+        super::comment::json_command(&["diff", &a.old, &a.new]),
+    )?;
     let (old, new) = match (load_either(cfg, &a.old)?, load_either(cfg, &a.new)?) {
         (Loaded::Set(o), Loaded::Set(n)) => {
             let show = match (a.all, a.top) {
@@ -45,10 +51,15 @@ pub(super) fn run(cfg: &Config, a: &DiffArgs) -> Result<Outcome> {
                 timings: cfg.timings.clone(),
             };
             let report = diff_sets(cfg, &o, &n, &a.graphs, &opts)?;
-            if format != Format::Markdown {
-                print_warnings(&report.warnings, cfg.quiet);
+            match &comment {
+                Some(c) => write_stdout(&super::comment::bytes(Comment::SetDiff(&report), c)?)?,
+                None => {
+                    if format != Format::Markdown {
+                        print_warnings(&report.warnings, cfg.quiet);
+                    }
+                    emit(&report, format, style)?;
+                }
             }
-            emit(&report, format, style)?;
             discard(report);
             return Ok(Outcome::Success);
         }
@@ -65,20 +76,37 @@ pub(super) fn run(cfg: &Config, a: &DiffArgs) -> Result<Outcome> {
             (_, true, _) => None,
             (Some(n), _, _) => Some(n),
             (None, _, Format::Json) => None,
+            // A comment folds what does not fit.
+            (None, _, _) if comment.is_some() => None,
             (None, _, _) => Some(25),
         },
     };
     let report = analysis::diff(&old, &new, &opts)
         .with_context(|| format!("cannot diff `{}` and `{}`", a.old, a.new))?;
-    if format != Format::Markdown {
-        let warnings: Vec<String> = report.warnings.iter().map(ToString::to_string).collect();
-        print_warnings(&warnings, cfg.quiet);
+    match &comment {
+        Some(c) => write_stdout(&super::comment::bytes(Comment::Diff(&report), c)?)?,
+        None => {
+            if format != Format::Markdown {
+                let warnings: Vec<String> =
+                    report.warnings.iter().map(ToString::to_string).collect();
+                print_warnings(&warnings, cfg.quiet);
+            }
+            emit(&report, format, style)?;
+        }
     }
-    emit(&report, format, style)?;
     discard(report);
     discard(old);
     discard(new);
     Ok(Outcome::Success)
+}
+
+/// Write `bytes` (a comment) on standard output; a closed pipe is reported as such.
+fn write_stdout(bytes: &[u8]) -> Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(bytes)
+        .and_then(|()| out.flush())
+        .context("cannot write the comment to standard output")
 }
 
 /// An input of `diff` or `check`: a package set, or one closure.

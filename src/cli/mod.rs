@@ -8,6 +8,7 @@
 
 mod args;
 mod check;
+mod comment;
 mod common;
 mod config;
 mod diff;

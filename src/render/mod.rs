@@ -11,6 +11,7 @@
 //! A new format is a new module with a `render(Report, …)` function and a [`Format`]
 //! variant; the report types do not change.
 
+mod comment;
 mod dot;
 mod expr;
 mod html;
@@ -22,6 +23,10 @@ mod table;
 mod text;
 mod words;
 
+pub use comment::{
+    check_comment_id, marker as comment_marker, Comment, CommentOptions, COMMENT_LIMIT,
+    DEFAULT_COMMENT_ID,
+};
 pub use dot::dot_string;
 pub use expr::check_expression;
 pub use html::esc as html_escape;
@@ -38,6 +43,12 @@ use std::io::{self, Write};
 use crate::report::SetDiffReport;
 pub(crate) use report::unsupported;
 pub use report::{Format, Report, Style};
+
+/// Write a report as a pull-request comment (`--comment`): Markdown that starts with
+/// [`comment_marker`] and holds at most [`COMMENT_LIMIT`] bytes.
+pub fn comment(c: Comment<'_>, opts: &CommentOptions, out: &mut dyn Write) -> io::Result<()> {
+    markdown::comment(c, opts, out)
+}
 
 /// Write `report` in `format` (`style` is for tables and JSON; Markdown ignores it).
 pub fn render<'a>(

@@ -5,6 +5,7 @@
 
 mod cells;
 mod check;
+mod comment;
 mod diff;
 mod gpu;
 mod refs;
@@ -14,6 +15,7 @@ mod split;
 mod why;
 
 use cells::{md_cell, md_code, md_fence};
+pub(super) use comment::comment;
 
 use std::io::{self, Write};
 

@@ -1,18 +1,23 @@
 //! A package-set diff (or check) in Markdown for a pull-request comment: the summary,
 //! the first `show` causes and roots, then the rest collapsed in `<details>`, as many
-//! rows as fit: the whole comment stays within [`MAX_CHARS`] (GitHub's limit).
+//! rows as fit: the whole text stays within a budget of bytes ([`MAX_CHARS`], GitHub's
+//! limit, or what a comment leaves it, `markdown::comment`), and what does not fit is
+//! counted and pointed to (the JSON report).
 
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use super::{md_cell, md_code};
-use crate::render::text::{count, format_delta};
+use crate::render::text::{count, format_delta, thousands};
 use crate::render::words::set_diff as words;
 use crate::report::{Cause, RootDiff, SetDiffReport};
 
 /// The most characters a GitHub comment holds (counted here in bytes, which is never
 /// fewer).
-pub(crate) const MAX_CHARS: usize = 65_536;
+pub(crate) const MAX_CHARS: usize = crate::render::comment::COMMENT_LIMIT;
+
+/// Where the rows left out are, when nothing else is said.
+const SEE_JSON: &str = "see `--format json`";
 
 fn cause_row(i: usize, c: &Cause) -> String {
     format!(
@@ -80,6 +85,13 @@ fn fill<T>(
 const MAX_OPEN: usize = 100;
 
 pub(super) fn set_diff(r: &SetDiffReport, out: &mut dyn Write) -> io::Result<()> {
+    out.write_all(set_diff_within(r, MAX_CHARS, SEE_JSON).as_bytes())
+}
+
+/// The report in at most `budget` bytes (when `budget` leaves room for the summary; a
+/// smaller one still gives the summary, cut). The rows left out are counted and `more`
+/// says where they are (`see `--format json``, a link to the JSON artifact).
+pub(super) fn set_diff_within(r: &SetDiffReport, budget: usize, more: &str) -> String {
     let show = r.show.clamp(1, MAX_OPEN);
     let mut head = String::new();
     let _ = writeln!(head, "### {}\n", md_cell(&words::header(r)));
@@ -137,16 +149,17 @@ pub(super) fn set_diff(r: &SetDiffReport, out: &mut dyn Write) -> io::Result<()>
     }
     // What is always shown, cut to fit if it must (very long names).
     let mut fixed = head + &causes_top + &roots_top;
-    let reserve = 2048 + tail.len();
-    if fixed.len() + reserve > MAX_CHARS {
-        let mut cut = MAX_CHARS.saturating_sub(reserve);
+    // The two `<details>` around the rows and their counts, each naming `more`.
+    let reserve = 2048 + 2 * more.len() + tail.len();
+    if fixed.len() + reserve > budget {
+        let mut cut = budget.saturating_sub(reserve);
         while !fixed.is_char_boundary(cut) {
             cut -= 1;
         }
         fixed.truncate(cut);
         fixed.push_str("\n\n… (cut to fit a comment)\n");
     }
-    let mut budget = MAX_CHARS.saturating_sub(fixed.len() + reserve);
+    let mut budget = budget.saturating_sub(fixed.len() + reserve);
     let more_causes = &r.causes[top_causes.len()..];
     let more_roots = &r.roots[top_roots.len()..];
     let hidden_roots = r.rest.map_or(0, |x| x.roots);
@@ -158,6 +171,7 @@ pub(super) fn set_diff(r: &SetDiffReport, out: &mut dyn Write) -> io::Result<()>
     if !more_causes.is_empty() || hidden_causes > 0 {
         let (rows, n) = fill(more_causes, top_causes.len(), budget / 2, cause_row);
         let left = more_causes.len() - n + hidden_causes;
+        let what = if left == 1 { "cause" } else { "causes" };
         let mut d = format!(
             "\n<details><summary>{}</summary>\n\n{CAUSE_HEAD}{rows}",
             count(
@@ -167,7 +181,7 @@ pub(super) fn set_diff(r: &SetDiffReport, out: &mut dyn Write) -> io::Result<()>
             )
         );
         if left > 0 {
-            let _ = writeln!(d, "\n… and {left} more (see `--format json`)");
+            let _ = writeln!(d, "\n… and {} more {what} ({more})", thousands(left as u64));
         }
         d.push_str("\n</details>\n");
         budget = budget.saturating_sub(d.len());
@@ -178,6 +192,7 @@ pub(super) fn set_diff(r: &SetDiffReport, out: &mut dyn Write) -> io::Result<()>
             root_row(i, x, downloads)
         });
         let left = more_roots.len() - n + hidden_roots;
+        let what = if left == 1 { "root" } else { "roots" };
         let mut d = format!(
             "\n<details><summary>{}</summary>\n\n{}{rows}",
             count(
@@ -188,11 +203,11 @@ pub(super) fn set_diff(r: &SetDiffReport, out: &mut dyn Write) -> io::Result<()>
             root_head(downloads)
         );
         if left > 0 {
-            let _ = writeln!(d, "\n… and {left} more (see `--format json`)");
+            let _ = writeln!(d, "\n… and {} more {what} ({more})", thousands(left as u64));
         }
         d.push_str("\n</details>\n");
         body.push_str(&d);
     }
     body.push_str(&tail);
-    out.write_all(body.as_bytes())
+    body
 }

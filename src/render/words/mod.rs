@@ -5,6 +5,7 @@
 //! sentence (`crate::report` explains why).
 
 pub(crate) mod check;
+pub(crate) mod comment;
 pub(crate) mod diff;
 pub(crate) mod evidence;
 pub(crate) mod gpu;
