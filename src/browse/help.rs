@@ -6,7 +6,7 @@ pub fn text() -> String {
 nixcut browse: the closure of ROOT, one path at a time.
 
 Panes
-  referrers    the paths that refer to the selected path (Tab to move in them)
+  referrers    the paths that refer to the selected path (Tab goes there)
   selected     the selected path: its sizes and verdict
   references   what the selected path refers to, largest added size first
   evidence     how the highlighted edge is made (file, offset, kind), and a
@@ -17,8 +17,9 @@ Numbers
   closure      the path and everything it refers to, directly or not
   added        what would leave ROOT's closure with the path: the path and
                every path only it keeps in (its dominator subtree), as `why`
-  verdict      what the files of the path before it on the way here say of
-               the reference (runtime, dev, doc, gpu:<arch>, removable, unknown)
+  verdict      what the files of the path before it on the way here say
+               of the reference (runtime, dev, doc, gpu:<arch>, removable,
+               unknown)
 
 Keys
   j k ↓ ↑      move (PgUp PgDn Home End)

@@ -44,6 +44,7 @@ pub fn key(state: &mut State, model: &mut Model, worker: &mut Worker, key: KeyEv
             state.prompt = Some(Prompt::Search {
                 query: String::new(),
                 from: state.current,
+                before: state.search.clone(),
             })
         }
         KeyCode::Char('n') => next_hit(state, model, 1),
@@ -138,13 +139,18 @@ fn prompt_key(
     width: u16,
 ) {
     match state.prompt.take() {
-        Some(Prompt::Search { mut query, from }) => {
+        Some(Prompt::Search {
+            mut query,
+            from,
+            before,
+        }) => {
             match key.code {
                 KeyCode::Esc => {
-                    // Back to where the search started.
+                    // Back to where the search started, and to the search before.
                     if state.current != from {
                         state.back(model);
                     }
+                    state.search = before;
                     return;
                 }
                 KeyCode::Enter => {
@@ -170,7 +176,11 @@ fn prompt_key(
                 at: 0,
             });
             state.show_hit(model, 0);
-            state.prompt = Some(Prompt::Search { query, from });
+            state.prompt = Some(Prompt::Search {
+                query,
+                from,
+                before,
+            });
         }
         Some(Prompt::Diff { mut text }) => match key.code {
             KeyCode::Esc => {}

@@ -40,13 +40,19 @@ pub struct Overlay {
 
 /// A line being typed at the bottom of the screen.
 pub enum Prompt {
-    /// `/`: the name searched for, and where the search started (Esc goes back there).
-    Search { query: String, from: usize },
+    /// `/`: the name searched for, where the search started and the search before it
+    /// (Esc goes back to both).
+    Search {
+        query: String,
+        from: usize,
+        before: Option<Search>,
+    },
     /// `d`: OTHER to diff against.
     Diff { text: String },
 }
 
 /// The paths whose name matched the last search, and the one shown.
+#[derive(Debug, Clone)]
 pub struct Search {
     pub query: String,
     pub hits: Vec<usize>,
