@@ -68,14 +68,17 @@ impl Screen {
         for a in args {
             cmd.push_str(&format!(" '{a}'"));
         }
-        cmd.push_str(&format!("; echo $? > '{}'", dir.path().join("exit").display()));
-        let s = Screen {
-            socket,
-            _dir: dir,
-        };
+        cmd.push_str(&format!(
+            "; echo $? > '{}'",
+            dir.path().join("exit").display()
+        ));
+        let s = Screen { socket, _dir: dir };
         let (w, h) = (w.to_string(), h.to_string());
         let conf = conf.to_str().unwrap().to_string();
-        s.tmux_with_conf(&conf, &["new-session", "-d", "-x", &w, "-y", &h, "-s", "t", &cmd]);
+        s.tmux_with_conf(
+            &conf,
+            &["new-session", "-d", "-x", &w, "-y", &h, "-s", "t", &cmd],
+        );
         Some(s)
     }
 
@@ -185,9 +188,10 @@ fn normalised(screen: &str) -> String {
             rest = &rest[n..];
         }
         l.push_str(rest);
-        if let Some(i) = l.find("evidence ").filter(|&i| {
-            l[i + 9..].starts_with(|c: char| c.is_ascii_digit())
-        }) {
+        if let Some(i) = l
+            .find("evidence ")
+            .filter(|&i| l[i + 9..].starts_with(|c: char| c.is_ascii_digit()))
+        {
             l.truncate(i);
             l = format!("{} evidence <n>/<total>", l.trim_end());
         }
@@ -226,32 +230,76 @@ fn selected_value(screen: &str, label: &str) -> String {
 
 #[test]
 fn panes_show_the_sizes_why_computes_and_the_evidence_refs_finds() {
-    let why = json(&["why", &example(), "--format", "json", "--all", "--no-evidence"]);
+    let why = json(&[
+        "why",
+        &example(),
+        "--format",
+        "json",
+        "--all",
+        "--no-evidence",
+    ]);
     for size in SIZES {
         let Some(s) = Screen::open("browse panes", size, &[&example()], Colours::Colour256) else {
             return;
         };
         let screen = s.wait(&["evidence: all 11 paths", "verdict runtime"]);
         // The three panes, the evidence pane and the status line.
-        for pane in [" referrers (0) ", " selected ", " references (4) ", " evidence: llama-cpp-rocm-0.0.0 → rocblas-5.7.1 ", "chain: llama-cpp-rocm-0.0.0"] {
+        for pane in [
+            " referrers (0) ",
+            " selected ",
+            " references (4) ",
+            " evidence: llama-cpp-rocm-0.0.0 → rocblas-5.7.1 ",
+            "chain: llama-cpp-rocm-0.0.0",
+        ] {
             assert!(screen.contains(pane), "{pane}:\n{screen}");
         }
         let root = why_row(&why, "llama-cpp-rocm-0.0.0");
-        assert_eq!(selected_value(&screen, "NAR"), human(root["nar_size"].as_u64().unwrap()));
-        assert_eq!(selected_value(&screen, "closure"), human(root["closure_size"].as_u64().unwrap()));
-        assert_eq!(selected_value(&screen, "added"), human(root["added_size"].as_u64().unwrap()));
+        assert_eq!(
+            selected_value(&screen, "NAR"),
+            human(root["nar_size"].as_u64().unwrap())
+        );
+        assert_eq!(
+            selected_value(&screen, "closure"),
+            human(root["closure_size"].as_u64().unwrap())
+        );
+        assert_eq!(
+            selected_value(&screen, "added"),
+            human(root["added_size"].as_u64().unwrap())
+        );
         // The references, ranked by added size as why ranks them.
         let rocblas = why_row(&why, "rocblas-5.7.1");
-        let line = screen.lines().find(|l| l.contains("rocblas-5.7.1 ")).unwrap();
-        assert!(line.ends_with(&format!("{}│", human(rocblas["added_size"].as_u64().unwrap()))), "{line}");
+        let line = screen
+            .lines()
+            .find(|l| l.contains("rocblas-5.7.1 "))
+            .unwrap();
+        assert!(
+            line.ends_with(&format!(
+                "{}│",
+                human(rocblas["added_size"].as_u64().unwrap())
+            )),
+            "{line}"
+        );
         // The edge's evidence as `refs` gives it: file, offset, kind.
-        assert!(screen.contains("bin/llama-server @1525 elf-needed"), "{screen}");
+        assert!(
+            screen.contains("bin/llama-server @1525 elf-needed"),
+            "{screen}"
+        );
         snap("start", size, &screen);
         // Descend into rocblas: its sizes as why has them, its verdict, its referrers.
         s.keys(&["Enter"]);
-        let screen = s.wait(&[" referrers (3) ", "verdict   runtime", "chain: llama-cpp-rocm-0.0.0 → rocblas-5.7.1"]);
-        assert_eq!(selected_value(&screen, "closure"), human(rocblas["closure_size"].as_u64().unwrap()));
-        assert_eq!(selected_value(&screen, "added"), human(rocblas["added_size"].as_u64().unwrap()));
+        let screen = s.wait(&[
+            " referrers (3) ",
+            "verdict   runtime",
+            "chain: llama-cpp-rocm-0.0.0 → rocblas-5.7.1",
+        ]);
+        assert_eq!(
+            selected_value(&screen, "closure"),
+            human(rocblas["closure_size"].as_u64().unwrap())
+        );
+        assert_eq!(
+            selected_value(&screen, "added"),
+            human(rocblas["added_size"].as_u64().unwrap())
+        );
         snap("rocblas", size, &screen);
     }
 }
@@ -275,13 +323,19 @@ fn keys_move_descend_go_back_and_switch_panes() {
         s.wait(&["chain: llama-cpp-rocm-0.0.0 → rocblas-5.7.1"]);
         // Tab: the referrers pane, its edges' evidence.
         s.keys(&["Tab", "j"]);
-        let screen = s.wait(&[" evidence: hipblas-5.7.1 → rocblas-5.7.1 ", "verdict runtime"]);
+        let screen = s.wait(&[
+            " evidence: hipblas-5.7.1 → rocblas-5.7.1 ",
+            "verdict runtime",
+        ]);
         snap("referrers", size, &screen);
         // Enter on a referrer goes there; Backspace, h and Left come back.
         s.keys(&["Enter"]);
         s.wait(&["chain: llama-cpp-rocm-0.0.0 → hipblas-5.7.1"]);
         s.keys(&["BSpace"]);
-        s.wait(&["chain: llama-cpp-rocm-0.0.0 → rocblas-5.7.1", " evidence: hipblas-5.7.1 → rocblas-5.7.1 "]);
+        s.wait(&[
+            "chain: llama-cpp-rocm-0.0.0 → rocblas-5.7.1",
+            " evidence: hipblas-5.7.1 → rocblas-5.7.1 ",
+        ]);
         s.keys(&["Right"]);
         s.wait(&["chain: llama-cpp-rocm-0.0.0 → hipblas-5.7.1"]);
         s.keys(&["h", "Left"]);
@@ -296,7 +350,14 @@ fn keys_move_descend_go_back_and_switch_panes() {
 #[test]
 fn search_is_incremental_and_n_and_shift_n_step_through_the_matches() {
     // The paths whose name holds `rocblas-t`, counted from why's rows.
-    let why = json(&["why", &example(), "--format", "json", "--all", "--no-evidence"]);
+    let why = json(&[
+        "why",
+        &example(),
+        "--format",
+        "json",
+        "--all",
+        "--no-evidence",
+    ]);
     let hits = why["paths"]
         .as_array()
         .unwrap()
@@ -337,7 +398,8 @@ fn search_is_incremental_and_n_and_shift_n_step_through_the_matches() {
 #[test]
 fn w_g_and_s_show_why_gpu_and_split_of_the_selection() {
     for size in SIZES {
-        let Some(s) = Screen::open("browse reports", size, &[&example()], Colours::Colour256) else {
+        let Some(s) = Screen::open("browse reports", size, &[&example()], Colours::Colour256)
+        else {
             return;
         };
         s.wait(&["evidence: all 11 paths"]);
@@ -352,7 +414,10 @@ fn w_g_and_s_show_why_gpu_and_split_of_the_selection() {
         let (code, why, _) = common::run(&["why", &example(), "rocblas-5.7.1"]);
         assert_eq!(code, 0);
         let first = words(why.lines().next().unwrap());
-        assert!(words(&overlay_text(&screen)).contains(&first), "{first}\n{screen}");
+        assert!(
+            words(&overlay_text(&screen)).contains(&first),
+            "{first}\n{screen}"
+        );
         snap("why", size, &screen);
         s.keys(&["q", "g"]);
         let screen = s.wait(&[" gpu rocblas-5.7.1 ", "GPU code in rocblas-5.7.1"]);
@@ -375,7 +440,10 @@ fn w_g_and_s_show_why_gpu_and_split_of_the_selection() {
         let (code, split, _) = common::run(&["split", "rocblas-5.7.1", "--for", &example()]);
         assert_eq!(code, 0);
         let first = words(split.lines().next().unwrap());
-        assert!(words(&overlay_text(&screen)).contains(&first), "{first}\n{screen}");
+        assert!(
+            words(&overlay_text(&screen)).contains(&first),
+            "{first}\n{screen}"
+        );
         snap("split", size, &screen);
         // The report scrolls; q closes it and the panes are as they were.
         s.keys(&["j", "q"]);
@@ -552,7 +620,11 @@ fn help_and_q_leave_the_terminal_as_it_was() {
             if let Some(st) = s.exit_status() {
                 break st;
             }
-            assert!(start.elapsed() < GIVE_UP, "q did not end it:\n{}", s.capture());
+            assert!(
+                start.elapsed() < GIVE_UP,
+                "q did not end it:\n{}",
+                s.capture()
+            );
             sleep(Duration::from_millis(100));
         };
         assert_eq!(status, 0);
@@ -596,8 +668,14 @@ fn the_real_rocm_world_browses_to_rocblas_with_its_evidence() {
         // Every referring path scanned: the screens that follow are the same each run.
         let screen = s.wait(&[" selected ", "verdict runtime", "evidence: all "]);
         let root = &why["paths"][0];
-        assert_eq!(selected_value(&screen, "closure"), human(root["closure_size"].as_u64().unwrap()));
-        assert_eq!(selected_value(&screen, "added"), human(root["added_size"].as_u64().unwrap()));
+        assert_eq!(
+            selected_value(&screen, "closure"),
+            human(root["closure_size"].as_u64().unwrap())
+        );
+        assert_eq!(
+            selected_value(&screen, "added"),
+            human(root["added_size"].as_u64().unwrap())
+        );
         snap("trixie-start", size, &screen);
         s.keys(&["/"]);
         s.type_text("rocblas");
@@ -605,7 +683,10 @@ fn the_real_rocm_world_browses_to_rocblas_with_its_evidence() {
         s.keys(&["Enter"]);
         let screen = s.wait(&["/rocblas: 1 of 1", "verdict   runtime"]);
         let row = why_row_containing(&why, "-rocblas-5");
-        assert_eq!(selected_value(&screen, "added"), human(row["added_size"].as_u64().unwrap()));
+        assert_eq!(
+            selected_value(&screen, "added"),
+            human(row["added_size"].as_u64().unwrap())
+        );
         snap("trixie-rocblas", size, &screen);
         s.keys(&["w"]);
         let screen = wait_report(&s, "why ROOT");
@@ -637,7 +718,10 @@ fn wait_report(s: &Screen, title: &str) -> String {
         if !now.contains("computing…") {
             return now;
         }
-        assert!(start.elapsed() < GIVE_UP, "report {title} never came:\n{now}");
+        assert!(
+            start.elapsed() < GIVE_UP,
+            "report {title} never came:\n{now}"
+        );
         sleep(Duration::from_millis(200));
     }
 }

@@ -20,7 +20,11 @@ use super::panes::{self, Progress};
 use super::state::{Body, DiffView, State};
 use super::worker::{Done, Worker};
 
-/// A browsing session.
+/// A browsing session, opened by `browse::open` (the binary drops it without freeing
+/// at exit, as it does every large value).
+pub struct Session(pub(super) App);
+
+/// A browsing session's parts.
 pub struct App {
     pub model: Model,
     pub state: State,
@@ -34,7 +38,8 @@ pub struct App {
 impl App {
     /// The graph-level view of `closure` (no file read) and the worker started.
     pub fn new(closure: Arc<Closure>, opts: &BrowseOptions) -> Result<App, AnalysisError> {
-        let model = Model::new(closure, opts.root.as_deref())?;
+        let timings = &opts.evidence.timings;
+        let model = Model::new(closure, opts.root.as_deref(), timings)?;
         let worker = Worker::start(&model, opts);
         let state = State::new(&model, opts.color, worker.has_files());
         let mut app = App {
@@ -45,6 +50,7 @@ impl App {
             scanned: 0,
         };
         app.prepare();
+        timings.step("the selected path's closure size");
         Ok(app)
     }
 
@@ -117,7 +123,8 @@ impl App {
             Done::Diff { other, result } => {
                 self.worker.pending -= 1;
                 let body = match result {
-                    Ok((report, other_closure, text)) => {
+                    Ok(done) => {
+                        let (report, other_closure, text) = *done;
                         s.message = Some(format!("diff against {other}: marks + > < ~ -"));
                         s.diff = Some(DiffView::new(&self.model, other, report, other_closure));
                         Body::Ready(text)

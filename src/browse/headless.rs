@@ -78,17 +78,17 @@ pub fn parse_dump(spec: &str) -> Result<DumpSpec, String> {
 }
 
 /// Apply `spec.keys` and write the last frame (lines without trailing blanks).
-pub fn dump(mut app: App, spec: &DumpSpec, out: &mut dyn Write) -> io::Result<()> {
+pub fn dump(app: &mut App, spec: &DumpSpec, out: &mut dyn Write) -> io::Result<()> {
     let mut term = Terminal::new(TestBackend::new(spec.width, spec.height))?;
     for &k in &spec.keys {
-        settle(&mut app);
+        settle(app);
         if app.quit() {
             break;
         }
         term.draw(|f| app.draw(f))?;
         app.key(k, spec.width);
     }
-    settle(&mut app);
+    settle(app);
     term.draw(|f| app.draw(f))?;
     let buf = term.backend().buffer();
     let area = buf.area;

@@ -35,11 +35,7 @@ pub fn key(state: &mut State, model: &mut Model, worker: &mut Worker, key: KeyEv
         KeyCode::End => state.move_to_end(true),
         KeyCode::Tab | KeyCode::BackTab => state.toggle_focus(),
         KeyCode::Enter | KeyCode::Right | KeyCode::Char('l') => state.enter(model),
-        KeyCode::Backspace | KeyCode::Left | KeyCode::Char('h') => {
-            if !state.back(model) {
-                state.message = Some("at the start: nothing to go back to".into());
-            }
-        }
+        KeyCode::Backspace | KeyCode::Left | KeyCode::Char('h') => go_back(state, model),
         KeyCode::Char('/') => {
             state.prompt = Some(Prompt::Search {
                 query: String::new(),
@@ -67,6 +63,12 @@ pub fn key(state: &mut State, model: &mut Model, worker: &mut Worker, key: KeyEv
         }
         KeyCode::Esc => state.search = None,
         _ => {}
+    }
+}
+
+fn go_back(state: &mut State, model: &Model) {
+    if !state.back(model) {
+        state.message = Some("at the start: nothing to go back to".into());
     }
 }
 

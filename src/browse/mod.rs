@@ -22,6 +22,7 @@ mod state;
 mod term;
 mod worker;
 
+pub use app::Session;
 pub use error::BrowseError;
 pub use headless::{parse_dump, DumpSpec};
 pub use options::{BrowseOptions, Loader};
@@ -31,20 +32,23 @@ use std::sync::Arc;
 
 use crate::store::Closure;
 
-/// Browse `closure` on the terminal (raw mode, alternate screen) until `q`.
-pub fn run(closure: Arc<Closure>, opts: &BrowseOptions) -> Result<(), BrowseError> {
-    let app = app::App::new(closure, opts)?;
-    Ok(term::run(app)?)
+/// Open a session on `closure`: the graph-level view (sizes, dominators, chains; no
+/// file read) and the background worker started.
+pub fn open(closure: Arc<Closure>, opts: &BrowseOptions) -> Result<Session, BrowseError> {
+    Ok(Session(app::App::new(closure, opts)?))
 }
 
-/// Draw `closure` on a screen of `spec`'s size, apply its keys and write the last
+/// Browse on the terminal (raw mode, alternate screen) until `q`.
+pub fn run(session: &mut Session) -> Result<(), BrowseError> {
+    Ok(term::run(&mut session.0)?)
+}
+
+/// Draw the session on a screen of `spec`'s size, apply its keys and write the last
 /// frame as text.
 pub fn dump_screen(
-    closure: Arc<Closure>,
-    opts: &BrowseOptions,
+    session: &mut Session,
     spec: &DumpSpec,
     out: &mut dyn Write,
 ) -> Result<(), BrowseError> {
-    let app = app::App::new(closure, opts)?;
-    Ok(headless::dump(app, spec, out)?)
+    Ok(headless::dump(&mut session.0, spec, out)?)
 }

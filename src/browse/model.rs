@@ -38,8 +38,12 @@ pub struct Model {
 impl Model {
     /// The graph of the closure of `root` (every root when `None`), its dominators,
     /// added sizes and shortest chains: the same graph `why` ranks.
-    pub fn new(closure: Arc<Closure>, root: Option<&str>) -> Result<Model, AnalysisError> {
-        let g = graph_for(&closure, root, &Timings::default())?;
+    pub fn new(
+        closure: Arc<Closure>,
+        root: Option<&str>,
+        timings: &Timings,
+    ) -> Result<Model, AnalysisError> {
+        let g = graph_for(&closure, root, timings)?;
         let (added, idom) = {
             let tree = dominator_tree(&g);
             (added_sizes(&g, &tree), tree.idom)
@@ -49,6 +53,7 @@ impl Model {
             _ => g.len(),
         };
         let parents = g.bfs_parents(NodeIndex::new(start));
+        timings.step("dominators, added sizes, shortest chains");
         Ok(Model {
             closure,
             graph: Arc::new(g),

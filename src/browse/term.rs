@@ -33,7 +33,7 @@ impl Drop for Restore {
 }
 
 /// Browse on the terminal until `q`.
-pub fn run(mut app: App) -> io::Result<()> {
+pub fn run(app: &mut App) -> io::Result<()> {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         restore();

@@ -46,7 +46,7 @@ pub enum Done {
     /// `d OTHER`: the diff of OTHER (old) against the closure browsed (new), and OTHER.
     Diff {
         other: String,
-        result: Result<(DiffReport, Arc<Closure>, String), String>,
+        result: Result<Box<(DiffReport, Arc<Closure>, String)>, String>,
     },
 }
 
@@ -145,7 +145,7 @@ impl Worker {
                 )
                 .map_err(|e| e.to_string())?;
                 let text = rendered(&d, width)?;
-                Ok((d, Arc::new(old), text))
+                Ok(Box::new((d, Arc::new(old), text)))
             });
             let _ = done.send(Done::Diff { other, result });
         });

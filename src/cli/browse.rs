@@ -8,6 +8,7 @@ use anyhow::{anyhow, bail, Result};
 
 use super::args::BrowseArgs;
 use super::config::Config;
+use super::output::discard;
 use super::{files_for, load_input, root_query, Outcome};
 use nixcut::analysis::EvidenceOptions;
 use nixcut::browse::{self, BrowseOptions, Loader};
@@ -67,13 +68,16 @@ pub(super) fn run(cfg: &Config, a: &BrowseArgs, rules: ClassRules) -> Result<Out
         max_chains: a.max_chains,
         load_other,
     };
+    let mut session = browse::open(closure, &opts)?;
     match dump {
         Some(spec) => {
             let mut out = io::stdout().lock();
-            browse::dump_screen(closure, &opts, &spec, &mut out)?;
+            browse::dump_screen(&mut session, &spec, &mut out)?;
             out.flush()?;
+            cfg.timings.step("frame drawn and printed");
         }
-        None => browse::run(closure, &opts)?,
+        None => browse::run(&mut session)?,
     }
+    discard(session);
     Ok(Outcome::Success)
 }
