@@ -11,7 +11,6 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
@@ -24,7 +23,7 @@ const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
 /// When a wait gives up (a hung test, not a speed limit).
 const GIVE_UP: Duration = Duration::from_secs(180);
 
-/// One `nixcut browse` in a tmux server of its own.
+/// One `nixcut browse` in a tmux server of its own (its socket in `_dir`).
 struct Screen {
     socket: String,
     _dir: tempfile::TempDir,
@@ -45,13 +44,9 @@ impl Screen {
         if !tool_or_skip(test, "tmux", "tmux") {
             return None;
         }
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let socket = format!(
-            "nixcut-browse-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        );
         let dir = tempfile::tempdir().unwrap();
+        // The server's socket lives (and goes) with the test's directory.
+        let socket = dir.path().join("tmux.sock").to_str().unwrap().to_string();
         // The pane stays when the program ends, so what it left can be read.
         let conf = dir.path().join("tmux.conf");
         std::fs::write(&conf, "set -g remain-on-exit on\nset -g status off\n").unwrap();
@@ -84,7 +79,7 @@ impl Screen {
 
     fn tmux_with_conf(&self, conf: &str, args: &[&str]) -> String {
         let out = Command::new("tmux")
-            .args(["-L", &self.socket, "-f", conf])
+            .args(["-S", &self.socket, "-f", conf])
             .args(args)
             .output()
             .expect("run tmux");
@@ -157,7 +152,7 @@ impl Screen {
 impl Drop for Screen {
     fn drop(&mut self) {
         let _ = Command::new("tmux")
-            .args(["-L", &self.socket, "kill-server"])
+            .args(["-S", &self.socket, "kill-server"])
             .output();
     }
 }
