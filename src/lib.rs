@@ -8,11 +8,13 @@
 //! facts and the kind rules of `classify`); `evidence` (typed per-path evidence and its
 //! cache; verdicts from `classify`); `reach` (what a consumer loads at run time); `graph`
 //! (dominators, added size); `report` (the JSON contract: facts); `analysis` (one report
-//! per command); `render` (one module per format: the English and the Nix). No two files
+//! per command); `render` (one module per format: the English and the Nix); `browse` (the
+//! terminal UI: draws what the analyses compute and the renderers write). No two files
 //! import each other, directly or in a circle. `tests/modules.rs` checks both from the
 //! source. Only the binary (`src/main.rs`, `src/cli/`) reads flags and the environment.
 
 pub mod analysis;
+pub mod browse;
 pub mod classify;
 pub mod elf;
 pub mod evidence;

@@ -684,7 +684,7 @@ fn the_layers_point_one_way() {
 /// The layers in the order `src/lib.rs` names them: each imports only layers before it.
 const LAYERS: &[&str] = &[
     "store", "timing", "http", "load", "source", "elf", "classify", "scan", "evidence", "reach",
-    "graph", "report", "analysis", "render",
+    "graph", "report", "analysis", "render", "browse",
 ];
 
 #[test]

@@ -39,8 +39,9 @@ pub(crate) fn pick_roots(c: &Closure, root: Option<&str>) -> Result<Vec<StorePat
 
 /// The graph of the closure of `--root`, or of every root. Without `--root` and
 /// declared roots the graph finds the roots itself (paths nothing references), which
-/// saves a pass over every reference.
-pub(crate) fn graph_for(
+/// saves a pass over every reference. Public for `browse`, which draws the graph `why`
+/// ranks.
+pub fn graph_for(
     c: &Closure,
     root: Option<&str>,
     timings: &crate::timing::Timings,

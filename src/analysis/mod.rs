@@ -24,6 +24,7 @@ mod why;
 
 pub use crate::report::SortKey;
 pub use check::{check, CheckOptions, Growth, DEFAULT_MAX_GROWTH_PERCENT};
+pub use common::graph_for;
 pub use diff::{diff, DiffOptions};
 pub use edges::EvidenceOptions;
 pub use error::{AnalysisError, SetSumOutOfRange};

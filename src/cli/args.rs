@@ -290,6 +290,49 @@ pub enum Command {
     /// nixpkgs: gpuTargets for rocmPackages, cudaCapabilities for CUDA.
     #[command(verbatim_doc_comment)]
     Gpu(GpuArgs),
+    /// Browse ROOT's closure in the terminal: referrers, sizes, references, evidence.
+    ///
+    /// Three panes: the paths that refer to the selected path (left), the selected
+    /// path with its NAR size, closure size, added size (what would leave the closure
+    /// with it, as `why` computes it) and verdict (middle), and its references, largest
+    /// added size first (right). Below them, the evidence of the highlighted edge (file,
+    /// offset, kind, as `refs` shows it) and a shortest chain from ROOT.
+    ///
+    /// Keys: j/k or arrows move, Enter/l descends, Backspace/h goes back, Tab switches
+    /// to the referrers, / searches by name (n/N), w = `why ROOT TARGET` of the
+    /// selection, g = its GPU table, s = its split proposal, d OTHER = diff against
+    /// another closure (marks + > < ~ -), ? help, q quit.
+    ///
+    /// Sizes appear at once; file evidence is scanned in the background (the selection
+    /// first) and fills in as it comes, counted in the status line. NO_COLOR (or
+    /// --color never) draws without colour: the marks and reverse video say it all.
+    ///
+    /// Examples:
+    ///   nixcut browse ./result
+    ///   nixcut browse examples/rocm-world-cache          # a binary-cache directory
+    ///   nixcut browse ./result --dump-screen 80x24,/rocblas,Enter,w
+    #[command(verbatim_doc_comment)]
+    Browse(BrowseArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BrowseArgs {
+    /// The closure: a store path, `./result`, or a file or directory (see `nixcut --help`).
+    #[arg(value_name = "ROOT")]
+    pub input: String,
+    /// Print one screen instead of opening the terminal UI: draw at WIDTHxHEIGHT, apply
+    /// the comma-separated KEYS (names: Enter, Esc, Tab, Backspace, Up, Down, Left,
+    /// Right, PageUp, PageDown, Home, End, Space, Comma; anything else is typed), wait
+    /// for the reports and evidence they ask for, and print the last frame as text.
+    #[arg(long, value_name = "WxH[,KEYS]")]
+    pub dump_screen: Option<String>,
+    /// Chains `w` shows at most (as `why ROOT TARGET --max-chains`).
+    #[arg(long, value_name = "N", default_value_t = 200,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_chains: u64,
+    /// Scan no files: sizes and graph only.
+    #[arg(long)]
+    pub no_evidence: bool,
 }
 
 #[derive(Debug, Args)]

@@ -21,7 +21,7 @@ use super::args::{Command, FormatArg, GlobalArgs};
 
 /// Everything a command takes from the command line's global flags and the
 /// environment, read once.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Config {
     /// `--format`.
     pub format: Format,
@@ -171,6 +171,7 @@ fn inputs(command: &Command) -> Vec<&str> {
         Command::Refs(a) => v.extend(a.paths.iter().chain(&a.closure)),
         Command::Split(a) => v.extend(std::iter::once(&a.path).chain(&a.for_root)),
         Command::Gpu(a) => v.push(&a.input),
+        Command::Browse(a) => v.push(&a.input),
         Command::Rules(_) => {}
     }
     v.into_iter().map(String::as_str).collect()

@@ -32,6 +32,8 @@ pub(super) fn formats_of(command: &Command) -> (&'static str, &'static [FormatAr
         Command::Check(_) => ("check", TEXT),
         Command::Refs(_) => ("refs", TEXT),
         Command::Rules(_) => ("rules", TEXT),
+        // A terminal UI: --format does not apply.
+        Command::Browse(_) => ("browse", &[FormatArg::Table]),
         // The snapshot file is always JSON; --format does not apply to it.
         Command::Snapshot(_) => ("snapshot", ALL),
     }

@@ -1,12 +1,14 @@
 //! Command-line interface: clap types, their one conversion into plain options
 //! ([`Config`](config::Config), with the environment), and the dispatch to analyses and
 //! renderers. Only this module and `main.rs` know about clap and anyhow. One file per
-//! command (`why`, `refs`, `split`, `gpu`, `snapshot`, `diff`, `check`, `rules`);
+//! command (`why`, `refs`, `split`, `gpu`, `snapshot`, `diff`, `check`, `rules`,
+//! `browse`);
 //! `output` writes to the terminal, `escape` makes input safe to print there,
 //! `progress` draws the bars, `guard` is the one way files are written and refuses
 //! the store.
 
 mod args;
+mod browse;
 mod check;
 mod comment;
 mod common;
@@ -58,5 +60,6 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Refs(args) => refs::run(&cfg, args, class_rules),
         Command::Split(args) => split::run(&cfg, args),
         Command::Gpu(args) => gpu::run(&cfg, args, class_rules),
+        Command::Browse(args) => browse::run(&cfg, args, class_rules),
     }
 }

@@ -30,7 +30,7 @@ pub use comment::{
 pub use dot::dot_string;
 pub use expr::check_expression;
 pub use html::esc as html_escape;
-pub use text::{format_delta, one_line, short_path, tree_prefix, via_chain};
+pub use text::{format_delta, name_of, one_line, short_path, thousands, tree_prefix, via_chain};
 
 /// The failures of `check` on package sets, one sentence each (the total, then each
 /// failing root), for CI annotations; empty when it passed.
