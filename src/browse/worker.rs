@@ -111,6 +111,18 @@ impl Worker {
 
     /// Compute `kind` for `node` (its full store path `path`), rendered `width` wide.
     pub fn report(&mut self, kind: ReportKind, node: usize, path: String, width: u16) {
+        self.spawn(move |closure, opts, root| {
+            let text = report(&closure, &opts, root, kind, &path, width);
+            Done::Report { kind, node, text }
+        });
+    }
+
+    /// Run `job` on a thread of its own with the closure browsed, the options and ROOT;
+    /// what it returns is sent back as done.
+    fn spawn(
+        &mut self,
+        job: impl FnOnce(Arc<Closure>, BrowseOptions, Option<String>) -> Done + Send + 'static,
+    ) {
         self.pending += 1;
         let (closure, opts, root, done) = (
             self.closure.clone(),
@@ -119,21 +131,13 @@ impl Worker {
             self.done_tx.clone(),
         );
         thread::spawn(move || {
-            let text = report(&closure, &opts, root, kind, &path, width);
-            let _ = done.send(Done::Report { kind, node, text });
+            let _ = done.send(job(closure, opts, root));
         });
     }
 
     /// Load OTHER and diff it against the closure browsed.
     pub fn diff(&mut self, other: String, width: u16) {
-        self.pending += 1;
-        let (closure, opts, root, done) = (
-            self.closure.clone(),
-            self.opts.clone(),
-            self.root.clone(),
-            self.done_tx.clone(),
-        );
-        thread::spawn(move || {
+        self.spawn(move |closure, opts, root| {
             let result = (opts.load_other)(&other).and_then(|old| {
                 let d = analysis::diff(
                     &old,
@@ -147,7 +151,7 @@ impl Worker {
                 let text = rendered(&d, width)?;
                 Ok(Box::new((d, Arc::new(old), text)))
             });
-            let _ = done.send(Done::Diff { other, result });
+            Done::Diff { other, result }
         });
     }
 }
