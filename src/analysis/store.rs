@@ -44,7 +44,10 @@ pub fn store_report(
         let i = targets.iter().position(|&t| t == NO_PATH).unwrap_or(0);
         warnings.push(StoreWarning::UnknownRoots {
             count: unknown,
-            example: format!("{} -> {}/{}", roots[i].link, store.store_dir, roots[i].target),
+            example: format!(
+                "{} -> {}/{}",
+                roots[i].link, store.store_dir, roots[i].target
+            ),
         });
     }
     let fig = root_figures(store, &targets, opts.keep);
@@ -107,7 +110,12 @@ pub fn store_report(
     }
     let issues = &store.issues;
     for (count, w) in [
-        (issues.duplicates, StoreWarning::Duplicates { count: issues.duplicates }),
+        (
+            issues.duplicates,
+            StoreWarning::Duplicates {
+                count: issues.duplicates,
+            },
+        ),
         (
             issues.renamed_references,
             StoreWarning::RenamedReferences {
@@ -126,7 +134,12 @@ pub fn store_report(
                 count: issues.dangling_references,
             },
         ),
-        (issues.invalid, StoreWarning::InvalidPaths { count: issues.invalid }),
+        (
+            issues.invalid,
+            StoreWarning::InvalidPaths {
+                count: issues.invalid,
+            },
+        ),
     ] {
         if count > 0 {
             warnings.push(w);

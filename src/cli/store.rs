@@ -51,10 +51,11 @@ pub(super) fn run(cfg: &Config, a: &StoreArgs) -> Result<Outcome> {
             b.at(n);
         }
     };
-    let input = load_whole(a.input.as_deref(), &cfg.load, &tick).with_context(|| match &a.input {
-        Some(i) => format!("cannot load `{i}`"),
-        None => "cannot load the store database".to_string(),
-    })?;
+    let input =
+        load_whole(a.input.as_deref(), &cfg.load, &tick).with_context(|| match &a.input {
+            Some(i) => format!("cannot load `{i}`"),
+            None => "cannot load the store database".to_string(),
+        })?;
     if let Some(b) = &bar {
         b.clear();
     }

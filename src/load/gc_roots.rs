@@ -135,7 +135,10 @@ impl Walker<'_> {
                     return;
                 }
             };
-            let mut names: Vec<_> = entries.filter_map(|e| e.ok()).map(|e| e.file_name()).collect();
+            let mut names: Vec<_> = entries
+                .filter_map(|e| e.ok())
+                .map(|e| e.file_name())
+                .collect();
             names.sort();
             for name in names {
                 self.walk(&logical.join(name), scan, depth + 1);
@@ -181,7 +184,10 @@ impl Walker<'_> {
             }
         } else if ft.is_file() {
             let name = logical.file_name().unwrap_or_default();
-            match name.to_str().filter(|n| StorePath::check_base_name(n).is_ok()) {
+            match name
+                .to_str()
+                .filter(|n| StorePath::check_base_name(n).is_ok())
+            {
                 Some(n) => scan.roots.push(GcRoot {
                     link: shown(logical),
                     target: n.to_string(),
@@ -317,9 +323,18 @@ mod tests {
             got,
             vec![
                 ("/home/u/result", "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"),
-                ("/nix/var/nix/gcroots/direct", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),
-                ("/nix/var/nix/gcroots/sub", "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"),
-                ("/nix/var/nix/profiles/system-1-link", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),
+                (
+                    "/nix/var/nix/gcroots/direct",
+                    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+                ),
+                (
+                    "/nix/var/nix/gcroots/sub",
+                    "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+                ),
+                (
+                    "/nix/var/nix/profiles/system-1-link",
+                    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+                ),
             ]
         );
         assert_eq!(scan.stale, 2);

@@ -335,7 +335,10 @@ impl StoreDb {
                     other => {
                         return Err(db_error(
                             file,
-                            format!("ValidPaths row id {id}: path is {:?}, not text", other.data_type()),
+                            format!(
+                                "ValidPaths row id {id}: path is {:?}, not text",
+                                other.data_type()
+                            ),
                         ))
                     }
                 };
@@ -352,9 +355,8 @@ impl StoreDb {
                             ),
                         )
                     })?;
-                StorePath::check_base_name(base).map_err(|e| {
-                    db_error(file, format!("ValidPaths row id {id}: {e}"))
-                })?;
+                StorePath::check_base_name(base)
+                    .map_err(|e| db_error(file, format!("ValidPaths row id {id}: {e}")))?;
                 let size: Option<i64> = row.get(2).map_err(err)?;
                 let v = b.add_name(base.as_bytes());
                 b.describe(v, size.unwrap_or(0).max(0) as u64, NO_PATH);

@@ -91,7 +91,8 @@ pub fn load_whole(
             }
         }
     };
-    let store = StoreDb::open_under_store_root(&db)?.whole_store(&opts.store_dir_or_default(), tick)?;
+    let store =
+        StoreDb::open_under_store_root(&db)?.whole_store(&opts.store_dir_or_default(), tick)?;
     let gc_roots = find_roots(&fs_root, &state, &store.store_dir);
     Ok(WholeInput {
         store,

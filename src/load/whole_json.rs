@@ -19,9 +19,7 @@ use rustc_hash::FxHashMap;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use super::LoadError;
-use crate::store::{
-    StoreDir, StorePath, WholeStore, WholeStoreBuilder, HASH_LEN, NO_PATH,
-};
+use crate::store::{StoreDir, StorePath, WholeStore, WholeStoreBuilder, HASH_LEN, NO_PATH};
 
 /// Read `file` (a `nix path-info --json --all` document) into a whole store.
 /// `store_dir` is the store directory full paths must be in (`None`: the directory of
@@ -49,19 +47,34 @@ pub fn read(
         dir: store_dir.map(|d| format!("{}/", d.as_str())),
         declared_dir: None,
         refs: Vec::new(),
+        derivers: Vec::new(),
     };
     let json_error = |e: serde_json::Error| LoadError::Json {
         path: file.to_path_buf(),
         line: e.line(),
         column: e.column(),
-        message: e.to_string().split(" at line ").next().unwrap_or("").to_string(),
+        message: e
+            .to_string()
+            .split(" at line ")
+            .next()
+            .unwrap_or("")
+            .to_string(),
     };
     Top(&mut state).deserialize(&mut de).map_err(json_error)?;
     de.end().map_err(json_error)?;
-    let dir = state
-        .declared_dir
-        .clone()
-        .or_else(|| state.dir.as_ref().map(|d| d.trim_end_matches('/').to_string()));
+    let dir = state.declared_dir.clone().or_else(|| {
+        state
+            .dir
+            .as_ref()
+            .map(|d| d.trim_end_matches('/').to_string())
+    });
+    for (v, hash) in std::mem::take(&mut state.derivers) {
+        if let Some(&d) = state.by_hash.get(&hash) {
+            if state.b.is_described(d) {
+                state.b.set_deriver(v, d);
+            }
+        }
+    }
     let mut store = state.b.finish();
     if let Some(d) = dir {
         store.store_dir = StoreDir::new(d);
@@ -99,17 +112,29 @@ struct State {
     declared_dir: Option<String>,
     /// The references of the entry being read.
     refs: Vec<u32>,
+    /// Each described path's deriver by hash, resolved once every path is read (a
+    /// deriver that is not a valid path is no path of the store).
+    derivers: Vec<(u32, [u8; HASH_LEN])>,
 }
 
 impl State {
-    /// The number of the path `s` names (a full path, or a base name when `base`),
-    /// added when new.
-    fn intern(&mut self, s: &str, base: bool) -> Result<u32, String> {
+    /// The hash part of the path `s` names, checked.
+    fn hash_of(&mut self, s: &str, base: bool) -> Result<[u8; HASH_LEN], String> {
+        let name = self.base_name_in(s, base)?;
+        let mut hash = [0u8; HASH_LEN];
+        hash.copy_from_slice(&name.as_bytes()[..HASH_LEN]);
+        Ok(hash)
+    }
+
+    /// The base name `s` (a full path, or a base name when `base`) names, checked.
+    fn base_name_in<'t>(&mut self, s: &'t str, base: bool) -> Result<&'t str, String> {
         let name = if base && !s.starts_with('/') {
             s
         } else {
             if self.dir.is_none() {
-                let cut = s.rfind('/').ok_or_else(|| format!("`{s}` is not a store path"))?;
+                let cut = s
+                    .rfind('/')
+                    .ok_or_else(|| format!("`{s}` is not a store path"))?;
                 self.dir = Some(s[..=cut].to_string());
             }
             let dir = self.dir.as_deref().unwrap_or("/nix/store/");
@@ -122,6 +147,13 @@ impl State {
             })?
         };
         StorePath::check_base_name(name).map_err(|e| e.to_string())?;
+        Ok(name)
+    }
+
+    /// The number of the path `s` names (a full path, or a base name when `base`),
+    /// added when new.
+    fn intern(&mut self, s: &str, base: bool) -> Result<u32, String> {
+        let name = self.base_name_in(s, base)?;
         let mut hash = [0u8; HASH_LEN];
         hash.copy_from_slice(&name.as_bytes()[..HASH_LEN]);
         if let Some(&id) = self.by_hash.get(&hash) {
@@ -264,7 +296,7 @@ impl<'de> Visitor<'de> for Entry<'_> {
         let s = self.s;
         s.refs.clear();
         let mut path = self.key;
-        let (mut size, mut deriver, mut valid) = (None, NO_PATH, true);
+        let (mut size, mut deriver, mut valid) = (None, None, true);
         while let Some(key) = map.next_key::<KeyText>()? {
             match key.0.as_str() {
                 "path" => {
@@ -275,7 +307,7 @@ impl<'de> Visitor<'de> for Entry<'_> {
                 "narSize" => size = map.next_value::<Option<u64>>()?,
                 "deriver" => {
                     if let Some(d) = map.next_value::<Option<String>>()? {
-                        deriver = s.intern(&d, self.base).map_err(de::Error::custom)?;
+                        deriver = Some(s.hash_of(&d, self.base).map_err(de::Error::custom)?);
                     }
                 }
                 "references" => map.next_value_seed(Refs {
@@ -301,7 +333,10 @@ impl<'de> Visitor<'de> for Entry<'_> {
         if size.is_none() {
             s.b.issues().missing_sizes += 1;
         }
-        s.b.describe(id, size.unwrap_or(0), deriver);
+        s.b.describe(id, size.unwrap_or(0), NO_PATH);
+        if let Some(hash) = deriver {
+            s.derivers.push((id, hash));
+        }
         let refs = std::mem::take(&mut s.refs);
         if s.b.reference_count() + refs.len() >= u32::MAX as usize {
             return Err(de::Error::custom("more than 4,294,967,294 references"));
@@ -378,7 +413,10 @@ mod tests {
         assert!(e.to_string().starts_with("t.json:1:"), "{e}");
         let e = load(r#"{"/etc/passwd": {}}"#).unwrap_err();
         assert!(e.to_string().contains("passwd"), "{e}");
-        let e = load(&format!(r#"[{{"path":"{A}","references":["/nix/store/x"]}}]"#)).unwrap_err();
+        let e = load(&format!(
+            r#"[{{"path":"{A}","references":["/nix/store/x"]}}]"#
+        ))
+        .unwrap_err();
         assert!(e.to_string().contains("too short"), "{e}");
         let e = load(&format!(r#"[{{"path":"{A}"}}] trailing"#)).unwrap_err();
         assert!(e.to_string().contains("t.json:1:"), "{e}");

@@ -92,4 +92,10 @@ macro_rules! read_back_as_words {
     )*};
 }
 
-read_back_as_words!(WhyWarning, RefsWarning, SplitWarning, GpuWarning, StoreWarning);
+read_back_as_words!(
+    WhyWarning,
+    RefsWarning,
+    SplitWarning,
+    GpuWarning,
+    StoreWarning
+);

@@ -33,9 +33,18 @@ pub(super) fn store(r: &StoreReport, out: &mut dyn Write) -> io::Result<()> {
             ROOT,
             short_path(&root.root),
             vec![
-                format!("{} alone frees {} ({} paths)", root.link, format_size(root.alone), thousands(root.alone_paths)),
+                format!(
+                    "{} alone frees {} ({} paths)",
+                    root.link,
+                    format_size(root.alone),
+                    thousands(root.alone_paths)
+                ),
                 format!("root {}", root.root),
-                format!("closure {} ({} paths)", format_size(root.closure_size), thousands(root.closure_paths)),
+                format!(
+                    "closure {} ({} paths)",
+                    format_size(root.closure_size),
+                    thousands(root.closure_paths)
+                ),
             ],
         ));
     }
@@ -51,7 +60,10 @@ pub(super) fn store(r: &StoreReport, out: &mut dyn Write) -> io::Result<()> {
             undrawn,
             OTHER,
             "other roots".into(),
-            vec![format!("roots not drawn one by one alone keep {}", format_size(undrawn))],
+            vec![format!(
+                "roots not drawn one by one alone keep {}",
+                format_size(undrawn)
+            )],
         ));
     }
     items.push((
@@ -142,6 +154,9 @@ pub(super) fn store(r: &StoreReport, out: &mut dyn Write) -> io::Result<()> {
             writeln!(out, "<p class=\"sub\">{}</p>", esc(&line))?;
         }
         super::warnings(out, &r.warnings)?;
-        writeln!(out, "</div><aside id=\"details\" hidden><h2>Selected</h2><pre></pre></aside></main>")
+        writeln!(
+            out,
+            "</div><aside id=\"details\" hidden><h2>Selected</h2><pre></pre></aside></main>"
+        )
     })
 }
