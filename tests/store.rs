@@ -158,7 +158,14 @@ fn alone_closure_and_unreachable_equal_what_nix_itself_says() {
     let s = st.root.as_path();
     let valid: BTreeSet<String> = st.sizes.keys().cloned().collect();
     let report = store_json(&["--store-root", s.to_str().unwrap()]);
-    assert_eq!(report["schema_version"], 1);
+    let typed: common::contract::StoreReport = common::contract::pin("store", &report.to_string());
+    assert_eq!(typed.schema_version, 1);
+    assert_eq!(typed.rest, None, "JSON lists every root");
+    assert_eq!(
+        typed.live.bytes,
+        typed.shared.bytes + typed.roots.iter().map(|r| r.alone).sum::<u64>()
+    );
+    assert_eq!(typed.live.bytes + typed.unreachable.bytes, typed.store_size);
     assert_eq!(report["path_count"].as_u64(), Some(valid.len() as u64));
     assert_eq!(
         report["store_size"].as_u64(),
@@ -290,4 +297,123 @@ fn a_path_info_file_with_print_roots_gives_the_same_figures() {
         .as_str()
         .unwrap()
         .starts_with(s.to_str().unwrap()));
+}
+
+#[test]
+fn table_markdown_and_html_say_the_same_ranking() {
+    if !nix_or_skip("store::table_markdown_and_html_say_the_same_ranking") {
+        return;
+    }
+    let st = make_store();
+    let s = st.root.to_str().unwrap();
+    let run = |extra: &[&str]| {
+        let out = nixcut()
+            .args(["store", "--store-root", s])
+            .args(extra)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let json = store_json(&["--store-root", s]);
+    let first = json["roots"][0]["link"].as_str().unwrap().to_string();
+    let table = run(&["--top", "2"]);
+    assert!(table.contains("alone frees"), "{table}");
+    assert!(table.contains(&first), "{table}");
+    assert!(table.contains("… and 4 more roots"), "{table}");
+    assert!(!table.contains('\u{1b}'), "no colour in a pipe");
+    let md = run(&["--format", "markdown"]);
+    assert!(
+        md.contains("| alone frees | paths | closure | root | link |"),
+        "{md}"
+    );
+    assert!(md.contains(&format!("`{first}`")), "{md}");
+    let html = run(&["--format", "html"]);
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(
+        html.contains("unreachable") && html.contains("<svg"),
+        "{html}"
+    );
+    // dot has no picture of a store.
+    let out = nixcut()
+        .args(["store", "--store-root", s, "--format", "dot"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn bad_inputs_say_what_and_where() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("all.json");
+    std::fs::write(
+        &bad,
+        "[{\"path\": \"/nix/store/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa-a\", \"narSize\": -1}]",
+    )
+    .unwrap();
+    let out = nixcut()
+        .args(["store", bad.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("all.json:1:"), "{err}");
+    let roots = dir.path().join("roots.txt");
+    std::fs::write(&roots, "/home/u/result -> /etc/passwd\n").unwrap();
+    std::fs::write(&bad, "[]").unwrap();
+    let out = nixcut()
+        .args([
+            "store",
+            bad.to_str().unwrap(),
+            "--roots-from",
+            roots.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("roots.txt") && err.contains("line 1"), "{err}");
+    // A directory that is no store.
+    let out = nixcut()
+        .args(["store", dir.path().to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("db.sqlite"), "{err}");
+    // A database that is not Nix's.
+    let db = dir.path().join("other.sqlite");
+    let conn = foreign_sqlite(&db);
+    assert!(conn, "made an SQLite file");
+    let out = nixcut()
+        .args(["store", db.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("not a Nix store database"), "{err}");
+    // --root twice is for `store` only.
+    let out = nixcut()
+        .args(["why", "x", "--root", "a", "--root", "b"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("only `nixcut store` takes several"));
+}
+
+/// An SQLite database of another program (python3's sqlite3 module writes it).
+fn foreign_sqlite(path: &Path) -> bool {
+    std::process::Command::new("python3")
+        .arg("-c")
+        .arg(format!(
+            "import sqlite3; c = sqlite3.connect({:?}); c.execute('create table t (x)'); c.commit()",
+            path.to_str().unwrap()
+        ))
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false)
 }
