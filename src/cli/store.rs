@@ -51,7 +51,7 @@ pub(super) fn run(cfg: &Config, a: &StoreArgs) -> Result<Outcome> {
             b.at(n);
         }
     };
-    let input =
+    let mut input =
         load_whole(a.input.as_deref(), &cfg.load, &tick).with_context(|| match &a.input {
             Some(i) => format!("cannot load `{i}`"),
             None => "cannot load the store database".to_string(),
@@ -60,8 +60,8 @@ pub(super) fn run(cfg: &Config, a: &StoreArgs) -> Result<Outcome> {
         b.clear();
     }
     cfg.timings.step("load");
-    let mut roots: Vec<GcRoot> = match (&input.gc_roots, a.no_gc_roots) {
-        (Some(scan), false) => scan.roots.clone(),
+    let mut roots: Vec<GcRoot> = match (&mut input.gc_roots, a.no_gc_roots) {
+        (Some(scan), false) => std::mem::take(&mut scan.roots),
         _ => Vec::new(),
     };
     roots.extend(extra);

@@ -18,6 +18,7 @@
 //! stops at `DIR`, and a symlink met on the way is resolved the same way, so no
 //! link leads outside `DIR`. Links are read (`readlink`), never opened.
 
+use std::collections::HashMap;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 
@@ -54,24 +55,58 @@ const MAX_LINKS: usize = 40;
 /// filesystem rooted at `root` (`/` for the live system).
 pub fn find_roots(root: &Path, state_dir: &str, store_dir: &StoreDir) -> GcRootScan {
     let mut scan = GcRootScan::default();
-    let walker = Walker { root, store_dir };
+    let mut walker = Walker {
+        root,
+        store_dir,
+        dirs: HashMap::new(),
+    };
     for dir in ["gcroots", "profiles"] {
         let logical = PathBuf::from(state_dir).join(dir);
-        walker.walk(&logical, &mut scan, 0);
+        match walker.physical(&logical) {
+            Some(phys) => walker.walk(&logical, &phys, &mut scan, 0),
+            None => scan
+                .unreadable
+                .push((shown(&logical), "too many levels of symbolic links".into())),
+        }
     }
+    // A link met twice (`profiles/system` -> `system-400-link` names the link the walk
+    // also finds itself) is one root, as Nix counts it.
+    let mut seen = std::collections::HashSet::new();
+    scan.roots
+        .retain(|r| seen.insert((r.link.clone(), r.target.clone())));
     scan
 }
 
 struct Walker<'a> {
     root: &'a Path,
     store_dir: &'a StoreDir,
+    /// Directories already resolved (the parents of indirect roots' links: a million
+    /// `result` links in a few directories cost one resolution per directory).
+    dirs: HashMap<PathBuf, Option<PathBuf>>,
 }
 
 impl Walker<'_> {
+    /// [`Walker::physical`] of `logical`'s directory, remembered, joined with its name.
+    fn physical_cached(&mut self, logical: &Path) -> Option<PathBuf> {
+        let (Some(parent), Some(name)) = (logical.parent(), logical.file_name()) else {
+            return self.physical(logical);
+        };
+        if let Some(p) = self.dirs.get(parent) {
+            return p.as_ref().map(|p| p.join(name));
+        }
+        let p = self.physical(parent);
+        self.dirs.insert(parent.to_path_buf(), p.clone());
+        p.map(|p| p.join(name))
+    }
+
     /// `logical`'s place on disk: below `root`, intermediate symlinks resolved inside
     /// `root`, the last component not followed. `None` when a symlink loop or too many
     /// links stand in the way.
     fn physical(&self, logical: &Path) -> Option<PathBuf> {
+        if self.root == Path::new("/") {
+            // The live system: the kernel resolves inside `/` exactly so.
+            return Some(logical.to_path_buf());
+        }
         let mut parts: Vec<PathBuf> = Vec::new();
         let mut todo: Vec<PathBuf> = components_rev(logical);
         let mut links = 0;
@@ -107,13 +142,9 @@ impl Walker<'_> {
         Some(here)
     }
 
-    fn walk(&self, logical: &Path, scan: &mut GcRootScan, depth: usize) {
-        let Some(phys) = self.physical(logical) else {
-            scan.unreadable
-                .push((shown(logical), "too many levels of symbolic links".into()));
-            return;
-        };
-        let meta = match std::fs::symlink_metadata(&phys) {
+    /// Walk `logical`, found on disk at `phys`.
+    fn walk(&mut self, logical: &Path, phys: &Path, scan: &mut GcRootScan, depth: usize) {
+        let meta = match std::fs::symlink_metadata(phys) {
             Ok(m) => m,
             Err(e) if depth == 0 && e.kind() == std::io::ErrorKind::NotFound => return,
             Err(e) => {
@@ -128,7 +159,7 @@ impl Walker<'_> {
                     .push((shown(logical), "directories nested too deep".into()));
                 return;
             }
-            let entries = match std::fs::read_dir(&phys) {
+            let entries = match std::fs::read_dir(phys) {
                 Ok(e) => e,
                 Err(e) => {
                     scan.unreadable.push((shown(logical), e.to_string()));
@@ -141,10 +172,10 @@ impl Walker<'_> {
                 .collect();
             names.sort();
             for name in names {
-                self.walk(&logical.join(name), scan, depth + 1);
+                self.walk(&logical.join(&name), &phys.join(&name), scan, depth + 1);
             }
         } else if ft.is_symlink() {
-            let target = match std::fs::read_link(&phys) {
+            let target = match std::fs::read_link(phys) {
                 Ok(t) => t,
                 Err(e) => {
                     scan.unreadable.push((shown(logical), e.to_string()));
@@ -164,7 +195,7 @@ impl Walker<'_> {
                 false => logical.parent().unwrap_or(Path::new("/")).join(target),
             };
             let indirect = normalise(&indirect);
-            let Some(phys2) = self.physical(&indirect) else {
+            let Some(phys2) = self.physical_cached(&indirect) else {
                 scan.stale += 1;
                 return;
             };
