@@ -8,6 +8,12 @@ use anyhow::{bail, Result};
 use super::args::{Command, FormatArg};
 
 const TEXT: &[FormatArg] = &[FormatArg::Table, FormatArg::Json, FormatArg::Markdown];
+const WITH_JSONL: &[FormatArg] = &[
+    FormatArg::Table,
+    FormatArg::Json,
+    FormatArg::Markdown,
+    FormatArg::Jsonl,
+];
 const WITH_HTML: &[FormatArg] = &[
     FormatArg::Table,
     FormatArg::Json,
@@ -30,7 +36,7 @@ pub(super) fn formats_of(command: &Command) -> (&'static str, &'static [FormatAr
         Command::Split(_) => ("split", WITH_HTML),
         Command::Gpu(_) => ("gpu", WITH_HTML),
         Command::Check(_) => ("check", TEXT),
-        Command::Refs(_) => ("refs", TEXT),
+        Command::Refs(_) => ("refs", WITH_JSONL),
         Command::Rules(_) => ("rules", TEXT),
         // A terminal UI: --format does not apply.
         Command::Browse(_) => ("browse", &[FormatArg::Table]),
@@ -46,6 +52,7 @@ pub(super) fn name(f: FormatArg) -> &'static str {
         FormatArg::Markdown => "markdown",
         FormatArg::Html => "html",
         FormatArg::Dot => "dot",
+        FormatArg::Jsonl => "jsonl",
     }
 }
 

@@ -876,3 +876,46 @@ pub struct SetFailedNewRoot {
     pub path: String,
     pub closure_size: u64,
 }
+
+/// One line of `refs --paths-from FILE --format jsonl` (docs/cache-study.md).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RefsRecord {
+    pub schema_version: u32,
+    pub input: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub release: Option<String>,
+    pub path: Option<String>,
+    pub nar_hash: Option<String>,
+    pub nar_size: Option<u64>,
+    pub file_size: Option<u64>,
+    pub scanned: bool,
+    pub bytes_scanned: u64,
+    pub references: Vec<RecordRef>,
+    pub gpu: BTreeMap<String, u64>,
+    pub gpu_generic_bytes: u64,
+    pub warnings: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<RecordError>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordRef {
+    pub path: String,
+    pub nar_size: Option<u64>,
+    pub verdict: String,
+    pub rule: String,
+    pub registered: bool,
+    pub self_reference: bool,
+    pub evidence_count: u64,
+    pub kinds: BTreeMap<String, u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordError {
+    /// `load` (narinfos) or `nar` (the NAR).
+    pub stage: String,
+    pub message: String,
+}
