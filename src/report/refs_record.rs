@@ -36,8 +36,8 @@ pub struct RefsRecord {
     pub file_size: Option<u64>,
     /// Whether the NAR was read and scanned (false with `error`).
     pub scanned: bool,
-    /// Bytes of file contents scanned (0 when served from the scan cache's record of an
-    /// earlier scan: see [`crate::report::RefsPath::bytes_scanned`]).
+    /// Bytes of file contents scanned (for a result from the scan cache, those its
+    /// scan read).
     pub bytes_scanned: u64,
     /// Every reference, with what the evidence says of it.
     pub references: Vec<RecordRef>,
