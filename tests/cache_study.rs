@@ -312,6 +312,8 @@ fn free_port() -> u16 {
 struct Group {
     child: Child,
     what: &'static str,
+    /// A directory the group wrote, removed once it is stopped.
+    leaves: Option<PathBuf>,
 }
 
 impl Group {
@@ -321,7 +323,11 @@ impl Group {
         let child = cmd
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start {what}: {e}"));
-        Group { child, what }
+        Group {
+            child,
+            what,
+            leaves: None,
+        }
     }
 }
 
@@ -344,6 +350,9 @@ impl Drop for Group {
             .stderr(Stdio::null())
             .status();
         let _ = self.child.wait();
+        if let Some(dir) = &self.leaves {
+            let _ = std::fs::remove_dir_all(dir);
+        }
         eprintln!("stopped {}", self.what);
     }
 }
@@ -563,7 +572,8 @@ fn cache_study_on_ray_and_duckdb_agrees_with_refs_path_by_path() {
         .arg(format!("--temp-dir={}", ray_tmp.display()))
         .stdout(Stdio::null())
         .stderr(Stdio::null());
-    let ray_group = Group::start(ray, "the Ray cluster");
+    let mut ray_group = Group::start(ray, "the Ray cluster");
+    ray_group.leaves = Some(ray_tmp);
     let address = format!("127.0.0.1:{port}");
     let up = (0..240).any(|_| {
         let ok = Command::new(bin.join("ray"))
@@ -658,5 +668,4 @@ fn cache_study_on_ray_and_duckdb_agrees_with_refs_path_by_path() {
         want["releases"].as_array().unwrap().len()
     );
     drop(ray_group);
-    let _ = std::fs::remove_dir_all(&ray_tmp);
 }
