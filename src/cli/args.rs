@@ -168,6 +168,9 @@ pub enum FormatArg {
     Html,
     /// A Graphviz digraph (why only): pipe into `dot -Tsvg`.
     Dot,
+    /// JSON lines, one record per store path (refs --paths-from only; see
+    /// docs/cache-study.md).
+    Jsonl,
 }
 
 #[derive(Debug, Subcommand)]
@@ -545,7 +548,7 @@ fn parse_ratio(s: &str) -> Result<f64, String> {
 #[derive(Debug, Args)]
 pub struct RefsArgs {
     /// Store paths (or `./result`, or closure files) whose references to explain.
-    #[arg(value_name = "PATH", required_unless_present = "closure")]
+    #[arg(value_name = "PATH", required_unless_present_any = ["closure", "paths_from"])]
     pub paths: Vec<String>,
     /// Explain every path in the closure of ROOT (any input form).
     #[arg(long, value_name = "ROOT", conflicts_with = "paths")]
@@ -561,6 +564,56 @@ pub struct RefsArgs {
     /// path inside the store, e.g. a Tensile kernel file), or say that it does not.
     #[arg(long, value_name = "FILE", requires = "closure")]
     pub explain: Option<String>,
+    /// Study every store path listed in FILE (`-`: standard input) with `--format
+    /// jsonl`: one JSON record per path (docs/cache-study.md). A line is a store path,
+    /// base name, hash or `URL/<hash>.narinfo`, optionally after a release label and a
+    /// tab (`24.05<TAB>/nix/store/…`); empty lines and `#` lines are skipped. Each path
+    /// is judged on its own, as `refs PATH` does; one that fails (a missing narinfo, a
+    /// corrupt NAR) gives a record with `error`, and the run goes on.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["paths", "closure"])]
+    pub paths_from: Option<String>,
+    /// With --paths-from: study only shard K of N (0 <= K < N), the list's entries
+    /// number i (counted from 0, skipped lines not counted) with i mod N = K.
+    #[arg(long, value_name = "K/N", requires = "paths_from", value_parser = parse_shard)]
+    pub shard: Option<Shard>,
+    /// With --paths-from: append the records to FILE (not standard output), one batch
+    /// at a time; a rerun skips the entries FILE holds, and FILE.done is written when
+    /// every entry of the shard is in FILE.
+    #[arg(long, value_name = "FILE", requires = "paths_from")]
+    pub output: Option<PathBuf>,
+    /// With --paths-from: how many entries are studied at once, between two writes
+    /// (what an interrupted run loses at most).
+    #[arg(long, value_name = "N", requires = "paths_from", default_value_t = 32,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub batch: u64,
+}
+
+/// `--shard K/N`: the K-th of N shards, counted from 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// K.
+    pub index: u64,
+    /// N.
+    pub count: u64,
+}
+
+fn parse_shard(s: &str) -> Result<Shard, String> {
+    let (k, n) = s
+        .split_once('/')
+        .ok_or_else(|| format!("`{s}` is not K/N (e.g. 0/8)"))?;
+    let num = |x: &str| {
+        x.trim()
+            .parse::<u64>()
+            .map_err(|_| format!("`{s}`: `{x}` is not a number"))
+    };
+    let (index, count) = (num(k)?, num(n)?);
+    if count == 0 || index >= count {
+        return Err(format!(
+            "`{s}`: K must be below N and N at least 1 (shards are 0/N to {}/N)",
+            count.saturating_sub(1)
+        ));
+    }
+    Ok(Shard { index, count })
 }
 
 #[derive(Debug, Args)]

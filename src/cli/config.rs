@@ -102,7 +102,10 @@ impl Config {
                 }
             })
         };
-        let over_http = !g.caches.is_empty() || inputs(command).iter().any(|i| is_http_url(i));
+        // A --paths-from list may name narinfo URLs: it is read over HTTP too.
+        let listed = matches!(command, Command::Refs(a) if a.paths_from.is_some());
+        let over_http =
+            listed || !g.caches.is_empty() || inputs(command).iter().any(|i| is_http_url(i));
         let http = over_http.then(|| {
             Arc::new(HttpClient::new(HttpConfig {
                 timeout: g.http_timeout,
@@ -157,6 +160,7 @@ fn format_of(f: FormatArg) -> Format {
         FormatArg::Markdown => Format::Markdown,
         FormatArg::Html => Format::Html,
         FormatArg::Dot => Format::Dot,
+        FormatArg::Jsonl => Format::Jsonl,
     }
 }
 

@@ -8,6 +8,12 @@ use anyhow::{bail, Result};
 use super::args::{Command, FormatArg};
 
 const TEXT: &[FormatArg] = &[FormatArg::Table, FormatArg::Json, FormatArg::Markdown];
+const WITH_JSONL: &[FormatArg] = &[
+    FormatArg::Table,
+    FormatArg::Json,
+    FormatArg::Markdown,
+    FormatArg::Jsonl,
+];
 const WITH_HTML: &[FormatArg] = &[
     FormatArg::Table,
     FormatArg::Json,
@@ -31,7 +37,7 @@ pub(super) fn formats_of(command: &Command) -> (&'static str, &'static [FormatAr
         Command::Gpu(_) => ("gpu", WITH_HTML),
         Command::Store(_) => ("store", WITH_HTML),
         Command::Check(_) => ("check", TEXT),
-        Command::Refs(_) => ("refs", TEXT),
+        Command::Refs(_) => ("refs", WITH_JSONL),
         Command::Rules(_) => ("rules", TEXT),
         // A terminal UI: --format does not apply.
         Command::Browse(_) => ("browse", &[FormatArg::Table]),
@@ -47,6 +53,7 @@ pub(super) fn name(f: FormatArg) -> &'static str {
         FormatArg::Markdown => "markdown",
         FormatArg::Html => "html",
         FormatArg::Dot => "dot",
+        FormatArg::Jsonl => "jsonl",
     }
 }
 

@@ -24,6 +24,7 @@ mod inputs;
 mod output;
 mod progress;
 mod refs;
+mod refs_list;
 mod rules;
 mod snapshot;
 mod split;

@@ -1,5 +1,6 @@
 //! `nixcut refs PATH…` and `refs --closure ROOT [--explain FILE]`: the evidence of each
-//! reference, for one or several inputs merged into one report.
+//! reference, for one or several inputs merged into one report; `--paths-from` is
+//! `refs_list`.
 
 use anyhow::{Context, Result};
 
@@ -13,7 +14,15 @@ use nixcut::classify::ClassRules;
 
 /// Run `nixcut refs`: every input's report, merged.
 pub(super) fn run(cfg: &Config, a: &RefsArgs, rules: ClassRules) -> Result<Outcome> {
+    if let Some(list) = &a.paths_from {
+        return super::refs_list::run(cfg, a, list, rules);
+    }
     let (format, style) = (cfg.format, &cfg.style);
+    if format == nixcut::render::Format::Jsonl {
+        anyhow::bail!(
+            "`--format jsonl` is written by `refs --paths-from FILE` (one record per listed              path); for PATH… or --closure use --format json"
+        );
+    }
     let base = analysis::RefsOptions {
         root: cfg.root.clone(),
         discover: a.discover,

@@ -16,6 +16,7 @@ mod dot;
 mod expr;
 mod html;
 mod json;
+pub mod jsonl;
 mod markdown;
 mod nix;
 mod report;
@@ -64,5 +65,6 @@ pub fn render<'a>(
         Format::Json => json::render(report, style, out),
         Format::Html => html::render(report, out),
         Format::Dot => dot::render(report, out),
+        Format::Jsonl => jsonl::render(report, out),
     }
 }

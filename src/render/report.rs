@@ -20,6 +20,8 @@ pub enum Format {
     Html,
     /// A Graphviz digraph.
     Dot,
+    /// JSON lines: one record per line (`refs --paths-from`; see [`super::jsonl`]).
+    Jsonl,
 }
 
 /// How tables look: width and colour are decided once by the binary.

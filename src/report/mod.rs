@@ -23,6 +23,7 @@ mod gpu;
 mod header;
 mod nix;
 mod refs;
+mod refs_record;
 mod rules;
 mod set_diff;
 mod split;
@@ -56,6 +57,7 @@ pub use refs::{
     EvidenceDetail, EvidenceItem, Explanation, ReachStep, ReachVia, RefEntry, RefsPath, RefsReport,
     RefsWarning,
 };
+pub use refs_record::{RecordError, RecordRef, RecordStage, RefsRecord};
 pub use rules::{ClassRow, DataDirRow, KindRow, RuleSource, RulesReport, SplitRow, VerdictRow};
 pub use set_diff::{
     Cause, CauseChange, FailedNewRoot, FailedRoot, GrowthLimit, OneSidedTotal, RebuildSummary,
