@@ -106,7 +106,7 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Closure, LoadError> {
     // The parquet crate checks what it reads, but a corrupt file could still reach one
     // of its assertions: that is this file's error too, not a crash.
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let dataset = Dataset::open(&files, opts)?;
+        let dataset = Dataset::open(path, &files, opts)?;
         let mut closure = Closure::new(
             dataset.store_dir.clone(),
             SourceKind::NarinfoDataset,
@@ -186,7 +186,12 @@ struct DataFile {
 
 /// An opened dataset: its files, in order, and the store directory of its paths.
 struct Dataset {
+    /// The file or directory given.
+    origin: PathBuf,
     files: Vec<DataFile>,
+    /// The number each file's first row has in the dataset (rows numbered across
+    /// files, in order).
+    file_start: Vec<u64>,
     store_dir: StoreDir,
 }
 
@@ -340,6 +345,12 @@ impl DataFile {
 
     fn groups(&self) -> usize {
         self.group_start.len()
+    }
+
+    /// The number of rows of the file.
+    fn rows(&self) -> u64 {
+        let meta = self.reader.metadata();
+        (meta.row_groups().iter()).fold(0, |n, g| n + u64::try_from(g.num_rows()).unwrap_or(0))
     }
 
     fn group_rows(&self, g: usize) -> usize {
@@ -593,7 +604,7 @@ fn base_of(s: &str) -> &str {
 }
 
 impl Dataset {
-    fn open(files: &[PathBuf], opts: &LoadOptions) -> Result<Dataset, LoadError> {
+    fn open(origin: &Path, files: &[PathBuf], opts: &LoadOptions) -> Result<Dataset, LoadError> {
         let files = files
             .iter()
             .map(|p| DataFile::open(p))
@@ -602,7 +613,42 @@ impl Dataset {
             Some(sd) => sd.clone(),
             None => Self::store_dir_of(&files)?.unwrap_or_default(),
         };
-        Ok(Dataset { files, store_dir })
+        let mut file_start = Vec::with_capacity(files.len());
+        let mut start = 0u64;
+        for f in &files {
+            file_start.push(start);
+            start += f.rows();
+        }
+        Ok(Dataset {
+            origin: origin.to_path_buf(),
+            files,
+            file_start,
+            store_dir,
+        })
+    }
+
+    /// The number of rows of every file.
+    fn rows(&self) -> u64 {
+        self.files.last().map_or(0, |f| f.rows()) + self.file_start.last().copied().unwrap_or(0)
+    }
+
+    /// Where the row numbered `n` in the dataset is.
+    fn locate(&self, n: u64) -> RowAt {
+        let file = self
+            .file_start
+            .partition_point(|&s| s <= n)
+            .saturating_sub(1);
+        let f = &self.files[file];
+        let in_file = n - self.file_start[file];
+        let group = f
+            .group_start
+            .partition_point(|&s| s <= in_file)
+            .saturating_sub(1);
+        RowAt {
+            file: file as u32,
+            group: group as u32,
+            offset: (in_file - f.group_start[group]) as u32,
+        }
     }
 
     /// The store directory of the first full path in the first row group that has
@@ -730,15 +776,17 @@ impl Dataset {
             .iter()
             .map(|q| RootQuery::new(q, &self.store_dir))
             .collect();
-        // Pass 1: the index (hash prefix → row), and which rows the queries match.
-        let mut index: Vec<(u64, RowAt)> = Vec::new();
+        // Pass 1: the index (hash prefix → row number, 16 bytes a row, allocated once),
+        // and which rows the queries match.
+        let mut index: Vec<(u64, u64)> =
+            Vec::with_capacity(usize::try_from(self.rows()).unwrap_or(0));
         let mut matches: Vec<[Vec<(RowAt, String)>; TIERS]> =
             queries.iter().map(|_| Default::default()).collect();
         for (fi, f) in self.files.iter().enumerate() {
             for g in 0..f.groups() {
                 let rg = f.group_reader(g)?;
                 let paths = f.texts(rg.as_ref(), g, STORE_PATH)?;
-                index.reserve(paths.len());
+                let first = self.file_start[fi] + f.group_start[g];
                 for (row, p) in paths.iter().enumerate() {
                     let Some(p) = p else {
                         return Err(error(
@@ -759,7 +807,7 @@ impl Dataset {
                         group: g as u32,
                         offset: row as u32,
                     };
-                    index.push((hash_prefix(base.as_bytes()), at));
+                    index.push((hash_prefix(base.as_bytes()), first + row as u64));
                     for (q, m) in queries.iter().zip(&mut matches) {
                         if let Some(tier) = q.tier(base) {
                             if m[tier].len() <= MAX_ROOT_MATCHES {
@@ -776,7 +824,7 @@ impl Dataset {
         for (q, m) in queries.iter().zip(matches) {
             let Some(best) = m.into_iter().find(|t| !t.is_empty()) else {
                 return Err(LoadError::Invalid {
-                    path: PathBuf::from(&self.files_origin()),
+                    path: self.origin.clone(),
                     message: format!(
                         "no row of the dataset is the root `{}`",
                         crate::store::sanitize(&q.query, 120)
@@ -786,7 +834,7 @@ impl Dataset {
             if best.len() > MAX_ROOT_MATCHES {
                 let names: Vec<&str> = best.iter().map(|(_, b)| b.as_str()).take(10).collect();
                 return Err(LoadError::Invalid {
-                    path: PathBuf::from(&self.files_origin()),
+                    path: self.origin.clone(),
                     message: format!(
                         "the root `{}` matches more than {MAX_ROOT_MATCHES} rows, such as {}; name one path",
                         crate::store::sanitize(&q.query, 120),
@@ -831,9 +879,6 @@ impl Dataset {
                     if !is_root.remove(&at) && !wanted.contains(&info.path) {
                         continue;
                     }
-                    if closure.paths.contains_key(&info.path) && !wanted.contains(&info.path) {
-                        continue;
-                    }
                     for r in &info.references {
                         if wanted.insert(r.clone()) {
                             let key = r.hash_prefix();
@@ -842,7 +887,7 @@ impl Dataset {
                                 index[start..]
                                     .iter()
                                     .take_while(|(k, _)| *k == key)
-                                    .map(|(_, at)| *at),
+                                    .map(|&(_, n)| self.locate(n)),
                             );
                         }
                     }
@@ -852,18 +897,6 @@ impl Dataset {
             }
         }
         Ok(())
-    }
-
-    fn files_origin(&self) -> String {
-        match &self.files[..] {
-            [one] => one.path.display().to_string(),
-            _ => self
-                .files
-                .first()
-                .and_then(|f| f.path.parent())
-                .map(|p| p.display().to_string())
-                .unwrap_or_default(),
-        }
     }
 }
 
