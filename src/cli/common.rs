@@ -36,6 +36,7 @@ pub(super) fn stdin_at_most_once<'a>(inputs: impl IntoIterator<Item = &'a str>) 
 /// naming it in the error.
 pub(super) fn load_input(cfg: &Config, input: &str) -> Result<Closure> {
     let mut opts = cfg.load.clone();
+    opts.roots.extend(cfg.root.clone());
     let bar = http::wire(cfg, input, &mut opts);
     let closure = load(input, &opts);
     if let Some(b) = bar {

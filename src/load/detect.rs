@@ -16,8 +16,8 @@ use super::json::{self, JsonShape};
 use super::read::{read_sniffed, Sniffed};
 use super::registration::{self, RecordKind};
 use super::{
-    binary_cache, closure_info, nix_store_graph, path_info_json, sanitize, snapshot,
-    structured_attrs, LoadError, LoadOptions,
+    binary_cache, closure_info, narinfo_parquet, nix_store_graph, path_info_json, sanitize,
+    snapshot, structured_attrs, LoadError, LoadOptions,
 };
 use crate::store::Closure;
 
@@ -31,12 +31,18 @@ pub(super) enum Detected {
     Registration(RecordKind),
     NixStoreGraph,
     Snapshot,
+    NarinfoParquet,
 }
 
 /// How a format is recognised.
 enum Sniff {
     /// A directory that holds a file of this name.
     DirHolds(&'static str),
+    /// A directory that passes this test (tried after every `DirHolds`).
+    Dir(fn(&Path) -> bool),
+    /// A regular file that passes this test on its path (its first bytes: a binary
+    /// format), tried before the file is read as text.
+    File(fn(&Path) -> bool),
     /// A file whose text passes this test (cheap, and certain: tried before JSON is
     /// parsed).
     Text(fn(&str) -> bool),
@@ -74,6 +80,17 @@ const FORMATS: &[Format] = &[
         kind: Detected::BinaryCacheDir,
         sniff: Sniff::DirHolds("nix-cache-info"),
         read: |_, path, opts| binary_cache::load_dir(path, opts),
+    },
+    // Read from the file itself: a Parquet file's index is at its end.
+    Format {
+        kind: Detected::NarinfoParquet,
+        sniff: Sniff::File(narinfo_parquet::is_parquet_file),
+        read: |_, path, opts| narinfo_parquet::load(path, opts),
+    },
+    Format {
+        kind: Detected::NarinfoParquet,
+        sniff: Sniff::Dir(narinfo_parquet::dir_holds_parquet),
+        read: |_, path, opts| narinfo_parquet::load(path, opts),
     },
     // Parsed (and checked) once, by the path-info reader.
     Format {
@@ -176,6 +193,9 @@ pub(super) fn detect_content(path: &Path, opts: &LoadOptions) -> Result<Content,
     if meta.is_dir() {
         return detect_dir(path);
     }
+    if let Some(format) = first(|s| matches!(s, Sniff::File(test) if test(path))) {
+        return Ok(Content::Known(format, String::new()));
+    }
     let file = std::fs::File::open(path).map_err(|e| LoadError::io(path, e))?;
     let text = match read_sniffed(&file, Some(&file), path, Some(meta.len()), cap)? {
         Sniffed::Text(text) => text,
@@ -197,12 +217,16 @@ fn detect_dir(path: &Path) -> Result<Content, LoadError> {
     if let Some(format) = first(holds) {
         return Ok(Content::Known(format, String::new()));
     }
+    if let Some(format) = first(|s| matches!(s, Sniff::Dir(test) if test(path))) {
+        return Ok(Content::Known(format, String::new()));
+    }
     // Its entries are not named: a message quotes what the input is, not the files
     // of someone's directory (which may be anything: a home directory, secrets).
     let total = listing.filter_map(|e| e.ok()).count();
     Ok(Content::Unknown(format!(
         "a directory ({total} entr{}) that is neither a store path nor a closureInfo \
-         directory (no `registration`) nor a binary cache (no `nix-cache-info`)",
+         directory (no `registration`) nor a binary cache (no `nix-cache-info`) nor a \
+         Parquet dataset (no file starting with `PAR1`)",
         if total == 1 { "y" } else { "ies" }
     )))
 }

@@ -70,6 +70,21 @@ pub enum LoadError {
         /// What the file has, quoted, or `end of line` or `end of file`.
         found: String,
     },
+    /// A narinfo dataset in Parquet that cannot be read: damaged, a column missing or
+    /// of the wrong type, a value that is null or no store path.
+    #[error("{}: {}{message}", .path.display(), parquet_position(*.row_group, *.row, .column.as_deref()))]
+    Parquet {
+        /// The Parquet file.
+        path: PathBuf,
+        /// The row group (counted from 0), when one is concerned.
+        row_group: Option<usize>,
+        /// The row in the file (counted from 0, as DuckDB's `file_row_number`).
+        row: Option<u64>,
+        /// The column, by the name nixcut reads it as (`StorePath`, `References`).
+        column: Option<String>,
+        /// What is wrong.
+        message: String,
+    },
     /// The input is none of the formats nixcut reads.
     #[error("{}: unknown input format: {seen}; expected {}", .path.display(), EXPECTED_FORMATS)]
     UnknownFormat {
@@ -137,8 +152,27 @@ pub enum LoadError {
 
 const EXPECTED_FORMATS: &str = "a store path or a symlink to one, `nix path-info --json` \
 output, a registration or exportReferencesGraph file, `nix-store --query --graph` output, a \
-structured-attrs .attrs.json, a nixcut snapshot, a closureInfo directory or a binary cache \
-directory";
+structured-attrs .attrs.json, a nixcut snapshot, a closureInfo directory, a binary cache \
+directory or a narinfo dataset in Parquet (a file or a directory of them)";
+
+/// Where in a Parquet file an error is: `row group 2, row 245760, column `References`: `.
+fn parquet_position(row_group: Option<usize>, row: Option<u64>, column: Option<&str>) -> String {
+    let mut parts = Vec::new();
+    if let Some(g) = row_group {
+        parts.push(format!("row group {g}"));
+    }
+    if let Some(r) = row {
+        parts.push(format!("row {r}"));
+    }
+    if let Some(c) = column {
+        parts.push(format!("column `{c}`"));
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!("{}: ", parts.join(", "))
+    }
+}
 
 impl LoadError {
     pub(crate) fn io(path: &Path, source: io::Error) -> LoadError {

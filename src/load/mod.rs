@@ -20,6 +20,10 @@
 //! (invalid paths, missing sizes, cross-check mismatches) become
 //! [`Closure::warnings`].
 //!
+//! A narinfo dataset in Parquet (`narinfo_parquet.rs`) is recognised by its magic
+//! bytes, one file or a directory of them; with roots (`LoadOptions::roots`) only
+//! their closure is read.
+//!
 //! Package sets (many roots, no graph of their own) are read apart: `package_set.rs`
 //! (a list of store paths) and `attr_set.rs` (nix-eval-jobs or Hydra job listings, a
 //! nixpkgs-review directory: roots named by attribute path).
@@ -36,6 +40,7 @@ mod in_store;
 pub mod json;
 mod json_parts;
 pub mod live;
+pub mod narinfo_parquet;
 pub mod nix_store_graph;
 mod options;
 pub mod package_set;

@@ -37,6 +37,10 @@ pub struct LoadOptions {
     pub http: HttpInputs,
     /// Where the loading steps report their times (`NIXCUT_TIMINGS`).
     pub timings: crate::timing::Timings,
+    /// The roots the command asks about (`--root`), as the user named them. A dataset
+    /// too large to hold whole (a narinfo dataset in Parquet) is then read as their
+    /// closure only; every other input ignores them. Empty: the whole input.
+    pub roots: Vec<String>,
 }
 
 /// The most bytes nixcut reads from one input file or stream: 2 GiB, thirty times the

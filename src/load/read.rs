@@ -198,6 +198,14 @@ fn read_at_parallel(file: &std::fs::File, head: &[u8], size: u64) -> io::Result<
 /// (`nix-store --query --graph`).
 fn refuse_from_head(head: &[u8], complete: bool) -> Option<String> {
     const GRAPH: &str = "digraph";
+    // Only a regular file reaches the Parquet reader (it seeks to the index at the end).
+    if head.starts_with(super::narinfo_parquet::MAGIC) {
+        return Some(
+            "a Parquet file, which nixcut reads only from a regular file (its index is at \
+             its end, out of reach of a stream): save it to a file first"
+                .into(),
+        );
+    }
     if let Some(i) = memchr::memchr(0, head) {
         return Some(format!("binary data (a NUL byte at byte {i})"));
     }

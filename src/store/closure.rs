@@ -30,6 +30,8 @@ pub enum SourceKind {
     LiveStore,
     /// A nixcut snapshot file.
     Snapshot,
+    /// A narinfo dataset in Parquet (one file or a directory of them).
+    NarinfoDataset,
 }
 
 /// A path the source listed but reported as invalid (`valid: false`, or `null`).
