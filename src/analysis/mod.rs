@@ -20,6 +20,7 @@ mod rules;
 mod set_diff;
 mod snapshot;
 mod split;
+mod store;
 mod why;
 
 pub use crate::report::SortKey;
@@ -34,6 +35,7 @@ pub use rules::rules;
 pub use set_diff::{set_diff, SetDiffOptions, SetInput, SetLimits};
 pub use snapshot::{snapshot, SnapshotOptions};
 pub use split::{nar_size_of, savings, split, SplitOptions};
+pub use store::{store_report, StoreOptions};
 pub use why::{
     why, why_chains, why_chains_capped, why_evidence, why_ranking, why_report, WhyEvidence,
     WhyOptions, WhyRanking, DEFAULT_MAX_CHAIN_LENGTH,

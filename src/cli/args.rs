@@ -68,8 +68,9 @@ pub struct GlobalArgs {
     /// In an input holding several roots, use this one: a store path or `./result-x`
     /// symlink, base name, hash (or its first characters) or unique package name
     /// (`rocblas`). Without it, every path nothing else references is a root.
+    /// `nixcut store` takes it several times: each a GC root to add (a store path).
     #[arg(long, global = true, help_heading = GLOBAL, value_name = "NAME")]
-    pub root: Option<String>,
+    pub root: Vec<String>,
 
     /// The logical store directory of the input (its paths start with it).
     #[arg(long, global = true, help_heading = GLOBAL, value_name = "DIR", env = "NIXCUT_STORE_DIR")]
@@ -313,6 +314,32 @@ pub enum Command {
     ///   nixcut browse ./result --dump-screen 80x24,/rocblas,Enter,w
     #[command(verbatim_doc_comment)]
     Browse(BrowseArgs),
+    /// The whole store: every GC root with its closure and what deleting it alone
+    /// would free, the bytes several roots share, and what no root keeps.
+    ///
+    /// Input: the local store (default), `--store-root DIR` (a chroot store or a
+    /// mounted image: DIR/nix/var/nix/db/db.sqlite, its roots under
+    /// DIR/nix/var/nix/gcroots and DIR/nix/var/nix/profiles, links resolved inside
+    /// DIR), a directory given as INPUT (the same), a db.sqlite file, or a
+    /// `nix path-info --json --all` file (any Nix version's shape). GC roots are found
+    /// as Nix's collector finds them (direct links, indirect `auto/` roots, profiles);
+    /// `--root PATH` and `--roots-from FILE` add roots (FILE: what
+    /// `nix-store --gc --print-roots` prints, or store paths one a line).
+    ///
+    /// "alone frees" is what deleting that one link would let `nix-store --gc` free:
+    /// the paths it keeps alive that no other root keeps. Two links to one path free
+    /// nothing alone. Liveness follows references plus, as Nix does by default, each
+    /// output's deriver (keep-derivations); see --keep-derivations/--keep-outputs.
+    /// Read-only: the database is opened read-only, links are read, never followed out
+    /// of the store root. The paths it names work with why, refs and split.
+    ///
+    /// Examples:
+    ///   nixcut store                                  # the local store
+    ///   nixcut store --store-root /mnt                # a mounted system's store
+    ///   nixcut store all.json --roots-from roots.txt  # nix path-info --json --all
+    ///   nixcut store --format html > store.html       # a treemap
+    #[command(verbatim_doc_comment)]
+    Store(StoreArgs),
 }
 
 #[derive(Debug, Args)]
@@ -610,4 +637,34 @@ pub enum SortArg {
     Closure,
     /// NAR size of the path alone.
     Nar,
+}
+
+#[derive(Debug, Args)]
+pub struct StoreArgs {
+    /// A store root directory, a db.sqlite file, or a `nix path-info --json --all`
+    /// file (default: the local store, or --store-root).
+    #[arg(value_name = "INPUT")]
+    pub input: Option<String>,
+    /// Add the roots listed in FILE: `LINK -> /nix/store/...` lines (the output of
+    /// `nix-store --gc --print-roots`) or store paths, one a line; `-` for stdin.
+    #[arg(long, value_name = "FILE")]
+    pub roots_from: Vec<PathBuf>,
+    /// Do not look for GC roots in the store's gcroots and profiles directories (only
+    /// --root and --roots-from count).
+    #[arg(long)]
+    pub no_gc_roots: bool,
+    /// Whether a live output keeps its deriver (.drv) alive, as Nix's
+    /// `keep-derivations` (Nix's default: true).
+    #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
+    pub keep_derivations: bool,
+    /// Whether a live derivation keeps its outputs alive, as Nix's `keep-outputs`
+    /// (Nix's default: false; nix-direnv users set it).
+    #[arg(long, value_name = "BOOL", default_value_t = false, action = clap::ArgAction::Set)]
+    pub keep_outputs: bool,
+    /// List the first N roots (default 25 in tables, Markdown and HTML; all in JSON).
+    #[arg(long, value_name = "N", conflicts_with = "all")]
+    pub top: Option<usize>,
+    /// List every root.
+    #[arg(long)]
+    pub all: bool,
 }

@@ -29,8 +29,10 @@ pub struct Config {
     pub style: Style,
     /// `--quiet`: no warnings on stderr.
     pub quiet: bool,
-    /// `--root`.
+    /// `--root` (the first; only `store` takes several).
     pub root: Option<String>,
+    /// Every `--root` given.
+    pub roots: Vec<String>,
     /// `--store-root`.
     pub store_root: Option<PathBuf>,
     /// `--rules FILE`.
@@ -114,7 +116,8 @@ impl Config {
             format: format_of(g.format),
             style: style_for(g),
             quiet: g.quiet,
-            root: g.root.clone(),
+            root: g.root.first().cloned(),
+            roots: g.root.clone(),
             store_root: g.store_root.clone(),
             rules_file: g.rules.clone(),
             load,
@@ -173,6 +176,7 @@ fn inputs(command: &Command) -> Vec<&str> {
         Command::Gpu(a) => v.push(&a.input),
         Command::Browse(a) => v.push(&a.input),
         Command::Rules(_) => {}
+        Command::Store(a) => v.extend(&a.input),
     }
     v.into_iter().map(String::as_str).collect()
 }

@@ -29,6 +29,7 @@ pub(super) fn formats_of(command: &Command) -> (&'static str, &'static [FormatAr
         Command::Diff(_) => ("diff", WITH_HTML),
         Command::Split(_) => ("split", WITH_HTML),
         Command::Gpu(_) => ("gpu", WITH_HTML),
+        Command::Store(_) => ("store", WITH_HTML),
         Command::Check(_) => ("check", TEXT),
         Command::Refs(_) => ("refs", TEXT),
         Command::Rules(_) => ("rules", TEXT),

@@ -27,6 +27,7 @@ mod refs;
 mod rules;
 mod snapshot;
 mod split;
+mod store;
 mod suggest;
 mod targets;
 mod why;
@@ -49,6 +50,12 @@ pub fn run(cli: Cli) -> Result<Outcome> {
     let cfg = Config::new(&cli.global, &cli.command);
     output::print_warnings(&cfg.warnings, cfg.quiet);
     formats::check(&cli.command, cli.global.format)?;
+    if cfg.roots.len() > 1 && !matches!(cli.command, Command::Store(_)) {
+        anyhow::bail!(
+            "--root is given {} times; this command takes one root (only `nixcut store` takes several)",
+            cfg.roots.len()
+        );
+    }
     // Read and checked before anything else, so a bad rules file fails every command.
     let class_rules = rules::class_rules(&cfg)?;
     match &cli.command {
@@ -61,5 +68,6 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Split(args) => split::run(&cfg, args),
         Command::Gpu(args) => gpu::run(&cfg, args, class_rules),
         Command::Browse(args) => browse::run(&cfg, args, class_rules),
+        Command::Store(args) => store::run(&cfg, args),
     }
 }

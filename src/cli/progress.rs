@@ -68,6 +68,23 @@ impl Progress {
         Some(p)
     }
 
+    /// A counter of rows or bytes read, of unknown total (`what` says which).
+    pub(super) fn counter(cfg: &Config, what: &str) -> Option<Progress> {
+        let p = Progress::new(cfg, 0)?;
+        let template = format!("{what} {{spinner}} {{pos}}");
+        p.bar.set_style(
+            indicatif::ProgressStyle::with_template(&template)
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+        );
+        Some(p)
+    }
+
+    /// `done` so far, of an unknown total.
+    pub(super) fn at(&self, done: u64) {
+        self.bar.set_position(done);
+        self.tick_shown();
+    }
+
     /// `done` of `known` so far.
     pub(super) fn set(&self, done: u64, known: u64) {
         self.bar.set_length(known);

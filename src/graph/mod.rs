@@ -21,6 +21,7 @@ mod condense;
 mod dominators;
 mod exclusive;
 mod petgraph_view;
+mod store_roots;
 
 pub use adjacency::Adjacency;
 pub use chains::{all_chains, all_chains_capped, ChainTree, ChainTreeNode};
@@ -31,6 +32,7 @@ pub use condense::{Condensation, Csr};
 pub use dominators::{added_sizes, dominator_tree, DominatorTree};
 pub use exclusive::{exclusive_added_sizes, group_added_sizes};
 pub use petgraph_view::components;
+pub use store_roots::{root_figures, Keep, RootFigures, Tally};
 
 #[cfg(test)]
 pub(crate) mod testutil {

@@ -36,6 +36,13 @@ pub fn components(g: &ClosureGraph) -> Vec<Vec<u32>> {
 #[derive(Debug, Clone)]
 pub struct Visited(Vec<u64>);
 
+impl Visited {
+    /// Nothing visited among `n` nodes.
+    pub(crate) fn with_nodes(n: usize) -> Visited {
+        Visited(vec![0; n.div_ceil(64)])
+    }
+}
+
 impl VisitMap<NodeIndex<u32>> for Visited {
     fn visit(&mut self, a: NodeIndex<u32>) -> bool {
         let (word, bit) = (a.index() / 64, 1u64 << (a.index() % 64));

@@ -30,6 +30,7 @@ pub mod closure_info;
 pub mod closure_record;
 mod detect;
 mod error;
+pub mod gc_roots;
 pub mod http_cache;
 mod in_store;
 pub mod json;
@@ -44,6 +45,8 @@ pub mod registration;
 pub mod snapshot;
 pub mod store_db;
 pub mod structured_attrs;
+pub mod whole;
+pub mod whole_json;
 
 use std::io;
 use std::path::Path;

@@ -33,7 +33,10 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::{LoadError, LoadOptions};
-use crate::store::{Closure, LoadWarning, NarHash, PathInfo, SourceKind, StoreDir, StorePath};
+use crate::store::{
+    Closure, LoadWarning, NarHash, PathInfo, SourceKind, StoreDir, StorePath, WholeStore,
+    WholeStoreBuilder, NO_PATH,
+};
 
 /// The binary's environment variable for [`LoadOptions::no_store_db`]: a non-empty
 /// value other than `0` never reads the store database and always asks `nix`. The
@@ -289,6 +292,160 @@ impl StoreDb {
         Ok(Some(closure))
     }
 
+    /// Every valid path of the database with its size, references and deriver, for
+    /// `nixcut store`, in one read transaction (one consistent snapshot).
+    ///
+    /// Three scans: `ValidPaths` by id (paths are numbered in that order), `Refs` in
+    /// the order of its primary key (referrer, reference), a covering index, so each
+    /// referrer's list arrives whole and in path order, and the derivers and
+    /// derivation outputs joined on the path index inside SQLite. Memory: the
+    /// [`WholeStore`] plus an id map (4 bytes per id up to the largest, or a hash map
+    /// when ids are sparse). `tick` is called with the rows read so far.
+    pub fn whole_store(
+        &self,
+        store_dir: &StoreDir,
+        tick: &dyn Fn(u64),
+    ) -> Result<WholeStore, LoadError> {
+        let file = &self.file;
+        let err = |e: rusqlite::Error| db_error(file, e);
+        let tx = self.conn.unchecked_transaction().map_err(err)?;
+        let (count, max_id): (i64, Option<i64>) = tx
+            .query_row("SELECT count(*), max(id) FROM ValidPaths", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .map_err(err)?;
+        let ids = IdMap::new(count.max(0) as usize, max_id.unwrap_or(0));
+        let mut ids = ids;
+        let mut b = WholeStoreBuilder::new(
+            store_dir.clone(),
+            file.display().to_string(),
+            count.max(0) as usize,
+        );
+        let prefix = format!("{}/", store_dir.as_str());
+        let mut rows_read = 0u64;
+        {
+            let mut stmt = tx
+                .prepare("SELECT id, path, narSize FROM ValidPaths ORDER BY id")
+                .map_err(err)?;
+            let mut rows = stmt.query([]).map_err(err)?;
+            while let Some(row) = rows.next().map_err(err)? {
+                let id: i64 = row.get(0).map_err(err)?;
+                let path = match row.get_ref(1).map_err(err)? {
+                    ValueRef::Text(t) => t,
+                    other => {
+                        return Err(db_error(
+                            file,
+                            format!(
+                                "ValidPaths row id {id}: path is {:?}, not text",
+                                other.data_type()
+                            ),
+                        ))
+                    }
+                };
+                let base = path
+                    .strip_prefix(prefix.as_bytes())
+                    .and_then(|b| std::str::from_utf8(b).ok())
+                    .ok_or_else(|| {
+                        db_error(
+                            file,
+                            format!(
+                                "ValidPaths row id {id}: `{}` is not a path in the store directory `{}`",
+                                crate::store::sanitize(&String::from_utf8_lossy(path), 200),
+                                store_dir.as_str()
+                            ),
+                        )
+                    })?;
+                StorePath::check_base_name(base)
+                    .map_err(|e| db_error(file, format!("ValidPaths row id {id}: {e}")))?;
+                let size: Option<i64> = row.get(2).map_err(err)?;
+                let v = b.add_name(base.as_bytes());
+                b.describe(v, size.unwrap_or(0).max(0) as u64, NO_PATH);
+                if size.is_none() {
+                    b.issues().missing_sizes += 1;
+                }
+                ids.insert(id, v);
+                rows_read += 1;
+                if rows_read % 65536 == 0 {
+                    tick(rows_read);
+                }
+            }
+        }
+        {
+            let mut stmt = tx
+                .prepare("SELECT referrer, reference FROM Refs ORDER BY referrer, reference")
+                .map_err(err)?;
+            let mut rows = stmt.query([]).map_err(err)?;
+            let mut current: Option<u32> = None;
+            let mut list: Vec<u32> = Vec::new();
+            while let Some(row) = rows.next().map_err(err)? {
+                let (referrer, reference): (i64, i64) =
+                    (row.get(0).map_err(err)?, row.get(1).map_err(err)?);
+                rows_read += 1;
+                if rows_read % 65536 == 0 {
+                    tick(rows_read);
+                }
+                let (Some(from), Some(to)) = (ids.get(referrer), ids.get(reference)) else {
+                    b.issues().dangling_references += 1;
+                    continue;
+                };
+                if current != Some(from) {
+                    if let Some(c) = current {
+                        b.references(c, list.drain(..));
+                    }
+                    current = Some(from);
+                }
+                list.push(to);
+                if b.reference_count() + list.len() >= u32::MAX as usize {
+                    return Err(db_error(file, "more than 4,294,967,294 references"));
+                }
+            }
+            if let Some(c) = current {
+                b.references(c, list.drain(..));
+            }
+        }
+        {
+            let mut stmt = tx
+                .prepare(
+                    "SELECT v.id, d.id FROM ValidPaths v JOIN ValidPaths d ON d.path = v.deriver \
+                     WHERE v.deriver IS NOT NULL",
+                )
+                .map_err(err)?;
+            let mut rows = stmt.query([]).map_err(err)?;
+            while let Some(row) = rows.next().map_err(err)? {
+                let (v, d): (i64, i64) = (row.get(0).map_err(err)?, row.get(1).map_err(err)?);
+                if let (Some(v), Some(d)) = (ids.get(v), ids.get(d)) {
+                    b.set_deriver(v, d);
+                }
+            }
+        }
+        let has_outputs = tx
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'DerivationOutputs'",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+            .map_err(err)?
+            > 0;
+        if has_outputs {
+            let mut stmt = tx
+                .prepare(
+                    "SELECT o.drv, v.id FROM DerivationOutputs o JOIN ValidPaths v ON v.path = o.path",
+                )
+                .map_err(err)?;
+            let mut outputs = Vec::new();
+            let mut rows = stmt.query([]).map_err(err)?;
+            while let Some(row) = rows.next().map_err(err)? {
+                let (d, v): (i64, i64) = (row.get(0).map_err(err)?, row.get(1).map_err(err)?);
+                if let (Some(d), Some(v)) = (ids.get(d), ids.get(v)) {
+                    outputs.push((d, v));
+                }
+            }
+            b.set_outputs(outputs);
+        }
+        tick(rows_read);
+        Ok(b.finish())
+    }
+
     /// A `ValidPaths` row: path, hash, registrationTime, deriver, narSize, ultimate,
     /// sigs, ca.
     fn path_info(
@@ -330,6 +487,48 @@ impl StoreDb {
             .unwrap_or_default();
         info.ca = text(col(7)?).filter(|s| !s.is_empty()).map(String::from);
         Ok(info)
+    }
+}
+
+/// Database ids (`ValidPaths.id`) to path numbers: a vector indexed by id when ids are
+/// dense (Nix numbers rows from 1 and reuses none, so a store that collected garbage
+/// has gaps), a hash map when the largest id is far beyond the row count.
+enum IdMap {
+    Dense(Vec<u32>),
+    Sparse(FxHashMap<i64, u32>),
+}
+
+impl IdMap {
+    fn new(count: usize, max_id: i64) -> IdMap {
+        if max_id >= 0 && (max_id as u64) <= 4 * count as u64 + 1024 {
+            IdMap::Dense(vec![NO_PATH; max_id as usize + 1])
+        } else {
+            IdMap::Sparse(FxHashMap::default())
+        }
+    }
+
+    fn insert(&mut self, id: i64, v: u32) {
+        match self {
+            IdMap::Dense(d) => {
+                if let Some(slot) = usize::try_from(id).ok().and_then(|i| d.get_mut(i)) {
+                    *slot = v;
+                }
+            }
+            IdMap::Sparse(m) => {
+                m.insert(id, v);
+            }
+        }
+    }
+
+    fn get(&self, id: i64) -> Option<u32> {
+        match self {
+            IdMap::Dense(d) => usize::try_from(id)
+                .ok()
+                .and_then(|i| d.get(i))
+                .copied()
+                .filter(|&v| v != NO_PATH),
+            IdMap::Sparse(m) => m.get(&id).copied(),
+        }
     }
 }
 

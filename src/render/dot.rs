@@ -35,6 +35,7 @@ pub(super) fn render(report: Report<'_>, out: &mut dyn Write) -> io::Result<()> 
         Report::Gpu(_) => Err(super::unsupported("dot", "gpu")),
         Report::Rules(_) => Err(super::unsupported("dot", "rules")),
         Report::SetDiff(_) => Err(super::unsupported("dot", "diff")),
+        Report::Store(_) => Err(super::unsupported("dot", "store")),
     }
 }
 

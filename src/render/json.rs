@@ -37,6 +37,7 @@ pub(super) fn render(report: Report<'_>, style: &Style, out: &mut dyn Write) -> 
         Report::Gpu(r) => write(r, style, out),
         Report::Rules(r) => write(r, style, out),
         Report::SetDiff(r) => write(r, style, out),
+        Report::Store(r) => write(r, style, out),
     }
 }
 

@@ -6,7 +6,7 @@ use std::io::{self};
 
 use crate::report::{
     CheckReport, DiffReport, GpuReport, RefsReport, RulesReport, SetDiffReport, SplitReport,
-    WhyChainsReport, WhyReport,
+    StoreReport, WhyChainsReport, WhyReport,
 };
 
 /// Output format (`--format`).
@@ -57,6 +57,8 @@ pub enum Report<'a> {
     Gpu(&'a GpuReport),
     /// `nixcut diff` or `check` of two package sets.
     SetDiff(&'a SetDiffReport),
+    /// `nixcut store`.
+    Store(&'a StoreReport),
 }
 
 /// `&XReport` converts into [`Report`], so `render(&report, …)` takes any report.
@@ -80,6 +82,7 @@ report_from! {
     RulesReport => Rules,
     GpuReport => Gpu,
     SetDiffReport => SetDiff,
+    StoreReport => Store,
 }
 
 /// The error for a report that has no picture in `format` (`refs` as dot, …).

@@ -26,6 +26,7 @@ mod refs;
 mod rules;
 mod set_diff;
 mod split;
+mod store;
 mod why;
 
 pub use header::{ClosureHeader, ClosureRef, EvidenceLevel, VerdictScope, SCHEMA_VERSION};
@@ -67,6 +68,9 @@ pub use split::{
     SplitCode, SplitExpr, SplitExpression, SplitFor, SplitNix, SplitOutput, SplitReport,
     SplitTerms, SplitWarning, WhySavings, WhySuggestion,
 };
+pub use store::{
+    PathsBytes, StoreKeep, StoreReport, StoreRest, StoreRoot, StoreWarning, STORE_SCHEMA_VERSION,
+};
 pub use why::{
     ChainNode, HopEvidence, RestRow, SortKey, WhyChainsReport, WhyGpu, WhyPath, WhyReport,
     WhyWarning,
@@ -88,4 +92,10 @@ macro_rules! read_back_as_words {
     )*};
 }
 
-read_back_as_words!(WhyWarning, RefsWarning, SplitWarning, GpuWarning);
+read_back_as_words!(
+    WhyWarning,
+    RefsWarning,
+    SplitWarning,
+    GpuWarning,
+    StoreWarning
+);

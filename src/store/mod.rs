@@ -17,6 +17,7 @@ mod size;
 mod snapshot;
 mod text;
 mod warning;
+mod whole;
 
 pub use bytes::Bytes;
 pub use closure::{package_name, Closure, InvalidPath, RootSelectionError, SourceKind};
@@ -36,3 +37,4 @@ pub use text::{
     edit_distance, has_workflow_command, is_terminal_hazard, neutralise_workflow_commands, sanitize,
 };
 pub use warning::LoadWarning;
+pub use whole::{WholeStore, WholeStoreBuilder, WholeStoreIssues, NO_PATH};

@@ -187,8 +187,9 @@ impl std::hash::Hash for StorePath {
 }
 
 impl StorePath {
-    /// Parse `<32 nix32 chars>-<name>`.
-    pub fn from_base_name(base: &str) -> Result<StorePath, StorePathError> {
+    /// Check `<32 nix32 chars>-<name>` against Nix's grammar without building a path
+    /// (readers of whole stores check millions of names and keep them as bytes).
+    pub fn check_base_name(base: &str) -> Result<(), StorePathError> {
         let b = base.as_bytes();
         if b.len() < HASH_LEN + 2 {
             return Err(StorePathError::TooShort(base.to_string()));
@@ -202,13 +203,20 @@ impl StorePath {
         if b[HASH_LEN] != b'-' {
             return Err(StorePathError::NoDash(base.to_string()));
         }
-        let name = &base[HASH_LEN + 1..];
-        if let Some(why) = name_problem(name) {
+        if let Some(why) = name_problem(&base[HASH_LEN + 1..]) {
             return Err(StorePathError::BadName {
                 path: base.to_string(),
                 why,
             });
         }
+        Ok(())
+    }
+
+    /// Parse `<32 nix32 chars>-<name>`.
+    pub fn from_base_name(base: &str) -> Result<StorePath, StorePathError> {
+        StorePath::check_base_name(base)?;
+        let b = base.as_bytes();
+        let name = &base[HASH_LEN + 1..];
         let mut hash = [0u8; HASH_LEN];
         hash.copy_from_slice(&b[..HASH_LEN]);
         Ok(StorePath {

@@ -876,3 +876,56 @@ pub struct SetFailedNewRoot {
     pub path: String,
     pub closure_size: u64,
 }
+
+/// `nixcut store --format json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StoreReport {
+    pub schema_version: u32,
+    pub source: String,
+    pub store_dir: String,
+    pub store_size: u64,
+    pub path_count: u64,
+    pub reference_count: u64,
+    pub keep: StoreKeep,
+    pub root_count: u64,
+    pub roots: Vec<StoreRoot>,
+    pub rest: Option<StoreRest>,
+    pub live: PathsBytes,
+    pub shared: PathsBytes,
+    pub unreachable: PathsBytes,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StoreKeep {
+    pub derivations: bool,
+    pub outputs: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StoreRoot {
+    pub root: String,
+    pub link: String,
+    pub closure_size: u64,
+    pub closure_paths: u64,
+    pub alone: u64,
+    pub alone_paths: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StoreRest {
+    pub roots: u64,
+    pub alone: u64,
+    pub alone_paths: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PathsBytes {
+    pub paths: u64,
+    pub bytes: u64,
+}

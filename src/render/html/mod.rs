@@ -16,6 +16,7 @@ mod gpu;
 mod page;
 mod set_diff;
 mod split;
+mod store;
 mod treemap;
 mod why;
 
@@ -39,5 +40,6 @@ pub(super) fn render(report: Report<'_>, out: &mut dyn Write) -> io::Result<()> 
         Report::Gpu(r) => gpu::gpu(r, out),
         Report::Rules(_) => Err(super::unsupported("html", "rules")),
         Report::SetDiff(r) => set_diff::set_diff(r, out),
+        Report::Store(r) => store::store(r, out),
     }
 }

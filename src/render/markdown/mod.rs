@@ -12,6 +12,7 @@ mod refs;
 mod rules;
 mod set_diff;
 mod split;
+mod store;
 mod why;
 
 use cells::{md_cell, md_code, md_fence};
@@ -42,6 +43,7 @@ fn render_raw(report: Report<'_>, out: &mut dyn Write) -> io::Result<()> {
         Report::Gpu(r) => gpu::gpu(r, out),
         Report::Rules(r) => rules::rules(r, out),
         Report::SetDiff(r) => set_diff::set_diff(r, out),
+        Report::Store(r) => store::store(r, out),
     }
 }
 

@@ -10,6 +10,7 @@ mod refs;
 mod rules;
 mod set_diff;
 mod split;
+mod store;
 mod why;
 
 use cells::{bold, escape_hazards, fit, new_table, whole, wrap_lines, write_fitted, GLUE, WHOLE};
@@ -35,6 +36,7 @@ pub(super) fn render(report: Report<'_>, style: &Style, out: &mut dyn Write) -> 
         Report::Gpu(r) => gpu::gpu(r, style, w),
         Report::Rules(r) => rules::rules(r, style, w),
         Report::SetDiff(r) => set_diff::set_diff(r, style, w),
+        Report::Store(r) => store::store(r, style, w),
     }?;
     let text =
         wrap_lines(&String::from_utf8_lossy(&buf), style.width.map(usize::from)).replace(GLUE, " ");

@@ -14,4 +14,5 @@ pub(crate) mod refs;
 pub(crate) mod rules;
 pub(crate) mod set_diff;
 pub(crate) mod split;
+pub(crate) mod store;
 pub(crate) mod why;
