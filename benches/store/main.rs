@@ -3,7 +3,7 @@
 //!
 //! `cargo bench --bench store -- [--shape builder|wide|layered]… [--scale 20k|1m|full|N]…
 //! [--store-files|--no-store-files] [--clean] [--gen-only] [--no-peers]
-//! [--nix-timeout SECONDS]`
+//! [--nix-timeout SECONDS] [--json-only]`
 //!
 //! Shapes (benches/store/shapes.rs): (a) `builder`, a desktop or CI builder with
 //! hundreds of system and profile generations over a shared base and many small
@@ -226,7 +226,7 @@ fn short(err: &str) -> String {
     l.chars().take(120).collect::<String>().replace('|', "/")
 }
 
-fn run_nixcut(dir: &Path, m: &Manifest, shape: &str, rows: &mut Vec<Row>) {
+fn run_nixcut(dir: &Path, m: &Manifest, shape: &str, table: bool, rows: &mut Vec<Row>) {
     let exe = env!("CARGO_BIN_EXE_nixcut");
     let out = dir.join("nixcut.json");
     let timefile = dir.join("time.txt");
@@ -252,6 +252,9 @@ fn run_nixcut(dir: &Path, m: &Manifest, shape: &str, rows: &mut Vec<Row>) {
         check_json(&out, m)
     };
     rows.push(row("nixcut store --format json", Some(w), Some(r), result));
+    if !table {
+        return;
+    }
     let mut cmd = Command::new(exe);
     cmd.arg("store").arg("--store-root").arg(dir);
     let table = dir.join("nixcut.txt");
@@ -436,6 +439,7 @@ fn main() {
     let mut scales = Vec::new();
     let (mut files, mut clean, mut gen_only, mut peers) = (None, false, false, true);
     let mut nix_limit = 300u64;
+    let mut with_table = true;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -447,6 +451,7 @@ fn main() {
             "--clean" => clean = true,
             "--gen-only" => gen_only = true,
             "--no-peers" => peers = false,
+            "--json-only" => with_table = false,
             "--nix-timeout" => {
                 nix_limit = args
                     .next()
@@ -485,7 +490,7 @@ fn main() {
                 ),
             });
             if !gen_only {
-                run_nixcut(&dir, &m, shape, &mut rows);
+                run_nixcut(&dir, &m, shape, with_table, &mut rows);
                 if peers {
                     run_nix(&dir, &m, shape, store_files, nix_limit, &mut rows);
                     nix_du_row(&dir, &m, shape, &mut rows);
