@@ -895,27 +895,6 @@ pub struct StoreReport {
     pub shared: PathsBytes,
     pub unreachable: PathsBytes,
     pub warnings: Vec<String>,
-
-/// One line of `refs --paths-from FILE --format jsonl` (docs/cache-study.md).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RefsRecord {
-    pub schema_version: u32,
-    pub input: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub release: Option<String>,
-    pub path: Option<String>,
-    pub nar_hash: Option<String>,
-    pub nar_size: Option<u64>,
-    pub file_size: Option<u64>,
-    pub scanned: bool,
-    pub bytes_scanned: u64,
-    pub references: Vec<RecordRef>,
-    pub gpu: BTreeMap<String, u64>,
-    pub gpu_generic_bytes: u64,
-    pub warnings: Vec<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<RecordError>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -923,16 +902,6 @@ pub struct RefsRecord {
 pub struct StoreKeep {
     pub derivations: bool,
     pub outputs: bool,
-
-pub struct RecordRef {
-    pub path: String,
-    pub nar_size: Option<u64>,
-    pub verdict: String,
-    pub rule: String,
-    pub registered: bool,
-    pub self_reference: bool,
-    pub evidence_count: u64,
-    pub kinds: BTreeMap<String, u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -959,7 +928,45 @@ pub struct StoreRest {
 pub struct PathsBytes {
     pub paths: u64,
     pub bytes: u64,
+}
 
+/// One line of `refs --paths-from FILE --format jsonl` (docs/cache-study.md).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RefsRecord {
+    pub schema_version: u32,
+    pub input: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub release: Option<String>,
+    pub path: Option<String>,
+    pub nar_hash: Option<String>,
+    pub nar_size: Option<u64>,
+    pub file_size: Option<u64>,
+    pub scanned: bool,
+    pub bytes_scanned: u64,
+    pub references: Vec<RecordRef>,
+    pub gpu: BTreeMap<String, u64>,
+    pub gpu_generic_bytes: u64,
+    pub warnings: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<RecordError>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordRef {
+    pub path: String,
+    pub nar_size: Option<u64>,
+    pub verdict: String,
+    pub rule: String,
+    pub registered: bool,
+    pub self_reference: bool,
+    pub evidence_count: u64,
+    pub kinds: BTreeMap<String, u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RecordError {
     /// `load` (narinfos) or `nar` (the NAR).
     pub stage: String,
