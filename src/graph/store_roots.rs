@@ -219,15 +219,7 @@ fn dag<'a>(lists: Lists<'a>, size: &'a [u64]) -> Dag<'a> {
                     .filter(|&w| w as usize != u),
             );
         }
-        targets[from..].sort_unstable();
-        let mut kept = from;
-        for r in from..targets.len() {
-            if kept == from || targets[r] != targets[kept - 1] {
-                targets[kept] = targets[r];
-                kept += 1;
-            }
-        }
-        targets.truncate(kept);
+        sort_dedup_from(&mut targets, from);
         offsets.push(targets.len() as u32);
     }
     let lists = Lists {
@@ -283,15 +275,7 @@ fn liveness_lists(store: &WholeStore, keep: Keep) -> Option<Lists<'static>> {
             e += 1;
         }
         if targets.len() - from > store.references(v).len() {
-            targets[from..].sort_unstable();
-            let mut kept = from;
-            for r in from..targets.len() {
-                if kept == from || targets[r] != targets[kept - 1] {
-                    targets[kept] = targets[r];
-                    kept += 1;
-                }
-            }
-            targets.truncate(kept);
+            sort_dedup_from(&mut targets, from);
         }
         offsets.push(targets.len() as u32);
     }
@@ -299,6 +283,14 @@ fn liveness_lists(store: &WholeStore, keep: Keep) -> Option<Lists<'static>> {
         offsets: Cow::Owned(offsets),
         targets: Cow::Owned(targets),
     })
+}
+
+/// Sort `targets[from..]` (the list being built) and drop its repeats.
+fn sort_dedup_from(targets: &mut Vec<u32>, from: usize) {
+    let mut tail = targets.split_off(from);
+    tail.sort_unstable();
+    tail.dedup();
+    targets.extend_from_slice(&tail);
 }
 
 const NONE: u32 = u32::MAX;
