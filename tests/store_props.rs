@@ -286,6 +286,16 @@ fn check(c: &Case) -> Result<(), TestCaseError> {
     let known = c.roots.iter().filter(|&&r| r < c.sizes.len()).count() as u64;
     prop_assert_eq!(report.root_count, known);
     prop_assert!(report.roots.windows(2).all(|w| w[0].alone >= w[1].alone));
+    // The listed roots' closures (computed for those alone) are the recount's.
+    for r in &report.roots {
+        let i: usize = r.link["/l/".len()..].parse().unwrap();
+        prop_assert_eq!(
+            (r.closure_paths, r.closure_size),
+            want.closure[i].unwrap(),
+            "listed closure of {}",
+            &r.link
+        );
+    }
     let listed: u64 = report.roots.iter().map(|r| r.alone).sum();
     let rest = report.rest.map_or(0, |r| r.alone);
     prop_assert_eq!(listed + rest + report.shared.bytes, report.live.bytes);

@@ -1,10 +1,12 @@
-//! `nixcut store`: the figures of every GC root of a whole store
-//! ([`crate::graph::root_figures`]) ranked into a [`StoreReport`], with what the input
-//! and the root walk could not take as given as warnings.
+//! `nixcut store`: what every GC root of a whole store alone keeps
+//! ([`crate::graph::alone_figures`], one linear pass), ranked into a [`StoreReport`];
+//! the closures of the listed roots only ([`crate::graph::root_closures`]: its cost
+//! grows with the roots asked, so `--top N` keeps the whole run linear); what the input
+//! and the root walk could not take as given, as warnings.
 
 use rayon::prelude::*;
 
-use crate::graph::{root_figures, Keep, Tally};
+use crate::graph::{alone_figures, root_closures, Keep, Tally};
 use crate::load::gc_roots::{GcRoot, GcRootScan};
 use crate::report::{
     PathsBytes, StoreKeep, StoreReport, StoreRest, StoreRoot, StoreWarning, STORE_SCHEMA_VERSION,
@@ -50,32 +52,34 @@ pub fn store_report(
             ),
         });
     }
-    let fig = root_figures(store, &targets, opts.keep);
+    let fig = alone_figures(store, &targets, opts.keep);
     let mut order: Vec<u32> = (0..roots.len() as u32)
         .filter(|&i| targets[i as usize] != NO_PATH)
         .collect();
-    let key = |i: u32| {
-        let i = i as usize;
-        (
-            std::cmp::Reverse(fig.alone[i].bytes),
-            std::cmp::Reverse(fig.closure[i].bytes),
-        )
-    };
+    // By what each alone keeps, then by link: no closure is needed to rank.
     order.par_sort_unstable_by(|&a, &b| {
-        key(a)
-            .cmp(&key(b))
-            .then_with(|| roots[a as usize].link.cmp(&roots[b as usize].link))
+        let (a, b) = (a as usize, b as usize);
+        fig.alone[b]
+            .bytes
+            .cmp(&fig.alone[a].bytes)
+            .then_with(|| roots[a].link.cmp(&roots[b].link))
     });
     let shown = opts.top.unwrap_or(order.len()).min(order.len());
+    let shown_targets: Vec<u32> = order[..shown]
+        .iter()
+        .map(|&i| targets[i as usize])
+        .collect();
+    let closure = root_closures(store, &shown_targets);
     let listed: Vec<StoreRoot> = order[..shown]
         .par_iter()
-        .map(|&i| {
+        .zip(closure.par_iter())
+        .map(|(&i, c)| {
             let i = i as usize;
             StoreRoot {
                 root: store.path(targets[i]),
                 link: roots[i].link.clone(),
-                closure_size: fig.closure[i].bytes,
-                closure_paths: fig.closure[i].paths,
+                closure_size: c.bytes,
+                closure_paths: c.paths,
                 alone: fig.alone[i].bytes,
                 alone_paths: fig.alone[i].paths,
             }

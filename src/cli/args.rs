@@ -714,10 +714,14 @@ pub struct StoreArgs {
     /// (Nix's default: false; nix-direnv users set it).
     #[arg(long, value_name = "BOOL", default_value_t = false, action = clap::ArgAction::Set)]
     pub keep_outputs: bool,
-    /// List the first N roots (default 25 in tables, Markdown and HTML; all in JSON).
+    /// List the first N roots by what each alone frees (default 25, in every format);
+    /// `rest` sums the others. Ranking is one linear pass; only the listed roots'
+    /// closures are computed.
     #[arg(long, value_name = "N", conflicts_with = "all")]
     pub top: Option<usize>,
-    /// List every root.
+    /// List every root with its closure. Each closure is a walk (256 roots share one),
+    /// so on a store whose roots all reach most of it this costs far more than the
+    /// ranking: minutes for a million roots.
     #[arg(long)]
     pub all: bool,
 }

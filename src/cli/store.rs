@@ -14,9 +14,8 @@ use nixcut::analysis::{store_report, StoreOptions};
 use nixcut::graph::Keep;
 use nixcut::load::gc_roots::{parse_root_list, GcRoot};
 use nixcut::load::whole::load_whole;
-use nixcut::render::Format;
 
-/// Roots listed in tables, Markdown and HTML without `--top`.
+/// Roots listed without `--top` or `--all`, in every format.
 const DEFAULT_TOP: usize = 25;
 
 pub(super) fn run(cfg: &Config, a: &StoreArgs) -> Result<Outcome> {
@@ -65,11 +64,10 @@ pub(super) fn run(cfg: &Config, a: &StoreArgs) -> Result<Outcome> {
         _ => Vec::new(),
     };
     roots.extend(extra);
-    let top = match (a.all, a.top, cfg.format) {
-        (true, _, _) => None,
-        (_, Some(n), _) => Some(n),
-        (_, None, Format::Json) => None,
-        (_, None, _) => Some(DEFAULT_TOP),
+    let top = match (a.all, a.top) {
+        (true, _) => None,
+        (_, Some(n)) => Some(n),
+        (_, None) => Some(DEFAULT_TOP),
     };
     let opts = StoreOptions {
         keep: Keep {

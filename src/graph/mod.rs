@@ -32,7 +32,7 @@ pub use condense::{Condensation, Csr};
 pub use dominators::{added_sizes, dominator_tree, DominatorTree};
 pub use exclusive::{exclusive_added_sizes, group_added_sizes};
 pub use petgraph_view::components;
-pub use store_roots::{root_figures, Keep, RootFigures, Tally};
+pub use store_roots::{alone_figures, root_closures, root_figures, Keep, RootFigures, Tally};
 
 #[cfg(test)]
 pub(crate) mod testutil {

@@ -16,7 +16,8 @@
 //! "no root", "root i" or "several roots"; roots seed their paths and labels flow along
 //! liveness edges in topological order (a label meets another: "several"). O(n + m).
 //!
-//! Closure sizes take the distinct root paths in batches of 64·[`W`]; one batch is a
+//! Closure sizes ([`root_closures`], asked for the roots a report lists) take the
+//! distinct root paths in batches of 64·[`W`]; one batch is a
 //! depth-first walk over the union of its closures, then one pass in topological order
 //! that ORs each path's bit set (which batch roots reach it) into its references', then
 //! one pass adding each path's size to the roots in its set. A word of the set whose
@@ -305,66 +306,88 @@ fn meet(a: u32, b: u32) -> u32 {
 }
 
 /// The figures of `roots` (store path numbers, one per GC root link; repeats allowed)
-/// over `store`. Roots beyond `u32::MAX - 2` are not supported (the labels' range).
+/// over `store`: [`alone_figures`] and the [`root_closures`] of every root. Roots beyond
+/// `u32::MAX - 2` are not supported (the labels' range).
 pub fn root_figures(store: &WholeStore, roots: &[u32], keep: Keep) -> RootFigures {
+    let mut fig = alone_figures(store, roots, keep);
+    fig.closure = root_closures(store, roots);
+    fig
+}
+
+/// What each of `roots` alone keeps, and what is live, shared and unreachable, in one
+/// pass over the liveness graph: O(n + m) whatever the roots. `closure` is left empty
+/// (see [`root_closures`], whose cost grows with the roots asked).
+pub fn alone_figures(store: &WholeStore, roots: &[u32], keep: Keep) -> RootFigures {
     let n = store.len();
-    let (offsets, targets) = store.reference_lists();
-    let refs = Lists {
-        offsets: Cow::Borrowed(offsets),
-        targets: Cow::Borrowed(targets),
-    };
     let mut fig = RootFigures {
-        closure: vec![Tally::default(); roots.len()],
         alone: vec![Tally::default(); roots.len()],
         ..RootFigures::default()
     };
     for &s in &store.nar_size {
         fig.store.add(1, s);
     }
+    let live = match liveness_lists(store, keep) {
+        Some(l) => dag(l, &store.nar_size),
+        None => dag(reference_lists(store), &store.nar_size),
+    };
+    let units = live.lists.len();
+    let mut label = vec![NONE; units];
+    for (i, &r) in roots.iter().enumerate() {
+        if (r as usize) < n {
+            let u = live.unit(r) as usize;
+            label[u] = meet(label[u], i as u32);
+        }
+    }
+    for &u in &live.order {
+        let l = label[u as usize];
+        if l == NONE {
+            continue;
+        }
+        for &w in live.lists.of(u) {
+            label[w as usize] = meet(label[w as usize], l);
+        }
+    }
+    for (u, &l) in label.iter().enumerate() {
+        let (paths, bytes) = (live.paths_of(u as u32), live.size[u]);
+        match l {
+            NONE => fig.unreachable.add(paths, bytes),
+            MANY => {
+                fig.shared.add(paths, bytes);
+                fig.live.add(paths, bytes);
+            }
+            i => {
+                fig.alone[i as usize].add(paths, bytes);
+                fig.live.add(paths, bytes);
+            }
+        }
+    }
+    fig
+}
+
+fn reference_lists(store: &WholeStore) -> Lists<'_> {
+    let (offsets, targets) = store.reference_lists();
+    Lists {
+        offsets: Cow::Borrowed(offsets),
+        targets: Cow::Borrowed(targets),
+    }
+}
+
+/// The closure (references only: what `nix path-info -S` sums) of each of `roots`, in
+/// their order; a root that is not a path of `store` gets zero. One pass in topological
+/// order over the whole store, then batches of 64·[`W`] distinct roots, each walking
+/// the union of its closures: a few roots (the listed ones) cost one walk, every root
+/// of a store costs up to the sum of their closures over 64·W.
+pub fn root_closures(store: &WholeStore, roots: &[u32]) -> Vec<Tally> {
+    let n = store.len();
     let roots: Vec<u32> = roots
         .iter()
         .map(|&r| if (r as usize) < n { r } else { NO_PATH })
         .collect();
-    // Alone, shared and unreachable, over the liveness graph.
-    {
-        let live = match liveness_lists(store, keep) {
-            Some(l) => dag(l, &store.nar_size),
-            None => dag(refs.clone(), &store.nar_size),
-        };
-        let units = live.lists.len();
-        let mut label = vec![NONE; units];
-        for (i, &r) in roots.iter().enumerate() {
-            if r != NO_PATH {
-                let u = live.unit(r) as usize;
-                label[u] = meet(label[u], i as u32);
-            }
-        }
-        for &u in &live.order {
-            let l = label[u as usize];
-            if l == NONE {
-                continue;
-            }
-            for &w in live.lists.of(u) {
-                label[w as usize] = meet(label[w as usize], l);
-            }
-        }
-        for (u, &l) in label.iter().enumerate() {
-            let (paths, bytes) = (live.paths_of(u as u32), live.size[u]);
-            match l {
-                NONE => fig.unreachable.add(paths, bytes),
-                MANY => {
-                    fig.shared.add(paths, bytes);
-                    fig.live.add(paths, bytes);
-                }
-                i => {
-                    fig.alone[i as usize].add(paths, bytes);
-                    fig.live.add(paths, bytes);
-                }
-            }
-        }
+    let mut closure = vec![Tally::default(); roots.len()];
+    if roots.iter().all(|&r| r == NO_PATH) {
+        return closure;
     }
-    // Closure sizes, over references alone.
-    let refs = dag(refs, &store.nar_size);
+    let refs = dag(reference_lists(store), &store.nar_size);
     let mut distinct: Vec<u32> = roots
         .iter()
         .filter(|&&r| r != NO_PATH)
@@ -373,15 +396,12 @@ pub fn root_figures(store: &WholeStore, roots: &[u32], keep: Keep) -> RootFigure
     distinct.sort_unstable();
     distinct.dedup();
     // Name order of a representative path of each unit: related roots side by side.
-    let mut rep = vec![NO_PATH; refs.lists.len()];
+    let mut rep: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
     for &r in roots.iter().filter(|&&r| r != NO_PATH) {
-        let u = refs.unit(r) as usize;
-        if rep[u] == NO_PATH {
-            rep[u] = r;
-        }
+        rep.entry(refs.unit(r)).or_insert(r);
     }
     let name_of = |u: u32| {
-        let b = store.base_name(rep[u as usize]);
+        let b = store.base_name(rep[&u]);
         b.get(33..).unwrap_or(b)
     };
     distinct.par_sort_unstable_by(|&a, &b| name_of(a).cmp(name_of(b)).then(a.cmp(&b)));
@@ -394,16 +414,13 @@ pub fn root_figures(store: &WholeStore, roots: &[u32], keep: Keep) -> RootFigure
         )
         .flatten_iter()
         .collect();
-    let mut by_unit = vec![Tally::default(); refs.lists.len()];
-    for (u, t) in sums {
-        by_unit[u as usize] = t;
-    }
+    let by_unit: std::collections::HashMap<u32, Tally> = sums.into_iter().collect();
     for (i, &r) in roots.iter().enumerate() {
         if r != NO_PATH {
-            fig.closure[i] = by_unit[refs.unit(r) as usize];
+            closure[i] = by_unit[&refs.unit(r)];
         }
     }
-    fig
+    closure
 }
 
 /// A worker's marks, kept from batch to batch: the batch that last saw each unit and

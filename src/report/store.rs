@@ -27,7 +27,7 @@ pub struct StoreReport {
     pub keep: StoreKeep,
     /// GC roots (links) counted, listed or not.
     pub root_count: u64,
-    /// Roots, ranked by `alone` (then closure size, then link).
+    /// Roots, ranked by `alone` (then link).
     pub roots: Vec<StoreRoot>,
     /// The roots beyond `roots` (`--top`), summed; `null` when every root is listed.
     pub rest: Option<StoreRest>,
