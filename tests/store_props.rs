@@ -281,6 +281,7 @@ fn check(c: &Case) -> Result<(), TestCaseError> {
         &StoreOptions {
             keep: c.keep,
             top: Some(2),
+            ..StoreOptions::default()
         },
     );
     let known = c.roots.iter().filter(|&&r| r < c.sizes.len()).count() as u64;

@@ -12,48 +12,6 @@ use std::path::Path;
 
 use super::shapes::{hash32, Kind, Link, Rng, Store};
 
-/// The tables of Nix 2.8's schema (`src/libstore/schema.sql`), as a real store's
-/// `sqlite_master` holds them.
-const TABLES: &str = "
-CREATE TABLE ValidPaths (
-    id               integer primary key autoincrement not null,
-    path             text unique not null,
-    hash             text not null,
-    registrationTime integer not null,
-    deriver          text,
-    narSize          integer,
-    ultimate         integer, -- null implies \"false\"
-    sigs             text, -- space-separated
-    ca               text -- if not null, an assertion that the path is content-addressed; see ValidPathInfo
-);
-CREATE TABLE Refs (
-    referrer  integer not null,
-    reference integer not null,
-    primary key (referrer, reference),
-    foreign key (referrer) references ValidPaths(id) on delete cascade,
-    foreign key (reference) references ValidPaths(id) on delete restrict
-);
-CREATE TRIGGER DeleteSelfRefs before delete on ValidPaths
-  begin
-    delete from Refs where referrer = old.id and reference = old.id;
-  end;
-CREATE TABLE DerivationOutputs (
-    drv  integer not null,
-    id   text not null, -- symbolic output id, usually \"out\"
-    path text not null,
-    primary key (drv, id),
-    foreign key (drv) references ValidPaths(id) on delete cascade
-);
-CREATE INDEX IndexDerivationOutputs on DerivationOutputs(path);
-";
-
-/// Nix's secondary indexes on `Refs`, created after the rows are in (one sort each
-/// instead of 44 million random inserts).
-const REF_INDEXES: &str = "
-CREATE INDEX IndexReferrer on Refs(referrer);
-CREATE INDEX IndexReference on Refs(reference);
-";
-
 const PREFIXES: [&str; 12] = [
     "",
     "python3.11-",
@@ -146,7 +104,7 @@ pub fn database(dir: &Path, s: &Store, seed: u64) -> rusqlite::Result<()> {
         "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE;
          PRAGMA cache_size=-1000000;",
     )?;
-    conn.execute_batch(TABLES)?;
+    conn.execute_batch(nixcut::load::store_db::NIX_SCHEMA_TABLES)?;
     let tx = conn.transaction()?;
     {
         let mut ins = tx.prepare(
@@ -202,7 +160,7 @@ pub fn database(dir: &Path, s: &Store, seed: u64) -> rusqlite::Result<()> {
         }
     }
     tx.commit()?;
-    conn.execute_batch(REF_INDEXES)?;
+    conn.execute_batch(nixcut::load::store_db::NIX_SCHEMA_REF_INDEXES)?;
     // Nix opens its database in WAL mode; the mode is recorded in the file.
     conn.execute_batch("PRAGMA locking_mode=NORMAL; PRAGMA journal_mode=WAL;")?;
     Ok(())

@@ -20,6 +20,8 @@ pub struct StoreOptions {
     pub keep: Keep,
     /// List only the first N roots (`None`: all).
     pub top: Option<usize>,
+    /// Where the steps report their times (`NIXCUT_TIMINGS`).
+    pub timings: crate::timing::Timings,
 }
 
 /// The report for `store` with `roots` (found in its GC root directories, `scan`, and
@@ -41,6 +43,7 @@ pub fn store_report(
         })
         .collect();
     drop(index);
+    opts.timings.step("store: the roots' paths");
     let unknown = targets.iter().filter(|&&t| t == NO_PATH).count() as u64;
     if unknown > 0 {
         let i = targets.iter().position(|&t| t == NO_PATH).unwrap_or(0);
@@ -53,6 +56,8 @@ pub fn store_report(
         });
     }
     let fig = alone_figures(store, &targets, opts.keep);
+    opts.timings
+        .step("store: what each root alone keeps (liveness graph, labels)");
     let mut order: Vec<u32> = (0..roots.len() as u32)
         .filter(|&i| targets[i as usize] != NO_PATH)
         .collect();
@@ -69,7 +74,9 @@ pub fn store_report(
         .iter()
         .map(|&i| targets[i as usize])
         .collect();
+    opts.timings.step("store: ranking");
     let closure = root_closures(store, &shown_targets);
+    opts.timings.step("store: the listed roots' closures");
     let listed: Vec<StoreRoot> = order[..shown]
         .par_iter()
         .zip(closure.par_iter())

@@ -58,7 +58,6 @@ pub(super) fn run(cfg: &Config, a: &StoreArgs) -> Result<Outcome> {
     if let Some(b) = &bar {
         b.clear();
     }
-    cfg.timings.step("load");
     let mut roots: Vec<GcRoot> = match (&mut input.gc_roots, a.no_gc_roots) {
         (Some(scan), false) => std::mem::take(&mut scan.roots),
         _ => Vec::new(),
@@ -75,6 +74,7 @@ pub(super) fn run(cfg: &Config, a: &StoreArgs) -> Result<Outcome> {
             outputs: a.keep_outputs,
         },
         top,
+        timings: cfg.timings.clone(),
     };
     let scan = if a.no_gc_roots {
         None
@@ -88,8 +88,8 @@ pub(super) fn run(cfg: &Config, a: &StoreArgs) -> Result<Outcome> {
         scan,
         &opts,
     );
-    cfg.timings.step("analysis");
     show(cfg, None, &report.warnings, &report, cfg.format, &cfg.style)?;
+    cfg.timings.step("output");
     discard(input);
     discard(report);
     Ok(Outcome::Success)

@@ -48,6 +48,10 @@ pub struct GcRootScan {
     pub unreadable: Vec<(String, String)>,
 }
 
+/// Directories with at least this many entries are walked on every core, in chunks
+/// of this many entries.
+const PARALLEL_FROM: usize = 4096;
+
 /// How many symlinks one lookup may pass (Linux's limit).
 const MAX_LINKS: usize = 40;
 
@@ -152,7 +156,19 @@ impl Walker<'_> {
                 return;
             }
         };
-        let ft = meta.file_type();
+        self.walk_typed(logical, phys, meta.file_type(), scan, depth);
+    }
+
+    /// Walk `logical`, found on disk at `phys`, of type `ft` (as `lstat` or the
+    /// directory entry says).
+    fn walk_typed(
+        &mut self,
+        logical: &Path,
+        phys: &Path,
+        ft: std::fs::FileType,
+        scan: &mut GcRootScan,
+        depth: usize,
+    ) {
         if ft.is_dir() {
             if depth > 64 {
                 scan.unreadable
@@ -166,13 +182,55 @@ impl Walker<'_> {
                     return;
                 }
             };
-            let mut names: Vec<_> = entries
+            // The entry's type from the directory itself where the filesystem gives it
+            // (no `lstat` per root link).
+            let mut names: Vec<(std::ffi::OsString, Option<std::fs::FileType>)> = entries
                 .filter_map(|e| e.ok())
-                .map(|e| e.file_name())
+                .map(|e| {
+                    let ft = e.file_type().ok();
+                    (e.file_name(), ft)
+                })
                 .collect();
-            names.sort();
-            for name in names {
-                self.walk(&logical.join(&name), &phys.join(&name), scan, depth + 1);
+            names.sort_by(|a, b| a.0.cmp(&b.0));
+            let one = |w: &mut Walker<'_>, name: &std::ffi::OsStr, ft, scan: &mut GcRootScan| {
+                let (l, p) = (logical.join(name), phys.join(name));
+                match ft {
+                    Some(ft) => w.walk_typed(&l, &p, ft, scan, depth + 1),
+                    None => w.walk(&l, &p, scan, depth + 1),
+                }
+            };
+            if names.len() < PARALLEL_FROM {
+                for (name, ft) in &names {
+                    one(self, name, *ft, scan);
+                }
+                return;
+            }
+            // A directory of many links (`auto/`, a CI's roots): its entries on every
+            // core, each worker with its own directory memo, merged in name order.
+            use rayon::prelude::*;
+            let (root, store_dir) = (self.root, self.store_dir);
+            let parts: Vec<GcRootScan> = names
+                .par_chunks(PARALLEL_FROM)
+                .map_init(
+                    || Walker {
+                        root,
+                        store_dir,
+                        dirs: HashMap::new(),
+                    },
+                    |w, chunk| {
+                        let mut part = GcRootScan::default();
+                        for (name, ft) in chunk {
+                            one(w, name, *ft, &mut part);
+                        }
+                        part
+                    },
+                )
+                .collect();
+            for part in parts {
+                scan.roots.extend(part.roots);
+                scan.stale += part.stale;
+                scan.ignored += part.ignored;
+                scan.unreadable.extend(part.unreadable);
             }
         } else if ft.is_symlink() {
             let target = match std::fs::read_link(phys) {
@@ -199,19 +257,20 @@ impl Walker<'_> {
                 scan.stale += 1;
                 return;
             };
-            match std::fs::symlink_metadata(&phys2) {
-                Err(_) => scan.stale += 1,
-                Ok(m) if m.file_type().is_symlink() => match std::fs::read_link(&phys2) {
-                    Ok(t2) => match self.store_path(&t2) {
-                        Some(base) => scan.roots.push(GcRoot {
-                            link: shown(&indirect),
-                            target: base,
-                        }),
-                        None => scan.ignored += 1,
-                    },
-                    Err(e) => scan.unreadable.push((shown(&indirect), e.to_string())),
+            // `readlink` alone says all three cases: missing (stale), not a link
+            // (EINVAL: ignored, as Nix ignores it), or a link to read.
+            match std::fs::read_link(&phys2) {
+                Ok(t2) => match self.store_path(&t2) {
+                    Some(base) => scan.roots.push(GcRoot {
+                        link: shown(&indirect),
+                        target: base,
+                    }),
+                    None => scan.ignored += 1,
                 },
-                Ok(_) => scan.ignored += 1,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => scan.stale += 1,
+                Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => scan.ignored += 1,
+                Err(e) if e.raw_os_error() == Some(20) => scan.stale += 1, // ENOTDIR
+                Err(e) => scan.unreadable.push((shown(&indirect), e.to_string())),
             }
         } else if ft.is_file() {
             let name = logical.file_name().unwrap_or_default();
@@ -370,6 +429,48 @@ mod tests {
         );
         assert_eq!(scan.stale, 2);
         assert_eq!(scan.ignored, 1, "the profiles directory link");
+    }
+
+    #[test]
+    fn a_large_directory_walked_on_every_core_says_what_one_core_says() {
+        // More entries than PARALLEL_FROM, of every kind, in one `auto/`: the roots come
+        // out in name order with the counts of a sequential walk.
+        let d = tempfile::tempdir().unwrap();
+        let r = d.path();
+        let auto = r.join("nix/var/nix/gcroots/auto");
+        std::fs::create_dir_all(&auto).unwrap();
+        std::fs::create_dir_all(r.join("home/u")).unwrap();
+        std::fs::write(r.join("home/u/file"), "").unwrap();
+        let n = PARALLEL_FROM * 2 + 17;
+        let mut want = Vec::new();
+        let (mut stale, mut ignored) = (0, 0);
+        for i in 0..n {
+            let name = format!("h{i:05}");
+            match i % 4 {
+                0 => {
+                    symlink(P, auto.join(&name)).unwrap();
+                    want.push(format!("/nix/var/nix/gcroots/auto/{name}"));
+                }
+                1 => {
+                    symlink(format!("/home/u/r{i}"), auto.join(&name)).unwrap();
+                    symlink(Q, r.join(format!("home/u/r{i}"))).unwrap();
+                    want.push(format!("/home/u/r{i}"));
+                }
+                2 => {
+                    symlink(format!("/home/u/gone{i}"), auto.join(&name)).unwrap();
+                    stale += 1;
+                }
+                _ => {
+                    symlink("/home/u/file", auto.join(&name)).unwrap();
+                    ignored += 1;
+                }
+            }
+        }
+        let scan = find_roots(r, "/nix/var/nix", &StoreDir::default());
+        let got: Vec<&str> = scan.roots.iter().map(|g| g.link.as_str()).collect();
+        assert_eq!(got, want);
+        assert_eq!((scan.stale, scan.ignored), (stale, ignored));
+        assert!(scan.unreadable.is_empty());
     }
 
     #[test]

@@ -111,6 +111,9 @@ const VALID_PATHS_COLUMNS: [(&str, bool); 9] = [
 pub struct StoreDb {
     conn: Connection,
     file: PathBuf,
+    /// Opened as immutable (read-only media): further connections open so too.
+    immutable: bool,
+    busy_timeout: Duration,
     /// What is selected for `ultimate`, `sigs` and `ca`: the column, or `NULL` when
     /// an old schema lacks it.
     optional: [String; 3],
@@ -141,17 +144,20 @@ impl StoreDb {
             Ok(_) => return Err(db_error(file, "not a regular file")),
             Err(e) => return Err(LoadError::io(file, e)),
         }
-        let conn = match connect(file, busy_timeout, false) {
-            Ok(c) => c,
-            Err(e) if immutable_if_read_only_media && cannot_open(&e) => {
+        let (conn, immutable) = match connect(file, busy_timeout, false) {
+            Ok(c) => (c, false),
+            Err(e) if immutable_if_read_only_media && cannot_open(&e) => (
                 connect(file, busy_timeout, true)
-                    .map_err(|e2| db_error(file, format!("{e}; as immutable: {e2}")))?
-            }
+                    .map_err(|e2| db_error(file, format!("{e}; as immutable: {e2}")))?,
+                true,
+            ),
             Err(e) => return Err(db_error(file, e)),
         };
         let mut db = StoreDb {
             conn,
             file: file.to_path_buf(),
+            immutable,
+            busy_timeout,
             optional: Default::default(),
         };
         db.check_schema()?;
@@ -305,6 +311,7 @@ impl StoreDb {
         &self,
         store_dir: &StoreDir,
         tick: &dyn Fn(u64),
+        timings: &crate::timing::Timings,
     ) -> Result<WholeStore, LoadError> {
         let file = &self.file;
         let err = |e: rusqlite::Error| db_error(file, e);
@@ -323,9 +330,10 @@ impl StoreDb {
         );
         let prefix = format!("{}/", store_dir.as_str());
         let mut rows_read = 0u64;
+        let mut derivers = Derivers::default();
         {
             let mut stmt = tx
-                .prepare("SELECT id, path, narSize FROM ValidPaths ORDER BY id")
+                .prepare("SELECT id, path, narSize, deriver FROM ValidPaths ORDER BY id")
                 .map_err(err)?;
             let mut rows = stmt.query([]).map_err(err)?;
             while let Some(row) = rows.next().map_err(err)? {
@@ -360,6 +368,12 @@ impl StoreDb {
                 let size: Option<i64> = row.get(2).map_err(err)?;
                 let v = b.add_name(base.as_bytes());
                 b.describe(v, size.unwrap_or(0).max(0) as u64, NO_PATH);
+                if let ValueRef::Text(d) = row.get_ref(3).map_err(err)? {
+                    if let Some(d) = d.strip_prefix(prefix.as_bytes()) {
+                        derivers.names.extend_from_slice(d);
+                        derivers.of.push((v, derivers.names.len() as u64));
+                    }
+                }
                 if size.is_none() {
                     b.issues().missing_sizes += 1;
                 }
@@ -370,54 +384,9 @@ impl StoreDb {
                 }
             }
         }
-        {
-            let mut stmt = tx
-                .prepare("SELECT referrer, reference FROM Refs ORDER BY referrer, reference")
-                .map_err(err)?;
-            let mut rows = stmt.query([]).map_err(err)?;
-            let mut current: Option<u32> = None;
-            let mut list: Vec<u32> = Vec::new();
-            while let Some(row) = rows.next().map_err(err)? {
-                let (referrer, reference): (i64, i64) =
-                    (row.get(0).map_err(err)?, row.get(1).map_err(err)?);
-                rows_read += 1;
-                if rows_read % 65536 == 0 {
-                    tick(rows_read);
-                }
-                let (Some(from), Some(to)) = (ids.get(referrer), ids.get(reference)) else {
-                    b.issues().dangling_references += 1;
-                    continue;
-                };
-                if current != Some(from) {
-                    if let Some(c) = current {
-                        b.references(c, list.drain(..));
-                    }
-                    current = Some(from);
-                }
-                list.push(to);
-                if b.reference_count() + list.len() >= u32::MAX as usize {
-                    return Err(db_error(file, "more than 4,294,967,294 references"));
-                }
-            }
-            if let Some(c) = current {
-                b.references(c, list.drain(..));
-            }
-        }
-        {
-            let mut stmt = tx
-                .prepare(
-                    "SELECT v.id, d.id FROM ValidPaths v JOIN ValidPaths d ON d.path = v.deriver \
-                     WHERE v.deriver IS NOT NULL",
-                )
-                .map_err(err)?;
-            let mut rows = stmt.query([]).map_err(err)?;
-            while let Some(row) = rows.next().map_err(err)? {
-                let (v, d): (i64, i64) = (row.get(0).map_err(err)?, row.get(1).map_err(err)?);
-                if let (Some(v), Some(d)) = (ids.get(v), ids.get(d)) {
-                    b.set_deriver(v, d);
-                }
-            }
-        }
+        timings.step("store database: paths");
+        rows_read = self.read_references(&ids, &mut b, rows_read, tick)?;
+        timings.step("store database: references");
         let has_outputs = tx
             .query_row(
                 "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'DerivationOutputs'",
@@ -442,8 +411,88 @@ impl StoreDb {
             }
             b.set_outputs(outputs);
         }
+        timings.step("store database: derivation outputs");
         tick(rows_read);
-        Ok(b.finish())
+        let mut store = b.finish();
+        timings.step("store database: the path arrays");
+        derivers.resolve(&mut store);
+        timings.step("store database: derivers");
+        Ok(store)
+    }
+
+    /// Every `Refs` row into `b`, mapped through `ids`: the referrer ids split into one
+    /// range per core, each range scanned on its own connection (SQLite runs one query
+    /// on one core; the references are most of a store's rows). Each range is its own
+    /// read transaction: a path registered while they run is not in `ids`, and its
+    /// rows are counted as dangling references (a warning), never as a wrong size.
+    fn read_references(
+        &self,
+        ids: &IdMap,
+        b: &mut WholeStoreBuilder,
+        rows_before: u64,
+        tick: &dyn Fn(u64),
+    ) -> Result<u64, LoadError> {
+        use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+        let file = &self.file;
+        let (lo, hi): (Option<i64>, Option<i64>) = self
+            .conn
+            .query_row("SELECT min(referrer), max(referrer) FROM Refs", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .map_err(|e| db_error(file, e))?;
+        let (Some(lo), Some(hi)) = (lo, hi) else {
+            return Ok(rows_before);
+        };
+        let parts = rayon::current_num_threads().clamp(1, 16) as i64;
+        let span = (hi - lo) / parts + 1;
+        let ranges: Vec<(i64, i64)> = (0..parts)
+            .map(|k| (lo + k * span, (lo + (k + 1) * span).min(hi + 1)))
+            .filter(|(a, z)| a < z)
+            .collect();
+        let rows = AtomicU64::new(rows_before);
+        let stop = AtomicBool::new(false);
+        let (busy, immutable) = (self.busy_timeout, self.immutable);
+        let (rows_ref, stop_ref) = (&rows, &stop);
+        // Every range but the first on a connection of its own.
+        let scan_other = move |range: (i64, i64)| -> Result<RefPart, LoadError> {
+            let conn = connect(file, busy, immutable).map_err(|e| db_error(file, e))?;
+            let part = scan_references(&conn, file, ids, range, rows_ref, stop_ref, None);
+            if part.is_err() {
+                stop_ref.store(true, Ordering::Relaxed);
+            }
+            part
+        };
+        let parts: Vec<Result<RefPart, LoadError>> = std::thread::scope(|scope| {
+            let others: Vec<_> = ranges[1..]
+                .iter()
+                .map(|&r| scope.spawn(move || scan_other(r)))
+                .collect();
+            let first = scan_references(&self.conn, file, ids, ranges[0], &rows, &stop, Some(tick));
+            if first.is_err() {
+                stop.store(true, Ordering::Relaxed);
+            }
+            while others.iter().any(|h| !h.is_finished()) {
+                tick(rows.load(Ordering::Relaxed));
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            std::iter::once(first)
+                .chain(others.into_iter().map(|h| {
+                    h.join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                }))
+                .collect()
+        });
+        for part in parts {
+            let part = part?;
+            b.issues().dangling_references += part.dangling;
+            b.append_lists(part.lists, part.flat);
+            if b.reference_count() >= u32::MAX as usize {
+                return Err(db_error(file, "more than 4,294,967,294 references"));
+            }
+        }
+        let total = rows.load(Ordering::Relaxed);
+        tick(total);
+        Ok(total)
     }
 
     /// A `ValidPaths` row: path, hash, registrationTime, deriver, narSize, ultimate,
@@ -532,6 +581,116 @@ impl IdMap {
     }
 }
 
+/// Each path's `deriver` column as read (base names in one arena), resolved to path
+/// numbers once every path is known: a join on the path index inside SQLite costs a
+/// B-tree search per path (23 s for 4.3 million paths), a hash index in memory a
+/// fraction of a second. A deriver that is not a valid path stays [`NO_PATH`], as in
+/// the join.
+#[derive(Default)]
+struct Derivers {
+    names: Vec<u8>,
+    /// (path, end of its deriver's name in `names`).
+    of: Vec<(u32, u64)>,
+}
+
+impl Derivers {
+    fn resolve(self, store: &mut WholeStore) {
+        use rayon::prelude::*;
+        if self.of.is_empty() {
+            return;
+        }
+        let index = store.hash_index();
+        let found: Vec<(u32, u32)> = (0..self.of.len())
+            .into_par_iter()
+            .filter_map(|k| {
+                let start = if k == 0 { 0 } else { self.of[k - 1].1 as usize };
+                let (v, end) = self.of[k];
+                let name = std::str::from_utf8(&self.names[start..end as usize]).ok()?;
+                let d = store.find(&index, name)?;
+                (store.base_name(d) == name).then_some((v, d))
+            })
+            .collect();
+        for (v, d) in found {
+            store.deriver[v as usize] = d;
+        }
+    }
+}
+
+/// The reference lists of one range of referrer ids: `(referrer, start, len)` into
+/// `flat`, as [`WholeStoreBuilder::append_lists`] takes them.
+struct RefPart {
+    lists: Vec<(u32, u32, u32)>,
+    flat: Vec<u32>,
+    dangling: u64,
+}
+
+/// `Refs` rows with `from <= referrer < to`, in referrer order, mapped through `ids`;
+/// `rows` counts the rows read by every range, `tick` (on the calling thread) is told
+/// that count, `stop` says another range failed.
+fn scan_references(
+    conn: &Connection,
+    file: &Path,
+    ids: &IdMap,
+    (from, to): (i64, i64),
+    rows_read: &std::sync::atomic::AtomicU64,
+    stop: &std::sync::atomic::AtomicBool,
+    tick: Option<&dyn Fn(u64)>,
+) -> Result<RefPart, LoadError> {
+    use std::sync::atomic::Ordering;
+    let err = |e: rusqlite::Error| db_error(file, e);
+    let mut part = RefPart {
+        lists: Vec::new(),
+        flat: Vec::new(),
+        dangling: 0,
+    };
+    let mut stmt = conn
+        .prepare(
+            "SELECT referrer, reference FROM Refs WHERE referrer >= ?1 AND referrer < ?2 \
+             ORDER BY referrer, reference",
+        )
+        .map_err(err)?;
+    let mut rows = stmt.query([from, to]).map_err(err)?;
+    let mut current: Option<(u32, u32)> = None;
+    let mut n = 0u64;
+    while let Some(row) = rows.next().map_err(err)? {
+        let (referrer, reference): (i64, i64) =
+            (row.get(0).map_err(err)?, row.get(1).map_err(err)?);
+        n += 1;
+        if n % 65536 == 0 {
+            let total = rows_read.fetch_add(65536, Ordering::Relaxed) + 65536;
+            if let Some(tick) = tick {
+                tick(total);
+            }
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+        }
+        let (Some(v), Some(w)) = (ids.get(referrer), ids.get(reference)) else {
+            part.dangling += 1;
+            continue;
+        };
+        if current.is_none_or(|(c, _)| c != v) {
+            if let Some((c, start)) = current {
+                let len = part.flat.len() as u32 - start;
+                part.lists.push((c, start, len));
+            }
+            current = Some((v, part.flat.len() as u32));
+        }
+        if v != w {
+            part.flat.push(w);
+        }
+        if part.flat.len() >= u32::MAX as usize - 1 {
+            return Err(db_error(file, "more than 4,294,967,294 references"));
+        }
+    }
+    if let Some((c, start)) = current {
+        let len = part.flat.len() as u32 - start;
+        part.lists.push((c, start, len));
+    }
+    rows_read.fetch_add(n % 65536, Ordering::Relaxed);
+    Ok(part)
+}
+
 /// Open `file` read-only (as an immutable database: no locks, no `-shm`, when
 /// `immutable`) and read from it once, since SQLite opens files lazily.
 fn connect(file: &Path, busy_timeout: Duration, immutable: bool) -> rusqlite::Result<Connection> {
@@ -603,39 +762,52 @@ pub fn read_closure_under_store_root(
     StoreDb::open_under_store_root(file)?.closure(root, store_dir)
 }
 
+/// The tables of the schema this reader expects: Nix 2.x's schema 10
+/// (`src/libstore/schema.sql`), as a real store's `sqlite_master` holds them. Public
+/// for the tests and benchmarks that write store databases.
+pub const NIX_SCHEMA_TABLES: &str = "
+CREATE TABLE ValidPaths (
+    id               integer primary key autoincrement not null,
+    path             text unique not null,
+    hash             text not null,
+    registrationTime integer not null,
+    deriver          text,
+    narSize          integer,
+    ultimate         integer, -- null implies \"false\"
+    sigs             text, -- space-separated
+    ca               text -- if not null, an assertion that the path is content-addressed; see ValidPathInfo
+);
+CREATE TABLE Refs (
+    referrer  integer not null,
+    reference integer not null,
+    primary key (referrer, reference),
+    foreign key (referrer) references ValidPaths(id) on delete cascade,
+    foreign key (reference) references ValidPaths(id) on delete restrict
+);
+CREATE TRIGGER DeleteSelfRefs before delete on ValidPaths
+  begin
+    delete from Refs where referrer = old.id and reference = old.id;
+  end;
+CREATE TABLE DerivationOutputs (
+    drv  integer not null,
+    id   text not null, -- symbolic output id, usually \"out\"
+    path text not null,
+    primary key (drv, id),
+    foreign key (drv) references ValidPaths(id) on delete cascade
+);
+CREATE INDEX IndexDerivationOutputs on DerivationOutputs(path);
+";
+
+/// Nix's secondary indexes on `Refs` (a writer of many rows creates them after the
+/// rows: one sort each instead of millions of random inserts).
+pub const NIX_SCHEMA_REF_INDEXES: &str = "
+CREATE INDEX IndexReferrer on Refs(referrer);
+CREATE INDEX IndexReference on Refs(reference);
+";
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-
-    /// The schema Nix 2.x creates (`local.sql`, schema version 10).
-    pub(crate) const NIX_SCHEMA: &str = "
-        CREATE TABLE ValidPaths (
-            id               integer primary key autoincrement not null,
-            path             text unique not null,
-            hash             text not null,
-            registrationTime integer not null,
-            deriver          text,
-            narSize          integer,
-            ultimate         integer,
-            sigs             text,
-            ca               text
-        );
-        CREATE TABLE Refs (
-            referrer  integer not null,
-            reference integer not null,
-            primary key (referrer, reference),
-            foreign key (referrer) references ValidPaths(id) on delete cascade,
-            foreign key (reference) references ValidPaths(id) on delete restrict
-        );
-        CREATE INDEX IndexReferrer on Refs(referrer);
-        CREATE INDEX IndexReference on Refs(reference);
-        CREATE TABLE DerivationOutputs (
-            drv  integer not null,
-            id   text not null,
-            path text not null,
-            primary key (drv, id),
-            foreign key (drv) references ValidPaths(id) on delete cascade
-        );";
 
     pub(crate) const APP: &str = "cb57q9mwx8761wyzrb6ypijgajriigag-app-1.0";
     pub(crate) const LIB: &str = "x71ahacbysflg2pf8638mdh69871353b-libfoo-3.2";
@@ -662,7 +834,8 @@ pub(crate) mod tests {
     pub(crate) fn fixture_db(dir: &Path, store_dir: &str) -> PathBuf {
         let file = dir.join("db.sqlite");
         let conn = Connection::open(&file).unwrap();
-        conn.execute_batch(NIX_SCHEMA).unwrap();
+        conn.execute_batch(NIX_SCHEMA_TABLES).unwrap();
+        conn.execute_batch(NIX_SCHEMA_REF_INDEXES).unwrap();
         let rows: [Row; 4] = [
             (
                 1,

@@ -69,7 +69,8 @@ pub fn load_whole(
                 let n = read_up_to(&mut f, &mut head).map_err(|e| LoadError::io(p, e))?;
                 if n == 16 && &head == SQLITE_MAGIC {
                     let db = StoreDb::open_under_store_root(p)?;
-                    let store = db.whole_store(&opts.store_dir_or_default(), tick)?;
+                    let store =
+                        db.whole_store(&opts.store_dir_or_default(), tick, &opts.timings)?;
                     return Ok(WholeInput {
                         store,
                         gc_roots: None,
@@ -91,9 +92,19 @@ pub fn load_whole(
             }
         }
     };
-    let store =
-        StoreDb::open_under_store_root(&db)?.whole_store(&opts.store_dir_or_default(), tick)?;
-    let gc_roots = find_roots(&fs_root, &state, &store.store_dir);
+    // The root walk (system calls) beside the database read (one core of SQLite).
+    let store_dir = opts.store_dir_or_default();
+    let (store, gc_roots) = std::thread::scope(|scope| {
+        let walk = scope.spawn(|| find_roots(&fs_root, &state, &store_dir));
+        let store = StoreDb::open_under_store_root(&db)
+            .and_then(|d| d.whole_store(&store_dir, tick, &opts.timings));
+        let roots = walk
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (store, roots)
+    });
+    let store = store?;
+    opts.timings.step("GC roots (walked beside the database)");
     Ok(WholeInput {
         store,
         gc_roots: Some(gc_roots),

@@ -37,4 +37,4 @@ pub use text::{
     edit_distance, has_workflow_command, is_terminal_hazard, neutralise_workflow_commands, sanitize,
 };
 pub use warning::LoadWarning;
-pub use whole::{WholeStore, WholeStoreBuilder, WholeStoreIssues, NO_PATH};
+pub use whole::{HashIndex, WholeStore, WholeStoreBuilder, WholeStoreIssues, NO_PATH};
