@@ -326,6 +326,18 @@ fn table_markdown_and_html_say_the_same_ranking() {
     assert!(table.contains("alone frees"), "{table}");
     assert!(table.contains(&first), "{table}");
     assert!(table.contains("… and 4 more roots"), "{table}");
+    // JSON lists as many as asked, and the rest sums the others; --all lists them all
+    // with the closures of the default run.
+    let two = store_json(&["--store-root", s, "--top", "2"]);
+    assert_eq!(two["roots"].as_array().unwrap().len(), 2);
+    assert_eq!(two["rest"]["roots"], 4);
+    assert_eq!(two["roots"][0], json["roots"][0]);
+    let all = store_json(&["--store-root", s, "--all"]);
+    assert_eq!(
+        all["roots"], json["roots"],
+        "6 roots: the default 25 lists them all"
+    );
+    assert!(all["rest"].is_null());
     assert!(!table.contains('\u{1b}'), "no colour in a pipe");
     let md = run(&["--format", "markdown"]);
     assert!(

@@ -143,8 +143,21 @@ fn study(
         client: Some(Arc::clone(client)),
         progress: None,
     };
+    // The entry's store path when the entry is one, so a failed record still names it.
+    let named = cfg
+        .load
+        .store_dir_or_default()
+        .parse_path(e.input.trim())
+        .ok()
+        .map(|p| p.to_string());
     let failed = |stage, message: String| {
-        RefsRecord::failed(e.input.clone(), e.release.clone(), None, stage, message)
+        RefsRecord::failed(
+            e.input.clone(),
+            e.release.clone(),
+            named.clone(),
+            stage,
+            message,
+        )
     };
     let closure = match nixcut::load::load(&e.input, &opts) {
         Ok(c) => c,

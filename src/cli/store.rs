@@ -89,7 +89,6 @@ pub(super) fn run(cfg: &Config, a: &StoreArgs) -> Result<Outcome> {
         &opts,
     );
     show(cfg, None, &report.warnings, &report, cfg.format, &cfg.style)?;
-    cfg.timings.step("output");
     discard(input);
     discard(report);
     Ok(Outcome::Success)
