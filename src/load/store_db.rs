@@ -443,18 +443,13 @@ impl StoreDb {
         let (Some(lo), Some(hi)) = (lo, hi) else {
             return Ok(rows_before);
         };
-        let parts = rayon::current_num_threads().clamp(1, 16) as i64;
-        let span = (hi - lo) / parts + 1;
-        let ranges: Vec<(i64, i64)> = (0..parts)
-            .map(|k| (lo + k * span, (lo + (k + 1) * span).min(hi + 1)))
-            .filter(|(a, z)| a < z)
-            .collect();
+        let ranges = id_ranges(lo, hi, rayon::current_num_threads().clamp(1, 16));
         let rows = AtomicU64::new(rows_before);
         let stop = AtomicBool::new(false);
         let (busy, immutable) = (self.busy_timeout, self.immutable);
         let (rows_ref, stop_ref) = (&rows, &stop);
         // Every range but the first on a connection of its own.
-        let scan_other = move |range: (i64, i64)| -> Result<RefPart, LoadError> {
+        let scan_other = move |range: (i64, Option<i64>)| -> Result<RefPart, LoadError> {
             let conn = connect(file, busy, immutable).map_err(|e| db_error(file, e))?;
             let part = scan_references(&conn, file, ids, range, rows_ref, stop_ref, None);
             if part.is_err() {
@@ -616,6 +611,23 @@ impl Derivers {
     }
 }
 
+/// `lo..=hi` (any ids a file may hold, `i64::MIN` to `i64::MAX` included) in at most
+/// `parts` ranges `[from, to)`, in order; the last ends past `hi` (`None`: unbounded).
+fn id_ranges(lo: i64, hi: i64, parts: usize) -> Vec<(i64, Option<i64>)> {
+    let (lo, hi) = (i128::from(lo), i128::from(hi));
+    let span = (hi - lo) / parts.max(1) as i128 + 1;
+    let mut out = Vec::new();
+    let mut from = lo;
+    while from <= hi {
+        let to = from + span;
+        // Every bound below `hi` fits in an i64; past it, the range is open.
+        let end = (to <= hi).then_some(to as i64);
+        out.push((from as i64, end));
+        from = to;
+    }
+    out
+}
+
 /// The reference lists of one range of referrer ids: `(referrer, start, len)` into
 /// `flat`, as [`WholeStoreBuilder::append_lists`] takes them.
 struct RefPart {
@@ -631,7 +643,7 @@ fn scan_references(
     conn: &Connection,
     file: &Path,
     ids: &IdMap,
-    (from, to): (i64, i64),
+    (from, to): (i64, Option<i64>),
     rows_read: &std::sync::atomic::AtomicU64,
     stop: &std::sync::atomic::AtomicBool,
     tick: Option<&dyn Fn(u64)>,
@@ -643,13 +655,28 @@ fn scan_references(
         flat: Vec::new(),
         dangling: 0,
     };
-    let mut stmt = conn
-        .prepare(
-            "SELECT referrer, reference FROM Refs WHERE referrer >= ?1 AND referrer < ?2 \
-             ORDER BY referrer, reference",
-        )
+    // Two statements rather than `?2 IS NULL OR …`, which SQLite cannot use to end the
+    // index range.
+    let (stmt, bounds) = match to {
+        Some(to) => (
+            conn.prepare(
+                "SELECT referrer, reference FROM Refs WHERE referrer >= ?1 AND referrer < ?2 \
+                 ORDER BY referrer, reference",
+            ),
+            vec![from, to],
+        ),
+        None => (
+            conn.prepare(
+                "SELECT referrer, reference FROM Refs WHERE referrer >= ?1 \
+                 ORDER BY referrer, reference",
+            ),
+            vec![from],
+        ),
+    };
+    let mut stmt = stmt.map_err(err)?;
+    let mut rows = stmt
+        .query(rusqlite::params_from_iter(bounds))
         .map_err(err)?;
-    let mut rows = stmt.query([from, to]).map_err(err)?;
     let mut current: Option<(u32, u32)> = None;
     let mut n = 0u64;
     while let Some(row) = rows.next().map_err(err)? {
@@ -808,6 +835,32 @@ CREATE INDEX IndexReference on Refs(reference);
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    #[test]
+    fn id_ranges_cover_every_id_once_even_at_the_ends_of_i64() {
+        for (lo, hi, parts) in [
+            (1, 1, 2),
+            (1, 2, 2),
+            (1, 1000, 2),
+            (5, 7, 16),
+            (i64::MIN, i64::MAX, 2),
+            (i64::MIN, i64::MIN + 3, 2),
+            (i64::MAX - 3, i64::MAX, 3),
+            (-10, 10, 1),
+        ] {
+            let r = id_ranges(lo, hi, parts);
+            assert!(!r.is_empty() && r.len() <= parts, "{lo} {hi}: {r:?}");
+            assert_eq!(r[0].0, lo);
+            assert_eq!(r.last().unwrap().1, None, "the last range is open");
+            for w in r.windows(2) {
+                assert_eq!(w[0].1, Some(w[1].0), "contiguous: {r:?}");
+                assert!(w[0].0 < w[1].0);
+            }
+            assert!(r
+                .iter()
+                .all(|&(from, to)| from <= hi && to.is_none_or(|t| t <= hi)));
+        }
+    }
 
     pub(crate) const APP: &str = "cb57q9mwx8761wyzrb6ypijgajriigag-app-1.0";
     pub(crate) const LIB: &str = "x71ahacbysflg2pf8638mdh69871353b-libfoo-3.2";
