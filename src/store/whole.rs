@@ -335,16 +335,18 @@ impl WholeStore {
 /// The paths of a [`WholeStore`] by hash part ([`WholeStore::hash_index`]).
 #[derive(Debug, Clone)]
 pub struct HashIndex {
-    /// (the first eight bytes of the hash part, big-endian: their order; path id).
+    /// (the first eight bytes of the hash part as one number, path id), sorted.
     keys: Vec<(u64, u32)>,
 }
 
-/// The first eight bytes of `hash` as a number that sorts as the bytes do.
+/// A hash part's key in a [`HashIndex`]: [`super::hash_prefix`], or 0 for a name too
+/// short to have one (never found: [`WholeStore::find`] compares whole hash parts).
 fn hash_key(hash: &[u8]) -> u64 {
-    let mut k = [0u8; 8];
-    let n = hash.len().min(8);
-    k[..n].copy_from_slice(&hash[..n]);
-    u64::from_be_bytes(k)
+    if hash.len() >= 8 {
+        super::hash_prefix(hash)
+    } else {
+        0
+    }
 }
 
 #[cfg(test)]
